@@ -1,0 +1,1 @@
+"""Layer 2: pure, deterministic reducers from wire objects to normalized events."""

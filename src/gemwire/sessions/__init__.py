@@ -1,0 +1,1 @@
+"""Saved Gemini sessions: discovery and loading into normalized events (local files only)."""

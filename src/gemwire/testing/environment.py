@@ -1,0 +1,136 @@
+"""An isolated Gemini CLI environment: a throwaway home, a workspace, and the env to run in.
+
+    with ScriptedModel(scenario) as model, IsolatedGemini(model.url, files=scenario.files) as env:
+        subprocess.run([gemini, "-o", "stream-json"], cwd=env.workspace, env=env.environ(), ...)
+
+Nothing touches the user's ``~/.gemini``: ``GEMINI_CLI_HOME`` (0.30 and newer) and
+``HOME`` (older CLIs only know ``os.homedir()``) both point at the temporary home, and every
+inherited ``GEMINI_*`` / ``GOOGLE_*`` variable is dropped, so a developer's real key or
+settings cannot leak into a test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Self
+
+from gemwire.testing.scenario import seed_workspace
+
+__all__ = ("DEFAULT_SETTINGS", "FAKE_API_KEY", "IsolatedGemini")
+
+FAKE_API_KEY = "gemwire-fake-key"
+
+# Keys for old and new CLIs side by side: each version ignores the ones it does not know.
+DEFAULT_SETTINGS: Mapping[str, Any] = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}},
+    "general": {
+        # 0.30+ (enableAutoUpdate*) and 0.15 (disableAutoUpdate, disableUpdateNag)
+        "enableAutoUpdate": False,
+        "enableAutoUpdateNotification": False,
+        "disableAutoUpdate": True,
+        "disableUpdateNag": True,
+        # Session cleanup at startup deletes resumed sessions' files (gemini-protocol.md §5.5).
+        "sessionRetention": {"enabled": False},
+    },
+    "telemetry": {"enabled": False},
+    "privacy": {"usageStatisticsEnabled": False},
+}
+
+# Inherited variables that would change which account, endpoint or home the CLI uses.
+_DROPPED_PREFIXES = ("GEMINI_", "GOOGLE_", "CLOUDSDK_", "VERTEX")
+
+
+def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+class IsolatedGemini:
+    """A temporary Gemini home and workspace wired to a (scripted) Gemini API.
+
+    Args:
+        base_url: where the CLI sends API calls (``ScriptedModel.url``).
+        files: files to seed the workspace with, relative path -> text.
+        settings: merged over `DEFAULT_SETTINGS` into the home's ``settings.json``,
+            e.g. ``{"general": {"maxAttempts": 1}}``.
+        api_key: the key the CLI presents.
+        root: create the home and workspace under this folder (kept afterwards, e.g.
+            pytest's ``tmp_path``); by default a temporary folder removed on `cleanup()`.
+        workspace_name: the workspace folder's name; Gemini derives the project slug
+            from it, so a fixed name keeps recordings stable.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        files: Mapping[str, str] | None = None,
+        settings: Mapping[str, Any] | None = None,
+        api_key: str = FAKE_API_KEY,
+        root: Path | None = None,
+        workspace_name: str = "workspace",
+    ) -> None:
+        self.base_url = base_url
+        self.api_key = api_key
+        self._owns_root = root is None
+        self.root = Path(tempfile.mkdtemp(prefix="gemwire-")) if root is None else root
+        # The CLI resolves symlinks in paths it reports; so must we, to recognise them.
+        self.root = self.root.resolve()
+        self.home = self.root / "home"
+        self.workspace = self.root / workspace_name
+        self.settings = _merge(DEFAULT_SETTINGS, settings or {})
+        (self.home / ".gemini").mkdir(parents=True, exist_ok=True)
+        self.settings_path.write_text(json.dumps(self.settings, indent=2) + "\n")
+        self.workspace.mkdir(parents=True, exist_ok=True)
+        seed_workspace(self.workspace, files or {})
+
+    @property
+    def gemini_dir(self) -> Path:
+        """The ``.gemini`` folder of the isolated home (sessions live under ``tmp/``)."""
+        return self.home / ".gemini"
+
+    @property
+    def settings_path(self) -> Path:
+        return self.gemini_dir / "settings.json"
+
+    def environ(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The environment to run the CLI in: the current one, isolated and pointed here."""
+        env = {
+            key: value
+            for key, value in os.environ.items()
+            if not key.startswith(_DROPPED_PREFIXES)
+        }
+        env.update(
+            HOME=str(self.home),
+            GEMINI_CLI_HOME=str(self.home),
+            GEMINI_API_KEY=self.api_key,
+            GOOGLE_GEMINI_BASE_URL=self.base_url,
+            GEMINI_CLI_TRUST_WORKSPACE="true",
+        )
+        env.update(extra or {})
+        return env
+
+    def session_files(self) -> list[Path]:
+        """Every session file the CLI wrote under this home, sorted by path."""
+        tmp = self.gemini_dir / "tmp"
+        return sorted(p for p in tmp.glob("*/chats/**/*") if p.is_file())
+
+    def cleanup(self) -> None:
+        if self._owns_root:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.cleanup()

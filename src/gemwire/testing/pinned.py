@@ -1,0 +1,48 @@
+"""The Gemini CLI versions gemwire is tested against, installed project-locally.
+
+``make setup`` installs each into ``clis/gemini-<version>/`` with ``npm ci`` from the
+committed lockfile; nothing is installed globally.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from gemwire.errors import GeminiNotFound
+
+__all__ = ("CURRENT_VERSION", "PINNED_VERSIONS", "pinned_gemini")
+
+CURRENT_VERSION = "0.61.0"
+PINNED_VERSIONS = ("0.61.0", "0.30.0", "0.15.4")
+"""0.61.0 is current; 0.30.0 (slug project folders, single-JSON sessions) and 0.15.4
+(hash project folders) keep the older session-file layouts covered."""
+
+
+def _clis_dir() -> Path:
+    configured = os.environ.get("GEMWIRE_CLIS_DIR")
+    if configured:
+        return Path(configured)
+    # A source checkout: <repo>/src/gemwire/testing/pinned.py -> <repo>/clis
+    return Path(__file__).resolve().parents[3] / "clis"
+
+
+def pinned_gemini(version: str = CURRENT_VERSION) -> Path:
+    """The ``gemini`` launcher of a pinned version.
+
+    Looks in ``$GEMWIRE_CLIS_DIR`` or, in a source checkout, ``<repo>/clis``. Raises
+    `GeminiNotFound` saying how to install it when it is missing.
+    """
+    if version not in PINNED_VERSIONS:
+        raise GeminiNotFound(
+            f"Gemini CLI {version} is not a pinned version; pinned: {', '.join(PINNED_VERSIONS)}"
+        )
+    folder = _clis_dir() / f"gemini-{version}"
+    launcher = folder / "node_modules" / ".bin" / "gemini"
+    if not launcher.exists():
+        raise GeminiNotFound(
+            f"pinned Gemini CLI {version} is not installed in {folder}: run `make setup` "
+            f"(it runs `npm ci` there from the committed lockfile)",
+            executable=str(launcher),
+        )
+    return launcher
