@@ -1,0 +1,129 @@
+"""Run a child process to completion in its own process group, and leave nothing behind.
+
+Why a process group: the ``gemini`` launcher is a relauncher that ignores SIGTERM and
+runs the real CLI as its child, which in turn runs shell tools as grandchildren. Only a
+signal to the whole group reaches all of them.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import anyio
+import msgspec
+from anyio.abc import ByteReceiveStream, Process
+
+from gemwire.errors import AgentNotFound
+
+__all__ = ("ProcessOutput", "kill_process_group", "run_process")
+
+TERMINATE_GRACE = 2.0
+"""Seconds between SIGTERM and SIGKILL to the process group."""
+
+
+class ProcessOutput(msgspec.Struct, frozen=True, kw_only=True):
+    """What a finished child left: its exit status and everything it wrote."""
+
+    returncode: int
+    """Exit status; negative for death by signal (``-9`` for SIGKILL), as subprocess does."""
+    stdout: bytes
+    stderr: bytes
+    timed_out: bool
+    duration: float
+
+
+def kill_process_group(pgid: int, sig: signal.Signals) -> None:
+    """Signal every process in the group; a group that is already gone is fine."""
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        pass
+
+
+async def _drain(stream: ByteReceiveStream | None, into: bytearray) -> None:
+    if stream is None:
+        return
+    async for data in stream:
+        into += data
+
+
+async def _stop(process: Process) -> None:
+    """TERM the group, give it a grace period, then KILL it."""
+    kill_process_group(process.pid, signal.SIGTERM)
+    with anyio.move_on_after(TERMINATE_GRACE):
+        await process.wait()
+        return
+    kill_process_group(process.pid, signal.SIGKILL)
+    await process.wait()
+
+
+async def run_process(
+    argv: Sequence[str],
+    *,
+    input: bytes = b"",
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+) -> ProcessOutput:
+    """Run ``argv`` with ``input`` on stdin (written at once, then closed).
+
+    stdout and stderr are drained concurrently, so a chatty stderr cannot block the
+    child. On timeout or cancellation the whole process group is stopped. After the child
+    exits, anything it left running in its group (background shell commands) is killed.
+
+    Raises `AgentNotFound` when ``argv[0]`` cannot be executed.
+    """
+    stdout, stderr = bytearray(), bytearray()
+    started = time.monotonic()
+    timed_out = False
+    try:
+        process = await anyio.open_process(
+            list(argv), cwd=cwd, env=dict(env) if env is not None else None, start_new_session=True
+        )
+    except OSError as exc:
+        raise AgentNotFound(
+            f"cannot run {argv[0]}: {exc.strerror or exc}", executable=argv[0]
+        ) from exc
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_drain, process.stdout, stdout)
+            tg.start_soon(_drain, process.stderr, stderr)
+            if process.stdin is not None:
+                try:
+                    await process.stdin.send(input)
+                    await process.stdin.aclose()
+                except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+                    pass  # the child exited without reading its input; its output says why
+            with anyio.move_on_after(timeout) as scope:
+                await process.wait()
+            if scope.cancelled_caught:
+                timed_out = True
+                with anyio.CancelScope(shield=True):
+                    await _stop(process)
+            # Leftover grandchildren would keep the pipes open and the drains waiting.
+            kill_process_group(process.pid, signal.SIGKILL)
+    finally:
+        if process.returncode is None:
+            with anyio.CancelScope(shield=True):
+                await _stop(process)
+        kill_process_group(process.pid, signal.SIGKILL)
+        await _aclose_quietly(process)
+    assert process.returncode is not None
+    return ProcessOutput(
+        returncode=process.returncode,
+        stdout=bytes(stdout),
+        stderr=bytes(stderr),
+        timed_out=timed_out,
+        duration=time.monotonic() - started,
+    )
+
+
+async def _aclose_quietly(process: Process) -> None:
+    with anyio.CancelScope(shield=True):
+        for stream in (process.stdin, process.stdout, process.stderr):
+            if stream is not None:
+                await stream.aclose()

@@ -1,0 +1,69 @@
+"""gemwire's test kit: run the real Gemini CLI offline against a scripted model.
+
+    from gemwire.testing import IsolatedGemini, Reply, Scenario, ScriptedModel, Text
+
+    scenario = Scenario(turns=[Reply([Text("Hello!")])])
+    with ScriptedModel(scenario) as model, IsolatedGemini(model.url) as env:
+        subprocess.run(["gemini", "-o", "stream-json"], input=b"say hello",
+                       cwd=env.workspace, env=env.environ())
+
+- `Scenario` and its turns/chunks: what the model answers (plain data; JSON or Python).
+- `ScriptedModel`: the stand-in Gemini API on 127.0.0.1, recording every request.
+- `IsolatedGemini`: a throwaway Gemini home and workspace, and the env to run the CLI in.
+- `pinned_gemini`: the project-local CLI versions gemwire is tested against.
+- The fixture recorder: ``python -m gemwire.testing record CASE.json ...``.
+"""
+
+from __future__ import annotations
+
+from gemwire.testing.environment import DEFAULT_SETTINGS, FAKE_API_KEY, IsolatedGemini
+from gemwire.testing.model_server import RecordedRequest, ScriptedModel
+from gemwire.testing.pinned import CURRENT_VERSION, PINNED_VERSIONS, pinned_gemini
+from gemwire.testing.recorder import CliRun, RecordingCase, load_case, record_case
+from gemwire.testing.scenario import (
+    Chunk,
+    Delay,
+    Fail,
+    FunctionCall,
+    FunctionCalls,
+    Hang,
+    Reply,
+    Scenario,
+    Text,
+    Thought,
+    Truncate,
+    Turn,
+    Usage,
+    load_scenario,
+    seed_workspace,
+)
+
+__all__ = (
+    "CURRENT_VERSION",
+    "DEFAULT_SETTINGS",
+    "FAKE_API_KEY",
+    "PINNED_VERSIONS",
+    "Chunk",
+    "CliRun",
+    "Delay",
+    "Fail",
+    "FunctionCall",
+    "FunctionCalls",
+    "Hang",
+    "IsolatedGemini",
+    "RecordedRequest",
+    "RecordingCase",
+    "Reply",
+    "Scenario",
+    "ScriptedModel",
+    "Text",
+    "Thought",
+    "Truncate",
+    "Turn",
+    "Usage",
+    "load_case",
+    "load_scenario",
+    "pinned_gemini",
+    "record_case",
+    "seed_workspace",
+)

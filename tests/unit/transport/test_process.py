@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+from gemwire._transport.process import run_process
+from gemwire.errors import AgentNotFound
+
+pytestmark = pytest.mark.anyio
+
+
+def processes_in_group(pgid: int) -> list[int]:
+    """Live PIDs whose process group is ``pgid`` (from /proc; no pgrep needed).
+
+    Zombies are dead: in some sandboxes PID 1 never reaps orphans, so they linger.
+    """
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # exited while we looked
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            pids.append(int(stat.parent.name))
+    return pids
+
+
+async def test_stdin_is_delivered_and_both_pipes_captured() -> None:
+    script = "import sys; d = sys.stdin.read(); print(d.upper()); print('warn', file=sys.stderr); sys.exit(3)"
+    out = await run_process([sys.executable, "-c", script], input=b"hello")
+    assert (out.returncode, out.stdout, out.stderr, out.timed_out) == (3, b"HELLO\n", b"warn\n", False)
+
+
+async def test_a_stderr_flood_does_not_block_the_child() -> None:
+    script = "import sys; sys.stderr.write('x' * 20_000_000); print('done')"
+    out = await run_process([sys.executable, "-c", script], timeout=60)
+    assert out.stdout == b"done\n"
+    assert len(out.stderr) == 20_000_000
+
+
+async def test_timeout_stops_the_whole_group_including_grandchildren(tmp_path: Path) -> None:
+    # The parent ignores SIGTERM, like the gemini relauncher, and has a child of its own.
+    pids = tmp_path / "pids"
+    script = (
+        "import os, signal, subprocess, time; signal.signal(signal.SIGTERM, signal.SIG_IGN);"
+        "p = subprocess.Popen(['sleep', '600']);"
+        f"open({str(pids)!r}, 'w').write(f'{{os.getpid()}} {{p.pid}}');"
+        "print('started', flush=True); time.sleep(600)"
+    )
+    out = await run_process([sys.executable, "-c", script], timeout=2)
+    assert out.timed_out
+    assert out.returncode == -9  # SIGTERM was ignored, so the group got SIGKILL
+    assert out.stdout == b"started\n"
+    leader, _grandchild = map(int, pids.read_text().split())
+    assert processes_in_group(leader) == []
+
+
+async def test_leftover_background_processes_are_killed_after_a_normal_exit() -> None:
+    out = await run_process(["sh", "-c", "sleep 600 & echo $$"], timeout=30)
+    assert out.returncode == 0
+    assert processes_in_group(int(out.stdout)) == []
+
+
+async def test_cancelling_the_caller_stops_the_child(tmp_path: Path) -> None:
+    pid = tmp_path / "pid"
+    with anyio.move_on_after(1) as scope:
+        await run_process(["sh", "-c", f"echo $$ > {pid}; sleep 600 & sleep 600"])
+    assert scope.cancelled_caught
+    assert processes_in_group(int(pid.read_text())) == []
+
+
+async def test_a_missing_executable_is_a_typed_error(tmp_path: Path) -> None:
+    with pytest.raises(AgentNotFound) as caught:
+        await run_process([str(tmp_path / "no-such-gemini")])
+    assert caught.value.executable == str(tmp_path / "no-such-gemini")
+    assert "No such file or directory" in str(caught.value)
