@@ -9,7 +9,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 CLI_VERSIONS := 0.61.0 0.30.0 0.15.4
 CLI_STAMPS := $(foreach v,$(CLI_VERSIONS),clis/gemini-$(v)/node_modules/.gemwire-installed)
-LINTED := src tests scripts
+LINTED := src tests
 
 .PHONY: setup demo test test-fast check record
 

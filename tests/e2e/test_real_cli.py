@@ -65,7 +65,9 @@ def events(stdout: bytes) -> list[dict[str, Any]]:
 
 def without_volatile(event: dict[str, Any]) -> dict[str, Any]:
     """Drop what differs from run to run: timestamps, ids, timings and token stats."""
-    return {k: v for k, v in event.items() if k not in {"timestamp", "session_id", "tool_id", "stats"}}
+    return {
+        k: v for k, v in event.items() if k not in {"timestamp", "session_id", "tool_id", "stats"}
+    }
 
 
 def processes_with_env(marker: str) -> list[int]:
@@ -105,7 +107,10 @@ async def test_writes_a_file_and_runs_a_shell_command(version: str, tmp_path: Pa
         {
             "type": "tool_use",
             "tool_name": "run_shell_command",
-            "parameters": {"command": "cat hello.txt; echo oops >&2; exit 3", "description": "Show it"},
+            "parameters": {
+                "command": "cat hello.txt; echo oops >&2; exit 3",
+                "description": "Show it",
+            },
         },
         {"type": "tool_result", "status": "success", "output": SHELL_OUTPUT[version]},
         {"type": "message", "role": "assistant", "content": "Done. ", "delta": True},
@@ -113,7 +118,9 @@ async def test_writes_a_file_and_runs_a_shell_command(version: str, tmp_path: Pa
         {"type": "result", "status": "success"},
     ]
     # Each result answers its call, and the session id is the one the CLI announced.
-    assert stream[3]["tool_id"] == stream[4]["tool_id"] != stream[5]["tool_id"] == stream[6]["tool_id"]
+    assert (
+        stream[3]["tool_id"] == stream[4]["tool_id"] != stream[5]["tool_id"] == stream[6]["tool_id"]
+    )
     assert stream[-1]["stats"]["tool_calls"] == 2
     assert (result.env.workspace / "hello.txt").read_text() == "hi there\n"
     # The model saw each tool's result in the next request.

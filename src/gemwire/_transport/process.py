@@ -7,6 +7,7 @@ signal to the whole group reaches all of them.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
@@ -38,10 +39,8 @@ class ProcessOutput(msgspec.Struct, frozen=True, kw_only=True):
 
 def kill_process_group(pgid: int, sig: signal.Signals) -> None:
     """Signal every process in the group; a group that is already gone is fine."""
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(pgid, sig)
-    except ProcessLookupError:
-        pass
 
 
 async def _drain(stream: ByteReceiveStream | None, into: bytearray) -> None:
@@ -67,7 +66,7 @@ async def run_process(
     input: bytes = b"",
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
-    timeout: float | None = None,
+    timeout: float | None = None,  # noqa: ASYNC109 - timing out is an outcome (timed_out)
 ) -> ProcessOutput:
     """Run ``argv`` with ``input`` on stdin (written at once, then closed).
 

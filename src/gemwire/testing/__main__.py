@@ -1,7 +1,7 @@
 """``python -m gemwire.testing``: record fixtures, or run a case against the real CLI.
 
-    python -m gemwire.testing record tests/fixtures/cases/*.json --out tests/fixtures/gemini
-    python -m gemwire.testing run examples/fix_the_bug.json
+python -m gemwire.testing record tests/fixtures/cases/*.json --out tests/fixtures/gemini
+python -m gemwire.testing run examples/fix_the_bug.json
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ def _run(args: argparse.Namespace) -> int:
         for argv, output in zip(result.argvs, result.outputs, strict=True):
             print(f"$ {' '.join(argv)}   (prompt on stdin)")
             sys.stdout.write(output.stdout.decode(errors="replace"))
-            print(f"-> exit code {output.returncode}" + (" (timed out)" if output.timed_out else ""))
+            print(
+                f"-> exit code {output.returncode}" + (" (timed out)" if output.timed_out else "")
+            )
         print("\nworkspace afterwards:")
         for path in sorted(result.env.workspace.rglob("*")):
             if path.is_file():
@@ -44,15 +46,22 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m gemwire.testing", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m gemwire.testing",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     record = commands.add_parser("record", help="record fixtures from the pinned real CLIs")
     record.add_argument("cases", nargs="+", type=Path, help="case files (JSON)")
     record.add_argument("--out", type=Path, default=Path("tests/fixtures/gemini"))
-    record.add_argument("--version", action="append", choices=PINNED_VERSIONS,
-                        help="record only this CLI version (repeatable); default: the case's")
+    record.add_argument(
+        "--version",
+        action="append",
+        choices=PINNED_VERSIONS,
+        help="record only this CLI version (repeatable); default: the case's",
+    )
     record.set_defaults(handler=_record)
 
     run = commands.add_parser("run", help="run a case against a pinned real CLI and show it")

@@ -106,9 +106,7 @@ class IsolatedGemini:
     def environ(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         """The environment to run the CLI in: the current one, isolated and pointed here."""
         env = {
-            key: value
-            for key, value in os.environ.items()
-            if not key.startswith(_DROPPED_PREFIXES)
+            key: value for key, value in os.environ.items() if not key.startswith(_DROPPED_PREFIXES)
         }
         env.update(
             HOME=str(self.home),

@@ -24,6 +24,7 @@ hanging responses and closes every connection.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -150,6 +151,12 @@ class ScriptedModel:
             return list(self._problems)
 
     @property
+    def streaming_requests(self) -> int:
+        """How many model turns the CLI asked for, whether or not a turn was left."""
+        with self._lock:
+            return sum(r.rpc == "streamGenerateContent" for r in self._requests)
+
+    @property
     def turns_served(self) -> int:
         with self._lock:
             return self._next_turn
@@ -180,10 +187,8 @@ class ScriptedModel:
         with self._lock:
             connections = list(self._connections)
         for conn in connections:
-            try:
+            with contextlib.suppress(OSError):  # already closed by the peer
                 conn.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass  # already closed by the peer
         self._server.server_close()
 
     def __enter__(self) -> Self:
@@ -237,10 +242,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def finish(self) -> None:
         self.server.model._track(self.connection, open=False)
-        try:
+        with contextlib.suppress(OSError):  # the client went away; nothing left to flush
             super().finish()
-        except OSError:
-            pass  # the client went away; nothing left to flush
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silence the default per-request logging on stderr."""
@@ -271,6 +274,7 @@ class _Handler(BaseHTTPRequestHandler):
         model_name, _, rpc = url.path.rpartition("/models/")[2].partition(":")
         api_key = self.headers.get("x-goog-api-key") or parse_qs(url.query).get("key", [None])[0]
         turn: tuple[int, Turn] | None = None
+        reply: dict[str, Any]
         expected_key = model.scenario.api_key
         if expected_key is not None and api_key != expected_key:
             status, reply = 400, _BAD_KEY_BODY
@@ -279,7 +283,7 @@ class _Handler(BaseHTTPRequestHandler):
             if turn is None:
                 message = (
                     f"gemwire scripted model: no turn left for streaming request "
-                    f"{len(model.requests) + 1} (the scenario has {model.turns_served})"
+                    f"{model.streaming_requests + 1} (the scenario has {model.turns_served})"
                 )
                 model._problem(message)
                 status, reply = 400, _error_body(400, message)
@@ -348,10 +352,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _drop(self) -> None:
         """End the response without the closing chunk: the client sees a cut stream."""
         self.close_connection = True
-        try:
+        with contextlib.suppress(OSError):  # already gone
             self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass  # already gone
 
 
 _Step = list[dict[str, Any]] | Delay | Hang | Truncate

@@ -54,6 +54,7 @@ PLACEHOLDERS = {
     "root": "__ROOT__",
     "project_hash": "__PROJECT_HASH__",
     "model_url": "__MODEL_URL__",
+    "cli_dir": "__CLI_DIR__",
 }
 """What replaces each machine-specific string in recordings."""
 
@@ -154,11 +155,13 @@ async def run_case(
 class _Scrubber:
     """Replaces the machine-specific strings of one run with placeholders."""
 
-    def __init__(self, env: IsolatedGemini, model_url: str) -> None:
+    def __init__(self, env: IsolatedGemini, model_url: str, cli_dir: Path) -> None:
         workspace = str(env.workspace)
         # Longest first: the workspace and home live under the root.
         self.replacements = [
             (model_url, PLACEHOLDERS["model_url"]),
+            # Node stack traces name the CLI's own files.
+            (str(cli_dir), PLACEHOLDERS["cli_dir"]),
             (hashlib.sha256(workspace.encode()).hexdigest(), PLACEHOLDERS["project_hash"]),
             (workspace, PLACEHOLDERS["workspace"]),
             (str(env.home), PLACEHOLDERS["home"]),
@@ -210,6 +213,8 @@ def record_case(
     """Record ``case`` for each of its versions (or ``versions``); returns the folders written."""
     written: list[Path] = []
     for version in versions or case.versions:
+        # <clis>/gemini-<version>/node_modules/.bin/gemini -> <clis>/gemini-<version>
+        cli_dir = pinned_gemini(version).parents[2].resolve()
         folder = out / version / name
         shutil.rmtree(folder, ignore_errors=True)
         meta: dict[str, Any] = {
@@ -224,7 +229,7 @@ def record_case(
         for output_format in case.formats:
             with tempfile.TemporaryDirectory(prefix="gemwire-rec-") as tmp:
                 result = anyio.run(run_case, case, version, output_format, Path(tmp))
-                scrub = _Scrubber(result.env, result.model_url)
+                scrub = _Scrubber(result.env, result.model_url, cli_dir)
                 fmt_dir = folder / output_format
                 fmt_dir.mkdir(parents=True)
                 for n, output in enumerate(result.outputs, start=1):
@@ -237,7 +242,9 @@ def record_case(
                             RunRecord(argv=argv, exit_code=o.returncode, timed_out=o.timed_out)
                         )
                         | {"prompt": run.prompt}
-                        for argv, o, run in zip(result.argvs, result.outputs, case.runs, strict=True)
+                        for argv, o, run in zip(
+                            result.argvs, result.outputs, case.runs, strict=True
+                        )
                     ],
                     "requests": [_summarize(r) for r in result.requests],
                     "model_problems": result.problems,

@@ -214,7 +214,6 @@ class Scenario(msgspec.Struct, frozen=True, kw_only=True):
         return [turn for turn in self.turns for _ in range(turn.repeat)]
 
 
-
 def _check_workspace_path(name: str) -> None:
     path = PurePosixPath(name)
     if not name or path.is_absolute() or ".." in path.parts or "\\" in name:
@@ -252,4 +251,3 @@ def load_scenario(source: str | bytes | os.PathLike[str]) -> Scenario:
         return _decoder.decode(data)
     except msgspec.DecodeError as exc:
         raise ScenarioError(str(exc), source=label) from exc
-

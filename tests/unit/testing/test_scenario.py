@@ -29,7 +29,10 @@ JSON_SCENARIO = {
                 {"type": "thought", "text": "**Plan**"},
                 {"type": "text", "text": "hi"},
                 {"type": "function_call", "name": "read_file", "args": {"file_path": "a"}},
-                {"type": "function_calls", "calls": [{"name": "glob", "args": {"pattern": "*"}, "id": "c1"}]},
+                {
+                    "type": "function_calls",
+                    "calls": [{"name": "glob", "args": {"pattern": "*"}, "id": "c1"}],
+                },
                 {"type": "delay", "seconds": 0.5},
             ],
             "usage": {"prompt": 7, "output": 3},

@@ -31,7 +31,12 @@ def processes_in_group(pgid: int) -> list[int]:
 async def test_stdin_is_delivered_and_both_pipes_captured() -> None:
     script = "import sys; d = sys.stdin.read(); print(d.upper()); print('warn', file=sys.stderr); sys.exit(3)"
     out = await run_process([sys.executable, "-c", script], input=b"hello")
-    assert (out.returncode, out.stdout, out.stderr, out.timed_out) == (3, b"HELLO\n", b"warn\n", False)
+    assert (out.returncode, out.stdout, out.stderr, out.timed_out) == (
+        3,
+        b"HELLO\n",
+        b"warn\n",
+        False,
+    )
 
 
 async def test_a_stderr_flood_does_not_block_the_child() -> None:

@@ -1,0 +1,36 @@
+"""Every code example in README.md and docs/ runs, with the pinned CLI as `gemini` on PATH."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from gemwire.testing import load_scenario, pinned_gemini
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+BLOCK = re.compile(r"^```(python|json)\n(.*?)^```$", re.DOTALL | re.MULTILINE)
+
+
+def blocks(language: str) -> list[tuple[str, str]]:
+    return [
+        (f"{doc.name}:{doc.read_text()[: m.start()].count(chr(10)) + 1}", m.group(2))
+        for doc in DOCS
+        for m in BLOCK.finditer(doc.read_text())
+        if m.group(1) == language
+    ]
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(("where", "code"), blocks("python"), ids=lambda v: v if ":" in v else "")
+def test_python_example_runs(where: str, code: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", f"{pinned_gemini().parent}{os.pathsep}{os.environ['PATH']}")
+    exec(compile(code, where, "exec"), {})  # noqa: S102 - running the docs is the point
+
+
+@pytest.mark.parametrize(("where", "text"), blocks("json"), ids=lambda v: v if ":" in v else "")
+def test_json_scenario_example_loads(where: str, text: str) -> None:
+    assert load_scenario(text).turns
