@@ -70,20 +70,6 @@ def without_volatile(event: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def processes_with_env(marker: str) -> list[int]:
-    """Live processes whose environment contains ``marker`` (e.g. the isolated home)."""
-    found = []
-    for environ in Path("/proc").glob("[0-9]*/environ"):
-        try:
-            if marker.encode() in environ.read_bytes().split(b"\0"):
-                state = (environ.parent / "stat").read_text().rsplit(")", 1)[1].split()[0]
-                if state != "Z":
-                    found.append(int(environ.parent.name))
-        except OSError:
-            continue  # gone, or not ours to read
-    return found
-
-
 @pytest.mark.parametrize("version", PINNED_VERSIONS)
 async def test_writes_a_file_and_runs_a_shell_command(version: str, tmp_path: Path) -> None:
     case = RecordingCase(
@@ -173,7 +159,7 @@ async def test_a_hanging_model_is_stopped_with_nothing_left_behind(tmp_path: Pat
     assert [e["type"] for e in stream] == ["init", "message", "message"]
     assert stream[2]["content"] == "partial answer"
     # No process of the run survives: every one of them carried the isolated home.
-    assert processes_with_env(f"GEMINI_CLI_HOME={result.env.home}") == []
+    assert result.env.live_processes() == []
     # The scripted model stopped too, and its port is closed.
     port = urlsplit(result.model_url).port or 0
     with pytest.raises(ConnectionRefusedError):

@@ -3,11 +3,18 @@
 Why a process group: the ``gemini`` launcher is a relauncher that ignores SIGTERM and
 runs the real CLI as its child, which in turn runs shell tools as grandchildren. Only a
 signal to the whole group reaches all of them.
+
+Why our own, large pipes: Node queues whatever does not fit into a full pipe and
+``process.exit()`` discards that queue. Gemini CLI 0.61.0 printing a 300 KB tool result
+and then finishing quickly lost everything after the first 128 KiB of that line,
+``result`` included, and still exited 0 (4 runs of 4 with the default 64 KiB pipe; 0 of 4
+with a 1 MiB pipe). So stdout and stderr are pipes we create with `PIPE_CAPACITY`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import signal
 import time
@@ -16,7 +23,7 @@ from pathlib import Path
 
 import anyio
 import msgspec
-from anyio.abc import ByteReceiveStream, Process
+from anyio.abc import Process
 
 from gemwire.errors import AgentNotFound
 
@@ -24,6 +31,9 @@ __all__ = ("ProcessOutput", "kill_process_group", "run_process")
 
 TERMINATE_GRACE = 2.0
 """Seconds between SIGTERM and SIGKILL to the process group."""
+
+PIPE_CAPACITY = 1 << 20
+"""Bytes; Linux's default limit for unprivileged processes (``/proc/sys/fs/pipe-max-size``)."""
 
 
 class ProcessOutput(msgspec.Struct, frozen=True, kw_only=True):
@@ -43,10 +53,26 @@ def kill_process_group(pgid: int, sig: signal.Signals) -> None:
         os.killpg(pgid, sig)
 
 
-async def _drain(stream: ByteReceiveStream | None, into: bytearray) -> None:
-    if stream is None:
-        return
-    async for data in stream:
+def _open_pipe() -> tuple[int, int]:
+    """A pipe with `PIPE_CAPACITY` where the system allows it; (read end, write end)."""
+    read_fd, write_fd = os.pipe()
+    set_size = getattr(fcntl, "F_SETPIPE_SZ", None)  # Linux only
+    if set_size is not None:
+        with contextlib.suppress(OSError):  # capped lower by this system: keep the default
+            fcntl.fcntl(write_fd, set_size, PIPE_CAPACITY)
+    os.set_blocking(read_fd, False)
+    return read_fd, write_fd
+
+
+async def _drain(fd: int, into: bytearray) -> None:
+    while True:
+        await anyio.wait_readable(fd)
+        try:
+            data = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            continue  # woken without data
+        if not data:
+            return
         into += data
 
 
@@ -79,18 +105,29 @@ async def run_process(
     stdout, stderr = bytearray(), bytearray()
     started = time.monotonic()
     timed_out = False
+    (out_read, out_write), (err_read, err_write) = _open_pipe(), _open_pipe()
     try:
         process = await anyio.open_process(
-            list(argv), cwd=cwd, env=dict(env) if env is not None else None, start_new_session=True
+            list(argv),
+            stdout=out_write,
+            stderr=err_write,
+            cwd=cwd,
+            env=dict(env) if env is not None else None,
+            start_new_session=True,
         )
     except OSError as exc:
+        for fd in (out_read, out_write, err_read, err_write):
+            os.close(fd)
         raise AgentNotFound(
             f"cannot run {argv[0]}: {exc.strerror or exc}", executable=argv[0]
         ) from exc
+    # Only the child may hold the write ends, or the drains would never see EOF.
+    os.close(out_write)
+    os.close(err_write)
     try:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(_drain, process.stdout, stdout)
-            tg.start_soon(_drain, process.stderr, stderr)
+            tg.start_soon(_drain, out_read, stdout)
+            tg.start_soon(_drain, err_read, stderr)
             if process.stdin is not None:
                 try:
                     await process.stdin.send(input)
@@ -110,7 +147,11 @@ async def run_process(
             with anyio.CancelScope(shield=True):
                 await _stop(process)
         kill_process_group(process.pid, signal.SIGKILL)
-        await _aclose_quietly(process)
+        os.close(out_read)
+        os.close(err_read)
+        if process.stdin is not None:
+            with anyio.CancelScope(shield=True):
+                await process.stdin.aclose()
     assert process.returncode is not None
     return ProcessOutput(
         returncode=process.returncode,
@@ -119,10 +160,3 @@ async def run_process(
         timed_out=timed_out,
         duration=time.monotonic() - started,
     )
-
-
-async def _aclose_quietly(process: Process) -> None:
-    with anyio.CancelScope(shield=True):
-        for stream in (process.stdin, process.stdout, process.stderr):
-            if stream is not None:
-                await stream.aclose()

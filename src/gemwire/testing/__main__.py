@@ -37,9 +37,17 @@ def _run(args: argparse.Namespace) -> int:
                 f"-> exit code {output.returncode}" + (" (timed out)" if output.timed_out else "")
             )
         print("\nworkspace afterwards:")
+        seeded = case.scenario.files
         for path in sorted(result.env.workspace.rglob("*")):
             if path.is_file():
-                print(f"  {path.relative_to(result.env.workspace)}  ({path.stat().st_size} bytes)")
+                name = path.relative_to(result.env.workspace).as_posix()
+                if name not in seeded:
+                    change = "created"
+                elif path.read_text(errors="replace") != seeded[name]:
+                    change = "modified"
+                else:
+                    change = "unchanged"
+                print(f"  {change:<9}  {name}")
         for problem in result.problems:
             print(f"scripted model: {problem}", file=sys.stderr)
     return 1 if result.problems else 0

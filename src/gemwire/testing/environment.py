@@ -123,6 +123,26 @@ class IsolatedGemini:
         tmp = self.gemini_dir / "tmp"
         return sorted(p for p in tmp.glob("*/chats/**/*") if p.is_file())
 
+    def live_processes(self) -> list[int]:
+        """PIDs of live processes started in this environment (Linux ``/proc``).
+
+        Every process of a run inherits ``GEMINI_CLI_HOME`` from `environ()`, grandchildren
+        included, so an empty list after a run means nothing was left behind. Zombies are
+        dead and not counted (some sandboxes' PID 1 never reaps them).
+        """
+        marker = f"GEMINI_CLI_HOME={self.home}".encode()
+        found = []
+        for environ in Path("/proc").glob("[0-9]*/environ"):
+            try:
+                if marker not in environ.read_bytes().split(b"\0"):
+                    continue
+                state = (environ.parent / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue  # exited meanwhile, or not ours to read
+            if state != "Z":
+                found.append(int(environ.parent.name))
+        return found
+
     def cleanup(self) -> None:
         if self._owns_root:
             shutil.rmtree(self.root, ignore_errors=True)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -59,3 +60,16 @@ def test_session_files_lists_what_the_cli_wrote(tmp_path: Path) -> None:
     (chats / "session-b.jsonl").write_text("{}\n")
     (chats / "parent-id" / "sub.jsonl").write_text("{}\n")
     assert env.session_files() == [chats / "parent-id" / "sub.jsonl", chats / "session-b.jsonl"]
+
+
+def test_live_processes_finds_what_runs_in_the_environment(tmp_path: Path) -> None:
+    env = IsolatedGemini("http://127.0.0.1:9", root=tmp_path)
+    other = IsolatedGemini("http://127.0.0.1:9", root=tmp_path / "other")
+    child = subprocess.Popen(["sleep", "30"], env=env.environ())
+    try:
+        assert env.live_processes() == [child.pid]
+        assert other.live_processes() == []
+    finally:
+        child.kill()
+        child.wait()
+    assert env.live_processes() == []

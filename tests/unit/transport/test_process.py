@@ -82,3 +82,12 @@ async def test_a_missing_executable_is_a_typed_error(tmp_path: Path) -> None:
         await run_process([str(tmp_path / "no-such-gemini")])
     assert caught.value.executable == str(tmp_path / "no-such-gemini")
     assert "No such file or directory" in str(caught.value)
+
+
+async def test_a_node_child_that_exits_right_after_a_big_write_loses_nothing() -> None:
+    # Node queues what does not fit into the pipe and process.exit() drops the queue;
+    # Gemini CLI lost its `result` line this way. Our pipes are large enough for this.
+    script = "process.stdout.write('a'.repeat(600000) + '\\n'); process.stdout.write('end\\n'); process.exit(0)"
+    out = await run_process(["node", "-e", script], timeout=60)
+    assert out.returncode == 0
+    assert out.stdout == b"a" * 600000 + b"\nend\n"
