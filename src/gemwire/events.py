@@ -1,0 +1,317 @@
+"""The normalized event vocabulary: one stream for Gemini's stream-json, ACP and saved sessions.
+
+A public contract. Every event is a frozen Struct serialized as a JSON object whose
+``type`` tag names it (``{"type": "message_delta", "agent": "gemini", ...}``); ``--json``
+output, golden files and exports all use this shape. New events and fields may be added;
+existing names are never changed.
+
+Every event carries ``agent`` (``"gemini"``, ``"acp:<name>"``) and, once known,
+``session_id``. Where gemwire *derives* something upstream did not send, the event says
+so (``derived``).
+
+    >>> import msgspec
+    >>> event = MessageDelta(agent="gemini", session_id="s1", text="Hello")
+    >>> msgspec.json.encode(event)
+    b'{"type":"message_delta","agent":"gemini","session_id":"s1","text":"Hello"}'
+    >>> decode_event(b'{"type":"message_delta","agent":"gemini","session_id":"s1","text":"Hi"}')
+    MessageDelta(agent='gemini', session_id='s1', text='Hi')
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, get_args
+
+import msgspec
+
+__all__ = (
+    "ERROR_KINDS",
+    "TOOL_KINDS",
+    "Event",
+    "FileChanged",
+    "Location",
+    "MessageDelta",
+    "ModelUsage",
+    "Notice",
+    "PermissionOption",
+    "PermissionRequested",
+    "PermissionResolved",
+    "PlanEntry",
+    "PlanUpdated",
+    "SessionStarted",
+    "ThoughtDelta",
+    "TokenUsage",
+    "ToolCallFinished",
+    "ToolCallStarted",
+    "ToolCallUpdated",
+    "ToolError",
+    "TurnCompleted",
+    "TurnError",
+    "Unknown",
+    "UsageReported",
+    "UserMessage",
+    "decode_event",
+    "encode_event",
+    "event_schema",
+)
+
+ToolKind = Literal[
+    "read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other"
+]
+TOOL_KINDS: tuple[str, ...] = get_args(ToolKind)
+"""ACP's ToolKind values; every tool call gets one (unknown tools: ``other``)."""
+
+ErrorKind = Literal[
+    "not_found",
+    "auth",
+    "untrusted",
+    "rate_limited",
+    "quota",
+    "api",
+    "input",
+    "config",
+    "turn_limit",
+    "timeout",
+    "cancelled",
+    "crashed",
+    "protocol",
+    "agent",
+]
+ERROR_KINDS: tuple[str, ...] = get_args(ErrorKind)
+"""Why a turn failed; see `TurnError`."""
+
+StopReason = Literal["end_turn", "max_turn_requests", "max_tokens", "refusal", "cancelled", "error"]
+
+
+class _Data(msgspec.Struct, frozen=True, kw_only=True):
+    """Plain data inside events (not an event itself)."""
+
+
+class Location(_Data, frozen=True, kw_only=True):
+    """A file a tool call touches (ACP ToolCallLocation)."""
+
+    path: str
+    line: int | None = None
+
+
+class ToolError(_Data, frozen=True, kw_only=True):
+    """Why a tool call failed, as upstream typed it (e.g. ``tool_not_registered``)."""
+
+    type: str
+    message: str
+
+
+class ModelUsage(_Data, frozen=True, kw_only=True):
+    input_tokens: int
+    output_tokens: int
+    cached_tokens: int | None = None
+    """``None`` where the source does not report cached tokens (Gemini CLI < 0.30)."""
+    total_tokens: int
+
+
+class TokenUsage(_Data, frozen=True, kw_only=True):
+    input_tokens: int
+    output_tokens: int
+    cached_tokens: int | None = None
+    total_tokens: int
+    by_model: dict[str, ModelUsage] = {}
+
+
+class TurnError(_Data, frozen=True, kw_only=True):
+    """Why a turn failed: a kind from `ERROR_KINDS`, upstream's message, and the exit code."""
+
+    kind: ErrorKind | str
+    message: str
+    exit_code: int | None = None
+
+
+class PlanEntry(_Data, frozen=True, kw_only=True):
+    content: str
+    status: Literal["pending", "in_progress", "completed"] | str
+    priority: Literal["high", "medium", "low"] | str | None = None
+
+
+class PermissionOption(_Data, frozen=True, kw_only=True):
+    option_id: str
+    name: str
+    kind: Literal["allow_once", "allow_always", "reject_once", "reject_always"] | str
+
+
+class _Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+    agent: str
+    session_id: str | None = None
+
+
+class SessionStarted(_Event, tag="session_started", frozen=True, kw_only=True):
+    """The agent announced a session. ``model`` is what was requested (e.g. ``auto``)."""
+
+    model: str | None = None
+    cwd: str | None = None
+    agent_version: str | None = None
+
+
+class UserMessage(_Event, tag="user_message", frozen=True, kw_only=True):
+    """The prompt, as the agent echoed or recorded it."""
+
+    text: str
+
+
+class MessageDelta(_Event, tag="message_delta", frozen=True, kw_only=True):
+    """A chunk of the assistant's answer text."""
+
+    text: str
+
+
+class ThoughtDelta(_Event, tag="thought_delta", frozen=True, kw_only=True):
+    """A chunk of the assistant's reasoning, where the source has it."""
+
+    text: str
+
+
+class ToolCallStarted(_Event, tag="tool_call_started", frozen=True, kw_only=True):
+    """The agent started a tool call.
+
+    ``name`` is the raw upstream tool name; ``kind`` comes from an exact allowlist of
+    the agent's built-in tools (anything else is ``other``). MCP tools also name their
+    server and tool (``mcp_server``, ``mcp_tool``).
+    """
+
+    call_id: str
+    name: str
+    kind: ToolKind | str
+    title: str
+    input: dict[str, Any] = {}
+    locations: list[Location] = []
+    mcp_server: str | None = None
+    mcp_tool: str | None = None
+
+
+class ToolCallUpdated(_Event, tag="tool_call_updated", frozen=True, kw_only=True):
+    """Progress of a tool call (ACP), e.g. its status or content so far."""
+
+    call_id: str
+    status: Literal["pending", "in_progress"] | str
+    content: str | None = None
+
+
+class ToolCallFinished(_Event, tag="tool_call_finished", frozen=True, kw_only=True):
+    """A tool call ended: ``completed``, ``failed`` or ``cancelled``.
+
+    ``diff`` is a unified diff recognized in the output (derived).
+    """
+
+    call_id: str
+    status: Literal["completed", "failed", "cancelled"]
+    output: str | None = None
+    error: ToolError | None = None
+    diff: str | None = None
+
+
+class FileChanged(_Event, tag="file_changed", frozen=True, kw_only=True):
+    """A file was changed by a tool call.
+
+    ``change`` is ``written`` when the source cannot tell created from modified (Gemini's
+    stream-json reports a successful ``write_file`` the same way in both cases).
+    ``derived`` is true when gemwire inferred the change from a tool call rather than
+    reading it from the source (session files record it; the live stream does not).
+    """
+
+    path: str
+    change: Literal["created", "modified", "deleted", "written"]
+    call_id: str | None = None
+    derived: bool
+
+
+class PlanUpdated(_Event, tag="plan_updated", frozen=True, kw_only=True):
+    entries: list[PlanEntry]
+
+
+class PermissionRequested(_Event, tag="permission_requested", frozen=True, kw_only=True):
+    request_id: str
+    call_id: str | None = None
+    options: list[PermissionOption]
+
+
+class PermissionResolved(_Event, tag="permission_resolved", frozen=True, kw_only=True):
+    """``option_id`` is ``None`` when the request was cancelled."""
+
+    request_id: str
+    call_id: str | None = None
+    option_id: str | None = None
+
+
+class UsageReported(_Event, tag="usage", frozen=True, kw_only=True):
+    """Token counts so far (per turn or per message, depending on the source)."""
+
+    usage: TokenUsage
+
+
+class Notice(_Event, tag="notice", frozen=True, kw_only=True):
+    """Something worth telling a person that does not end the turn.
+
+    ``source``: ``upstream`` (the agent said it, e.g. Gemini's ``error`` events),
+    ``stderr`` (read from the agent's stderr, e.g. retry lines) or ``gemwire`` (gemwire
+    noticed it, e.g. an oversized line or invalid UTF-8).
+    """
+
+    severity: Literal["info", "warning", "error"]
+    message: str
+    source: Literal["upstream", "stderr", "gemwire"]
+
+
+class TurnCompleted(_Event, tag="turn_completed", frozen=True, kw_only=True):
+    """The turn ended. Exactly one per turn, whatever happened.
+
+    ``answer`` is all assistant text of the turn, in order (Gemini's own json output
+    keeps only the last model turn's text; this does not).
+    """
+
+    ok: bool
+    stop_reason: StopReason | str
+    error: TurnError | None = None
+    answer: str
+    usage: TokenUsage | None = None
+    duration_ms: int | None = None
+
+
+class Unknown(_Event, tag="unknown", frozen=True, kw_only=True):
+    """An upstream message gemwire does not know yet, kept raw rather than dropped."""
+
+    upstream_type: str | None = None
+    raw: str
+
+
+Event = (
+    SessionStarted
+    | UserMessage
+    | MessageDelta
+    | ThoughtDelta
+    | ToolCallStarted
+    | ToolCallUpdated
+    | ToolCallFinished
+    | FileChanged
+    | PlanUpdated
+    | PermissionRequested
+    | PermissionResolved
+    | UsageReported
+    | Notice
+    | TurnCompleted
+    | Unknown
+)
+
+_encoder = msgspec.json.Encoder()
+_decoder: msgspec.json.Decoder[Event] = msgspec.json.Decoder(Event)
+
+
+def encode_event(event: Event) -> bytes:
+    """One event as a JSON line (with the trailing newline)."""
+    return _encoder.encode(event) + b"\n"
+
+
+def decode_event(data: bytes | str) -> Event:
+    """Read one event back from its JSON form."""
+    return _decoder.decode(data)
+
+
+def event_schema() -> dict[str, Any]:
+    """The JSON Schema of `Event`, as published in docs/events.schema.json."""
+    return msgspec.json.schema(Event)
