@@ -1,0 +1,146 @@
+"""What a Gemini CLI tool call is: its kind, a title, the files it touches, what it changed.
+
+Kinds come from an exact allowlist: the ``Kind`` each built-in tool declares in Gemini CLI
+0.61.0 (older names from 0.30.0 and 0.15.4 too), mapped the way Gemini's own ACP mode
+maps them (``toAcpToolKind``: Agent -> think, Plan and Communicate -> other). Anything
+else, MCP tools included, is ``other`` with its raw name kept.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Any
+
+import msgspec
+
+from gemwire.events import Location
+
+__all__ = (
+    "BUILTIN_TOOL_KINDS",
+    "ToolFacts",
+    "describe_tool",
+    "find_unified_diff",
+    "split_mcp_name",
+)
+
+BUILTIN_TOOL_KINDS: dict[str, str] = {
+    "read_file": "read",
+    "read_many_files": "read",
+    "list_background_processes": "read",
+    "read_background_output": "read",
+    "read_mcp_resource": "read",
+    "tracker_get_task": "read",
+    "tracker_visualize": "read",
+    "write_file": "edit",
+    "replace": "edit",
+    "tracker_create_task": "edit",
+    "tracker_update_task": "edit",
+    "tracker_add_dependency": "edit",
+    "run_shell_command": "execute",
+    "glob": "search",
+    "grep_search": "search",
+    "search_file_content": "search",  # grep_search before 0.2x
+    "list_directory": "search",
+    "google_web_search": "search",
+    "list_mcp_resources": "search",
+    "tracker_list_tasks": "search",
+    "web_fetch": "fetch",
+    "save_memory": "think",  # gone in 0.61.0
+    "update_topic": "think",
+    "get_internal_docs": "think",
+    "invoke_agent": "think",  # Kind.Agent
+    "codebase_investigator": "think",  # subagents exposed as tools (0.15, 0.30)
+    "cli_help": "think",
+    "write_todos": "other",
+    "ask_user": "other",  # Kind.Communicate
+    "enter_plan_mode": "other",  # Kind.Plan
+    "exit_plan_mode": "other",
+    "activate_skill": "other",
+    "complete_task": "other",
+}
+
+# Parameter names that hold a path, newest first (read_file took absolute_path until 0.2x).
+_PATH_PARAMS = ("file_path", "absolute_path", "dir_path", "path")
+# What to show as a title, per tool; other tools show their name.
+_TITLE_PARAMS = {
+    "run_shell_command": "command",
+    "glob": "pattern",
+    "grep_search": "pattern",
+    "search_file_content": "pattern",
+    "google_web_search": "query",
+    "web_fetch": "prompt",
+    "invoke_agent": "agent_name",
+    "activate_skill": "name",
+}
+_TITLE_LIMIT = 200
+
+
+class ToolFacts(msgspec.Struct, frozen=True, kw_only=True):
+    kind: str
+    title: str
+    locations: list[Location]
+    mcp_server: str | None = None
+    mcp_tool: str | None = None
+
+
+def split_mcp_name(name: str) -> tuple[str, str] | None:
+    """``mcp_<server>_<tool>`` -> (server, tool).
+
+    Gemini CLI joins server and tool with ``_`` and splits at the first ``_`` after
+    ``mcp_`` itself, so a server name containing ``_`` is ambiguous upstream too.
+    """
+    if not name.startswith("mcp_"):
+        return None
+    server, sep, tool = name[len("mcp_") :].partition("_")
+    if not (server and sep and tool):
+        return None
+    return server, tool
+
+
+def _resolve(path: str, cwd: str | None) -> str:
+    if cwd is None or posixpath.isabs(path):
+        return path
+    return posixpath.normpath(posixpath.join(cwd, path))
+
+
+def _first_line(text: str) -> str:
+    line = text.strip().split("\n", 1)[0]
+    shortened = line[:_TITLE_LIMIT]
+    return shortened if shortened == text.strip() else shortened + "…"
+
+
+def describe_tool(name: str, params: dict[str, Any], cwd: str | None = None) -> ToolFacts:
+    """Kind, title and locations of a call to ``name`` with the model's ``params``.
+
+    Relative paths are resolved against ``cwd`` when it is known (as ACP reports them).
+    """
+    path = next((v for k in _PATH_PARAMS if isinstance(v := params.get(k), str) and v), None)
+    locations: list[Location] = []
+    if path is not None:
+        line = params.get("start_line")
+        if not isinstance(line, int):
+            offset = params.get("offset")  # 0-based, before 0.45
+            line = offset + 1 if isinstance(offset, int) else None
+        locations.append(Location(path=_resolve(path, cwd), line=line))
+    title_param = _TITLE_PARAMS.get(name)
+    title_value = params.get(title_param) if title_param else None
+    if isinstance(title_value, str) and title_value.strip():
+        title = _first_line(title_value)
+    else:
+        title = path or name
+    mcp = split_mcp_name(name)
+    if mcp is not None and name not in BUILTIN_TOOL_KINDS:
+        return ToolFacts(
+            kind="other", title=title, locations=locations, mcp_server=mcp[0], mcp_tool=mcp[1]
+        )
+    return ToolFacts(kind=BUILTIN_TOOL_KINDS.get(name, "other"), title=title, locations=locations)
+
+
+_DIFF_START = re.compile(r"^(Index: .*\n=+\n)?--- .*\n\+\+\+ .*\n@@ ", re.MULTILINE)
+
+
+def find_unified_diff(text: str) -> str | None:
+    """The unified diff inside a tool's output, if it holds one (from its header on)."""
+    match = _DIFF_START.search(text)
+    return text[match.start() :] if match else None
