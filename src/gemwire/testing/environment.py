@@ -6,7 +6,8 @@
 Nothing touches the user's ``~/.gemini``: ``GEMINI_CLI_HOME`` (0.30 and newer) and
 ``HOME`` (older CLIs only know ``os.homedir()``) both point at the temporary home, and every
 inherited ``GEMINI_*`` / ``GOOGLE_*`` variable is dropped, so a developer's real key or
-settings cannot leak into a test.
+settings cannot leak into a test. ``TMPDIR`` points inside the root too: the CLI writes an
+error report file there for every failed API call.
 """
 
 from __future__ import annotations
@@ -92,12 +93,18 @@ class IsolatedGemini:
         (self.home / ".gemini").mkdir(parents=True, exist_ok=True)
         self.settings_path.write_text(json.dumps(self.settings, indent=2) + "\n")
         self.workspace.mkdir(parents=True, exist_ok=True)
+        self.tmp.mkdir(exist_ok=True)
         seed_workspace(self.workspace, files or {})
 
     @property
     def gemini_dir(self) -> Path:
         """The ``.gemini`` folder of the isolated home (sessions live under ``tmp/``)."""
         return self.home / ".gemini"
+
+    @property
+    def tmp(self) -> Path:
+        """The CLI's temporary folder (``TMPDIR``)."""
+        return self.root / "tmp"
 
     @property
     def settings_path(self) -> Path:
@@ -114,6 +121,7 @@ class IsolatedGemini:
             GEMINI_API_KEY=self.api_key,
             GOOGLE_GEMINI_BASE_URL=self.base_url,
             GEMINI_CLI_TRUST_WORKSPACE="true",
+            TMPDIR=str(self.tmp),
         )
         env.update(extra or {})
         return env
