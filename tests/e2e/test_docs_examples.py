@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from gemwire.events import decode_event
 from gemwire.testing import load_scenario, pinned_gemini
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,5 +33,8 @@ def test_python_example_runs(where: str, code: str, monkeypatch: pytest.MonkeyPa
 
 
 @pytest.mark.parametrize(("where", "text"), blocks("json"), ids=lambda v: v if ":" in v else "")
-def test_json_scenario_example_loads(where: str, text: str) -> None:
-    assert load_scenario(text).turns
+def test_json_example_is_a_scenario_or_events(where: str, text: str) -> None:
+    if text.lstrip().startswith('{"type"'):
+        assert [decode_event(line) for line in text.splitlines()]
+    else:
+        assert load_scenario(text).turns
