@@ -8,6 +8,21 @@ The package's layers are its folders (see DESIGN.md): ``wire`` (exact upstream t
 from __future__ import annotations
 
 from gemwire._version import __version__
-from gemwire.errors import AgentNotFound, GeminiNotFound, GemwireError, ScenarioError
+from gemwire.errors import (
+    AgentNotFound,
+    GeminiNotFound,
+    GemwireError,
+    MalformedMessageError,
+    ProtocolError,
+    ScenarioError,
+)
 
-__all__ = ("AgentNotFound", "GeminiNotFound", "GemwireError", "ScenarioError", "__version__")
+__all__ = (
+    "AgentNotFound",
+    "GeminiNotFound",
+    "GemwireError",
+    "MalformedMessageError",
+    "ProtocolError",
+    "ScenarioError",
+    "__version__",
+)

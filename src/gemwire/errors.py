@@ -5,9 +5,12 @@ libraries underneath (msgspec, anyio, OSError) are mapped at the layer boundary 
 chained with ``raise ... from exc``.
 
     GemwireError
-    ├── AgentNotFound        an agent executable is missing or cannot be run
-    │   └── GeminiNotFound   ... the Gemini CLI; the message carries the install command
-    └── ScenarioError        a scripted-model scenario is invalid (gemwire.testing)
+    ├── AgentNotFound              an agent executable is missing or cannot be run
+    │   └── GeminiNotFound         ... the Gemini CLI; the message carries the install command
+    ├── ProtocolError              the bytes are not the protocol (only raised in strict mode;
+    │   │                          lenient decoding reports problems as records instead)
+    │   └── MalformedMessageError  a line that is not a known message of the known shape
+    └── ScenarioError              a scripted-model scenario is invalid (gemwire.testing)
 
 Every ``__init__`` takes the message first and context as keyword arguments with
 defaults, so exceptions pickle and copy (``type(e)(*e.args)``).
@@ -15,7 +18,14 @@ defaults, so exceptions pickle and copy (``type(e)(*e.args)``).
 
 from __future__ import annotations
 
-__all__ = ("AgentNotFound", "GeminiNotFound", "GemwireError", "ScenarioError")
+__all__ = (
+    "AgentNotFound",
+    "GeminiNotFound",
+    "GemwireError",
+    "MalformedMessageError",
+    "ProtocolError",
+    "ScenarioError",
+)
 
 
 class GemwireError(Exception):
@@ -34,6 +44,23 @@ class GeminiNotFound(AgentNotFound):
     """The Gemini CLI is not installed where gemwire looked."""
 
     INSTALL_COMMAND = "npm install -g @google/gemini-cli"
+
+
+class ProtocolError(GemwireError):
+    """The bytes an agent sent are not the protocol."""
+
+
+class MalformedMessageError(ProtocolError):
+    """A line that is not a known message of the known shape (strict mode).
+
+    ``line`` is the offending line (decoded, invalid bytes replaced), ``lineno`` its
+    1-based number in the stream.
+    """
+
+    def __init__(self, message: str, *, line: str = "", lineno: int = 0) -> None:
+        super().__init__(f"line {lineno}: {message}" if lineno else message)
+        self.line = line
+        self.lineno = lineno
 
 
 class ScenarioError(GemwireError, ValueError):

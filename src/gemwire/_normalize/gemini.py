@@ -1,0 +1,428 @@
+"""The Gemini stream-json reducer: decoded stream items in, normalized events out.
+
+Pure and deterministic: no I/O, no clock. ``feed()`` takes what `GeminiStreamDecoder`
+produces (wire events and its records for noise, unknown and oversized lines);
+``finish()`` closes the turn. Exactly one `TurnCompleted` comes out, from ``result`` or
+from ``finish()``. The mapping is documented, row by row, in docs/events.md.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from gemwire._normalize.gemini_tools import describe_tool, find_unified_diff
+from gemwire.events import (
+    Event,
+    FileChanged,
+    MessageDelta,
+    ModelUsage,
+    Notice,
+    SessionStarted,
+    TokenUsage,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolError,
+    TurnCompleted,
+    TurnError,
+    Unknown,
+    UsageReported,
+    UserMessage,
+)
+from gemwire.protocol.gemini import (
+    DecodedItem,
+    InvalidUtf8,
+    MalformedLine,
+    NoiseLine,
+    OversizedLine,
+    UnknownWireEvent,
+)
+from gemwire.wire.gemini_stream import (
+    ErrorEvent,
+    InitEvent,
+    MessageEvent,
+    ResultEvent,
+    StreamStats,
+    ToolError as WireError,
+    ToolResultEvent,
+    ToolUseEvent,
+)
+
+__all__ = ("GeminiNormalizer", "error_kind_for_exit_code")
+
+# Warnings after which Gemini ends the turn early; its ACP mode reports both as
+# max_turn_requests, and so do we.
+_TURN_CUT_SHORT = ("Loop detected", "Maximum session turns exceeded")
+
+_FATAL_KINDS = {
+    "FatalTurnLimitedError": "turn_limit",
+    "FatalAuthenticationError": "auth",
+    "FatalInputError": "input",
+    "FatalConfigError": "config",
+    "FatalSandboxError": "config",
+    "FatalUntrustedWorkspaceError": "untrusted",
+    "FatalToolExecutionError": "agent",
+    "FatalCancellationError": "cancelled",
+}
+
+_EXIT_KINDS = {
+    41: "auth",
+    42: "input",
+    44: "config",
+    52: "config",
+    53: "turn_limit",
+    54: "agent",
+    55: "untrusted",
+    130: "cancelled",
+    145: "auth",  # HTTP 401 & 0xFF
+    147: "auth",  # HTTP 403 & 0xFF
+    173: "rate_limited",  # HTTP 429 & 0xFF
+}
+
+_HTTP_CODE = re.compile(r'"code":\s*(\d{3})')
+
+
+def error_kind_for_exit_code(exit_code: int) -> str:
+    """The failure kind Gemini CLI's exit code stands for (gemini-protocol.md §3.7)."""
+    if exit_code in _EXIT_KINDS:
+        return _EXIT_KINDS[exit_code]
+    if exit_code < 0:  # killed by a signal
+        return "crashed"
+    # API errors exit with the HTTP status truncated to 8 bits (400..511 -> 144..255).
+    return "api" if exit_code >= 144 else "agent"
+
+
+def _api_error_kind(message: str) -> str:
+    match = _HTTP_CODE.search(message)
+    code = int(match.group(1)) if match else None
+    if code == 429 or "Resource has been exhausted" in message:
+        return "rate_limited"
+    if code in (401, 403) or "API key not valid" in message:
+        return "auth"
+    return "api"
+
+
+def _usage(stats: StreamStats) -> TokenUsage:
+    models = stats.models if isinstance(stats.models, dict) else {}
+    return TokenUsage(
+        input_tokens=stats.input_tokens,
+        output_tokens=stats.output_tokens,
+        cached_tokens=stats.cached if isinstance(stats.cached, int) else None,
+        total_tokens=stats.total_tokens,
+        by_model={
+            name: ModelUsage(
+                input_tokens=model.input_tokens,
+                output_tokens=model.output_tokens,
+                cached_tokens=model.cached,
+                total_tokens=model.total_tokens,
+            )
+            for name, model in models.items()
+        },
+    )
+
+
+class _OpenCall:
+    __slots__ = ("name", "params")
+
+    def __init__(self, name: str, params: dict[str, object]) -> None:
+        self.name = name
+        self.params = params
+
+
+class GeminiNormalizer:
+    """Reduces one Gemini stream-json run to normalized events.
+
+    Args:
+        cwd: the run's working directory, to resolve the relative paths the model uses
+            (locations and changed files); paths stay as given when it is ``None``.
+        agent: the ``agent`` field of every event.
+    """
+
+    def __init__(self, *, cwd: str | None = None, agent: str = "gemini") -> None:
+        self._cwd = cwd
+        self._agent = agent
+        self._session_id: str | None = None
+        self._answer: list[str] = []
+        self._calls: dict[str, _OpenCall] = {}
+        self._cut_short = False
+        self._last_error_notice: str | None = None
+        self._completed = False
+
+    @property
+    def completed(self) -> bool:
+        """Whether the turn has ended (a `TurnCompleted` was produced)."""
+        return self._completed
+
+    @property
+    def session_id(self) -> str | None:
+        return self._session_id
+
+    def feed(self, item: DecodedItem) -> list[Event]:
+        agent, sid = self._agent, self._session_id
+        match item:
+            case InitEvent():
+                self._session_id = item.session_id
+                return [SessionStarted(agent=agent, session_id=item.session_id, model=item.model)]
+            case MessageEvent(role="user"):
+                return [UserMessage(agent=agent, session_id=sid, text=item.content)]
+            case MessageEvent():
+                self._answer.append(item.content)
+                return [MessageDelta(agent=agent, session_id=sid, text=item.content)]
+            case ToolUseEvent():
+                return [self._start_call(item)]
+            case ToolResultEvent():
+                return self._finish_call(item)
+            case ErrorEvent():
+                if item.message.startswith(_TURN_CUT_SHORT):
+                    self._cut_short = True
+                if item.severity == "error":
+                    self._last_error_notice = item.message
+                return [
+                    Notice(
+                        agent=agent,
+                        session_id=sid,
+                        severity=item.severity,
+                        message=item.message,
+                        source="upstream",
+                    )
+                ]
+            case ResultEvent():
+                return self._result(item)
+            case NoiseLine():
+                return [
+                    Notice(
+                        agent=agent,
+                        session_id=sid,
+                        severity="info",
+                        message=item.text,
+                        source="upstream",
+                    )
+                ]
+            case UnknownWireEvent() | MalformedLine():
+                return [
+                    Unknown(agent=agent, session_id=sid, upstream_type=item.type, raw=item.line)
+                ]
+            case OversizedLine():
+                message = f"skipped a {item.size}-byte line: over the {item.limit}-byte limit"
+                return [
+                    Notice(
+                        agent=agent,
+                        session_id=sid,
+                        severity="warning",
+                        message=message,
+                        source="gemwire",
+                    )
+                ]
+            case InvalidUtf8():
+                message = f"replaced {item.count} invalid UTF-8 byte(s) in the agent's output"
+                return [
+                    Notice(
+                        agent=agent,
+                        session_id=sid,
+                        severity="warning",
+                        message=message,
+                        source="gemwire",
+                    )
+                ]
+        raise TypeError(f"not a decoded Gemini stream item: {item!r}")
+
+    def finish(self, *, exit_code: int | None = None) -> list[Event]:
+        """End of stream. Closes the turn if no ``result`` did.
+
+        ``exit_code`` (when the process is known) chooses the error kind; without it the
+        missing ``result`` is a ``protocol`` error.
+        """
+        if self._completed:
+            return []
+        events = self._close_open_calls()
+        if exit_code is None:
+            kind, message = "protocol", "the stream ended without a result"
+        elif exit_code == 0:
+            kind, message = "crashed", "the agent exited without a result"
+        else:
+            kind, message = (
+                error_kind_for_exit_code(exit_code),
+                f"the agent exited with code {exit_code} without a result",
+            )
+        events.append(
+            self._complete(
+                ok=False,
+                stop_reason="error",
+                error=TurnError(kind=kind, message=message, exit_code=exit_code),
+                usage=None,
+                duration_ms=None,
+            )
+        )
+        return events
+
+    def _start_call(self, item: ToolUseEvent) -> ToolCallStarted:
+        facts = describe_tool(item.tool_name, item.parameters, self._cwd)
+        self._calls[item.tool_id] = _OpenCall(item.tool_name, item.parameters)
+        return ToolCallStarted(
+            agent=self._agent,
+            session_id=self._session_id,
+            call_id=item.tool_id,
+            name=item.tool_name,
+            kind=facts.kind,
+            title=facts.title,
+            input=item.parameters,
+            locations=facts.locations,
+            mcp_server=facts.mcp_server,
+            mcp_tool=facts.mcp_tool,
+        )
+
+    def _finish_call(self, item: ToolResultEvent) -> list[Event]:
+        agent, sid = self._agent, self._session_id
+        call = self._calls.pop(item.tool_id, None)
+        if call is None:
+            message = f"tool result for unknown call {item.tool_id!r} ({item.status})"
+            return [
+                Notice(
+                    agent=agent,
+                    session_id=sid,
+                    severity="warning",
+                    message=message,
+                    source="gemwire",
+                )
+            ]
+        output = item.output if isinstance(item.output, str) else None
+        error = (
+            ToolError(type=item.error.type, message=item.error.message)
+            if isinstance(item.error, WireError)
+            else None
+        )
+        events: list[Event] = [
+            ToolCallFinished(
+                agent=agent,
+                session_id=sid,
+                call_id=item.tool_id,
+                status="completed" if item.status == "success" else "failed",
+                output=output,
+                error=error,
+                diff=find_unified_diff(output) if output else None,
+            )
+        ]
+        if item.status == "success":
+            changed = self._file_changed(item.tool_id, call)
+            if changed is not None:
+                events.append(changed)
+        return events
+
+    def _file_changed(self, call_id: str, call: _OpenCall) -> FileChanged | None:
+        change: Literal["created", "modified", "written"]
+        if call.name == "write_file":
+            change = "written"
+        elif call.name == "replace":
+            # replace with an empty old_string creates the file (it fails if one exists).
+            change = "created" if call.params.get("old_string") == "" else "modified"
+        else:
+            return None
+        facts = describe_tool(call.name, call.params, self._cwd)
+        if not facts.locations:
+            return None
+        return FileChanged(
+            agent=self._agent,
+            session_id=self._session_id,
+            path=facts.locations[0].path,
+            change=change,
+            call_id=call_id,
+            derived=True,
+        )
+
+    def _close_open_calls(self) -> list[Event]:
+        events: list[Event] = []
+        for call_id, call in self._calls.items():
+            events.append(
+                Notice(
+                    agent=self._agent,
+                    session_id=self._session_id,
+                    severity="warning",
+                    message=f"{call.name} call {call_id!r} never reported a result",
+                    source="gemwire",
+                )
+            )
+            events.append(
+                ToolCallFinished(
+                    agent=self._agent,
+                    session_id=self._session_id,
+                    call_id=call_id,
+                    status="cancelled",
+                )
+            )
+        self._calls.clear()
+        return events
+
+    def _result(self, item: ResultEvent) -> list[Event]:
+        agent, sid = self._agent, self._session_id
+        if self._completed:
+            message = f"ignored a second result ({item.status}); the first one stands"
+            return [
+                Notice(
+                    agent=agent,
+                    session_id=sid,
+                    severity="warning",
+                    message=message,
+                    source="gemwire",
+                )
+            ]
+        events = self._close_open_calls()
+        stats = item.stats if isinstance(item.stats, StreamStats) else None
+        usage = _usage(stats) if stats is not None else None
+        if usage is not None:
+            events.append(UsageReported(agent=agent, session_id=sid, usage=usage))
+        duration = stats.duration_ms if stats is not None else None
+        if item.status == "success":
+            stop_reason = "max_turn_requests" if self._cut_short else "end_turn"
+            events.append(
+                self._complete(
+                    ok=True, stop_reason=stop_reason, error=None, usage=usage, duration_ms=duration
+                )
+            )
+            return events
+        if isinstance(item.error, WireError):
+            kind = _FATAL_KINDS.get(item.error.type) or (
+                _api_error_kind(item.error.message)
+                if "API Error" in item.error.message
+                else "agent"
+            )
+            error = TurnError(kind=kind, message=item.error.message)
+        else:
+            # Empty or invalid model responses: Gemini says why only in the error line before.
+            error = TurnError(
+                kind="api", message=self._last_error_notice or "the agent reported an error"
+            )
+        stop_reason = {"turn_limit": "max_turn_requests", "cancelled": "cancelled"}.get(
+            error.kind, "error"
+        )
+        # Gemini reports duration_ms 0 on every error path: unknown, not instant.
+        events.append(
+            self._complete(
+                ok=False,
+                stop_reason=stop_reason,
+                error=error,
+                usage=usage,
+                duration_ms=duration or None,
+            )
+        )
+        return events
+
+    def _complete(
+        self,
+        *,
+        ok: bool,
+        stop_reason: str,
+        error: TurnError | None,
+        usage: TokenUsage | None,
+        duration_ms: int | None,
+    ) -> TurnCompleted:
+        self._completed = True
+        return TurnCompleted(
+            agent=self._agent,
+            session_id=self._session_id,
+            ok=ok,
+            stop_reason=stop_reason,
+            error=error,
+            answer="".join(self._answer),
+            usage=usage,
+            duration_ms=duration_ms,
+        )
