@@ -113,8 +113,9 @@ class GeminiStreamDecoder:
         if line[:1] == b"{":
             try:
                 event = _typed.decode(line)
-            except msgspec.DecodeError:
-                pass  # the slow path below says what is wrong
+            except (msgspec.DecodeError, UnicodeDecodeError):
+                pass  # the slow path below says what is wrong (msgspec raises the latter
+                # for invalid UTF-8 inside a JSON string)
             else:
                 if self.strict:
                     self._check_fields(line)
