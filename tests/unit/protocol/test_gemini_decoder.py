@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
-
 from msgspec import UNSET
 
 from gemwire.errors import MalformedMessageError
