@@ -261,8 +261,9 @@ class Notice(_Event, tag="notice", frozen=True, kw_only=True):
 class TurnCompleted(_Event, tag="turn_completed", frozen=True, kw_only=True):
     """The turn ended. Exactly one per turn, whatever happened.
 
-    ``answer`` is all assistant text of the turn, in order (Gemini's own json output
-    keeps only the last model turn's text; this does not).
+    ``answer`` is all assistant text of the turn, in order, with a blank line before text
+    that resumes after tool calls (Gemini's own json output keeps only the last model
+    turn's text; this does not).
     """
 
     ok: bool

@@ -144,6 +144,7 @@ class GeminiNormalizer:
         self._session_id: str | None = None
         self._answer: list[str] = []
         self._calls: dict[str, _OpenCall] = {}
+        self._after_tools = False
         self._cut_short = False
         self._last_error_notice: str | None = None
         self._completed = False
@@ -166,9 +167,13 @@ class GeminiNormalizer:
             case MessageEvent(role="user"):
                 return [UserMessage(agent=agent, session_id=sid, text=item.content)]
             case MessageEvent():
+                if self._after_tools and self._answer:
+                    self._answer.append("\n\n")  # text of a later model turn
+                self._after_tools = False
                 self._answer.append(item.content)
                 return [MessageDelta(agent=agent, session_id=sid, text=item.content)]
             case ToolUseEvent():
+                self._after_tools = True
                 return [self._start_call(item)]
             case ToolResultEvent():
                 return self._finish_call(item)
