@@ -16,6 +16,7 @@ from gemwire.errors import (
     ProtocolError,
     ScenarioError,
 )
+from gemwire.runners import replay_gemini_stream
 
 __all__ = (
     "AgentNotFound",
@@ -25,4 +26,5 @@ __all__ = (
     "ProtocolError",
     "ScenarioError",
     "__version__",
+    "replay_gemini_stream",
 )

@@ -140,6 +140,13 @@ class _Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
     agent: str
     session_id: str | None = None
 
+    @property
+    def type(self) -> str:
+        """The event's ``type`` tag, e.g. ``"message_delta"`` (same as in its JSON)."""
+        tag = self.__struct_config__.tag
+        assert isinstance(tag, str)
+        return tag
+
 
 class SessionStarted(_Event, tag="session_started", frozen=True, kw_only=True):
     """The agent announced a session. ``model`` is what was requested (e.g. ``auto``)."""

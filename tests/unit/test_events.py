@@ -233,3 +233,8 @@ def test_all_is_complete() -> None:
     }
     assert public <= set(events.__all__)
     assert isinstance(msgspec.json.schema(Event), dict)
+
+
+@pytest.mark.parametrize("event", ONE_OF_EACH, ids=lambda e: type(e).__name__)
+def test_the_type_attribute_is_the_json_tag(event: Event) -> None:
+    assert event.type == json.loads(encode_event(event))["type"]

@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from gemwire.cli import main
+
+TESTS = Path(__file__).resolve().parents[2]
+RECORDED = TESTS / "fixtures" / "gemini" / "0.61.0"
+GOLDEN = TESTS / "golden" / "gemini" / "0.61.0"
+
+
+def replay(*args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["replay", *args], input=stdin)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_transcript_of_a_successful_run() -> None:
+    code, out, _ = replay(str(RECORDED / "write_and_shell/stream-json/run-1.stdout"))
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[1:] == [
+        "> write hello.txt and show it",
+        "I'll write the file.",
+        "[edit] write_file: hello.txt",
+        "  -> ok",
+        "  written: hello.txt",
+        "[execute] run_shell_command: cat hello.txt; echo oops >&2; exit 3",
+        "  -> ok",
+        "  | hi there",
+        "  | oops",
+        "Done. File written.",
+        "-- ok (end_turn) · 332 tokens (301 in, 31 out, 0 cached) · 0.3 s",
+    ]
+    assert lines[0].startswith("session ")
+    assert lines[0].endswith(" (model auto)")
+
+
+def test_json_output_is_the_normalized_events() -> None:
+    code, out, _ = replay(
+        "--json",
+        "--cwd",
+        "__WORKSPACE__",
+        str(RECORDED / "write_and_shell/stream-json/run-1.stdout"),
+    )
+    assert code == 0
+    assert out == (GOLDEN / "write_and_shell/run-1.events.jsonl").read_text()
+
+
+def test_a_failed_turn_exits_1_and_says_why() -> None:
+    code, out, _ = replay(str(RECORDED / "max_session_turns/stream-json/run-1.stdout"))
+    assert code == 1
+    assert out.splitlines()[-1] == (
+        "-- FAILED (max_turn_requests) · turn_limit: Reached max session turns for this session. "
+        "Increase the number of turns by specifying maxSessionTurns in settings.json. · 112 tokens (101 in, 11 out, 0 cached)"
+    )
+
+
+def test_stdin_cut_short_is_a_failed_turn_not_a_crash() -> None:
+    data = (RECORDED / "plain_answer/stream-json/run-1.stdout").read_bytes()
+    code, out, _ = replay("-", stdin=data[: len(data) // 2])
+    assert code == 1
+    assert out.splitlines()[-1] == "-- FAILED (error) · protocol: the stream ended without a result"
+
+
+def test_strict_mode_exits_3_on_something_outside_the_protocol() -> None:
+    code, _, err = replay("--strict", "-", stdin=b'{"type":"telemetry","timestamp":"t"}\n')
+    assert code == 3
+    assert err == "gemwire: line 1: unknown event type 'telemetry'\n"
+    code, out, _ = replay("-", stdin=b'{"type":"telemetry","timestamp":"t"}\n')
+    assert code == 1
+    assert out.splitlines()[0] == '? unknown telemetry: {"type":"telemetry","timestamp":"t"}'
+
+
+def test_a_missing_file_is_a_usage_error() -> None:
+    code, _, err = replay("/no/such/file.jsonl")
+    assert code == 2
+    assert "No such file or directory" in err
