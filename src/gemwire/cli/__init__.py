@@ -12,8 +12,7 @@ from typing import BinaryIO
 
 import click
 
-from gemwire import MalformedMessageError, replay_gemini_stream
-from gemwire._version import __version__
+from gemwire import MalformedMessageError, __version__, replay_gemini_stream
 from gemwire.cli.transcript import Transcript
 from gemwire.events import TurnCompleted, encode_event
 
