@@ -9,9 +9,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 CLI_VERSIONS := 0.61.0 0.30.0 0.15.4
 CLI_STAMPS := $(foreach v,$(CLI_VERSIONS),clis/gemini-$(v)/node_modules/.gemwire-installed)
-LINTED := src tests
+LINTED := src tests bench
 
-.PHONY: setup demo test test-fast check record
+.PHONY: setup demo test test-fast check record bench
 
 setup: $(BIN)/.gemwire-installed $(CLI_STAMPS)
 
@@ -42,3 +42,7 @@ test-fast: setup
 # Re-record the fixture corpus from the pinned real CLIs (see tests/fixtures/README.md).
 record: setup
 	$(BIN)/python -m gemwire.testing record tests/fixtures/cases/*.json --out tests/fixtures/gemini
+
+# Throughput figures recorded in BENCHMARKS.md.
+bench: setup
+	$(BIN)/python bench/decode_normalize.py --repeat 7

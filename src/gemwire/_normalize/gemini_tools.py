@@ -142,5 +142,8 @@ _DIFF_START = re.compile(r"^(Index: .*\n=+\n)?--- .*\n\+\+\+ .*\n@@ ", re.MULTIL
 
 def find_unified_diff(text: str) -> str | None:
     """The unified diff inside a tool's output, if it holds one (from its header on)."""
+    # Cheap scans first (a newline is a memchr away); most outputs hold no diff.
+    if "\n" not in text or "\n@@ " not in text:
+        return None
     match = _DIFF_START.search(text)
     return text[match.start() :] if match else None

@@ -39,36 +39,49 @@ class LineBuffer:
         if max_line_bytes < 1:
             raise ValueError("max_line_bytes must be at least 1")
         self.max_line_bytes = max_line_bytes
-        self._pending = bytearray()
+        # The start of an unfinished line, in pieces: joined once when it ends.
+        self._pending: list[bytes] = []
+        self._pending_size = 0
         self._skipped: int | None = None  # bytes of an oversized line dropped so far
 
     def feed(self, data: bytes) -> list[bytes | OversizedLine]:
         out: list[bytes | OversizedLine] = []
+        if self._pending or self._skipped is not None:
+            # Finish the line that earlier chunks started, then split the rest in bulk.
+            newline = data.find(b"\n")
+            if newline == -1:
+                self._hold(data)
+                return out
+            self._hold(data[:newline])
+            out.extend(self.close())
+            data = data[newline + 1 :]
+        lines: list[bytes] = data.split(b"\n")
+        self._hold(lines.pop())
+        if not lines:
+            return out
         limit = self.max_line_bytes
-        start = 0
-        while (newline := data.find(b"\n", start)) != -1:
-            if self._skipped is not None:
-                out.append(OversizedLine(size=self._skipped + newline - start, limit=limit))
-                self._skipped = None
-            elif len(self._pending) + newline - start > limit:
-                out.append(OversizedLine(size=len(self._pending) + newline - start, limit=limit))
-                self._pending.clear()
-            elif self._pending:
-                self._pending += data[start:newline]
-                out.append(_strip_cr(bytes(self._pending)))
-                self._pending.clear()
-            else:
-                out.append(_strip_cr(data[start:newline]))
-            start = newline + 1
-        rest = len(data) - start
-        if self._skipped is not None:
-            self._skipped += rest
-        elif len(self._pending) + rest > limit:
-            self._skipped = len(self._pending) + rest
-            self._pending.clear()
-        elif rest:
-            self._pending += data[start:]
+        if max(map(len, lines)) > limit:
+            out.extend(
+                OversizedLine(size=len(line), limit=limit) if len(line) > limit else _strip_cr(line)
+                for line in lines
+            )
+        elif b"\r" in data:
+            out.extend(_strip_cr(line) for line in lines)
+        else:
+            out.extend(lines)
         return out
+
+    def _hold(self, part: bytes) -> None:
+        """Keep the start of an unfinished line, or only count it once it is too long."""
+        if self._skipped is not None:
+            self._skipped += len(part)
+        elif self._pending_size + len(part) > self.max_line_bytes:
+            self._skipped = self._pending_size + len(part)
+            self._pending.clear()
+            self._pending_size = 0
+        elif part:
+            self._pending.append(part)
+            self._pending_size += len(part)
 
     def close(self) -> list[bytes | OversizedLine]:
         """End of stream: a last line without a newline is still a line."""
@@ -76,8 +89,9 @@ class LineBuffer:
         if self._skipped is not None:
             out.append(OversizedLine(size=self._skipped, limit=self.max_line_bytes))
         elif self._pending:
-            out.append(_strip_cr(bytes(self._pending)))
+            out.append(_strip_cr(b"".join(self._pending)))
         self._pending.clear()
+        self._pending_size = 0
         self._skipped = None
         return out
 

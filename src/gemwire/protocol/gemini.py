@@ -96,8 +96,16 @@ class GeminiStreamDecoder:
 
     def _decode_all(self, lines: list[bytes | OversizedLine]) -> list[DecodedItem]:
         out: list[DecodedItem] = []
+        fast = not self.strict
         for line in lines:
             self.lineno += 1
+            # The common case, inlined: a well-formed event line in lenient mode.
+            if fast and line.__class__ is bytes and line[:1] == b"{":
+                try:
+                    out.append(_typed.decode(line))
+                    continue
+                except (msgspec.DecodeError, UnicodeDecodeError):
+                    pass  # _decode below says what is wrong
             if isinstance(line, OversizedLine):
                 if self.strict:
                     raise MalformedMessageError(

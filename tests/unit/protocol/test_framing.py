@@ -47,7 +47,7 @@ def test_memory_stays_bounded_for_a_huge_line_fed_in_pieces() -> None:
     chunk = b"z" * 65536
     for _ in range(200):  # 13 MB in one line
         assert buffer.feed(chunk) == []
-        assert len(buffer._pending) == 0
+        assert buffer._pending == []
     assert buffer.feed(b"\nnext\n") == [OversizedLine(size=200 * 65536, limit=1000), b"next"]
 
 
