@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from gemwire import replay_gemini_stream
 from gemwire._normalize.gemini import GeminiNormalizer, error_kind_for_exit_code
 from gemwire.events import (
     Event,
@@ -225,3 +226,15 @@ def test_every_recording_keeps_the_invariants(stream: Path) -> None:
     decoder, normalizer = GeminiStreamDecoder(strict=True), GeminiNormalizer()
     items = decoder.feed(stream.read_bytes()) + decoder.close()
     check_invariants([e for i in items for e in normalizer.feed(i)] + normalizer.finish())
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    index=st.integers(min_value=0, max_value=len(STREAMS) - 1),
+    cuts=st.lists(st.integers(min_value=0, max_value=4000), max_size=20),
+)
+def test_any_chunking_of_any_fixture_yields_identical_events(index: int, cuts: list[int]) -> None:
+    data = STREAMS[index].read_bytes()
+    points = sorted({min(c, len(data)) for c in cuts})
+    chunks = [data[a:b] for a, b in zip([0, *points], [*points, len(data)], strict=True)]
+    assert list(replay_gemini_stream(chunks)) == list(replay_gemini_stream([data]))
