@@ -182,53 +182,21 @@ class GeminiNormalizer:
                     self._cut_short = True
                 if item.severity == "error":
                     self._last_error_notice = item.message
-                return [
-                    Notice(
-                        agent=agent,
-                        session_id=sid,
-                        severity=item.severity,
-                        message=item.message,
-                        source="upstream",
-                    )
-                ]
+                return [self._notice(item.severity, item.message, "upstream")]
             case ResultEvent():
                 return self._result(item)
             case NoiseLine():
-                return [
-                    Notice(
-                        agent=agent,
-                        session_id=sid,
-                        severity="info",
-                        message=item.text,
-                        source="upstream",
-                    )
-                ]
+                return [self._notice("info", item.text, "upstream")]
             case UnknownWireEvent() | MalformedLine():
                 return [
                     Unknown(agent=agent, session_id=sid, upstream_type=item.type, raw=item.line)
                 ]
             case OversizedLine():
                 message = f"skipped a {item.size}-byte line: over the {item.limit}-byte limit"
-                return [
-                    Notice(
-                        agent=agent,
-                        session_id=sid,
-                        severity="warning",
-                        message=message,
-                        source="gemwire",
-                    )
-                ]
+                return [self._notice("warning", message, "gemwire")]
             case InvalidUtf8():
                 message = f"replaced {item.count} invalid UTF-8 byte(s) in the agent's output"
-                return [
-                    Notice(
-                        agent=agent,
-                        session_id=sid,
-                        severity="warning",
-                        message=message,
-                        source="gemwire",
-                    )
-                ]
+                return [self._notice("warning", message, "gemwire")]
         raise TypeError(f"not a decoded Gemini stream item: {item!r}")
 
     def finish(self, *, exit_code: int | None = None) -> list[Event]:
@@ -260,6 +228,20 @@ class GeminiNormalizer:
         )
         return events
 
+    def _notice(
+        self,
+        severity: Literal["info", "warning", "error"],
+        message: str,
+        source: Literal["upstream", "gemwire"],
+    ) -> Notice:
+        return Notice(
+            agent=self._agent,
+            session_id=self._session_id,
+            severity=severity,
+            message=message,
+            source=source,
+        )
+
     def _start_call(self, item: ToolUseEvent) -> ToolCallStarted:
         facts = describe_tool(item.tool_name, item.parameters, self._cwd)
         self._calls[item.tool_id] = _OpenCall(item.tool_name, item.parameters)
@@ -281,15 +263,7 @@ class GeminiNormalizer:
         call = self._calls.pop(item.tool_id, None)
         if call is None:
             message = f"tool result for unknown call {item.tool_id!r} ({item.status})"
-            return [
-                Notice(
-                    agent=agent,
-                    session_id=sid,
-                    severity="warning",
-                    message=message,
-                    source="gemwire",
-                )
-            ]
+            return [self._notice("warning", message, "gemwire")]
         output = item.output if isinstance(item.output, str) else None
         error = (
             ToolError(type=item.error.type, message=item.error.message)
@@ -338,12 +312,8 @@ class GeminiNormalizer:
         events: list[Event] = []
         for call_id, call in self._calls.items():
             events.append(
-                Notice(
-                    agent=self._agent,
-                    session_id=self._session_id,
-                    severity="warning",
-                    message=f"{call.name} call {call_id!r} never reported a result",
-                    source="gemwire",
+                self._notice(
+                    "warning", f"{call.name} call {call_id!r} never reported a result", "gemwire"
                 )
             )
             events.append(
@@ -361,15 +331,7 @@ class GeminiNormalizer:
         agent, sid = self._agent, self._session_id
         if self._completed:
             message = f"ignored a second result ({item.status}); the first one stands"
-            return [
-                Notice(
-                    agent=agent,
-                    session_id=sid,
-                    severity="warning",
-                    message=message,
-                    source="gemwire",
-                )
-            ]
+            return [self._notice("warning", message, "gemwire")]
         events = self._close_open_calls()
         stats = item.stats if isinstance(item.stats, StreamStats) else None
         usage = _usage(stats) if stats is not None else None
