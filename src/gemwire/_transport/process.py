@@ -1,4 +1,4 @@
-"""Run a child process to completion in its own process group, and leave nothing behind.
+"""Child processes in their own process group, read through large pipes, never left behind.
 
 Why a process group: the ``gemini`` launcher is a relauncher that ignores SIGTERM and
 runs the real CLI as its child, which in turn runs shell tools as grandchildren. Only a
@@ -20,6 +20,7 @@ import signal
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Self
 
 import anyio
 import msgspec
@@ -27,7 +28,7 @@ from anyio.abc import Process
 
 from gemwire.errors import AgentNotFound
 
-__all__ = ("ProcessOutput", "kill_process_group", "run_process")
+__all__ = ("PIPE_CAPACITY", "Child", "ProcessOutput", "kill_process_group", "run_process")
 
 TERMINATE_GRACE = 2.0
 """Seconds between SIGTERM and SIGKILL to the process group."""
@@ -35,16 +36,7 @@ TERMINATE_GRACE = 2.0
 PIPE_CAPACITY = 1 << 20
 """Bytes; Linux's default limit for unprivileged processes (``/proc/sys/fs/pipe-max-size``)."""
 
-
-class ProcessOutput(msgspec.Struct, frozen=True, kw_only=True):
-    """What a finished child left: its exit status and everything it wrote."""
-
-    returncode: int
-    """Exit status; negative for death by signal (``-9`` for SIGKILL), as subprocess does."""
-    stdout: bytes
-    stderr: bytes
-    timed_out: bool
-    duration: float
+_READ_SIZE = 1 << 16
 
 
 def kill_process_group(pgid: int, sig: signal.Signals) -> None:
@@ -64,26 +56,123 @@ def _open_pipe() -> tuple[int, int]:
     return read_fd, write_fd
 
 
-async def _drain(fd: int, into: bytearray) -> None:
-    while True:
-        await anyio.wait_readable(fd)
+class Child:
+    """A running child: its stdout and stderr as byte chunks, and a way to stop it all.
+
+    Start it with `spawn` and always `aclose` it (or use ``async with``): that stops the
+    whole process group if it still runs, kills what it left behind, and closes the pipes.
+    """
+
+    def __init__(self, process: Process, stdout_fd: int, stderr_fd: int) -> None:
+        self._process = process
+        self._fds = {"stdout": stdout_fd, "stderr": stderr_fd}
+        self.pid = process.pid
+
+    @classmethod
+    async def spawn(
+        cls,
+        argv: Sequence[str],
+        *,
+        cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> Self:
+        """Start ``argv`` in a new session (its own process group).
+
+        Raises `AgentNotFound` when ``argv[0]`` cannot be executed.
+        """
+        (out_read, out_write), (err_read, err_write) = _open_pipe(), _open_pipe()
         try:
-            data = os.read(fd, 1 << 16)
-        except BlockingIOError:
-            continue  # woken without data
-        if not data:
+            process = await anyio.open_process(
+                list(argv),
+                stdout=out_write,
+                stderr=err_write,
+                cwd=cwd,
+                env=dict(env) if env is not None else None,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            for fd in (out_read, err_read):
+                os.close(fd)
+            raise AgentNotFound(
+                f"cannot run {argv[0]}: {exc.strerror or exc}", executable=argv[0]
+            ) from exc
+        finally:
+            # Only the child may hold the write ends, or reading would never see EOF.
+            os.close(out_write)
+            os.close(err_write)
+        return cls(process, out_read, err_read)
+
+    @property
+    def returncode(self) -> int | None:
+        """Exit status once reaped; negative for death by signal (``-9``: SIGKILL)."""
+        return self._process.returncode
+
+    async def send_input(self, data: bytes) -> None:
+        """Write ``data`` to stdin, then close it (the child sees end of input)."""
+        stdin = self._process.stdin
+        if stdin is None:
             return
-        into += data
+        try:
+            await stdin.send(data)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            pass  # the child exited without reading its input; its output says why
+        finally:
+            with anyio.CancelScope(shield=True):
+                await stdin.aclose()
+
+    async def read(self, stream: str) -> bytes:
+        """The next chunk of ``"stdout"`` or ``"stderr"``; ``b""`` at end of file."""
+        fd = self._fds[stream]
+        while True:
+            await anyio.wait_readable(fd)
+            try:
+                return os.read(fd, _READ_SIZE)
+            except BlockingIOError:
+                continue  # woken without data
+
+    async def wait(self) -> int:
+        return await self._process.wait()
+
+    async def stop(self) -> None:
+        """TERM the group, give it `TERMINATE_GRACE`, then KILL it; returns once reaped."""
+        with anyio.CancelScope(shield=True):
+            if self._process.returncode is None:
+                kill_process_group(self.pid, signal.SIGTERM)
+                with anyio.move_on_after(TERMINATE_GRACE):
+                    await self._process.wait()
+                    return
+                kill_process_group(self.pid, signal.SIGKILL)
+                await self._process.wait()
+
+    def kill_leftovers(self) -> None:
+        """Kill whatever the child left running in its group (background shell commands)."""
+        kill_process_group(self.pid, signal.SIGKILL)
+
+    async def aclose(self) -> None:
+        with anyio.CancelScope(shield=True):
+            await self.stop()
+            self.kill_leftovers()
+            for fd in self._fds.values():
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            self._fds.clear()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
 
 
-async def _stop(process: Process) -> None:
-    """TERM the group, give it a grace period, then KILL it."""
-    kill_process_group(process.pid, signal.SIGTERM)
-    with anyio.move_on_after(TERMINATE_GRACE):
-        await process.wait()
-        return
-    kill_process_group(process.pid, signal.SIGKILL)
-    await process.wait()
+class ProcessOutput(msgspec.Struct, frozen=True, kw_only=True):
+    """What a finished child left: its exit status and everything it wrote."""
+
+    returncode: int
+    """Exit status; negative for death by signal (``-9`` for SIGKILL), as subprocess does."""
+    stdout: bytes
+    stderr: bytes
+    timed_out: bool
+    duration: float
 
 
 async def run_process(
@@ -94,7 +183,7 @@ async def run_process(
     env: Mapping[str, str] | None = None,
     timeout: float | None = None,  # noqa: ASYNC109 - timing out is an outcome (timed_out)
 ) -> ProcessOutput:
-    """Run ``argv`` with ``input`` on stdin (written at once, then closed).
+    """Run ``argv`` to completion with ``input`` on stdin (written at once, then closed).
 
     stdout and stderr are drained concurrently, so a chatty stderr cannot block the
     child. On timeout or cancellation the whole process group is stopped. After the child
@@ -102,61 +191,27 @@ async def run_process(
 
     Raises `AgentNotFound` when ``argv[0]`` cannot be executed.
     """
-    stdout, stderr = bytearray(), bytearray()
+    captured = {"stdout": bytearray(), "stderr": bytearray()}
     started = time.monotonic()
-    timed_out = False
-    (out_read, out_write), (err_read, err_write) = _open_pipe(), _open_pipe()
-    try:
-        process = await anyio.open_process(
-            list(argv),
-            stdout=out_write,
-            stderr=err_write,
-            cwd=cwd,
-            env=dict(env) if env is not None else None,
-            start_new_session=True,
-        )
-    except OSError as exc:
-        for fd in (out_read, out_write, err_read, err_write):
-            os.close(fd)
-        raise AgentNotFound(
-            f"cannot run {argv[0]}: {exc.strerror or exc}", executable=argv[0]
-        ) from exc
-    # Only the child may hold the write ends, or the drains would never see EOF.
-    os.close(out_write)
-    os.close(err_write)
-    try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_drain, out_read, stdout)
-            tg.start_soon(_drain, err_read, stderr)
-            if process.stdin is not None:
-                try:
-                    await process.stdin.send(input)
-                    await process.stdin.aclose()
-                except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-                    pass  # the child exited without reading its input; its output says why
-            with anyio.move_on_after(timeout) as scope:
-                await process.wait()
-            if scope.cancelled_caught:
-                timed_out = True
-                with anyio.CancelScope(shield=True):
-                    await _stop(process)
-            # Leftover grandchildren would keep the pipes open and the drains waiting.
-            kill_process_group(process.pid, signal.SIGKILL)
-    finally:
-        if process.returncode is None:
-            with anyio.CancelScope(shield=True):
-                await _stop(process)
-        kill_process_group(process.pid, signal.SIGKILL)
-        os.close(out_read)
-        os.close(err_read)
-        if process.stdin is not None:
-            with anyio.CancelScope(shield=True):
-                await process.stdin.aclose()
-    assert process.returncode is not None
+
+    async def drain(child: Child, stream: str) -> None:
+        while data := await child.read(stream):
+            captured[stream] += data
+
+    async with await Child.spawn(argv, cwd=cwd, env=env) as child, anyio.create_task_group() as tg:
+        tg.start_soon(drain, child, "stdout")
+        tg.start_soon(drain, child, "stderr")
+        await child.send_input(input)
+        with anyio.move_on_after(timeout) as scope:
+            await child.wait()
+        await child.stop()
+        # Leftover grandchildren would keep the pipes open and the drains waiting.
+        child.kill_leftovers()
+    assert child.returncode is not None
     return ProcessOutput(
-        returncode=process.returncode,
-        stdout=bytes(stdout),
-        stderr=bytes(stderr),
-        timed_out=timed_out,
+        returncode=child.returncode,
+        stdout=bytes(captured["stdout"]),
+        stderr=bytes(captured["stderr"]),
+        timed_out=scope.cancelled_caught,
         duration=time.monotonic() - started,
     )
