@@ -16,15 +16,35 @@ from gemwire.errors import (
     ProtocolError,
     ScenarioError,
 )
-from gemwire.runners import replay_gemini_stream
+from gemwire.runners import (
+    GeminiExecutable,
+    GeminiOptions,
+    GeminiRun,
+    ResumeToken,
+    RunResult,
+    find_gemini,
+    parse_resume_line,
+    replay_gemini_stream,
+    run_gemini,
+    run_gemini_sync,
+)
 
 __all__ = (
     "AgentNotFound",
+    "GeminiExecutable",
     "GeminiNotFound",
+    "GeminiOptions",
+    "GeminiRun",
     "GemwireError",
     "MalformedMessageError",
     "ProtocolError",
+    "ResumeToken",
+    "RunResult",
     "ScenarioError",
     "__version__",
+    "find_gemini",
+    "parse_resume_line",
     "replay_gemini_stream",
+    "run_gemini",
+    "run_gemini_sync",
 )

@@ -7,9 +7,26 @@ chained with ``raise ... from exc``.
     GemwireError
     ├── AgentNotFound              an agent executable is missing or cannot be run
     │   └── GeminiNotFound         ... the Gemini CLI; the message carries the install command
+    ├── UnsupportedVersion         the agent is older than gemwire supports
+    ├── PromptTooLarge             the prompt is over what the agent accepts on stdin
     ├── ProtocolError              the bytes are not the protocol (only raised in strict mode;
     │   │                          lenient decoding reports problems as records instead)
     │   └── MalformedMessageError  a line that is not a known message of the known shape
+    ├── RunFailed                  a run did not succeed (``.kind``, ``.exit_code``, ``.result``);
+    │   │                          one class per ``turn_completed`` error kind:
+    │   ├── AuthFailed             auth: no or a bad key, 401/403
+    │   ├── UntrustedWorkspace     untrusted: the folder is not trusted (exit 55)
+    │   ├── RateLimited            rate_limited: HTTP 429 / RESOURCE_EXHAUSTED
+    │   │   └── QuotaExhausted     quota: a quota that retrying will not fix
+    │   ├── ApiFailed              api: any other API error, empty or invalid model responses
+    │   ├── InvalidInput           input: no prompt, a bad --resume, an existing --session-id
+    │   ├── ConfigInvalid          config: settings, sandbox or policy problems
+    │   ├── TurnLimitReached       turn_limit: model.maxSessionTurns
+    │   ├── RunTimedOut            timeout: gemwire's wall-clock or idle timeout (a TimeoutError)
+    │   ├── RunCancelled           cancelled: the caller stopped the run, or a budget did
+    │   ├── AgentCrashed           crashed: killed, or exited without a result
+    │   ├── AgentProtocolViolated  protocol: the output was not the protocol
+    │   └── AgentFailed            agent: anything else the agent reported
     └── ScenarioError              a scripted-model scenario is invalid (gemwire.testing)
 
 Every ``__init__`` takes the message first and context as keyword arguments with
@@ -19,12 +36,29 @@ defaults, so exceptions pickle and copy (``type(e)(*e.args)``).
 from __future__ import annotations
 
 __all__ = (
+    "RUN_FAILURES",
+    "AgentCrashed",
+    "AgentFailed",
     "AgentNotFound",
+    "AgentProtocolViolated",
+    "ApiFailed",
+    "AuthFailed",
+    "ConfigInvalid",
     "GeminiNotFound",
     "GemwireError",
+    "InvalidInput",
     "MalformedMessageError",
+    "PromptTooLarge",
     "ProtocolError",
+    "QuotaExhausted",
+    "RateLimited",
+    "RunCancelled",
+    "RunFailed",
+    "RunTimedOut",
     "ScenarioError",
+    "TurnLimitReached",
+    "UnsupportedVersion",
+    "UntrustedWorkspace",
 )
 
 
@@ -61,6 +95,104 @@ class MalformedMessageError(ProtocolError):
         super().__init__(f"line {lineno}: {message}" if lineno else message)
         self.line = line
         self.lineno = lineno
+
+
+class UnsupportedVersion(GemwireError):
+    """The agent's version is older than the oldest gemwire supports."""
+
+
+class PromptTooLarge(GemwireError, ValueError):
+    """The prompt is larger than the agent reads from stdin (it would be cut silently)."""
+
+
+class RunFailed(GemwireError):
+    """A run did not succeed. ``kind`` is the ``turn_completed`` error kind.
+
+    ``result`` is the run's whole `RunResult` (partial answer, usage, session id survive
+    every failure); it is ``None`` only on a copy made by pickling.
+    """
+
+    kind = "agent"
+
+    def __init__(
+        self, message: str, *, exit_code: int | None = None, result: object = None
+    ) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+        self.result = result
+
+
+class AuthFailed(RunFailed):
+    kind = "auth"
+
+
+class UntrustedWorkspace(RunFailed):
+    kind = "untrusted"
+
+
+class RateLimited(RunFailed):
+    kind = "rate_limited"
+
+
+class QuotaExhausted(RateLimited):
+    kind = "quota"
+
+
+class ApiFailed(RunFailed):
+    kind = "api"
+
+
+class InvalidInput(RunFailed):
+    kind = "input"
+
+
+class ConfigInvalid(RunFailed):
+    kind = "config"
+
+
+class TurnLimitReached(RunFailed):
+    kind = "turn_limit"
+
+
+class RunTimedOut(RunFailed, TimeoutError):
+    kind = "timeout"
+
+
+class RunCancelled(RunFailed):
+    kind = "cancelled"
+
+
+class AgentCrashed(RunFailed):
+    kind = "crashed"
+
+
+class AgentProtocolViolated(RunFailed):
+    kind = "protocol"
+
+
+class AgentFailed(RunFailed):
+    kind = "agent"
+
+
+RUN_FAILURES: dict[str, type[RunFailed]] = {
+    cls.kind: cls
+    for cls in (
+        AuthFailed,
+        UntrustedWorkspace,
+        RateLimited,
+        QuotaExhausted,
+        ApiFailed,
+        InvalidInput,
+        ConfigInvalid,
+        TurnLimitReached,
+        RunTimedOut,
+        RunCancelled,
+        AgentCrashed,
+        AgentProtocolViolated,
+        AgentFailed,
+    )
+}
+"""The exception class for each error kind; unknown kinds raise `RunFailed` itself."""
 
 
 class ScenarioError(GemwireError, ValueError):

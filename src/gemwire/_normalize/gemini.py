@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+import msgspec
+
 from gemwire._normalize.gemini_tools import describe_tool, find_unified_diff
 from gemwire.events import (
     Event,
@@ -199,15 +201,27 @@ class GeminiNormalizer:
                 return [self._notice("warning", message, "gemwire")]
         raise TypeError(f"not a decoded Gemini stream item: {item!r}")
 
-    def finish(self, *, exit_code: int | None = None) -> list[Event]:
+    def finish(
+        self, *, exit_code: int | None = None, stopped: TurnError | None = None
+    ) -> list[Event]:
         """End of stream. Closes the turn if no ``result`` did.
 
-        ``exit_code`` (when the process is known) chooses the error kind; without it the
-        missing ``result`` is a ``protocol`` error.
+        ``stopped`` is why the caller stopped the agent (a timeout, a budget), which then
+        is the error. Otherwise ``exit_code`` (when the process is known) chooses the error
+        kind; without it the missing ``result`` is a ``protocol`` error.
         """
         if self._completed:
             return []
         events = self._close_open_calls()
+        if stopped is not None:
+            stop_reason = "cancelled" if stopped.kind == "cancelled" else "error"
+            error = msgspec.structs.replace(stopped, exit_code=exit_code)
+            events.append(
+                self._complete(
+                    ok=False, stop_reason=stop_reason, error=error, usage=None, duration_ms=None
+                )
+            )
+            return events
         if exit_code is None:
             kind, message = "protocol", "the stream ended without a result"
         elif exit_code == 0:

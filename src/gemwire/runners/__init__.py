@@ -2,6 +2,27 @@
 
 from __future__ import annotations
 
+from gemwire.runners.discovery import GeminiExecutable, find_gemini
+from gemwire.runners.gemini import (
+    GeminiOptions,
+    GeminiRun,
+    ResumeToken,
+    RunResult,
+    parse_resume_line,
+    run_gemini,
+    run_gemini_sync,
+)
 from gemwire.runners.replay import replay_gemini_stream
 
-__all__ = ("replay_gemini_stream",)
+__all__ = (
+    "GeminiExecutable",
+    "GeminiOptions",
+    "GeminiRun",
+    "ResumeToken",
+    "RunResult",
+    "find_gemini",
+    "parse_resume_line",
+    "replay_gemini_stream",
+    "run_gemini",
+    "run_gemini_sync",
+)

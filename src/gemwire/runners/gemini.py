@@ -1,0 +1,427 @@
+"""Run Gemini CLI headlessly: start it, stream normalized events, end cleanly whatever happens.
+
+    async with run_gemini("fix the failing test", GeminiOptions(approval_mode="yolo")) as run:
+        async for event in run:
+            print(event.type)
+    print(run.result.answer)
+
+The run owns its task group (one task reads stdout through the decoder and normalizer,
+one drains stderr). Leaving the ``async with`` early — ``break``, an exception, a
+cancelled scope — stops the CLI's whole process group. The last event is always exactly
+one ``turn_completed``, and ``run.result`` is complete once the events are.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections import deque
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Literal
+
+import anyio
+import msgspec
+from anyio.abc import ObjectSendStream
+
+from gemwire._normalize.gemini import GeminiNormalizer
+from gemwire._transport.process import Child
+from gemwire.errors import RUN_FAILURES, GemwireError, PromptTooLarge, RunFailed
+from gemwire.events import (
+    Event,
+    FileChanged,
+    Notice,
+    TokenUsage,
+    ToolCallStarted,
+    TurnCompleted,
+    TurnError,
+)
+from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
+from gemwire.protocol.gemini import GeminiStreamDecoder
+from gemwire.runners.discovery import GeminiExecutable, find_gemini
+
+__all__ = (
+    "MAX_PROMPT_BYTES",
+    "GeminiOptions",
+    "GeminiRun",
+    "ResumeToken",
+    "RunResult",
+    "parse_resume_line",
+    "run_gemini",
+    "run_gemini_sync",
+)
+
+MAX_PROMPT_BYTES = 8 * 1024 * 1024
+"""Gemini CLI reads at most 8 MiB from stdin and silently drops the rest."""
+
+POST_RESULT_GRACE = 5.0
+"""Seconds the CLI may take to exit after its ``result`` before it is stopped."""
+
+STDERR_GRACE = 2.0
+"""Seconds to wait for the rest of stderr after the CLI exited (a grandchild may hold it)."""
+
+_STDERR_TAIL_LINES = 200
+_RETRY_LINE = re.compile(r"^Attempt (\d+) failed\b")
+_RATE_LIMITED = ("429", "Resource has been exhausted", "RESOURCE_EXHAUSTED")
+
+ApprovalMode = Literal["default", "auto_edit", "yolo", "plan"]
+
+
+class GeminiOptions(msgspec.Struct, frozen=True, kw_only=True):
+    """How to run Gemini CLI. Every field is optional; the defaults are the CLI's own.
+
+    Flags map one to one onto ``gemini`` flags of the same meaning. ``env`` is added to
+    the current environment (``GOOGLE_GEMINI_BASE_URL``, ``GEMINI_API_KEY`` and
+    ``GEMINI_CLI_HOME`` work as for ``gemini`` itself); ``gemini_home`` sets
+    ``GEMINI_CLI_HOME``.
+    """
+
+    model: str | None = None
+    cwd: str | None = None
+    approval_mode: ApprovalMode | None = None
+    sandbox: bool = False
+    include_directories: tuple[str, ...] = ()
+    policy_files: tuple[str, ...] = ()
+    allowed_tools: tuple[str, ...] = ()
+    """Upstream-deprecated (``--allowed-tools``), still passed on."""
+    extensions: tuple[str, ...] = ()
+    resume: str | None = None
+    """``latest``, a 1-based index, or a session UUID (``--resume``)."""
+    session_id: str | None = None
+    """Start a new session with this id (``--session-id``)."""
+    env: dict[str, str] = {}
+    gemini_home: str | None = None
+    executable: str | None = None
+    timeout: float | None = None
+    """Seconds for the whole run; then it is stopped (error kind ``timeout``)."""
+    idle_timeout: float | None = None
+    """Seconds without any output on stdout; then it is stopped (``timeout``)."""
+    max_tool_calls: int | None = None
+    """Stop the run (``cancelled``) when the model starts more tool calls than this."""
+    max_rate_limit_retries: int | None = None
+    """Stop the run (``rate_limited``) after this many 429 retries instead of letting the
+    CLI back off for minutes. ``None``: let the CLI retry (``general.maxAttempts``)."""
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+
+
+class ResumeToken(msgspec.Struct, frozen=True, kw_only=True):
+    """What continues a session: the engine and its session id."""
+
+    engine: str
+    value: str
+
+    @property
+    def command(self) -> str:
+        """The canonical resume line, e.g. ``gemini --resume 5e1e1ecd-...``."""
+        return f"{self.engine} --resume {self.value}"
+
+
+_RESUME_LINE = re.compile(r"\bgemini\s+(?:--resume|-r)\s+([A-Za-z0-9_-]+)")
+
+
+def parse_resume_line(text: str) -> ResumeToken | None:
+    """Find a ``gemini --resume <id>`` line in text (the last one wins)."""
+    matches = _RESUME_LINE.findall(text)
+    return ResumeToken(engine="gemini", value=matches[-1]) if matches else None
+
+
+class RunResult(msgspec.Struct, frozen=True, kw_only=True):
+    """How a run ended. A partial answer, the session id and usage survive every failure."""
+
+    ok: bool
+    answer: str
+    error: TurnError | None
+    stop_reason: str
+    files_changed: list[FileChanged]
+    usage: TokenUsage | None
+    session_id: str | None
+    duration_s: float
+    notices: list[Notice]
+    stderr_tail: str
+    exit_code: int | None
+    executable: GeminiExecutable
+
+    @property
+    def resume(self) -> ResumeToken | None:
+        return ResumeToken(engine="gemini", value=self.session_id) if self.session_id else None
+
+    def raise_for_error(self) -> None:
+        """Raise the `RunFailed` subclass for the error kind, unless the run succeeded."""
+        if self.ok or self.error is None:
+            return
+        failure = RUN_FAILURES.get(self.error.kind, RunFailed)
+        raise failure(self.error.message, exit_code=self.error.exit_code, result=self)
+
+
+def build_argv(executable: str, options: GeminiOptions) -> list[str]:
+    argv = [executable, "--output-format", "stream-json"]
+    if options.model:
+        argv += ["--model", options.model]
+    if options.approval_mode:
+        argv += ["--approval-mode", options.approval_mode]
+    if options.sandbox:
+        argv.append("--sandbox")
+    for directory in options.include_directories:
+        argv += ["--include-directories", directory]
+    for policy in options.policy_files:
+        argv += ["--policy", policy]
+    if options.allowed_tools:
+        argv += ["--allowed-tools", ",".join(options.allowed_tools)]
+    for extension in options.extensions:
+        argv += ["--extensions", extension]
+    if options.resume:
+        argv += ["--resume", options.resume]
+    if options.session_id:
+        argv += ["--session-id", options.session_id]
+    return argv
+
+
+class GeminiRun:
+    """One run of the Gemini CLI; iterate it for events, then read `result`."""
+
+    def __init__(self, prompt: str, options: GeminiOptions) -> None:
+        self.prompt = prompt
+        self.options = options
+        self._data = prompt.encode()
+        if len(self._data) > MAX_PROMPT_BYTES:
+            raise PromptTooLarge(
+                f"the prompt is {len(self._data)} bytes; Gemini CLI reads at most "
+                f"{MAX_PROMPT_BYTES} from stdin and would drop the rest silently"
+            )
+        self._cwd = str(Path(options.cwd or os.getcwd()).resolve())
+        self._executable = find_gemini(options.executable, cwd=self._cwd)
+        self._normalizer = GeminiNormalizer(cwd=self._cwd)
+        self._stderr_tail: deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
+        self._events: list[Event] = []
+        self._stopped: TurnError | None = None
+        self._rate_limit_retries = 0
+        self._tool_calls = 0
+        self._started = 0.0
+        self._result: RunResult | None = None
+        self._receive: AsyncIterator[Event] | None = None
+        self._secret: str | None = None
+        # turn_completed goes last: stdout waits for stderr's notices (boundedly).
+        self._stderr_done = anyio.Event()
+        self._notices_closed = False
+
+    @property
+    def result(self) -> RunResult:
+        """The outcome; available once the events are exhausted or the run was left."""
+        if self._result is None:
+            raise GemwireError("the run has not ended yet: iterate its events first")
+        return self._result
+
+    @property
+    def executable(self) -> GeminiExecutable:
+        return self._executable
+
+    def __aiter__(self) -> AsyncIterator[Event]:
+        if self._receive is None:
+            raise GemwireError("use the run inside `async with run_gemini(...) as run`")
+        return self._receive
+
+    @asynccontextmanager
+    async def _running(self) -> AsyncGenerator[GeminiRun]:
+        env = {**os.environ, **self.options.env}
+        if self.options.gemini_home:
+            env["GEMINI_CLI_HOME"] = self.options.gemini_home
+        self._secret = env.get("GEMINI_API_KEY") or None
+        self._started = time.monotonic()
+        argv = build_argv(self._executable.path, self.options)
+        send, receive = anyio.create_memory_object_stream[Event](max_buffer_size=256)
+        self._receive = receive
+        child = await Child.spawn(argv, cwd=Path(self._cwd), env=env)
+        if self._executable.newer_than_tested:
+            self._record(
+                self._notice(
+                    f"Gemini CLI {self._executable.version} is newer than the versions gemwire "
+                    "is tested against; unknown output is kept as unknown events",
+                )
+            )
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(child.send_input, self._data)
+                tg.start_soon(self._read_stderr, child, send.clone())
+                tg.start_soon(self._read_stdout, child, send)
+                try:
+                    yield self
+                finally:
+                    if self._result is None:  # the caller left before the end
+                        self._stopped = self._stopped or TurnError(
+                            kind="cancelled", message="the caller stopped the run"
+                        )
+                        await child.stop()
+                        tg.cancel_scope.cancel()
+        finally:
+            await child.aclose()
+            receive.close()
+            if self._result is None:
+                for event in self._normalizer.finish(
+                    exit_code=child.returncode, stopped=self._stopped
+                ):
+                    self._record(event)
+                self._finalize(child.returncode)
+
+    def _notice(
+        self, message: str, severity: Literal["info", "warning", "error"] = "warning"
+    ) -> Notice:
+        return Notice(
+            agent="gemini",
+            session_id=self._normalizer.session_id,
+            severity=severity,
+            message=message,
+            source="gemwire",
+        )
+
+    def _record(self, event: Event) -> Event:
+        self._events.append(event)
+        return event
+
+    async def _stop(self, child: Child, kind: str, message: str) -> None:
+        if self._stopped is None:
+            self._stopped = TurnError(kind=kind, message=message)
+        await child.stop()
+
+    async def _read_stdout(self, child: Child, send: ObjectSendStream[Event]) -> None:
+        options = self.options
+        decoder = GeminiStreamDecoder(max_line_bytes=options.max_line_bytes)
+        held: TurnCompleted | None = None
+        async with send:
+            with anyio.move_on_after(options.timeout) as wall:
+                while True:
+                    # After the result the CLI only has to exit; don't wait on it forever.
+                    idle = POST_RESULT_GRACE if held else options.idle_timeout
+                    with anyio.move_on_after(idle) as waiting:
+                        data = await child.read("stdout")
+                    if waiting.cancelled_caught:
+                        if held is None:
+                            await self._stop(child, "timeout", f"no output for {idle:g} s")
+                        else:
+                            await child.stop()
+                        break
+                    if not data:
+                        break
+                    for item in decoder.feed(data):
+                        for event in self._normalizer.feed(item):
+                            if isinstance(event, TurnCompleted):
+                                held = event  # sent last, once the exit code is known
+                            else:
+                                await send.send(self._record(event))
+                                await self._check_budget(child, event)
+            if wall.cancelled_caught:
+                await self._stop(
+                    child, "timeout", f"the run took longer than {options.timeout:g} s"
+                )
+            for item in decoder.close():
+                for event in self._normalizer.feed(item):
+                    if isinstance(event, TurnCompleted):
+                        held = event
+                    else:
+                        await send.send(self._record(event))
+            exit_code = await child.wait()
+            tail = self._normalizer.finish(exit_code=exit_code, stopped=self._stopped)
+            for event in tail:
+                if isinstance(event, TurnCompleted):
+                    held = event
+                else:
+                    await send.send(self._record(event))
+            assert held is not None
+            with anyio.move_on_after(STDERR_GRACE):
+                await self._stderr_done.wait()
+            self._notices_closed = True
+            if held.error is not None and held.error.exit_code is None:
+                held = msgspec.structs.replace(
+                    held, error=msgspec.structs.replace(held.error, exit_code=exit_code)
+                )
+            self._record(held)
+            self._finalize(exit_code)
+            await send.send(held)
+
+    async def _check_budget(self, child: Child, event: Event) -> None:
+        limit = self.options.max_tool_calls
+        if isinstance(event, ToolCallStarted) and limit is not None:
+            self._tool_calls += 1
+            if self._tool_calls > limit:
+                await self._stop(
+                    child, "cancelled", f"more than {limit} tool calls (max_tool_calls)"
+                )
+
+    async def _read_stderr(self, child: Child, send: ObjectSendStream[Event]) -> None:
+        pending = b""
+        async with send:
+            while data := await child.read("stderr"):
+                *lines, pending = (pending + data).split(b"\n")
+                for raw in lines:
+                    await self._stderr_line(child, send, raw.decode(errors="replace"))
+            if pending:
+                await self._stderr_line(child, send, pending.decode(errors="replace"))
+            self._stderr_done.set()
+
+    async def _stderr_line(self, child: Child, send: ObjectSendStream[Event], line: str) -> None:
+        if self._secret:
+            line = line.replace(self._secret, "***")
+        self._stderr_tail.append(line[:2000])
+        if self._notices_closed or not _RETRY_LINE.match(line):
+            return
+        notice = Notice(
+            agent="gemini",
+            session_id=self._normalizer.session_id,
+            severity="warning",
+            message=line,
+            source="stderr",
+        )
+        await send.send(self._record(notice))
+        limit = self.options.max_rate_limit_retries
+        if any(marker in line for marker in _RATE_LIMITED):
+            self._rate_limit_retries += 1
+            if limit is not None and self._rate_limit_retries > limit:
+                await self._stop(
+                    child, "rate_limited", f"rate limited; gave up after {limit} retries"
+                )
+
+    def _finalize(self, exit_code: int | None) -> None:
+        turn = next((e for e in reversed(self._events) if isinstance(e, TurnCompleted)), None)
+        assert turn is not None
+        self._result = RunResult(
+            ok=turn.ok,
+            answer=turn.answer,
+            error=turn.error,
+            stop_reason=turn.stop_reason,
+            files_changed=[e for e in self._events if isinstance(e, FileChanged)],
+            usage=turn.usage,
+            session_id=turn.session_id,
+            duration_s=time.monotonic() - self._started,
+            notices=[e for e in self._events if isinstance(e, Notice)],
+            stderr_tail="\n".join(self._stderr_tail),
+            exit_code=exit_code,
+            executable=self._executable,
+        )
+
+
+@asynccontextmanager
+async def run_gemini(
+    prompt: str, options: GeminiOptions | None = None
+) -> AsyncGenerator[GeminiRun]:
+    """Start Gemini CLI on ``prompt`` (sent on stdin, never in argv).
+
+    Raises `GeminiNotFound`, `UnsupportedVersion` or `PromptTooLarge` before starting
+    anything; every failure after that ends in a ``turn_completed`` event and
+    ``run.result`` instead (``run.result.raise_for_error()`` turns it into an exception).
+    """
+    run = GeminiRun(prompt, options or GeminiOptions())
+    async with run._running():
+        yield run
+
+
+def run_gemini_sync(prompt: str, options: GeminiOptions | None = None) -> RunResult:
+    """`run_gemini` for synchronous callers: runs to the end and returns the result."""
+
+    async def main() -> RunResult:
+        async with run_gemini(prompt, options) as run:
+            async for _ in run:
+                pass
+        return run.result
+
+    return anyio.run(main)
