@@ -4,6 +4,13 @@ Why a process group: the ``gemini`` launcher is a relauncher that ignores SIGTER
 runs the real CLI as its child, which in turn runs shell tools as grandchildren. Only a
 signal to the whole group reaches all of them.
 
+Why descendants too: Gemini CLI starts each shell command in a session of its own, so a
+signal to the CLI's group misses them, and once the CLI exits they belong to PID 1 — and
+the CLI may still start one while it shuts down. So every child gets a unique
+``GEMWIRE_RUN`` variable that its descendants inherit, and stopping signals the group,
+every process carrying that tag, and every process of a snapshot of the tree taken
+first (Linux ``/proc``; for descendants that cleared their environment).
+
 Why our own, large pipes: Node queues whatever does not fit into a full pipe and
 ``process.exit()`` discards that queue. Gemini CLI 0.61.0 printing a 300 KB tool result
 and then finishing quickly lost everything after the first 128 KiB of that line,
@@ -18,6 +25,7 @@ import fcntl
 import os
 import signal
 import time
+import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Self
@@ -29,6 +37,9 @@ from anyio.abc import Process
 from gemwire.errors import AgentNotFound
 
 __all__ = ("PIPE_CAPACITY", "Child", "ProcessOutput", "kill_process_group", "run_process")
+
+RUN_TAG = "GEMWIRE_RUN"
+"""The environment variable that marks every process of one child's tree."""
 
 TERMINATE_GRACE = 2.0
 """Seconds between SIGTERM and SIGKILL to the process group."""
@@ -43,6 +54,58 @@ def kill_process_group(pgid: int, sig: signal.Signals) -> None:
     """Signal every process in the group; a group that is already gone is fine."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(pgid, sig)
+
+
+def _stat(pid: int) -> tuple[int, int] | None:
+    """(parent pid, start time) of a live process, from /proc; None if gone or a zombie."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    # fields[0] is the state (field 3 of stat), so field N is fields[N - 3].
+    return None if fields[0] == "Z" else (int(fields[1]), int(fields[19]))
+
+
+def process_tree(root: int) -> dict[int, int]:
+    """Descendants of ``root`` as pid -> start time (empty where there is no /proc)."""
+    children: dict[int, list[int]] = {}
+    started: dict[int, int] = {}
+    for entry in Path("/proc").glob("[0-9]*"):
+        stat = _stat(int(entry.name))
+        if stat is not None:
+            children.setdefault(stat[0], []).append(int(entry.name))
+            started[int(entry.name)] = stat[1]
+    tree: dict[int, int] = {}
+    todo = list(children.get(root, ()))
+    while todo:
+        pid = todo.pop()
+        tree[pid] = started[pid]
+        todo.extend(children.get(pid, ()))
+    return tree
+
+
+def tagged_processes(tag: str) -> dict[int, int]:
+    """Live processes whose environment holds ``GEMWIRE_RUN=<tag>``, as pid -> start time."""
+    marker = f"{RUN_TAG}={tag}".encode()
+    found: dict[int, int] = {}
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if marker not in (entry / "environ").read_bytes().split(b"\0"):
+                continue
+        except OSError:
+            continue  # gone, or not ours to read
+        stat = _stat(int(entry.name))
+        if stat is not None:
+            found[int(entry.name)] = stat[1]
+    return found
+
+
+def _signal_all(processes: dict[int, int], sig: signal.Signals) -> None:
+    for pid, start in processes.items():
+        stat = _stat(pid)
+        if stat is not None and stat[1] == start:  # still that process, not a reused pid
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
 
 
 def _open_pipe() -> tuple[int, int]:
@@ -63,9 +126,10 @@ class Child:
     whole process group if it still runs, kills what it left behind, and closes the pipes.
     """
 
-    def __init__(self, process: Process, stdout_fd: int, stderr_fd: int) -> None:
+    def __init__(self, process: Process, stdout_fd: int, stderr_fd: int, tag: str) -> None:
         self._process = process
         self._fds = {"stdout": stdout_fd, "stderr": stderr_fd}
+        self._tag = tag
         self.pid = process.pid
 
     @classmethod
@@ -81,13 +145,14 @@ class Child:
         Raises `AgentNotFound` when ``argv[0]`` cannot be executed.
         """
         (out_read, out_write), (err_read, err_write) = _open_pipe(), _open_pipe()
+        tag = uuid.uuid4().hex
         try:
             process = await anyio.open_process(
                 list(argv),
                 stdout=out_write,
                 stderr=err_write,
                 cwd=cwd,
-                env=dict(env) if env is not None else None,
+                env={**(os.environ if env is None else env), RUN_TAG: tag},
                 start_new_session=True,
             )
         except OSError as exc:
@@ -100,7 +165,7 @@ class Child:
             # Only the child may hold the write ends, or reading would never see EOF.
             os.close(out_write)
             os.close(err_write)
-        return cls(process, out_read, err_read)
+        return cls(process, out_read, err_read, tag)
 
     @property
     def returncode(self) -> int | None:
@@ -134,19 +199,24 @@ class Child:
         return await self._process.wait()
 
     async def stop(self) -> None:
-        """TERM the group, give it `TERMINATE_GRACE`, then KILL it; returns once reaped."""
+        """TERM the group and every descendant, give them `TERMINATE_GRACE`, then KILL
+        what is left; returns once the child is reaped."""
         with anyio.CancelScope(shield=True):
             if self._process.returncode is None:
+                tree = process_tree(self.pid)  # before the CLI exits and orphans them
                 kill_process_group(self.pid, signal.SIGTERM)
+                _signal_all(tree | tagged_processes(self._tag), signal.SIGTERM)
                 with anyio.move_on_after(TERMINATE_GRACE):
                     await self._process.wait()
-                    return
                 kill_process_group(self.pid, signal.SIGKILL)
+                _signal_all(tree | tagged_processes(self._tag), signal.SIGKILL)
                 await self._process.wait()
 
     def kill_leftovers(self) -> None:
-        """Kill whatever the child left running in its group (background shell commands)."""
+        """Kill whatever the child left running (background shell commands), in its group
+        or anywhere else."""
         kill_process_group(self.pid, signal.SIGKILL)
+        _signal_all(tagged_processes(self._tag), signal.SIGKILL)
 
     async def aclose(self) -> None:
         with anyio.CancelScope(shield=True):

@@ -196,6 +196,7 @@ class GeminiRun:
         self._stderr_tail: deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
         self._events: list[Event] = []
         self._stopped: TurnError | None = None
+        self._held: TurnCompleted | None = None  # sent last, once the exit code is known
         self._rate_limit_retries = 0
         self._tool_calls = 0
         self._started = 0.0
@@ -257,12 +258,11 @@ class GeminiRun:
         finally:
             await child.aclose()
             receive.close()
-            if self._result is None:
-                for event in self._normalizer.finish(
-                    exit_code=child.returncode, stopped=self._stopped
-                ):
-                    self._record(event)
-                self._finalize(child.returncode)
+            if self._result is None:  # left early: the events go nowhere, the result counts
+                self._take(
+                    self._normalizer.finish(exit_code=child.returncode, stopped=self._stopped)
+                )
+                self._complete(child.returncode)
 
     def _notice(
         self, message: str, severity: Literal["info", "warning", "error"] = "warning"
@@ -287,16 +287,15 @@ class GeminiRun:
     async def _read_stdout(self, child: Child, send: ObjectSendStream[Event]) -> None:
         options = self.options
         decoder = GeminiStreamDecoder(max_line_bytes=options.max_line_bytes)
-        held: TurnCompleted | None = None
         async with send:
             with anyio.move_on_after(options.timeout) as wall:
                 while True:
                     # After the result the CLI only has to exit; don't wait on it forever.
-                    idle = POST_RESULT_GRACE if held else options.idle_timeout
+                    idle = POST_RESULT_GRACE if self._held else options.idle_timeout
                     with anyio.move_on_after(idle) as waiting:
                         data = await child.read("stdout")
                     if waiting.cancelled_caught:
-                        if held is None:
+                        if self._held is None:
                             await self._stop(child, "timeout", f"no output for {idle:g} s")
                         else:
                             await child.stop()
@@ -304,40 +303,45 @@ class GeminiRun:
                     if not data:
                         break
                     for item in decoder.feed(data):
-                        for event in self._normalizer.feed(item):
-                            if isinstance(event, TurnCompleted):
-                                held = event  # sent last, once the exit code is known
-                            else:
-                                await send.send(self._record(event))
-                                await self._check_budget(child, event)
+                        for event in self._take(self._normalizer.feed(item)):
+                            await send.send(event)
+                            await self._check_budget(child, event)
             if wall.cancelled_caught:
                 await self._stop(
                     child, "timeout", f"the run took longer than {options.timeout:g} s"
                 )
-            for item in decoder.close():
-                for event in self._normalizer.feed(item):
-                    if isinstance(event, TurnCompleted):
-                        held = event
-                    else:
-                        await send.send(self._record(event))
+            items = decoder.close()
             exit_code = await child.wait()
-            tail = self._normalizer.finish(exit_code=exit_code, stopped=self._stopped)
-            for event in tail:
-                if isinstance(event, TurnCompleted):
-                    held = event
-                else:
-                    await send.send(self._record(event))
-            assert held is not None
+            tail = [event for item in items for event in self._normalizer.feed(item)]
+            tail += self._normalizer.finish(exit_code=exit_code, stopped=self._stopped)
+            for event in self._take(tail):
+                await send.send(event)
             with anyio.move_on_after(STDERR_GRACE):
                 await self._stderr_done.wait()
             self._notices_closed = True
-            if held.error is not None and held.error.exit_code is None:
-                held = msgspec.structs.replace(
-                    held, error=msgspec.structs.replace(held.error, exit_code=exit_code)
-                )
-            self._record(held)
-            self._finalize(exit_code)
-            await send.send(held)
+            await send.send(self._complete(exit_code))
+
+    def _take(self, events: list[Event]) -> list[Event]:
+        """Record a batch at once (a cancelled send must not lose any); hold back
+        turn_completed. Returns the events to send now."""
+        to_send = []
+        for event in events:
+            if isinstance(event, TurnCompleted):
+                self._held = event
+            else:
+                to_send.append(self._record(event))
+        return to_send
+
+    def _complete(self, exit_code: int | None) -> TurnCompleted:
+        """Record the held turn_completed, with the exit code, and the result with it."""
+        held = self._held
+        assert held is not None, "the normalizer always completes the turn"
+        if held.error is not None and held.error.exit_code is None:
+            error = msgspec.structs.replace(held.error, exit_code=exit_code)
+            held = msgspec.structs.replace(held, error=error)
+        self._record(held)
+        self._finalize(exit_code)
+        return held
 
     async def _check_budget(self, child: Child, event: Event) -> None:
         limit = self.options.max_tool_calls

@@ -1,0 +1,282 @@
+"""run_gemini against the real Gemini CLI 0.61.0 and the scripted model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import msgspec
+import pytest
+
+from gemwire import GeminiOptions, RunResult, run_gemini, run_gemini_sync
+from gemwire.errors import (
+    AuthFailed,
+    GeminiNotFound,
+    PromptTooLarge,
+    RunTimedOut,
+    UntrustedWorkspace,
+)
+from gemwire.events import Event, FileChanged, Notice, TurnCompleted, TurnError
+from gemwire.testing import (
+    Fail,
+    FunctionCall,
+    FunctionCalls,
+    Hang,
+    IsolatedGemini,
+    Reply,
+    Scenario,
+    ScriptedModel,
+    Text,
+    pinned_gemini,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+
+async def run(
+    scenario: Scenario,
+    prompt: str,
+    tmp_path: Path,
+    *,
+    settings: dict[str, object] | None = None,
+    stop_at: str | None = None,
+    env_changes: dict[str, str | None] | None = None,
+    **options: object,
+) -> tuple[list[Event], RunResult, IsolatedGemini, ScriptedModel]:
+    """Run the prompt; with ``stop_at``, leave the run at the first event of that type."""
+    with ScriptedModel(scenario) as model:
+        env = IsolatedGemini(model.url, files=scenario.files, settings=settings, root=tmp_path)
+        environ = env.environ()
+        for key, value in (env_changes or {}).items():
+            if value is None:
+                environ.pop(key, None)
+            else:
+                environ[key] = value
+        base = GeminiOptions(cwd=str(env.workspace), env=environ, executable=str(pinned_gemini()))
+        opts = msgspec.structs.replace(base, **options)
+        events: list[Event] = []
+        async with run_gemini(prompt, opts) as handle:
+            async for event in handle:
+                events.append(event)
+                if event.type == stop_at:
+                    break
+        return events, handle.result, env, model
+
+
+async def test_a_multi_tool_run(tmp_path: Path) -> None:
+    scenario = Scenario(
+        files={"old.txt": "old\n"},
+        turns=[
+            Reply(
+                [
+                    Text("Writing."),
+                    FunctionCalls(
+                        [
+                            FunctionCall(
+                                "write_file", {"file_path": "new.txt", "content": "new\n"}
+                            ),
+                            FunctionCall(
+                                "replace",
+                                {
+                                    "file_path": "old.txt",
+                                    "instruction": "i",
+                                    "old_string": "old",
+                                    "new_string": "changed",
+                                },
+                            ),
+                        ]
+                    ),
+                ]
+            ),
+            Reply([FunctionCall("run_shell_command", {"command": "cat new.txt old.txt"})]),
+            Reply([Text("All done.")]),
+        ],
+    )
+    events, result, env, model = await run(
+        scenario, "edit the files", tmp_path, approval_mode="yolo"
+    )
+    assert [e.type for e in events] == [
+        "session_started",
+        "user_message",
+        "message_delta",
+        "tool_call_started",
+        "tool_call_started",
+        "tool_call_finished",
+        "file_changed",
+        "tool_call_finished",
+        "file_changed",
+        "tool_call_started",
+        "tool_call_finished",
+        "message_delta",
+        "usage",
+        "turn_completed",
+    ]
+    assert (result.ok, result.stop_reason, result.error, result.exit_code) == (
+        True,
+        "end_turn",
+        None,
+        0,
+    )
+    assert result.answer == "Writing.\n\nAll done."
+    workspace = str(env.workspace)
+    assert [(f.path, f.change) for f in result.files_changed] == [
+        (f"{workspace}/new.txt", "written"),
+        (f"{workspace}/old.txt", "modified"),
+    ]
+    assert (env.workspace / "old.txt").read_text() == "changed\n"
+    assert result.session_id == events[0].session_id
+    assert result.resume is not None
+    assert result.resume.command == f"gemini --resume {result.session_id}"
+    assert result.usage is not None
+    assert result.usage.total_tokens == 3 * 110 + 2  # three model turns + the router call
+    assert result.executable.version == "0.61.0"
+    assert env.live_processes() == []
+    assert model.problems == []
+
+
+async def test_no_api_key_fails_before_any_event_as_auth(tmp_path: Path) -> None:
+    events, result, _, model = await run(
+        Scenario(turns=[]), "hi", tmp_path, env_changes={"GEMINI_API_KEY": None}
+    )
+    assert [e.type for e in events] == ["turn_completed"]
+    assert result.error == TurnError(
+        kind="auth", message="the agent exited with code 41 without a result", exit_code=41
+    )
+    assert "GEMINI_API_KEY" in result.stderr_tail
+    with pytest.raises(AuthFailed) as caught:
+        result.raise_for_error()
+    assert caught.value.exit_code == 41
+    assert caught.value.result is result
+    assert model.requests == []
+
+
+async def test_an_untrusted_folder(tmp_path: Path) -> None:
+    _, result, _, _ = await run(
+        Scenario(turns=[]), "hi", tmp_path, env_changes={"GEMINI_CLI_TRUST_WORKSPACE": None}
+    )
+    assert (result.error.kind if result.error else None, result.exit_code) == ("untrusted", 55)
+    with pytest.raises(UntrustedWorkspace):
+        result.raise_for_error()
+
+
+async def test_a_wrong_key_is_auth_and_keeps_the_session(tmp_path: Path) -> None:
+    _, result, _, _ = await run(Scenario(turns=[], api_key="the-real-one"), "hi", tmp_path)
+    assert result.error is not None
+    assert (result.error.kind, result.error.exit_code) == ("auth", 144)
+    assert result.session_id is not None
+
+
+async def test_a_hanging_model_times_out_and_nothing_is_left(tmp_path: Path) -> None:
+    scenario = Scenario(turns=[Reply([Text("partial "), Hang()])])
+    events, result, env, _ = await run(scenario, "hi", tmp_path, timeout=6)
+    assert events[-1] == TurnCompleted(
+        agent="gemini",
+        session_id=result.session_id,
+        ok=False,
+        stop_reason="error",
+        error=TurnError(
+            kind="timeout", message="the run took longer than 6 s", exit_code=result.exit_code
+        ),
+        answer="partial ",
+    )
+    assert result.exit_code is not None
+    assert result.duration_s < 6 + 2 + 3  # the deadline, the TERM grace, slack
+    assert env.live_processes() == []
+    with pytest.raises(RunTimedOut):
+        result.raise_for_error()
+
+
+async def test_idle_timeout(tmp_path: Path) -> None:
+    _, result, env, _ = await run(Scenario(turns=[Reply([Hang()])]), "hi", tmp_path, idle_timeout=4)
+    assert result.error == TurnError(
+        kind="timeout", message="no output for 4 s", exit_code=result.exit_code
+    )
+    assert env.live_processes() == []
+
+
+async def test_leaving_during_a_long_shell_command_stops_everything(tmp_path: Path) -> None:
+    scenario = Scenario(
+        turns=[
+            Reply([FunctionCall("run_shell_command", {"command": "sleep 600"})]),
+            Reply([Text("never")]),
+        ]
+    )
+    events, result, env, _ = await run(
+        scenario, "wait", tmp_path, approval_mode="yolo", stop_at="tool_call_started"
+    )
+    await anyio.sleep(0.5)
+    assert events[-1].type == "tool_call_started"
+    assert result.error is not None
+    assert (result.ok, result.error.kind, result.stop_reason) == (False, "cancelled", "cancelled")
+    assert env.live_processes() == []
+
+
+async def test_max_tool_calls_stops_the_run(tmp_path: Path) -> None:
+    scenario = Scenario(
+        turns=[
+            Reply([FunctionCall("list_directory", {"dir_path": "."})], repeat=5),
+            Reply([Text("x")]),
+        ]
+    )
+    events, result, env, _ = await run(scenario, "list", tmp_path, max_tool_calls=2)
+    assert sum(e.type == "tool_call_started" for e in events) == 3
+    assert result.error is not None
+    assert (result.error.kind, result.error.message) == (
+        "cancelled",
+        "more than 2 tool calls (max_tool_calls)",
+    )
+    assert events[-1].type == "turn_completed"
+    assert env.live_processes() == []
+
+
+async def test_429_retries_show_as_notices_and_the_run_succeeds(tmp_path: Path) -> None:
+    scenario = Scenario(
+        turns=[Fail(429, retry_delay=1, quota_id="PerMinute"), Reply([Text("Hello.")])]
+    )
+    events, result, _, _ = await run(scenario, "hi", tmp_path)
+    retries = [e for e in events if isinstance(e, Notice) and e.source == "stderr"]
+    assert [n.message for n in retries] == [
+        "Attempt 1 failed: Resource has been exhausted (e.g. check quota)."
+    ]
+    assert events.index(retries[0]) < len(events) - 1
+    assert (result.ok, result.answer) == (True, "Hello.")
+
+
+async def test_fail_fast_on_rate_limits(tmp_path: Path) -> None:
+    scenario = Scenario(turns=[Fail(429, retry_delay=1, quota_id="PerMinute", repeat=10)])
+    _, result, env, _ = await run(scenario, "hi", tmp_path, max_rate_limit_retries=0)
+    assert result.error is not None
+    assert (result.error.kind, result.error.message) == (
+        "rate_limited",
+        "rate limited; gave up after 0 retries",
+    )
+    assert result.duration_s < 20  # not the CLI's ten attempts with backoff
+    assert env.live_processes() == []
+
+
+async def test_resume_continues_the_same_session(tmp_path: Path) -> None:
+    scenario = Scenario(turns=[Reply([Text("I will remember 7.")]), Reply([Text("It was 7.")])])
+    with ScriptedModel(scenario) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        base = GeminiOptions(
+            cwd=str(env.workspace), env=env.environ(), executable=str(pinned_gemini())
+        )
+        first = await anyio.to_thread.run_sync(run_gemini_sync, "remember the number 7", base)
+        resumed = msgspec.structs.replace(base, resume="latest")
+        second = await anyio.to_thread.run_sync(run_gemini_sync, "which number?", resumed)
+    assert first.ok
+    assert second.ok
+    assert second.session_id == first.session_id
+    assert second.answer == "It was 7."
+    assert "remember the number 7" in model.requests[-1].texts()
+
+
+def test_refusals_before_starting_anything(tmp_path: Path) -> None:
+    with pytest.raises(GeminiNotFound, match="is not an executable file"):
+        run_gemini_sync("hi", GeminiOptions(executable=str(tmp_path / "gemini")))
+    with pytest.raises(PromptTooLarge, match="reads at most 8388608"):
+        run_gemini_sync("x" * (8 * 1024 * 1024 + 1), GeminiOptions(executable=str(pinned_gemini())))
+
+
+def test_files_changed_are_file_changed_events() -> None:
+    assert FileChanged.__struct_config__.tag == "file_changed"
