@@ -1,0 +1,55 @@
+"""A fake `gemini` for fault injection: misbehaves as FAKE_GEMINI_MODE says."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+
+INIT = '{"type":"init","timestamp":"t","session_id":"fake-session","model":"auto"}\n'
+DELTA = '{"type":"message","timestamp":"t","role":"assistant","content":"%s","delta":true}\n'
+RESULT = (
+    '{"type":"result","timestamp":"t","status":"success","stats":{"total_tokens":3,"input_tokens":2,'
+    '"output_tokens":1,"duration_ms":5,"tool_calls":0}}\n'
+)
+
+
+def out(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def main() -> None:
+    mode = os.environ["FAKE_GEMINI_MODE"]
+    sys.stdin.read()
+    if mode == "stderr_flood":
+        out(INIT)
+        line = "x" * 999 + "\n"
+        for _ in range(100_000):  # 100 MB while stdout stays quiet
+            sys.stderr.write(line)
+        out(DELTA % "survived" + RESULT)
+    elif mode == "long_line":
+        out(INIT)
+        out(DELTA % ("a" * 64_000_000))
+        out(DELTA % "after" + RESULT)
+    elif mode == "crash_mid_line":
+        out(INIT + DELTA % "partial" + '{"type":"message","timestamp":"t","ro')
+        os.kill(os.getpid(), signal.SIGKILL)
+    elif mode == "empty_exit0":
+        pass
+    elif mode == "result_then_exit_3":
+        out(INIT + DELTA % "fine" + RESULT)
+        sys.exit(3)
+    elif mode == "ignore_term":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        out(INIT)
+        time.sleep(600)
+    elif mode == "output_after_result":
+        out(INIT + DELTA % "answer" + RESULT + DELTA % "late" + "a stray line\n")
+    else:
+        raise SystemExit(f"unknown mode {mode}")
+
+
+if __name__ == "__main__":
+    main()

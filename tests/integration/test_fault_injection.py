@@ -1,0 +1,99 @@
+"""The runner against a fake gemini that misbehaves: it always ends cleanly, with one turn_completed."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from gemwire import GeminiOptions, RunResult, run_gemini
+from gemwire.events import Event, MessageDelta, Notice, TurnCompleted, TurnError, Unknown
+
+pytestmark = pytest.mark.anyio
+
+FAKE = Path(__file__).with_name("fake_gemini.py")
+
+
+async def run(mode: str, tmp_path: Path, **options: object) -> tuple[list[Event], RunResult]:
+    launcher = tmp_path / "gemini"
+    launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE}" "$@"\n')
+    launcher.chmod(0o755)
+    opts = GeminiOptions(
+        executable=str(launcher), cwd=str(tmp_path), env={"FAKE_GEMINI_MODE": mode}
+    )
+    async with run_gemini("hi", msgspec.structs.replace(opts, **options)) as handle:
+        events: list[Event] = [event async for event in handle]
+    assert sum(isinstance(e, TurnCompleted) for e in events) == 1
+    assert isinstance(events[-1], TurnCompleted)
+    return events, handle.result
+
+
+async def test_a_100_mb_stderr_flood_while_stdout_idles(tmp_path: Path) -> None:
+    _, result = await run("stderr_flood", tmp_path)
+    assert (result.ok, result.answer) == (True, "survived")
+    assert result.stderr_tail.count("\n") == 199  # the last 200 lines, not 100 MB
+    assert len(result.stderr_tail) < 250_000
+
+
+async def test_a_64_mb_line_is_decoded(tmp_path: Path) -> None:
+    events, result = await run("long_line", tmp_path)
+    deltas = [e for e in events if isinstance(e, MessageDelta)]
+    assert [len(d.text) for d in deltas] == [64_000_000, 5]
+    assert result.ok
+
+
+async def test_a_64_mb_line_over_the_cap_is_a_notice_and_the_run_goes_on(tmp_path: Path) -> None:
+    events, result = await run("long_line", tmp_path, max_line_bytes=1 << 20)
+    notices = [e.message for e in events if isinstance(e, Notice)]
+    size = (
+        len('{"type":"message","timestamp":"t","role":"assistant","content":"","delta":true}')
+        + 64_000_000
+    )
+    assert notices == [f"skipped a {size}-byte line: over the 1048576-byte limit"]
+    assert (result.ok, result.answer) == (True, "after")
+
+
+async def test_a_crash_mid_line_keeps_the_partial_answer(tmp_path: Path) -> None:
+    events, result = await run("crash_mid_line", tmp_path)
+    assert isinstance(events[-2], Unknown)
+    assert events[-2].raw == '{"type":"message","timestamp":"t","ro'
+    assert result.answer == "partial"
+    assert result.error == TurnError(
+        kind="crashed", message="the agent exited with code -9 without a result", exit_code=-9
+    )
+
+
+async def test_exit_0_with_nothing_on_stdout(tmp_path: Path) -> None:
+    events, result = await run("empty_exit0", tmp_path)
+    assert [e.type for e in events] == ["turn_completed"]
+    assert result.error == TurnError(
+        kind="crashed", message="the agent exited without a result", exit_code=0
+    )
+
+
+async def test_a_good_result_survives_a_nonzero_exit(tmp_path: Path) -> None:
+    _, result = await run("result_then_exit_3", tmp_path)
+    assert (result.ok, result.answer, result.exit_code, result.session_id) == (
+        True,
+        "fine",
+        3,
+        "fake-session",
+    )
+
+
+async def test_sigterm_ignored_still_ends_at_the_timeout(tmp_path: Path) -> None:
+    started = time.monotonic()
+    _, result = await run("ignore_term", tmp_path, timeout=2)
+    assert result.error == TurnError(
+        kind="timeout", message="the run took longer than 2 s", exit_code=-9
+    )
+    assert time.monotonic() - started < 2 + 2 + 3  # deadline, TERM grace, slack
+
+
+async def test_output_after_the_result_comes_before_turn_completed(tmp_path: Path) -> None:
+    events, result = await run("output_after_result", tmp_path)
+    assert [e.type for e in events][-4:] == ["usage", "message_delta", "notice", "turn_completed"]
+    assert result.answer == "answer"
