@@ -12,6 +12,7 @@ from gemwire import GeminiOptions, RunResult, run_gemini, run_gemini_sync
 from gemwire.errors import (
     AuthFailed,
     GeminiNotFound,
+    GemwireError,
     PromptTooLarge,
     RunTimedOut,
     UntrustedWorkspace,
@@ -280,3 +281,30 @@ def test_refusals_before_starting_anything(tmp_path: Path) -> None:
 
 def test_files_changed_are_file_changed_events() -> None:
     assert FileChanged.__struct_config__.tag == "file_changed"
+
+
+def test_the_adr_0014_provider_shape(tmp_path: Path) -> None:
+    from gemwire.runners import GeminiCliProvider, ProviderResult
+
+    scenario = Scenario(
+        turns=[
+            Reply([FunctionCall("write_file", {"file_path": "out.txt", "content": "x\n"})]),
+            Reply([Text("Wrote out.txt.")]),
+        ]
+    )
+    with ScriptedModel(scenario) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        provider = GeminiCliProvider(
+            {"working_dir": str(env.workspace), "executable": str(pinned_gemini()), "timeout": 60}
+        )
+        provider.validate()
+        provider.options = msgspec.structs.replace(provider.options, env=env.environ())
+        result = provider.generate("write out.txt")
+    assert result == ProviderResult(
+        response="Wrote out.txt.", files={f"{env.workspace}/out.txt": None}
+    )
+    assert GeminiCliProvider.get_metadata()["fs_ability"] == "local-write"
+    with pytest.raises(GemwireError, match=r"unknown config key\(s\) \['budget'\]"):
+        GeminiCliProvider({"budget": 1})
+    with pytest.raises(GeminiNotFound):
+        GeminiCliProvider({"executable": str(tmp_path / "none")}).validate()

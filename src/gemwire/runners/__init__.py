@@ -12,12 +12,15 @@ from gemwire.runners.gemini import (
     run_gemini,
     run_gemini_sync,
 )
+from gemwire.runners.provider import GeminiCliProvider, ProviderResult
 from gemwire.runners.replay import replay_gemini_stream
 
 __all__ = (
+    "GeminiCliProvider",
     "GeminiExecutable",
     "GeminiOptions",
     "GeminiRun",
+    "ProviderResult",
     "ResumeToken",
     "RunResult",
     "find_gemini",
