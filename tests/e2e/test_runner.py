@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import anyio
@@ -308,3 +309,44 @@ def test_the_adr_0014_provider_shape(tmp_path: Path) -> None:
         GeminiCliProvider({"budget": 1})
     with pytest.raises(GeminiNotFound):
         GeminiCliProvider({"executable": str(tmp_path / "none")}).validate()
+
+
+async def test_runs_of_one_session_queue_and_other_sessions_run_alongside(tmp_path: Path) -> None:
+    with ScriptedModel(Scenario(turns=[Reply([Text("ok")], repeat=10)])) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        base = GeminiOptions(
+            cwd=str(env.workspace), env=env.environ(), executable=str(pinned_gemini())
+        )
+        first = await anyio.to_thread.run_sync(run_gemini_sync, "start a session", base)
+        assert first.session_id is not None
+        # name -> (time of session_started, time of turn_completed, events)
+        spans: dict[str, tuple[float, float, list[Event]]] = {}
+
+        async def timed(name: str, options: GeminiOptions) -> None:
+            seen: list[tuple[float, Event]] = []
+            async with run_gemini(f"prompt {name}", options) as handle:
+                seen = [(time.monotonic(), event) async for event in handle]
+            started = next(t for t, e in seen if e.type == "session_started")
+            spans[name] = (started, seen[-1][0], [e for _, e in seen])
+
+        resume = msgspec.structs.replace(base, resume=first.session_id)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(timed, "b", resume)
+            tg.start_soon(timed, "c", resume)
+            tg.start_soon(timed, "other", base)
+
+    waiting = f"waiting for another run of session {first.session_id}"
+    queued = [
+        n
+        for n, (_, _, events) in spans.items()
+        if any(getattr(e, "message", "") == waiting for e in events)
+    ]
+    assert len(queued) == 1
+    (ahead,) = {"b", "c"} - set(queued)
+    # The queued run's CLI only started (and said session_started) once the other had ended.
+    assert spans[queued[0]][0] > spans[ahead][1]
+    # A run of another session was not queued: it overlapped the run ahead.
+    assert spans["other"][0] < spans[ahead][1]
+    assert all(
+        isinstance(events[-1], TurnCompleted) and events[-1].ok for _, _, events in spans.values()
+    )

@@ -33,6 +33,7 @@ from gemwire.events import (
     Event,
     FileChanged,
     Notice,
+    SessionStarted,
     TokenUsage,
     ToolCallStarted,
     TurnCompleted,
@@ -41,6 +42,7 @@ from gemwire.events import (
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.protocol.gemini import GeminiStreamDecoder
 from gemwire.runners.discovery import GeminiExecutable, find_gemini
+from gemwire.runners.session_lock import SessionLock
 
 __all__ = (
     "MAX_PROMPT_BYTES",
@@ -155,6 +157,13 @@ class RunResult(msgspec.Struct, frozen=True, kw_only=True):
         raise failure(self.error.message, exit_code=self.error.exit_code, result=self)
 
 
+def _named_session(resume: str | None) -> str | None:
+    """The session id in a ``--resume`` value (not ``latest``, not an index)."""
+    if resume is None or resume == "latest" or resume.isdigit():
+        return None
+    return resume
+
+
 def build_argv(executable: str, options: GeminiOptions) -> list[str]:
     argv = [executable, "--output-format", "stream-json"]
     if options.model:
@@ -202,7 +211,12 @@ class GeminiRun:
         self._started = 0.0
         self._result: RunResult | None = None
         self._receive: AsyncIterator[Event] | None = None
-        self._secret: str | None = None
+        self._env = {**os.environ, **options.env}
+        if options.gemini_home:
+            self._env["GEMINI_CLI_HOME"] = options.gemini_home
+        self._secret = self._env.get("GEMINI_API_KEY") or None
+        self._home = self._env.get("GEMINI_CLI_HOME") or os.path.expanduser("~")
+        self._lock: SessionLock | None = None
         # turn_completed goes last: stdout waits for stderr's notices (boundedly).
         self._stderr_done = anyio.Event()
         self._notices_closed = False
@@ -225,15 +239,27 @@ class GeminiRun:
 
     @asynccontextmanager
     async def _running(self) -> AsyncGenerator[GeminiRun]:
-        env = {**os.environ, **self.options.env}
-        if self.options.gemini_home:
-            env["GEMINI_CLI_HOME"] = self.options.gemini_home
-        self._secret = env.get("GEMINI_API_KEY") or None
+        env = self._env
         self._started = time.monotonic()
         argv = build_argv(self._executable.path, self.options)
         send, receive = anyio.create_memory_object_stream[Event](max_buffer_size=256)
         self._receive = receive
-        child = await Child.spawn(argv, cwd=Path(self._cwd), env=env)
+        known = self.options.session_id or _named_session(self.options.resume)
+        if known:
+            lock = SessionLock(self._home, known)
+            if not lock.try_acquire():
+                await send.send(
+                    self._record(
+                        self._notice(f"waiting for another run of session {known}", "info")
+                    )
+                )
+                await lock.acquire()
+            self._lock = lock
+        try:
+            child = await Child.spawn(argv, cwd=Path(self._cwd), env=env)
+        except BaseException:
+            self._release()
+            raise
         if self._executable.newer_than_tested:
             self._record(
                 self._notice(
@@ -257,6 +283,7 @@ class GeminiRun:
                         tg.cancel_scope.cancel()
         finally:
             await child.aclose()
+            self._release()
             receive.close()
             if self._result is None:  # left early: the events go nowhere, the result counts
                 self._take(
@@ -304,6 +331,8 @@ class GeminiRun:
                         break
                     for item in decoder.feed(data):
                         for event in self._take(self._normalizer.feed(item)):
+                            if isinstance(event, SessionStarted):
+                                self._lock_new_session(event.session_id)
                             await send.send(event)
                             await self._check_budget(child, event)
             if wall.cancelled_caught:
@@ -342,6 +371,23 @@ class GeminiRun:
         self._record(held)
         self._finalize(exit_code)
         return held
+
+    def _lock_new_session(self, session_id: str | None) -> None:
+        """Hold the session the CLI named, so that runs resuming it wait for this one."""
+        if self._lock is not None or not session_id:
+            return
+        lock = SessionLock(self._home, session_id)
+        if lock.try_acquire():
+            self._lock = lock
+        else:  # resumed by `latest` or an index while another run has it: too late to wait
+            self._record(
+                self._notice(f"another run is using session {session_id} at the same time")
+            )
+
+    def _release(self) -> None:
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     async def _check_budget(self, child: Child, event: Event) -> None:
         limit = self.options.max_tool_calls
