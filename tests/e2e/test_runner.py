@@ -18,7 +18,7 @@ from gemwire.errors import (
     RunTimedOut,
     UntrustedWorkspace,
 )
-from gemwire.events import Event, FileChanged, Notice, TurnCompleted, TurnError
+from gemwire.events import Event, FileChanged, Notice, TurnCompleted, TurnError, UserMessage
 from gemwire.testing import (
     Fail,
     FunctionCall,
@@ -350,3 +350,34 @@ async def test_runs_of_one_session_queue_and_other_sessions_run_alongside(tmp_pa
     assert all(
         isinstance(events[-1], TurnCompleted) and events[-1].ok for _, _, events in spans.values()
     )
+
+
+@pytest.mark.slow
+async def test_fifty_concurrent_runs_do_not_cross_talk(tmp_path: Path) -> None:
+    count = 50
+    scenario = Scenario(
+        turns=[Reply([Text(f"answer {n}")], when=f"question {n}.") for n in range(count)]
+    )
+    results: dict[int, tuple[list[Event], RunResult]] = {}
+    with ScriptedModel(scenario) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        options = GeminiOptions(
+            cwd=str(env.workspace), env=env.environ(), executable=str(pinned_gemini())
+        )
+
+        async def one(n: int) -> None:
+            async with run_gemini(f"question {n}.", options) as handle:
+                events = [event async for event in handle]
+            results[n] = (events, handle.result)
+
+        async with anyio.create_task_group() as tg:
+            for n in range(count):
+                tg.start_soon(one, n)
+        assert model.problems == []
+    assert sorted(results) == list(range(count))
+    for n, (events, result) in results.items():
+        assert (result.ok, result.answer) == (True, f"answer {n}")
+        assert [e.text for e in events if isinstance(e, UserMessage)] == [f"question {n}."]
+        assert {e.session_id for e in events if e.type != "notice"} == {result.session_id}
+    assert len({result.session_id for _, result in results.values()}) == count
+    assert env.live_processes() == []

@@ -124,7 +124,7 @@ class ScriptedModel:
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = scenario
         self._turns: list[Turn] = scenario.expanded_turns()
-        self._next_turn = 0
+        self._unserved = list(range(len(self._turns)))
         self._lock = threading.Lock()
         self._requests: list[RecordedRequest] = []
         self._problems: list[str] = []
@@ -159,12 +159,12 @@ class ScriptedModel:
     @property
     def turns_served(self) -> int:
         with self._lock:
-            return self._next_turn
+            return len(self._turns) - len(self._unserved)
 
     @property
     def turns_left(self) -> int:
         with self._lock:
-            return len(self._turns) - self._next_turn
+            return len(self._unserved)
 
     def start(self) -> Self:
         if self._thread is None:
@@ -207,13 +207,17 @@ class ScriptedModel:
         with self._lock:
             self._problems.append(message)
 
-    def _take_turn(self) -> tuple[int, Turn] | None:
+    def _take_turn(self, body: Any) -> tuple[int, Turn] | None:
+        """The first unserved turn for this request: in order, skipping turns whose
+        ``when`` the conversation does not contain."""
+        prompt = "\n".join(_user_texts(body))
         with self._lock:
-            if self._next_turn >= len(self._turns):
-                return None
-            index = self._next_turn
-            self._next_turn += 1
-            return index, self._turns[index]
+            for position, index in enumerate(self._unserved):
+                when = self._turns[index].when
+                if when is None or when in prompt:
+                    del self._unserved[position]
+                    return index, self._turns[index]
+            return None
 
     def _track(self, conn: socket.socket, *, open: bool) -> None:
         with self._lock:
@@ -279,7 +283,7 @@ class _Handler(BaseHTTPRequestHandler):
         if expected_key is not None and api_key != expected_key:
             status, reply = 400, _BAD_KEY_BODY
         elif self.command == "POST" and rpc == "streamGenerateContent":
-            turn = model._take_turn()
+            turn = model._take_turn(body)
             if turn is None:
                 message = (
                     f"gemwire scripted model: no turn left for streaming request "
@@ -404,6 +408,17 @@ def _event(parts: list[dict[str, Any]], reply: Reply, model_name: str, *, final:
             "totalTokenCount": usage.total,
         }
     return event
+
+
+def _user_texts(body: Any) -> list[str]:
+    """Text parts of the user's side of the conversation sent with a request."""
+    return [
+        part["text"]
+        for content in (body or {}).get("contents") or []
+        if content.get("role") == "user"
+        for part in content.get("parts") or []
+        if isinstance(part.get("text"), str)
+    ]
 
 
 def _side_call_response() -> dict[str, Any]:

@@ -129,6 +129,9 @@ class Reply(msgspec.Struct, frozen=True, tag="reply"):
     usage: Usage = Usage()
     finish_reason: str = "STOP"
     repeat: Repeat = 1
+    when: str | None = None
+    """Serve this turn only to a request whose user messages contain this text (for
+    concurrent runs, each with its own answers); turns without it serve any request."""
 
 
 _STATUS_NAMES = {
@@ -155,6 +158,8 @@ class Fail(msgspec.Struct, frozen=True, tag="error"):
     retry_delay: NonNegative | None = None
     quota_id: str | None = None
     repeat: Repeat = 1
+    when: str | None = None
+    """As for `Reply`."""
 
     def body(self) -> dict[str, Any]:
         status_name, default_message = _STATUS_NAMES.get(self.status, ("UNKNOWN", "Error."))

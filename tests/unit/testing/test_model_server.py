@@ -258,3 +258,24 @@ def test_stop_closes_idle_keep_alive_connections() -> None:
     model.stop()
     assert time.monotonic() - started < 5
     conn.close()
+
+
+def test_when_routes_turns_by_the_users_text() -> None:
+    scenario = Scenario(
+        turns=[
+            Reply([Text("for alpha")], when="alpha"),
+            Reply([Text("for beta")], when="beta"),
+            Reply([Text("for anyone")]),
+        ]
+    )
+
+    def ask(text: str, role: str = "user") -> str:
+        body = {"contents": [{"role": role, "parts": [{"text": text}]}]}
+        events = sse_events(post(model, STREAM, body)[1])
+        return str(events[0]["candidates"][0]["content"]["parts"][0]["text"])
+
+    with ScriptedModel(scenario) as model:
+        assert ask("please beta") == "for beta"
+        assert ask("model says alpha", role="model") == "for anyone"  # only user text counts
+        assert ask("alpha now") == "for alpha"
+        assert model.turns_left == 0
