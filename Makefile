@@ -46,3 +46,4 @@ record: setup
 # Throughput figures recorded in BENCHMARKS.md.
 bench: setup
 	$(BIN)/python bench/decode_normalize.py --repeat 7
+	$(BIN)/python bench/runner_overhead.py --runs 5
