@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
@@ -234,6 +235,12 @@ class _Server(ThreadingHTTPServer):
     def __init__(self, model: ScriptedModel) -> None:
         self.model = model
         super().__init__(("127.0.0.1", 0), _Handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that was killed mid-connection is expected here, not an error."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):

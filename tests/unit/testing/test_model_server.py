@@ -279,3 +279,15 @@ def test_when_routes_turns_by_the_users_text() -> None:
         assert ask("model says alpha", role="model") == "for anyone"  # only user text counts
         assert ask("alpha now") == "for alpha"
         assert model.turns_left == 0
+
+
+def test_a_client_reset_is_not_reported(capsys: pytest.CaptureFixture[str]) -> None:
+    with ScriptedModel(Scenario(turns=[])) as model:
+        host = urlsplit(model.url)
+        sock = socket.create_connection((host.hostname or "", host.port or 0))
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        sock.sendall(b"POST /v1beta/models/m:countTokens HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}")
+        time.sleep(0.2)
+        sock.close()  # linger 0: the server sees a reset on its next read
+        time.sleep(0.2)
+    assert capsys.readouterr().err == ""
