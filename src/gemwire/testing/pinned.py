@@ -10,13 +10,14 @@ import os
 from pathlib import Path
 
 from gemwire.errors import GeminiNotFound
+from gemwire.runners.discovery import TESTED_VERSIONS
 
 __all__ = ("CURRENT_VERSION", "PINNED_VERSIONS", "pinned_gemini")
 
-CURRENT_VERSION = "0.61.0"
-PINNED_VERSIONS = ("0.61.0", "0.30.0", "0.15.4")
-"""0.61.0 is current; 0.30.0 (slug project folders, single-JSON sessions) and 0.15.4
-(hash project folders) keep the older session-file layouts covered."""
+CURRENT_VERSION = TESTED_VERSIONS[-1]
+PINNED_VERSIONS = tuple(reversed(TESTED_VERSIONS))
+"""Newest first: 0.61.0 is current; 0.30.0 (slug project folders, single-JSON sessions) and
+0.15.4 (hash project folders) keep the older session-file layouts covered."""
 
 
 def _clis_dir() -> Path:
