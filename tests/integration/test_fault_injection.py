@@ -97,3 +97,22 @@ async def test_output_after_the_result_comes_before_turn_completed(tmp_path: Pat
     events, result = await run("output_after_result", tmp_path)
     assert [e.type for e in events][-4:] == ["usage", "message_delta", "notice", "turn_completed"]
     assert result.answer == "answer"
+
+
+async def test_a_newer_cli_than_tested_is_announced(tmp_path: Path) -> None:
+    package = tmp_path / "node_modules" / "@google" / "gemini-cli"
+    package.mkdir(parents=True)
+    (package / "package.json").write_text('{"name": "@google/gemini-cli", "version": "9.0.0"}')
+    launcher = package / "gemini"
+    launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE}" "$@"\n')
+    launcher.chmod(0o755)
+    opts = GeminiOptions(
+        executable=str(launcher), cwd=str(tmp_path), env={"FAKE_GEMINI_MODE": "result_then_exit_3"}
+    )
+    async with run_gemini("hi", opts) as handle:
+        events = [event async for event in handle]
+    message = "Gemini CLI 9.0.0 is newer than the versions gemwire is tested against; unknown output is kept as unknown events"
+    assert events[0] == Notice(
+        agent="gemini", session_id=None, severity="warning", message=message, source="gemwire"
+    )
+    assert handle.result.notices == [events[0]]

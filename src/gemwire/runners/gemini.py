@@ -261,12 +261,11 @@ class GeminiRun:
             self._release()
             raise
         if self._executable.newer_than_tested:
-            self._record(
-                self._notice(
-                    f"Gemini CLI {self._executable.version} is newer than the versions gemwire "
-                    "is tested against; unknown output is kept as unknown events",
-                )
+            notice = self._notice(
+                f"Gemini CLI {self._executable.version} is newer than the versions gemwire "
+                "is tested against; unknown output is kept as unknown events",
             )
+            send.send_nowait(self._record(notice))  # nothing consumed yet; the buffer has room
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(child.send_input, self._data)
