@@ -56,6 +56,13 @@ __all__ = ("GeminiNormalizer", "error_kind_for_exit_code")
 # max_turn_requests, and so do we.
 _TURN_CUT_SHORT = ("Loop detected", "Maximum session turns exceeded")
 
+# Gemini CLI before 0.30 prints this as an *assistant* message when --prompt is used (which
+# gemwire does for --resume there); it is not the model's answer.
+_PROMPT_FLAG_DEPRECATION = (
+    "The --prompt (-p) flag has been deprecated and will be removed in a future version. "
+    "Please use a positional argument for your prompt. See gemini --help for more information.\n"
+)
+
 _FATAL_KINDS = {
     "FatalTurnLimitedError": "turn_limit",
     "FatalAuthenticationError": "auth",
@@ -168,6 +175,8 @@ class GeminiNormalizer:
                 return [SessionStarted(agent=agent, session_id=item.session_id, model=item.model)]
             case MessageEvent(role="user"):
                 return [UserMessage(agent=agent, session_id=sid, text=item.content)]
+            case MessageEvent(content=content) if content == _PROMPT_FLAG_DEPRECATION:
+                return [self._notice("warning", content.rstrip("\n"), "upstream")]
             case MessageEvent():
                 if self._after_tools and self._answer:
                     self._answer.append("\n\n")  # text of a later model turn

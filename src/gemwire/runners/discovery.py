@@ -44,10 +44,13 @@ class GeminiExecutable(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def newer_than_tested(self) -> bool:
-        return self.version is not None and _key(self.version) > _key(TESTED_VERSIONS[-1])
+        return self.version is not None and version_key(self.version) > version_key(
+            TESTED_VERSIONS[-1]
+        )
 
 
-def _key(version: str) -> tuple[int, ...]:
+def version_key(version: str) -> tuple[int, ...]:
+    """``0.61.0`` -> ``(0, 61, 0)``, for comparing versions (pre-release tags ignored)."""
     return tuple(int(part) if part.isdigit() else 0 for part in version.split("-")[0].split("."))
 
 
@@ -95,7 +98,7 @@ def find_gemini(executable: str | None = None, *, cwd: str | None = None) -> Gem
     for source, path in _candidates(executable, start):
         if path.is_file() and os.access(path, os.X_OK):
             version = package_version(path)
-            if version is not None and _key(version) < _key(OLDEST_SUPPORTED):
+            if version is not None and version_key(version) < version_key(OLDEST_SUPPORTED):
                 raise UnsupportedVersion(
                     f"Gemini CLI {version} at {path} is older than {OLDEST_SUPPORTED}, the oldest "
                     f"gemwire supports: npm install -g @google/gemini-cli"

@@ -41,7 +41,7 @@ from gemwire.events import (
 )
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.protocol.gemini import GeminiStreamDecoder
-from gemwire.runners.discovery import GeminiExecutable, find_gemini
+from gemwire.runners.discovery import GeminiExecutable, find_gemini, version_key as _version_key
 from gemwire.runners.session_lock import SessionLock
 
 __all__ = (
@@ -164,8 +164,8 @@ def _named_session(resume: str | None) -> str | None:
     return resume
 
 
-def build_argv(executable: str, options: GeminiOptions) -> list[str]:
-    argv = [executable, "--output-format", "stream-json"]
+def build_argv(executable: GeminiExecutable, options: GeminiOptions) -> list[str]:
+    argv = [executable.path, "--output-format", "stream-json"]
     if options.model:
         argv += ["--model", options.model]
     if options.approval_mode:
@@ -182,6 +182,11 @@ def build_argv(executable: str, options: GeminiOptions) -> list[str]:
         argv += ["--extensions", extension]
     if options.resume:
         argv += ["--resume", options.resume]
+        if executable.version is not None and _version_key(executable.version) < (0, 30, 0):
+            # Before 0.30, --resume with a piped stdin and no --prompt is refused ("you must
+            # provide a message via --prompt (-p) or stdin"). A blank --prompt satisfies the
+            # check; the prompt itself still goes on stdin (the CLI appends "\n\n " to it).
+            argv += ["--prompt", " "]
     if options.session_id:
         argv += ["--session-id", options.session_id]
     return argv
@@ -241,7 +246,7 @@ class GeminiRun:
     async def _running(self) -> AsyncGenerator[GeminiRun]:
         env = self._env
         self._started = time.monotonic()
-        argv = build_argv(self._executable.path, self.options)
+        argv = build_argv(self._executable, self.options)
         send, receive = anyio.create_memory_object_stream[Event](max_buffer_size=256)
         self._receive = receive
         known = self.options.session_id or _named_session(self.options.resume)

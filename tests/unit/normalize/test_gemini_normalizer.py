@@ -238,3 +238,20 @@ def test_any_chunking_of_any_fixture_yields_identical_events(index: int, cuts: l
     points = sorted({min(c, len(data)) for c in cuts})
     chunks = [data[a:b] for a, b in zip([0, *points], [*points, len(data)], strict=True)]
     assert list(replay_gemini_stream(chunks)) == list(replay_gemini_stream([data]))
+
+
+def test_the_0_15_prompt_flag_deprecation_is_a_notice_not_answer_text() -> None:
+    text = (
+        "The --prompt (-p) flag has been deprecated and will be removed in a future version. "
+        "Please use a positional argument for your prompt. See gemini --help for more information.\\n"
+    )
+    events = run(
+        INIT,
+        DELTA % text,
+        DELTA % "It was 7.",
+        '{"type":"result","timestamp":"t","status":"success"}',
+    )
+    assert events[1] == Notice(
+        agent="gemini", session_id="s1", severity="warning", message=text[:-2], source="upstream"
+    )
+    assert completed(events).answer == "It was 7."

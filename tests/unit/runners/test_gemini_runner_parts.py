@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from gemwire import GeminiOptions, ResumeToken, find_gemini, parse_resume_line
+from gemwire import GeminiExecutable, GeminiOptions, ResumeToken, find_gemini, parse_resume_line
 from gemwire.errors import (
     RUN_FAILURES,
     AuthFailed,
@@ -18,6 +18,8 @@ from gemwire.errors import (
 )
 from gemwire.events import ERROR_KINDS
 from gemwire.runners.gemini import build_argv
+
+GEMINI = GeminiExecutable(path="/bin/gemini", version="0.61.0", source="explicit")
 
 
 def test_argv_mirrors_the_options_and_never_carries_the_prompt() -> None:
@@ -32,7 +34,7 @@ def test_argv_mirrors_the_options_and_never_carries_the_prompt() -> None:
         resume="latest",
         session_id="my-id",
     )
-    assert build_argv("/bin/gemini", options) == [
+    assert build_argv(GEMINI, options) == [
         "/bin/gemini",
         "--output-format",
         "stream-json",
@@ -56,7 +58,18 @@ def test_argv_mirrors_the_options_and_never_carries_the_prompt() -> None:
         "--session-id",
         "my-id",
     ]
-    assert build_argv("gemini", GeminiOptions()) == ["gemini", "--output-format", "stream-json"]
+    assert build_argv(GEMINI, GeminiOptions()) == ["/bin/gemini", "--output-format", "stream-json"]
+
+
+def test_before_0_30_resume_gets_a_blank_prompt_flag_and_the_prompt_stays_on_stdin() -> None:
+    old = GeminiExecutable(path="/bin/gemini", version="0.15.4", source="explicit")
+    assert build_argv(old, GeminiOptions(resume="latest"))[-4:] == [
+        "--resume",
+        "latest",
+        "--prompt",
+        " ",
+    ]
+    assert build_argv(GEMINI, GeminiOptions(resume="latest"))[-2:] == ["--resume", "latest"]
 
 
 @pytest.mark.parametrize(
