@@ -25,8 +25,8 @@ __all__ = (
     "SessionMetrics",
     "TokenMetrics",
     "ToolCallDecisions",
+    "ToolCallStats",
     "ToolMetrics",
-    "ToolNameMetrics",
 )
 
 UPSTREAM_VERSION = "0.61.0"
@@ -75,7 +75,7 @@ class ToolCallDecisions(msgspec.Struct, frozen=True, kw_only=True):
     auto_accept: int | UnsetType = UNSET  # 0.30+
 
 
-class ToolNameMetrics(msgspec.Struct, frozen=True, kw_only=True):
+class ToolCallStats(msgspec.Struct, frozen=True, kw_only=True):
     count: int
     success: int
     fail: int
@@ -89,7 +89,7 @@ class ToolMetrics(msgspec.Struct, frozen=True, kw_only=True):
     totalFail: int
     totalDurationMs: int
     totalDecisions: ToolCallDecisions
-    byName: dict[str, ToolNameMetrics]
+    byName: dict[str, ToolCallStats]
 
 
 class FileMetrics(msgspec.Struct, frozen=True, kw_only=True):
