@@ -353,6 +353,7 @@ async def test_runs_of_one_session_queue_and_other_sessions_run_alongside(tmp_pa
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(600)  # 50 real CLIs on two cores: about 100 s here, more under load
 async def test_fifty_concurrent_runs_do_not_cross_talk(tmp_path: Path) -> None:
     count = 50
     scenario = Scenario(

@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Self
@@ -131,13 +132,21 @@ class IsolatedGemini:
         tmp = self.gemini_dir / "tmp"
         return sorted(p for p in tmp.glob("*/chats/**/*") if p.is_file())
 
-    def live_processes(self) -> list[int]:
+    def live_processes(self, settle: float = 5.0) -> list[int]:
         """PIDs of live processes started in this environment (Linux ``/proc``).
 
         Every process of a run inherits ``GEMINI_CLI_HOME`` from `environ()`, grandchildren
         included, so an empty list after a run means nothing was left behind. Zombies are
-        dead and not counted (some sandboxes' PID 1 never reaps them).
+        dead and not counted (some sandboxes' PID 1 never reaps them). A process killed a
+        moment ago may still be exiting on a loaded machine, so while any is found this
+        looks again for up to ``settle`` seconds.
         """
+        deadline = time.monotonic() + settle
+        while (found := self._processes()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return found
+
+    def _processes(self) -> list[int]:
         marker = f"GEMINI_CLI_HOME={self.home}".encode()
         found = []
         for environ in Path("/proc").glob("[0-9]*/environ"):

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import anyio
@@ -12,7 +13,15 @@ from gemwire.errors import AgentNotFound
 pytestmark = pytest.mark.anyio
 
 
-def processes_in_group(pgid: int) -> list[int]:
+def processes_in_group(pgid: int, settle: float = 5.0) -> list[int]:
+    """`_live_in_group`, looking again for a moment: a killed process may still be exiting."""
+    deadline = time.monotonic() + settle
+    while (found := _live_in_group(pgid)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return found
+
+
+def _live_in_group(pgid: int) -> list[int]:
     """Live PIDs whose process group is ``pgid`` (from /proc; no pgrep needed).
 
     Zombies are dead: in some sandboxes PID 1 never reaps orphans, so they linger.
