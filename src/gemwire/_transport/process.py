@@ -213,9 +213,11 @@ class Child:
                 await self._process.wait()
 
     def kill_leftovers(self) -> None:
-        """Kill whatever the child left running (background shell commands), in its group
-        or anywhere else."""
-        kill_process_group(self.pid, signal.SIGKILL)
+        """Kill whatever the exited child left running (background shell commands).
+
+        By the run's tag only: once the leader is reaped and its group is empty, its pid
+        (and so the group id) may already belong to an unrelated process (pid_max can be
+        as low as 32768)."""
         _signal_all(tagged_processes(self._tag), signal.SIGKILL)
 
     async def aclose(self) -> None:
