@@ -389,3 +389,16 @@ async def test_fifty_concurrent_runs_do_not_cross_talk(tmp_path: Path) -> None:
         assert {e.session_id for e in events if e.type != "notice"} == {result.session_id}
     assert len({result.session_id for _, result in results.values()}) == count
     assert [pid for env in homes for pid in env.live_processes()] == []
+
+
+def test_resume_on_0_15_4_which_refuses_a_stdin_only_prompt(tmp_path: Path) -> None:
+    scenario = Scenario(turns=[Reply([Text("I will remember 7.")]), Reply([Text("It was 7.")])])
+    with ScriptedModel(scenario) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        base = GeminiOptions(
+            cwd=str(env.workspace), env=env.environ(), executable=str(pinned_gemini("0.15.4"))
+        )
+        first = run_gemini_sync("remember the number 7", base)
+        second = run_gemini_sync("which number?", msgspec.structs.replace(base, resume="latest"))
+    assert (first.ok, second.ok, second.answer) == (True, True, "It was 7.")
+    assert second.session_id == first.session_id
