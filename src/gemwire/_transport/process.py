@@ -24,7 +24,6 @@ import contextlib
 import fcntl
 import os
 import signal
-import time
 import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -244,7 +243,6 @@ class ProcessOutput(msgspec.Struct, frozen=True, kw_only=True):
     stdout: bytes
     stderr: bytes
     timed_out: bool
-    duration: float
 
 
 async def run_process(
@@ -264,7 +262,6 @@ async def run_process(
     Raises `AgentNotFound` when ``argv[0]`` cannot be executed.
     """
     captured = {"stdout": bytearray(), "stderr": bytearray()}
-    started = time.monotonic()
 
     async def drain(child: Child, stream: str) -> None:
         while data := await child.read(stream):
@@ -285,5 +282,4 @@ async def run_process(
         stdout=bytes(captured["stdout"]),
         stderr=bytes(captured["stderr"]),
         timed_out=scope.cancelled_caught,
-        duration=time.monotonic() - started,
     )

@@ -294,7 +294,8 @@ class _Handler(BaseHTTPRequestHandler):
             if turn is None:
                 message = (
                     f"gemwire scripted model: no turn left for streaming request "
-                    f"{model.streaming_requests + 1} (the scenario has {model.turns_served})"
+                    f"{model.streaming_requests + 1} ({model.turns_served} of "
+                    f"{model.turns_served + model.turns_left} served)"
                 )
                 model._problem(message)
                 status, reply = 400, _error_body(400, message)

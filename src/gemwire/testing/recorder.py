@@ -106,6 +106,7 @@ class RunRecord(msgspec.Struct, frozen=True, kw_only=True):
     argv: list[str]
     exit_code: int
     timed_out: bool
+    prompt: str
 
 
 class CaseRun(msgspec.Struct, frozen=True, kw_only=True):
@@ -239,9 +240,13 @@ def record_case(
                 meta["formats"][output_format] = {
                     "runs": [
                         msgspec.to_builtins(
-                            RunRecord(argv=argv, exit_code=o.returncode, timed_out=o.timed_out)
+                            RunRecord(
+                                argv=argv,
+                                exit_code=o.returncode,
+                                timed_out=o.timed_out,
+                                prompt=run.prompt,
+                            )
                         )
-                        | {"prompt": run.prompt}
                         for argv, o, run in zip(
                             result.argvs, result.outputs, case.runs, strict=True
                         )

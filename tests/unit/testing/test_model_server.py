@@ -192,11 +192,11 @@ def test_unforeseen_requests_are_refused_fast_and_listed_as_problems() -> None:
         other = post(model, "/v1beta/models/x:embedContent")
     assert status == 400
     assert json.loads(data)["error"]["message"] == (
-        "gemwire scripted model: no turn left for streaming request 1 (the scenario has 0)"
+        "gemwire scripted model: no turn left for streaming request 1 (0 of 0 served)"
     )
     assert other[0] == 404
     assert model.problems == [
-        "gemwire scripted model: no turn left for streaming request 1 (the scenario has 0)",
+        "gemwire scripted model: no turn left for streaming request 1 (0 of 0 served)",
         "gemwire scripted model: no such endpoint POST /v1beta/models/x:embedContent",
     ]
 
