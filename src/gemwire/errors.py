@@ -9,6 +9,7 @@ chained with ``raise ... from exc``.
     │   └── GeminiNotFound         ... the Gemini CLI; the message carries the install command
     ├── UnsupportedVersion         the agent is older than gemwire supports
     ├── PromptTooLarge             the prompt is over what the agent accepts on stdin
+    ├── InvalidOptions             options that contradict each other (also a ValueError)
     ├── ProtocolError              the bytes are not the protocol (only raised in strict mode;
     │   │                          lenient decoding reports problems as records instead)
     │   └── MalformedMessageError  a line that is not a known message of the known shape
@@ -47,6 +48,7 @@ __all__ = (
     "GeminiNotFound",
     "GemwireError",
     "InvalidInput",
+    "InvalidOptions",
     "MalformedMessageError",
     "PromptTooLarge",
     "ProtocolError",
@@ -103,6 +105,10 @@ class UnsupportedVersion(GemwireError):
 
 class PromptTooLarge(GemwireError, ValueError):
     """The prompt is larger than the agent reads from stdin (it would be cut silently)."""
+
+
+class InvalidOptions(GemwireError, ValueError):
+    """Run options that cannot work together; nothing was started."""
 
 
 class RunFailed(GemwireError):

@@ -14,6 +14,7 @@ from gemwire.errors import (
     AuthFailed,
     GeminiNotFound,
     GemwireError,
+    InvalidOptions,
     PromptTooLarge,
     RunTimedOut,
     UntrustedWorkspace,
@@ -271,6 +272,61 @@ async def test_resume_continues_the_same_session(tmp_path: Path) -> None:
     assert second.session_id == first.session_id
     assert second.answer == "It was 7."
     assert "remember the number 7" in model.requests[-1].texts()
+
+
+async def test_json_output_format_gives_the_same_result(tmp_path: Path) -> None:
+    scenario = Scenario(
+        turns=[
+            Reply(
+                [
+                    Text("Writing."),
+                    FunctionCall("write_file", {"file_path": "hi.txt", "content": "hi\n"}),
+                ]
+            ),
+            Reply([Text("Done.")]),
+        ]
+    )
+    events, result, env, model = await run(
+        scenario, "write hi.txt", tmp_path, approval_mode="yolo", output_format="json"
+    )
+    assert [e.type for e in events] == [
+        "session_started",
+        "message_delta",
+        "usage",
+        "turn_completed",
+    ]
+    assert (result.ok, result.stop_reason, result.error, result.exit_code) == (
+        True,
+        "end_turn",
+        None,
+        0,
+    )
+    assert result.answer == "Done."  # the json format keeps only the last model turn's text
+    assert result.files_changed == []  # ... and reports no tool calls
+    assert (env.workspace / "hi.txt").read_text() == "hi\n"
+    assert result.session_id == events[0].session_id is not None
+    assert result.usage is not None
+    assert result.usage.total_tokens == 2 * 110 + 2  # two model turns + the router call
+    assert env.live_processes() == []
+    assert model.problems == []
+
+
+async def test_json_output_format_reads_fatal_errors_from_stderr(tmp_path: Path) -> None:
+    events, result, _, _ = await run(
+        Scenario(turns=[], api_key="the-real-one"), "hi", tmp_path, output_format="json"
+    )
+    assert [e.type for e in events] == ["session_started", "turn_completed"]
+    assert result.error is not None
+    assert (result.error.kind, result.error.exit_code) == ("auth", 144)
+    assert "API key not valid" in result.error.message
+    assert result.session_id == events[0].session_id is not None
+
+
+def test_json_output_format_refuses_what_it_cannot_watch() -> None:
+    for budget in ({"idle_timeout": 5.0}, {"max_tool_calls": 3}):
+        options = GeminiOptions(output_format="json", executable=str(pinned_gemini()), **budget)
+        with pytest.raises(InvalidOptions, match="need output_format='stream-json'"):
+            run_gemini_sync("hi", options)
 
 
 def test_refusals_before_starting_anything(tmp_path: Path) -> None:

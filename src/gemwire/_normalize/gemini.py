@@ -8,11 +8,16 @@ from ``finish()``. The mapping is documented, row by row, in docs/events.md.
 
 from __future__ import annotations
 
-import re
 from typing import Literal
 
 import msgspec
 
+from gemwire._normalize.gemini_errors import (
+    FATAL_KINDS,
+    TURN_CUT_SHORT,
+    api_error_kind,
+    missing_result_error,
+)
 from gemwire._normalize.gemini_tools import describe_tool, find_unified_diff
 from gemwire.events import (
     Event,
@@ -50,11 +55,7 @@ from gemwire.wire.gemini_stream import (
     ToolUseEvent,
 )
 
-__all__ = ("GeminiNormalizer", "error_kind_for_exit_code")
-
-# Warnings after which Gemini ends the turn early; its ACP mode reports both as
-# max_turn_requests, and so do we.
-_TURN_CUT_SHORT = ("Loop detected", "Maximum session turns exceeded")
+__all__ = ("GeminiNormalizer",)
 
 # Gemini CLI before 0.30 prints this as an *assistant* message when --prompt is used (which
 # gemwire does for --resume there); it is not the model's answer.
@@ -62,53 +63,6 @@ _PROMPT_FLAG_DEPRECATION = (
     "The --prompt (-p) flag has been deprecated and will be removed in a future version. "
     "Please use a positional argument for your prompt. See gemini --help for more information.\n"
 )
-
-_FATAL_KINDS = {
-    "FatalTurnLimitedError": "turn_limit",
-    "FatalAuthenticationError": "auth",
-    "FatalInputError": "input",
-    "FatalConfigError": "config",
-    "FatalSandboxError": "config",
-    "FatalUntrustedWorkspaceError": "untrusted",
-    "FatalToolExecutionError": "agent",
-    "FatalCancellationError": "cancelled",
-}
-
-_EXIT_KINDS = {
-    41: "auth",
-    42: "input",
-    44: "config",
-    52: "config",
-    53: "turn_limit",
-    54: "agent",
-    55: "untrusted",
-    130: "cancelled",
-    145: "auth",  # HTTP 401 & 0xFF
-    147: "auth",  # HTTP 403 & 0xFF
-    173: "rate_limited",  # HTTP 429 & 0xFF
-}
-
-_HTTP_CODE = re.compile(r'"code":\s*(\d{3})')
-
-
-def error_kind_for_exit_code(exit_code: int) -> str:
-    """The failure kind Gemini CLI's exit code stands for (gemini-protocol.md §3.7)."""
-    if exit_code in _EXIT_KINDS:
-        return _EXIT_KINDS[exit_code]
-    if exit_code < 0:  # killed by a signal
-        return "crashed"
-    # API errors exit with the HTTP status truncated to 8 bits (400..511 -> 144..255).
-    return "api" if exit_code >= 144 else "agent"
-
-
-def _api_error_kind(message: str) -> str:
-    match = _HTTP_CODE.search(message)
-    code = int(match.group(1)) if match else None
-    if code == 429 or "Resource has been exhausted" in message:
-        return "rate_limited"
-    if code in (401, 403) or "API key not valid" in message:
-        return "auth"
-    return "api"
 
 
 def _usage(stats: StreamStats) -> TokenUsage:
@@ -189,7 +143,7 @@ class GeminiNormalizer:
             case ToolResultEvent():
                 return self._finish_call(item)
             case ErrorEvent():
-                if item.message.startswith(_TURN_CUT_SHORT):
+                if item.message.startswith(TURN_CUT_SHORT):
                     self._cut_short = True
                 if item.severity == "error":
                     self._last_error_notice = item.message
@@ -231,20 +185,11 @@ class GeminiNormalizer:
                 )
             )
             return events
-        if exit_code is None:
-            kind, message = "protocol", "the stream ended without a result"
-        elif exit_code == 0:
-            kind, message = "crashed", "the agent exited without a result"
-        else:
-            kind, message = (
-                error_kind_for_exit_code(exit_code),
-                f"the agent exited with code {exit_code} without a result",
-            )
         events.append(
             self._complete(
                 ok=False,
                 stop_reason="error",
-                error=TurnError(kind=kind, message=message, exit_code=exit_code),
+                error=missing_result_error(exit_code),
                 usage=None,
                 duration_ms=None,
             )
@@ -370,10 +315,8 @@ class GeminiNormalizer:
             )
             return events
         if isinstance(item.error, WireError):
-            kind = _FATAL_KINDS.get(item.error.type) or (
-                _api_error_kind(item.error.message)
-                if "API Error" in item.error.message
-                else "agent"
+            kind = FATAL_KINDS.get(item.error.type) or (
+                api_error_kind(item.error.message) if "API Error" in item.error.message else "agent"
             )
             error = TurnError(kind=kind, message=item.error.message)
         else:

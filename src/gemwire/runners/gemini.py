@@ -26,9 +26,8 @@ import anyio
 import msgspec
 from anyio.abc import ObjectSendStream
 
-from gemwire._normalize.gemini import GeminiNormalizer
 from gemwire._transport.process import Child
-from gemwire.errors import RUN_FAILURES, GemwireError, PromptTooLarge, RunFailed
+from gemwire.errors import RUN_FAILURES, GemwireError, InvalidOptions, PromptTooLarge, RunFailed
 from gemwire.events import (
     Event,
     FileChanged,
@@ -40,7 +39,7 @@ from gemwire.events import (
     TurnError,
 )
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
-from gemwire.protocol.gemini import GeminiStreamDecoder
+from gemwire.runners._gemini_outputs import JsonReader, OutputReader, StreamJsonReader
 from gemwire.runners.discovery import GeminiExecutable, find_gemini, version_key as _version_key
 from gemwire.runners.session_lock import SessionLock
 
@@ -65,10 +64,12 @@ STDERR_GRACE = 2.0
 """Seconds to wait for the rest of stderr after the CLI exited (a grandchild may hold it)."""
 
 _STDERR_TAIL_LINES = 200
+_STDERR_LINE_BYTES = 1 << 16
 _RETRY_LINE = re.compile(r"^Attempt (\d+) failed\b")
 _RATE_LIMITED = ("429", "Resource has been exhausted", "RESOURCE_EXHAUSTED")
 
 ApprovalMode = Literal["default", "auto_edit", "yolo", "plan"]
+OutputFormat = Literal["stream-json", "json"]
 
 
 class GeminiOptions(msgspec.Struct, frozen=True, kw_only=True):
@@ -105,7 +106,12 @@ class GeminiOptions(msgspec.Struct, frozen=True, kw_only=True):
     max_rate_limit_retries: int | None = None
     """Stop the run (``rate_limited``) after this many 429 retries instead of letting the
     CLI back off for minutes. ``None``: let the CLI retry (``general.maxAttempts``)."""
+    output_format: OutputFormat = "stream-json"
+    """``json`` makes the CLI print one document at the end: the same `RunResult`, but no
+    tool-call events, no changed files, and an answer holding only the last model turn's
+    text. It cannot be combined with ``idle_timeout`` or ``max_tool_calls``."""
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    """Longer stdout lines (stream-json) or documents (json) are skipped with a notice."""
 
 
 class ResumeToken(msgspec.Struct, frozen=True, kw_only=True):
@@ -165,7 +171,7 @@ def _named_session(resume: str | None) -> str | None:
 
 
 def build_argv(executable: GeminiExecutable, options: GeminiOptions) -> list[str]:
-    argv = [executable.path, "--output-format", "stream-json"]
+    argv = [executable.path, "--output-format", options.output_format]
     if options.model:
         argv += ["--model", options.model]
     if options.approval_mode:
@@ -192,6 +198,12 @@ def build_argv(executable: GeminiExecutable, options: GeminiOptions) -> list[str
     return argv
 
 
+def _reader(options: GeminiOptions, cwd: str) -> OutputReader:
+    if options.output_format == "json":
+        return JsonReader(max_line_bytes=options.max_line_bytes)
+    return StreamJsonReader(cwd=cwd, max_line_bytes=options.max_line_bytes)
+
+
 class GeminiRun:
     """One run of the Gemini CLI; iterate it for events, then read `result`."""
 
@@ -204,9 +216,16 @@ class GeminiRun:
                 f"the prompt is {len(self._data)} bytes; Gemini CLI reads at most "
                 f"{MAX_PROMPT_BYTES} from stdin and would drop the rest silently"
             )
+        if options.output_format == "json" and (
+            options.idle_timeout is not None or options.max_tool_calls is not None
+        ):
+            raise InvalidOptions(
+                "idle_timeout and max_tool_calls need output_format='stream-json': "
+                "the json format prints nothing until the run is over"
+            )
         self._cwd = str(Path(options.cwd or os.getcwd()).resolve())
         self._executable = find_gemini(options.executable, cwd=self._cwd)
-        self._normalizer = GeminiNormalizer(cwd=self._cwd)
+        self._output = _reader(options, self._cwd)
         self._stderr_tail: deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
         self._events: list[Event] = []
         self._stopped: TurnError | None = None
@@ -290,9 +309,7 @@ class GeminiRun:
             self._release()
             receive.close()
             if self._result is None:  # left early: the events go nowhere, the result counts
-                self._take(
-                    self._normalizer.finish(exit_code=child.returncode, stopped=self._stopped)
-                )
+                self._take(self._output.finish(exit_code=child.returncode, stopped=self._stopped))
                 self._complete(child.returncode)
 
     def _notice(
@@ -300,7 +317,7 @@ class GeminiRun:
     ) -> Notice:
         return Notice(
             agent="gemini",
-            session_id=self._normalizer.session_id,
+            session_id=self._output.session_id,
             severity=severity,
             message=message,
             source="gemwire",
@@ -317,7 +334,6 @@ class GeminiRun:
 
     async def _read_stdout(self, child: Child, send: ObjectSendStream[Event]) -> None:
         options = self.options
-        decoder = GeminiStreamDecoder(max_line_bytes=options.max_line_bytes)
         async with send:
             with anyio.move_on_after(options.timeout) as wall:
                 while True:
@@ -333,25 +349,23 @@ class GeminiRun:
                         break
                     if not data:
                         break
-                    for item in decoder.feed(data):
-                        for event in self._take(self._normalizer.feed(item)):
-                            if isinstance(event, SessionStarted):
-                                self._lock_new_session(event.session_id)
-                            await send.send(event)
-                            await self._check_budget(child, event)
+                    for event in self._take(self._output.feed(data)):
+                        if isinstance(event, SessionStarted):
+                            self._lock_new_session(event.session_id)
+                        await send.send(event)
+                        await self._check_budget(child, event)
             if wall.cancelled_caught:
                 await self._stop(
                     child, "timeout", f"the run took longer than {options.timeout:g} s"
                 )
-            items = decoder.close()
             exit_code = await child.wait()
-            tail = [event for item in items for event in self._normalizer.feed(item)]
-            tail += self._normalizer.finish(exit_code=exit_code, stopped=self._stopped)
-            for event in self._take(tail):
-                await send.send(event)
+            # json-format errors arrive on stderr: read it to the end first (boundedly).
             with anyio.move_on_after(STDERR_GRACE):
                 await self._stderr_done.wait()
             self._notices_closed = True
+            tail = self._output.finish(exit_code=exit_code, stopped=self._stopped)
+            for event in self._take(tail):
+                await send.send(event)
             await send.send(self._complete(exit_code))
 
     def _take(self, events: list[Event]) -> list[Event]:
@@ -407,6 +421,9 @@ class GeminiRun:
         async with send:
             while data := await child.read("stderr"):
                 *lines, pending = (pending + data).split(b"\n")
+                if len(pending) > _STDERR_LINE_BYTES:  # no newline in sight: don't hoard
+                    lines.append(pending)
+                    pending = b""
                 for raw in lines:
                     await self._stderr_line(child, send, raw.decode(errors="replace"))
             if pending:
@@ -417,11 +434,16 @@ class GeminiRun:
         if self._secret:
             line = line.replace(self._secret, "***")
         self._stderr_tail.append(line[:2000])
+        for event in self._take(self._output.stderr_line(line)):
+            if isinstance(event, SessionStarted):
+                self._lock_new_session(event.session_id)
+            if not self._notices_closed:
+                await send.send(event)
         if self._notices_closed or not _RETRY_LINE.match(line):
             return
         notice = Notice(
             agent="gemini",
-            session_id=self._normalizer.session_id,
+            session_id=self._output.session_id,
             severity="warning",
             message=line,
             source="stderr",

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from gemwire import replay_gemini_stream
-from gemwire._normalize.gemini import GeminiNormalizer, error_kind_for_exit_code
+from gemwire._normalize.gemini import GeminiNormalizer
+from gemwire._normalize.gemini_errors import error_kind_for_exit_code
 from gemwire.events import (
     Event,
     FileChanged,
