@@ -232,6 +232,41 @@ async def test_max_tool_calls_stops_the_run(tmp_path: Path) -> None:
     assert env.live_processes() == []
 
 
+async def test_max_model_turns_stops_the_run(tmp_path: Path) -> None:
+    ls = FunctionCall("list_directory", {"dir_path": "."})
+    scenario = Scenario(
+        turns=[
+            Reply([Text("Looking."), FunctionCalls([ls, ls])]),
+            Reply([ls]),
+            Reply(
+                [Text("Still looking."), FunctionCall("run_shell_command", {"command": "sleep 60"})]
+            ),
+            Reply([Text("never reached")]),
+        ]
+    )
+    events, result, env, model = await run(
+        scenario, "list", tmp_path, max_model_turns=2, approval_mode="yolo"
+    )
+    # Turns 1 (text + two calls) and 2 (one call) run; turn 3's text stops the run.
+    assert [e.type for e in events if e.type.startswith("tool_call")][:6] == [
+        "tool_call_started",
+        "tool_call_started",
+        "tool_call_finished",
+        "tool_call_finished",
+        "tool_call_started",
+        "tool_call_finished",
+    ]
+    assert result.error is not None
+    assert (result.error.kind, result.error.message) == (
+        "cancelled",
+        "more than 2 model turns (max_model_turns)",
+    )
+    assert result.stop_reason == "cancelled"
+    assert result.answer == "Looking.\n\nStill looking."
+    assert [r.turn for r in model.requests if r.rpc == "streamGenerateContent"] == [0, 1, 2]
+    assert env.live_processes() == []
+
+
 async def test_429_retries_show_as_notices_and_the_run_succeeds(tmp_path: Path) -> None:
     scenario = Scenario(
         turns=[Fail(429, retry_delay=1, quota_id="PerMinute"), Reply([Text("Hello.")])]
@@ -323,7 +358,7 @@ async def test_json_output_format_reads_fatal_errors_from_stderr(tmp_path: Path)
 
 
 def test_json_output_format_refuses_what_it_cannot_watch() -> None:
-    for budget in ({"idle_timeout": 5.0}, {"max_tool_calls": 3}):
+    for budget in ({"idle_timeout": 5.0}, {"max_tool_calls": 3}, {"max_model_turns": 1}):
         options = GeminiOptions(output_format="json", executable=str(pinned_gemini()), **budget)
         with pytest.raises(InvalidOptions, match="need output_format='stream-json'"):
             run_gemini_sync("hi", options)

@@ -31,9 +31,11 @@ from gemwire.errors import RUN_FAILURES, GemwireError, InvalidOptions, PromptToo
 from gemwire.events import (
     Event,
     FileChanged,
+    MessageDelta,
     Notice,
     SessionStarted,
     TokenUsage,
+    ToolCallFinished,
     ToolCallStarted,
     TurnCompleted,
     TurnError,
@@ -103,13 +105,18 @@ class GeminiOptions(msgspec.Struct, frozen=True, kw_only=True):
     """Seconds without any output on stdout; then it is stopped (``timeout``)."""
     max_tool_calls: int | None = None
     """Stop the run (``cancelled``) when the model starts more tool calls than this."""
+    max_model_turns: int | None = None
+    """Stop the run (``cancelled``) when the model starts more turns than this. A model
+    turn is seen when it writes text or calls a tool after the previous turn's tool
+    results (Gemini's own limit, ``model.maxSessionTurns``, counts the whole session)."""
     max_rate_limit_retries: int | None = None
     """Stop the run (``rate_limited``) after this many 429 retries instead of letting the
     CLI back off for minutes. ``None``: let the CLI retry (``general.maxAttempts``)."""
     output_format: OutputFormat = "stream-json"
     """``json`` makes the CLI print one document at the end: the same `RunResult`, but no
     tool-call events, no changed files, and an answer holding only the last model turn's
-    text. It cannot be combined with ``idle_timeout`` or ``max_tool_calls``."""
+    text. It cannot be combined with ``idle_timeout`` or the budgets (``max_tool_calls``,
+    ``max_model_turns``), which need events as they happen."""
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     """Longer stdout lines (stream-json) or documents (json) are skipped with a notice."""
 
@@ -216,11 +223,10 @@ class GeminiRun:
                 f"the prompt is {len(self._data)} bytes; Gemini CLI reads at most "
                 f"{MAX_PROMPT_BYTES} from stdin and would drop the rest silently"
             )
-        if options.output_format == "json" and (
-            options.idle_timeout is not None or options.max_tool_calls is not None
-        ):
+        watched = ("idle_timeout", "max_tool_calls", "max_model_turns")
+        if options.output_format == "json" and any(getattr(options, w) for w in watched):
             raise InvalidOptions(
-                "idle_timeout and max_tool_calls need output_format='stream-json': "
+                f"{', '.join(watched)} need output_format='stream-json': "
                 "the json format prints nothing until the run is over"
             )
         self._cwd = str(Path(options.cwd or os.getcwd()).resolve())
@@ -232,6 +238,8 @@ class GeminiRun:
         self._held: TurnCompleted | None = None  # sent last, once the exit code is known
         self._rate_limit_retries = 0
         self._tool_calls = 0
+        self._model_turns = 0
+        self._in_model_turn = False
         self._started = 0.0
         self._result: RunResult | None = None
         self._receive: AsyncIterator[Event] | None = None
@@ -408,12 +416,24 @@ class GeminiRun:
             self._lock = None
 
     async def _check_budget(self, child: Child, event: Event) -> None:
-        limit = self.options.max_tool_calls
-        if isinstance(event, ToolCallStarted) and limit is not None:
-            self._tool_calls += 1
-            if self._tool_calls > limit:
+        options = self.options
+        if isinstance(event, (MessageDelta, ToolCallStarted)) and not self._in_model_turn:
+            self._in_model_turn = True
+            self._model_turns += 1
+            limit = options.max_model_turns
+            if limit is not None and self._model_turns > limit:
                 await self._stop(
-                    child, "cancelled", f"more than {limit} tool calls (max_tool_calls)"
+                    child, "cancelled", f"more than {limit} model turns (max_model_turns)"
+                )
+        elif isinstance(event, ToolCallFinished):
+            self._in_model_turn = False
+        if isinstance(event, ToolCallStarted) and options.max_tool_calls is not None:
+            self._tool_calls += 1
+            if self._tool_calls > options.max_tool_calls:
+                await self._stop(
+                    child,
+                    "cancelled",
+                    f"more than {options.max_tool_calls} tool calls (max_tool_calls)",
                 )
 
     async def _read_stderr(self, child: Child, send: ObjectSendStream[Event]) -> None:
