@@ -11,9 +11,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
+@pytest.fixture(params=["asyncio", "trio"])
+def anyio_backend(request: pytest.FixtureRequest) -> str:
+    """Every async test runs on both anyio backends (tests/e2e: asyncio, see its conftest)."""
+    return str(request.param)
 
 
 @pytest.fixture

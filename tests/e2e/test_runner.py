@@ -35,6 +35,9 @@ from gemwire.testing import (
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
+# The lifecycle tests also run on trio; the rest on asyncio only (tests/e2e/conftest.py).
+BOTH_BACKENDS = pytest.mark.parametrize("anyio_backend", ["asyncio", "trio"])
+
 
 async def run(
     scenario: Scenario,
@@ -66,6 +69,7 @@ async def run(
         return events, handle.result, env, model
 
 
+@BOTH_BACKENDS
 async def test_a_multi_tool_run(tmp_path: Path) -> None:
     scenario = Scenario(
         files={"old.txt": "old\n"},
@@ -169,6 +173,7 @@ async def test_a_wrong_key_is_auth_and_keeps_the_session(tmp_path: Path) -> None
     assert result.session_id is not None
 
 
+@BOTH_BACKENDS
 async def test_a_hanging_model_times_out_and_nothing_is_left(tmp_path: Path) -> None:
     scenario = Scenario(turns=[Reply([Text("partial "), Hang()])])
     events, result, env, _ = await run(scenario, "hi", tmp_path, timeout=6)
@@ -197,6 +202,7 @@ async def test_idle_timeout(tmp_path: Path) -> None:
     assert env.live_processes() == []
 
 
+@BOTH_BACKENDS
 async def test_leaving_during_a_long_shell_command_stops_everything(tmp_path: Path) -> None:
     scenario = Scenario(
         turns=[
