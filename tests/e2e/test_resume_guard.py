@@ -49,6 +49,7 @@ def scenario() -> Scenario:
     )
 
 
+@pytest.mark.xfail(reason="the guard needs the sessions API (issue 5)", strict=True)
 async def test_a_resumed_session_survives_the_next_start(tmp_path: Path) -> None:
     with (
         ScriptedModel(scenario()) as model,
