@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -62,9 +61,3 @@ def materialize(tmp_path: Path) -> Callable[[str, str], Materialized]:
         return Materialized(RECORDINGS / version / case / output_format, tmp_path / str(count))
 
     return make
-
-
-def copy_file(source: Path, target: Path) -> Path:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, target)
-    return target

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import Materialized, copy_file
 
 from gemwire.errors import SessionNotFound
 from gemwire.sessions import GeminiHome, project_hash
 
-Make = Callable[[str, str], Materialized]
+Make = Callable[[str, str], Any]  # conftest.Materialized
 
 
 def test_slug_layout_of_0_61(materialize: Make) -> None:
@@ -99,7 +100,7 @@ def test_find_follows_gemini_resume(materialize: Make, tmp_path: Path) -> None:
     run = materialize("0.61.0", "session_subagent")
     other = materialize("0.61.0", "session_resume_edits")
     for path in other.session_files():  # a second, later session in the same project
-        copy_file(path, run.chats / path.name)
+        shutil.copyfile(path, run.chats / path.name)
     home = GeminiHome(run.home)
     first, second = home.sessions(run.workspace)
     assert (first.index, second.index) == (1, 2)
@@ -109,7 +110,7 @@ def test_find_follows_gemini_resume(materialize: Make, tmp_path: Path) -> None:
     for wrong in ("0", "3", "01", "+1", "²", str(first.id)[:8], "late"):
         with pytest.raises(SessionNotFound, match="Invalid session identifier"):
             home.find(wrong, run.workspace)
-    with pytest.raises(SessionNotFound, match="No previous sessions found for this project."):
+    with pytest.raises(SessionNotFound, match=r"No previous sessions found for this project\."):
         home.find("latest", tmp_path)
 
 
@@ -119,11 +120,11 @@ def test_paths_must_stay_inside_the_home(materialize: Make, tmp_path: Path) -> N
     [path] = run.session_files()
     assert home.find(str(path)).id == "a5478449-32e7-46a4-aabf-2699160a708e"
     assert home.find(str(path)).project == str(run.workspace)
-    outside = copy_file(path, tmp_path / "session-x.jsonl")
+    outside = Path(shutil.copyfile(path, tmp_path / "session-x.jsonl"))
     (run.chats / "link.jsonl").symlink_to(outside)
     escapes = [str(outside), str(run.chats / ".." / ".." / ".." / ".." / outside.name)]
     for ref in [*escapes, str(run.chats / "link.jsonl"), "../../etc/passwd"]:
-        with pytest.raises(SessionNotFound, match="not a session file in|no session file"):
+        with pytest.raises(SessionNotFound, match=r"not a session file in|no session file"):
             home.find(ref)
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import RECORDINGS, Materialized
 
 from gemwire._normalize.gemini import GeminiNormalizer
 from gemwire.events import (
@@ -26,6 +26,7 @@ from gemwire.protocol.gemini import GeminiStreamDecoder
 from gemwire.sessions import GeminiHome, load_session
 
 # <version>/<case>/stream-json/gemini-home/tmp/<project>/chats/session-*
+RECORDINGS = Path(__file__).resolve().parents[2] / "fixtures" / "gemini"
 RECORDED = sorted(
     {p.parents[5] for p in RECORDINGS.glob("*/*/stream-json/gemini-home/tmp/*/chats/session-*")}
 )
@@ -48,7 +49,8 @@ def facts(events: list[Event]) -> dict[str, object]:
 
 @pytest.mark.parametrize("case", RECORDED, ids=lambda p: f"{p.parts[-2]}/{p.name}")
 def test_saved_session_agrees_with_the_live_stream(
-    case: Path, materialize: Callable[[str, str], Materialized]
+    case: Path,
+    materialize: Callable[[str, str], Any],  # conftest.Materialized
 ) -> None:
     run = materialize(case.parent.name, case.name)
     cwd = str(run.workspace)
