@@ -206,10 +206,10 @@ def test_cli_list_show_export(materialize: Make) -> None:
     }
     assert listed["project"] == str(run.workspace)
     code, out = cli("list", *where)
-    assert (code, out) == (
-        0,
+    assert code == 0
+    assert out == (
         "  1. where is add defined? (2026-11-22T15:34:31.512Z, 5 messages, 1 subagents) "
-        "[90888d74-b441-4fd1-9f00-755d5eb2f1c3]\n",
+        "[90888d74-b441-4fd1-9f00-755d5eb2f1c3]\n"
     )
     code, out = cli("show", "latest", *where)
     assert code == 0
