@@ -134,17 +134,29 @@ def is_ignored_user_content(trimmed: str) -> bool:
     return not trimmed or trimmed.startswith(("/", "?", *INJECTED_PREFIXES))
 
 
+def _head(content: Any, enough: int = 32) -> str:
+    """The start of `content_string`: enough to tell an ignored prompt from a real one."""
+    if isinstance(content, str):
+        return content
+    parts = content if isinstance(content, list) else [content]
+    head = ""
+    for part in parts:
+        head += _part_string(part)
+        if len(head.lstrip()) >= enough:  # longer than every ignored prefix
+            break
+    return head
+
+
 def is_resumable(message_type: Any, content: Any, tool_calls: Any, thoughts: Any) -> bool:
     """Gemini's ``isResumableMessageRecord``: a real prompt, or a model message with substance."""
-    text = content_string(content) if content else ""
     if message_type == "user":
-        return not is_ignored_user_content(text.strip())
+        return not is_ignored_user_content(_head(content).strip() if content else "")
     if message_type == "gemini":
-        return bool(
-            text.strip()
-            or (isinstance(tool_calls, list) and tool_calls)
-            or (isinstance(thoughts, list) and thoughts)
-        )
+        if (isinstance(tool_calls, list) and tool_calls) or (
+            isinstance(thoughts, list) and thoughts
+        ):
+            return True
+        return bool(content and _head(content, 1).strip())
     return False
 
 
