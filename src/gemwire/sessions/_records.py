@@ -217,7 +217,7 @@ class RecordReplay:
                 continue
             entry = self._entry(record)
             previous = self._shelved.get(record["id"])
-            if previous is not None and _type_of(previous.message) == record.get("type"):
+            if previous is not None and previous.message.type == record.get("type"):
                 entry.message, entry.raw = previous.message, previous.raw
             self._entries[record["id"]] = entry
 
@@ -226,10 +226,6 @@ class RecordReplay:
         cut = ids.index(message_id) if message_id in self._entries else 0
         for gone in ids[cut:]:
             del self._entries[gone]
-
-
-def _type_of(message: SessionMessage | MessageSummary) -> str | None:
-    return message.type
 
 
 def _resumable(message: MessageRecord) -> bool:
