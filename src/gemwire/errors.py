@@ -28,7 +28,9 @@ chained with ``raise ... from exc``.
     │   ├── AgentCrashed           crashed: killed, or exited without a result
     │   ├── AgentProtocolViolated  protocol: the output was not the protocol
     │   └── AgentFailed            agent: anything else the agent reported
-    └── ScenarioError              a scripted-model scenario is invalid (gemwire.testing)
+    ├── ScenarioError              a scripted-model scenario is invalid (gemwire.testing)
+    └── SessionError               a saved session cannot be read (gemwire.sessions)
+        └── SessionNotFound        no session matches the id, index, ``latest`` or path given
 
 Every ``__init__`` takes the message first and context as keyword arguments with
 defaults, so exceptions pickle and copy (``type(e)(*e.args)``).
@@ -58,6 +60,8 @@ __all__ = (
     "RunFailed",
     "RunTimedOut",
     "ScenarioError",
+    "SessionError",
+    "SessionNotFound",
     "TurnLimitReached",
     "UnsupportedVersion",
     "UntrustedWorkspace",
@@ -210,3 +214,12 @@ class ScenarioError(GemwireError, ValueError):
     def __init__(self, message: str, *, source: str | None = None) -> None:
         super().__init__(f"{source}: {message}" if source else message)
         self.source = source
+
+
+class SessionError(GemwireError):
+    """A saved Gemini session cannot be read (the file, not its contents: bad lines in a
+    session file are reported as notices)."""
+
+
+class SessionNotFound(SessionError, LookupError):
+    """No saved session matches what was asked for; the message says where gemwire looked."""

@@ -26,6 +26,7 @@ from gemwire import (
     replay_gemini_stream,
     run_gemini,
 )
+from gemwire.cli.sessions import sessions
 from gemwire.cli.transcript import Transcript
 from gemwire.events import Event, TurnCompleted, encode_event
 
@@ -39,6 +40,9 @@ EXIT_TIMEOUT, EXIT_CANCELLED = 124, 130
 @click.version_option(__version__, prog_name="gemwire")
 def main() -> None:
     """Run Gemini CLI and ACP agents headlessly; one normalized event stream."""
+
+
+main.add_command(sessions)
 
 
 def _chunks(stream: BinaryIO) -> Iterator[bytes]:

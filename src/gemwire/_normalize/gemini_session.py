@@ -1,0 +1,479 @@
+"""Saved Gemini session messages -> normalized events (the same vocabulary as a live run).
+
+Pure and deterministic: `SessionNormalizer` takes a session's final messages, in order, and
+yields what the live stream would have shown for them, plus what only the file keeps:
+thoughts, each message's token usage, tool outputs, and the ``FileDiff`` of every edit
+(``file_changed`` with ``derived=False``). Tool kinds come from the same allowlist as the
+live stream (`describe_tool`). The mapping is documented row by row in docs/sessions.md.
+
+It also holds Gemini's own rules for reading ``content`` (a string, a ``Part`` or a list of
+them): ``partListUnionToString`` (`content_string`), ``isIgnoredUserContent`` and
+``isResumableMessageRecord`` (`is_resumable`), which decide what ``gemini --resume`` lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Literal
+
+import msgspec
+from msgspec import UNSET
+
+from gemwire._normalize.gemini_tools import describe_tool, find_unified_diff
+from gemwire.events import (
+    Event,
+    FileChanged,
+    MessageDelta,
+    ModelUsage,
+    Notice,
+    SessionStarted,
+    ThoughtDelta,
+    TokenUsage,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolError,
+    Unknown,
+    UsageReported,
+    UserMessage,
+)
+from gemwire.wire.gemini_session import FileDiff, MessageRecord, ToolCallRecord
+
+__all__ = (
+    "INJECTED_PREFIXES",
+    "RawMessage",
+    "SessionMessage",
+    "SessionNormalizer",
+    "content_string",
+    "file_diff_of",
+    "is_ignored_user_content",
+    "is_resumable",
+    "session_events",
+    "text_of",
+)
+
+INJECTED_PREFIXES = ("<session_context>", "<hook_context>")
+"""User messages Gemini injects itself (context, hook output), not typed by the user."""
+
+# partToString(verbose) checks these keys in this order before falling back to ``text``.
+_VERBOSE_PARTS: tuple[tuple[str, Callable[[Any], str]], ...] = (
+    ("videoMetadata", lambda v: "[Video Metadata]"),
+    ("thought", lambda v: f"[Thought: {_js_string(v)}]"),
+    ("codeExecutionResult", lambda v: "[Code Execution Result]"),
+    ("executableCode", lambda v: "[Executable Code]"),
+    ("fileData", lambda v: "[File Data]"),
+    ("functionCall", lambda v: f"[Function Call: {_js_string(_get(v, 'name'))}]"),
+    ("functionResponse", lambda v: f"[Function Response: {_js_string(_get(v, 'name'))}]"),
+)
+
+
+def _get(value: Any, key: str) -> Any:
+    return value.get(key) if isinstance(value, dict) else None
+
+
+def _js_string(value: Any) -> str:
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    return "undefined" if value is None else str(value)
+
+
+def _part_string(part: Any) -> str:
+    if not part:
+        return ""
+    if isinstance(part, str):
+        return part
+    if isinstance(part, list):
+        return "".join(_part_string(p) for p in part)
+    if not isinstance(part, dict):
+        return ""
+    for key, render in _VERBOSE_PARTS:
+        if key in part:
+            return render(part[key])
+    if "inlineData" in part:
+        return _inline_data(part["inlineData"])
+    text = part.get("text")
+    return text if isinstance(text, str) else ""
+
+
+def _inline_data(data: Any) -> str:
+    mime = _get(data, "mimeType") or "unknown"
+    payload = _get(data, "data") or ""
+    kb = -(-len(payload) * 3 // 4) / 1024
+    category = next(
+        (name for prefix, name in _MEDIA if str(mime).startswith(prefix)),
+        "Media",
+    )
+    return f"[{category}: {mime}, {kb:.1f} KB]"
+
+
+_MEDIA = (("audio/", "Audio"), ("video/", "Video"), ("image/", "Image"))
+
+
+def content_string(content: Any) -> str:
+    """``partListUnionToString(content)``: text, with non-text parts as ``[...]`` markers."""
+    return _part_string(content)
+
+
+def text_of(content: Any) -> str:
+    """The text parts of ``content`` joined (thought parts excluded), as a prompt reads."""
+    if isinstance(content, str):
+        return content
+    parts = content if isinstance(content, list) else [content]
+    return "".join(
+        text
+        for part in parts
+        if isinstance(part, dict)
+        and isinstance(text := part.get("text"), str)
+        and not part.get("thought")
+    )
+
+
+def is_ignored_user_content(trimmed: str) -> bool:
+    """Gemini's ``isIgnoredUserContent``: empty, a ``/`` or ``?`` command, or injected context."""
+    return not trimmed or trimmed.startswith(("/", "?", *INJECTED_PREFIXES))
+
+
+def _head(content: Any, enough: int = 32) -> str:
+    """The start of `content_string`: enough to tell an ignored prompt from a real one."""
+    if isinstance(content, str):
+        return content
+    parts = content if isinstance(content, list) else [content]
+    head = ""
+    for part in parts:
+        head += _part_string(part)
+        if len(head.lstrip()) >= enough:  # longer than every ignored prefix
+            break
+    return head
+
+
+def is_resumable(message_type: Any, content: Any, tool_calls: Any, thoughts: Any) -> bool:
+    """Gemini's ``isResumableMessageRecord``: a real prompt, or a model message with substance."""
+    if message_type == "user":
+        return not is_ignored_user_content(_head(content).strip() if content else "")
+    if message_type == "gemini":
+        if (isinstance(tool_calls, list) and tool_calls) or (
+            isinstance(thoughts, list) and thoughts
+        ):
+            return True
+        return bool(content and _head(content, 1).strip())
+    return False
+
+
+class RawMessage(msgspec.Struct, frozen=True, kw_only=True):
+    """A message record whose shape does not fit `MessageRecord`: kept raw, never dropped."""
+
+    id: str
+    type: str | None
+    raw: str
+    reason: str
+
+
+SessionMessage = MessageRecord | RawMessage
+
+_STATUS: dict[str, Literal["completed", "failed", "cancelled"]] = {
+    "success": "completed",
+    "error": "failed",
+    "cancelled": "cancelled",
+}
+_EDIT_TOOLS = ("write_file", "replace")
+_SEVERITY: dict[str, Literal["info", "warning", "error"]] = {
+    "info": "info",
+    "warning": "warning",
+    "error": "error",
+}
+# The tool-call error type is not recorded in session files (the live stream has it).
+_UNRECORDED_ERROR_TYPE = "unknown"
+
+
+def file_diff_of(call: ToolCallRecord) -> FileDiff | None:
+    """The ``FileDiff`` an edit recorded as its ``resultDisplay``, if it has one."""
+    display = call.resultDisplay
+    if not (isinstance(display, dict) and "fileDiff" in display):
+        return None
+    try:
+        return msgspec.convert(display, FileDiff)
+    except msgspec.ValidationError:
+        return None
+
+
+def _response(result: Any) -> tuple[str | None, str | None]:
+    """(output, error) of a recorded ``result``: functionResponse parts or a bare string."""
+    if isinstance(result, str):
+        return result, None
+    parts = result if isinstance(result, list) else [result]
+    for part in parts:
+        response = part.get("functionResponse") if isinstance(part, dict) else None
+        body = response.get("response") if isinstance(response, dict) else None
+        if isinstance(body, dict):
+            output, error = body.get("output"), body.get("error")
+            return (
+                output if isinstance(output, str) else None,
+                error if isinstance(error, str) else None,
+            )
+    return None, None
+
+
+def _thought_text(subject: str, description: str) -> str:
+    # Gemini split the streamed thought at its bold first line; put it back together.
+    return f"**{subject}**\n\n{description}" if subject else description
+
+
+class SessionNormalizer:
+    """Maps one saved session's messages to normalized events, in order.
+
+    Args:
+        session_id: the ``session_id`` of every event.
+        cwd: the project root, to resolve the relative paths the model used.
+        agent: the ``agent`` field of every event.
+    """
+
+    def __init__(
+        self, *, session_id: str | None, cwd: str | None = None, agent: str = "gemini"
+    ) -> None:
+        self._sid = session_id
+        self._cwd = cwd
+        self._agent = agent
+        # Calls seen only as functionCall parts (a history replay), waiting for a response.
+        self._replayed: dict[str, str] = {}
+
+    def start(self) -> list[Event]:
+        return [SessionStarted(agent=self._agent, session_id=self._sid, cwd=self._cwd)]
+
+    def feed(self, message: SessionMessage) -> list[Event]:
+        if isinstance(message, RawMessage):
+            return [
+                self._notice("warning", f"message {message.id!r}: {message.reason}"),
+                Unknown(
+                    agent=self._agent,
+                    session_id=self._sid,
+                    upstream_type=message.type,
+                    raw=message.raw,
+                ),
+            ]
+        if message.type == "user":
+            return self._user(message)
+        if message.type == "gemini":
+            return self._gemini(message)
+        severity = _SEVERITY.get(message.type)
+        text = content_string(message.content)
+        if severity is None:
+            return [
+                Unknown(
+                    agent=self._agent,
+                    session_id=self._sid,
+                    upstream_type=message.type,
+                    raw=msgspec.json.encode(message).decode(),
+                )
+            ]
+        return [self._notice(severity, text, "upstream")] if text.strip() else []
+
+    def finish(self) -> list[Event]:
+        """Replayed calls that never got a response end as ``cancelled``, with a notice."""
+        events: list[Event] = []
+        for call_id, name in self._replayed.items():
+            events.append(self._notice("warning", f"{name} call {call_id!r} has no result"))
+            events.append(
+                ToolCallFinished(
+                    agent=self._agent, session_id=self._sid, call_id=call_id, status="cancelled"
+                )
+            )
+        self._replayed.clear()
+        return events
+
+    def _notice(
+        self,
+        severity: Literal["info", "warning", "error"],
+        message: str,
+        source: Literal["upstream", "gemwire"] = "gemwire",
+    ) -> Notice:
+        return Notice(
+            agent=self._agent,
+            session_id=self._sid,
+            severity=severity,
+            message=message,
+            source=source,
+        )
+
+    def _user(self, message: MessageRecord) -> list[Event]:
+        parts = message.content if isinstance(message.content, list) else [message.content]
+        responses = [
+            part["functionResponse"]
+            for part in parts
+            if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict)
+        ]
+        if responses:
+            # Tool results. Gemini 0.61 records them twice (here and on the call); only a
+            # replayed call, which has no toolCalls entry, takes its result from here.
+            return [event for r in responses for event in self._replayed_result(r)]
+        shown = message.content if message.displayContent is UNSET else message.displayContent
+        text = text_of(shown)
+        if not text.strip() or text.lstrip().startswith(INJECTED_PREFIXES):
+            return []
+        return [UserMessage(agent=self._agent, session_id=self._sid, text=text)]
+
+    def _replayed_result(self, response: dict[str, Any]) -> list[Event]:
+        call_id = response.get("id")
+        if not isinstance(call_id, str) or call_id not in self._replayed:
+            return []
+        del self._replayed[call_id]
+        output, error = _response({"functionResponse": response})
+        return [
+            ToolCallFinished(
+                agent=self._agent,
+                session_id=self._sid,
+                call_id=call_id,
+                status="failed" if error is not None else "completed",
+                output=output if error is None else error,
+                error=ToolError(type=_UNRECORDED_ERROR_TYPE, message=error)
+                if error is not None
+                else None,
+                diff=find_unified_diff(output) if output else None,
+            )
+        ]
+
+    def _gemini(self, message: MessageRecord) -> list[Event]:
+        agent, sid = self._agent, self._sid
+        events: list[Event] = [
+            ThoughtDelta(agent=agent, session_id=sid, text=_thought_text(t.subject, t.description))
+            for t in message.thoughts or ()
+        ]
+        content = message.content
+        if isinstance(content, str):
+            if content:
+                events.append(MessageDelta(agent=agent, session_id=sid, text=content))
+        else:
+            events.extend(self._parts(content if isinstance(content, list) else [content]))
+        for call in message.toolCalls or ():
+            events.extend(self._call(call))
+        tokens = message.tokens
+        if tokens:
+            model_usage = ModelUsage(
+                input_tokens=tokens.input,
+                output_tokens=tokens.output,
+                cached_tokens=tokens.cached,
+                total_tokens=tokens.total,
+            )
+            by_model = {message.model: model_usage} if isinstance(message.model, str) else {}
+            usage = TokenUsage(
+                input_tokens=tokens.input,
+                output_tokens=tokens.output,
+                cached_tokens=tokens.cached,
+                total_tokens=tokens.total,
+                by_model=by_model,
+            )
+            events.append(UsageReported(agent=agent, session_id=sid, usage=usage))
+        return events
+
+    def _parts(self, parts: list[Any]) -> list[Event]:
+        """A model message stored as Parts (after a resume replay or a compression)."""
+        agent, sid = self._agent, self._sid
+        events: list[Event] = []
+        for part in parts:
+            if not isinstance(part, dict):
+                continue
+            text, call = part.get("text"), part.get("functionCall")
+            if isinstance(text, str) and text:
+                delta = ThoughtDelta if part.get("thought") else MessageDelta
+                events.append(delta(agent=agent, session_id=sid, text=text))
+            elif isinstance(call, dict) and isinstance(name := call.get("name"), str):
+                args = call.get("args")
+                args = args if isinstance(args, dict) else {}
+                call_id = call.get("id")
+                call_id = call_id if isinstance(call_id, str) else f"{name}-{len(self._replayed)}"
+                self._replayed[call_id] = name
+                events.append(self._started(call_id, name, args))
+        return events
+
+    def _started(self, call_id: str, name: str, args: dict[str, Any]) -> ToolCallStarted:
+        facts = describe_tool(name, args, self._cwd)
+        return ToolCallStarted(
+            agent=self._agent,
+            session_id=self._sid,
+            call_id=call_id,
+            name=name,
+            kind=facts.kind,
+            title=facts.title,
+            input=args,
+            locations=facts.locations,
+            mcp_server=facts.mcp_server,
+            mcp_tool=facts.mcp_tool,
+        )
+
+    def _call(self, call: ToolCallRecord) -> list[Event]:
+        agent, sid = self._agent, self._sid
+        events: list[Event] = [self._started(call.id, call.name, call.args)]
+        status = _STATUS.get(call.status)
+        if status is None:
+            events.append(
+                self._notice("warning", f"{call.name} call {call.id!r} ended {call.status!r}")
+            )
+            status = "cancelled"
+        output, error = _response(call.result)
+        display = call.resultDisplay
+        if isinstance(display, str) and display:
+            output = display  # what the live stream shows as the output
+        diff = file_diff_of(call)
+        events.append(
+            ToolCallFinished(
+                agent=agent,
+                session_id=sid,
+                call_id=call.id,
+                status=status,
+                output=output,
+                error=ToolError(type=_UNRECORDED_ERROR_TYPE, message=error)
+                if status == "failed" and error is not None
+                else None,
+                diff=diff.fileDiff if diff else (find_unified_diff(output) if output else None),
+            )
+        )
+        if status == "completed":
+            changed = self._file_changed(call, diff)
+            if changed is not None:
+                events.append(changed)
+        return events
+
+    def _file_changed(self, call: ToolCallRecord, diff: FileDiff | None) -> FileChanged | None:
+        if diff is not None:
+            path = diff.filePath if isinstance(diff.filePath, str) else diff.fileName
+            facts = describe_tool(call.name, {"file_path": path}, self._cwd)
+            return FileChanged(
+                agent=self._agent,
+                session_id=self._sid,
+                path=facts.locations[0].path,
+                change="created" if diff.isNewFile is True else "modified",
+                call_id=call.id,
+                derived=False,
+            )
+        if call.name not in _EDIT_TOOLS:
+            return None
+        # No FileDiff recorded (Gemini CLI before 0.2x): infer it as the live stream does.
+        locations = describe_tool(call.name, call.args, self._cwd).locations
+        if not locations:
+            return None
+        change: Literal["created", "modified", "written"] = "written"
+        if call.name == "replace":
+            change = "created" if call.args.get("old_string") == "" else "modified"
+        return FileChanged(
+            agent=self._agent,
+            session_id=self._sid,
+            path=locations[0].path,
+            change=change,
+            call_id=call.id,
+            derived=True,
+        )
+
+
+def session_events(
+    messages: Iterable[SessionMessage],
+    *,
+    session_id: str | None,
+    cwd: str | None = None,
+    agent: str = "gemini",
+) -> Iterator[Event]:
+    """Every event of a saved session: `SessionStarted`, then each message's, in order."""
+    normalizer = SessionNormalizer(session_id=session_id, cwd=cwd, agent=agent)
+    yield from normalizer.start()
+    for message in messages:
+        yield from normalizer.feed(message)
+    yield from normalizer.finish()

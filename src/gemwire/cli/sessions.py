@@ -1,0 +1,141 @@
+"""``gemwire sessions list|show|export``: saved Gemini sessions from the command line.
+
+Exit status: 0 done; 1 no such session, or the file cannot be read; 2 usage error.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from typing import Any, BinaryIO
+
+import click
+import msgspec
+
+from gemwire.cli.transcript import Transcript
+from gemwire.errors import SessionError
+from gemwire.events import encode_event
+from gemwire.sessions import GeminiHome, SessionInfo, load_session, to_unified_messages
+
+__all__ = ("sessions",)
+
+_encoder = msgspec.json.Encoder()
+
+_home_option = click.option(
+    "--gemini-home",
+    type=click.Path(file_okay=False),
+    help="The folder holding .gemini (default: GEMINI_CLI_HOME, else your home).",
+)
+_project_option = click.option(
+    "--project",
+    type=click.Path(file_okay=False),
+    help="The project's root folder (default: here).",
+)
+
+
+@click.group()
+def sessions() -> None:
+    """List, show and export saved Gemini sessions (any format Gemini CLI wrote).
+
+    \b
+    gemwire sessions list
+    gemwire sessions show latest
+    gemwire sessions export 2 --format claude -o chat.jsonl
+    """
+
+
+def _find(home: GeminiHome, ref: str, project: str | None) -> SessionInfo:
+    try:
+        return home.find(ref, project)
+    except SessionError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _title(info: SessionInfo) -> str:
+    text = " ".join((info.summary or info.first_prompt or "(no prompt)").split())
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+@sessions.command("list")
+@_home_option
+@_project_option
+@click.option("--all-projects", is_flag=True, help="Every project in the Gemini home.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per session and line.")
+def list_(gemini_home: str | None, project: str | None, all_projects: bool, as_json: bool) -> None:
+    """The sessions `gemini --resume` offers, numbered as it numbers them."""
+    if all_projects and project:
+        raise click.UsageError("--project and --all-projects exclude each other")
+    home = GeminiHome(gemini_home)
+    found = home.all_sessions() if all_projects else home.sessions(project)
+    out = sys.stdout
+    for info in found:
+        if as_json:
+            sys.stdout.buffer.write(_encoder.encode(info) + b"\n")
+            continue
+        where = f"{info.project or '?'}  " if all_projects else ""
+        count = f"{info.messages} messages" + (
+            f", {len(info.subagents)} subagents" if info.subagents else ""
+        )
+        out.write(
+            f"{where}{info.index:>3}. {_title(info)} ({info.last_updated}, {count}) [{info.id}]\n"
+        )
+    if not found and not as_json:
+        click.echo("No sessions found.", err=True)
+
+
+@sessions.command()
+@click.argument("ref")
+@_home_option
+@_project_option
+@click.option("--json", "as_json", is_flag=True, help="Print normalized events as JSON lines.")
+def show(ref: str, gemini_home: str | None, project: str | None, as_json: bool) -> None:
+    """Show session REF: an id, an index from `list`, latest, or a session file's path."""
+    info = _find(GeminiHome(gemini_home), ref, project)
+    events = load_session(info.path).events(cwd=info.project)
+    if as_json:
+        for event in events:
+            sys.stdout.buffer.write(encode_event(event))
+        return
+    click.echo(f"# {info.path}")
+    transcript = Transcript(sys.stdout)
+    for event in events:
+        transcript.write(event)
+    for sub in info.subagents:
+        click.echo(f"\n# subagent {sub.id}: {sub.path}")
+        for event in load_session(sub.path).events(cwd=info.project):
+            transcript.write(event)
+
+
+def _lines(info: SessionInfo, fmt: str) -> Iterator[bytes]:
+    if fmt == "events":
+        for event in load_session(info.path).events(cwd=info.project):
+            yield encode_event(event)
+        return
+    conversation = load_session(info.path, keep_originals=True)
+    message: dict[str, Any]
+    for message in to_unified_messages(conversation.messages, conversation.originals):
+        yield _encoder.encode(message) + b"\n"
+
+
+@sessions.command()
+@click.argument("ref")
+@_home_option
+@_project_option
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["events", "claude"]),
+    default="events",
+    show_default=True,
+    help="Normalized events, or Claude-compatible messages (UnifiedMessage).",
+)
+@click.option("-o", "--output", type=click.File("wb"), default="-", help="Write here (- stdout).")
+def export(
+    ref: str, gemini_home: str | None, project: str | None, fmt: str, output: BinaryIO
+) -> None:
+    """Export session REF as JSON lines."""
+    info = _find(GeminiHome(gemini_home), ref, project)
+    try:
+        output.writelines(_lines(info, fmt))
+    except SessionError as exc:
+        raise click.ClickException(str(exc)) from exc

@@ -1,0 +1,250 @@
+"""One session file: loaded whole (`load_session`) or summarized for listing (`read_session_info`).
+
+Both read the file line by line, so a huge session is never held as one string, and both
+accept every format Gemini CLI has written: append-only ``.jsonl`` (0.39 and newer) and the
+single pretty-printed ``.json`` (older), in either project-folder layout. A line the CLI is
+still writing, a corrupt line or an empty file becomes a `Problem` (and a ``notice`` event),
+never an exception; only a file that cannot be read at all raises `SessionError`.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+from gemwire._normalize.gemini_session import SessionMessage, session_events
+from gemwire.errors import SessionError, SessionNotFound
+from gemwire.events import Event, Notice
+from gemwire.sessions._records import MessageSummary, Problem, RecordReplay, legacy_record
+from gemwire.wire.gemini_session import SESSION_FILE_PREFIX
+
+__all__ = (
+    "Conversation",
+    "SessionInfo",
+    "load_session",
+    "read_session_info",
+    "short_id_of",
+)
+
+Format = Literal["json", "jsonl"]
+Kind = Literal["main", "subagent"]
+
+
+def short_id_of(file_name: str) -> str | None:
+    """The 8-character id in ``session-<time>-<id8>.json[l]`` (Gemini's cleanup matches on it)."""
+    if not file_name.startswith(SESSION_FILE_PREFIX):
+        return None
+    stem = file_name.removesuffix(".jsonl").removesuffix(".json")
+    if stem == file_name:
+        return None
+    tail = stem.rsplit("-", 1)[-1]
+    return tail if len(tail) == 8 and tail.isascii() and tail.isalnum() else None
+
+
+class SessionInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A session file, summarized without loading its messages.
+
+    ``resumable`` is Gemini's own verdict on this file: whether ``gemini --resume`` lists it
+    (a main session with a session id and at least one real prompt or model message with
+    substance). Files that are not, e.g. the stubs a resume leaves behind, are deleted by
+    Gemini's retention cleanup together with every file sharing their ``short_id``.
+    ``index`` is the number ``gemini --resume <n>`` takes; set by `GeminiHome.sessions`.
+    ``messages`` counts the messages of the final conversation (after upserts and rewinds).
+    """
+
+    id: str | None
+    path: str
+    project: str | None
+    format: Format
+    kind: Kind
+    start_time: str | None
+    last_updated: str | None
+    summary: str | None
+    first_prompt: str | None
+    messages: int
+    resumable: bool
+    problems: int = 0
+    index: int | None = None
+    parent_id: str | None = None
+    subagents: list[SessionInfo] = []
+
+    @property
+    def short_id(self) -> str | None:
+        return short_id_of(os.path.basename(self.path))
+
+
+class Conversation(msgspec.Struct, frozen=True, kw_only=True):
+    """A session file's final state: metadata, messages in order, and what was skipped."""
+
+    path: str
+    format: Format
+    session_id: str | None
+    project_hash: str | None
+    start_time: str | None
+    last_updated: str | None
+    summary: str | None
+    kind: Kind
+    directories: list[str]
+    messages: list[SessionMessage]
+    problems: list[Problem]
+    resumable: bool
+    originals: list[Any] = []
+    """Each message exactly as recorded, unknown fields included (``keep_originals=True``)."""
+
+    def events(self, *, cwd: str | None = None, agent: str = "gemini") -> Iterator[Event]:
+        """The normalized events: the same vocabulary a live run streams (see docs/sessions.md).
+
+        ``cwd`` (the project root) resolves the relative paths the model used.
+        """
+        sid = self.session_id
+        started = True
+        for event in session_events(self.messages, session_id=sid, cwd=cwd, agent=agent):
+            yield event
+            if started:  # problems right after session_started, in line order
+                started = False
+                for problem in self.problems:
+                    where = f"line {problem.line}: " if problem.line else ""
+                    yield Notice(
+                        agent=agent,
+                        session_id=sid,
+                        severity="warning" if sid else "error",
+                        message=f"{self.path}: {where}{problem.message}",
+                        source="gemwire",
+                    )
+
+
+def _open(path: Path) -> Any:
+    try:
+        return path.open("rb")
+    except FileNotFoundError as exc:
+        raise SessionNotFound(f"no session file at {path}") from exc
+    except OSError as exc:
+        raise SessionError(f"cannot read {path}: {exc.strerror}") from exc
+
+
+def _replay(path: Path, *, summary: bool, keep_raw: bool = False) -> tuple[RecordReplay, Format]:
+    """Replay the file's records; fall back to one legacy JSON document like Gemini does."""
+    # Loading builds millions of objects that all stay alive: the cyclic collector would
+    # scan them again and again for nothing (it halves the speed of a 100 MB load).
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _replay_file(path, summary=summary, keep_raw=keep_raw)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _replay_file(path: Path, *, summary: bool, keep_raw: bool) -> tuple[RecordReplay, Format]:
+    replay = RecordReplay(summary=summary, keep_raw=keep_raw)
+    with _open(path) as file:
+        try:
+            first = file.readline()
+            # A pretty-printed legacy file: no line of it is a record, skip straight there.
+            if first.strip() != b"{":
+                lineno = 0
+                for lineno, line in enumerate(_chain(first, file), start=1):
+                    replay.feed(line, lineno)
+                last = line if lineno else b"\n"
+                problems = replay.problems
+                if not last.endswith(b"\n") and problems and problems[-1].line == lineno:
+                    problems[-1] = Problem(
+                        line=lineno, message="partial last line skipped (the CLI may be writing it)"
+                    )
+                if replay.is_session:
+                    return replay, "jsonl"
+            file.seek(0)
+            data = file.read()
+        except OSError as exc:
+            raise SessionError(f"cannot read {path}: {exc.strerror}") from exc
+    legacy, why = legacy_record(data, summary=summary, keep_raw=keep_raw)
+    if legacy is None:
+        replay.problems.append(Problem(line=0, message=why or "not a Gemini session"))
+        return replay, "jsonl" if path.suffix == ".jsonl" else "json"
+    return legacy, "json"
+
+
+def _chain(first: bytes, rest: Any) -> Iterator[bytes]:
+    if first:
+        yield first
+    yield from rest
+
+
+def _str(metadata: dict[str, Any], key: str) -> str | None:
+    value = metadata.get(key)
+    return value if isinstance(value, str) else None
+
+
+def _kind(metadata: dict[str, Any]) -> Kind:
+    return "subagent" if metadata.get("kind") == "subagent" else "main"
+
+
+def load_session(path: str | os.PathLike[str], *, keep_originals: bool = False) -> Conversation:
+    """Load a session file of any format Gemini CLI writes, streamed line by line.
+
+    ``keep_originals`` also keeps every message exactly as recorded (for exports).
+
+    Raises `SessionNotFound` if there is no such file, `SessionError` if it cannot be read;
+    anything wrong inside the file is reported in ``problems``.
+    """
+    file = Path(path)
+    replay, fmt = _replay(file, summary=False, keep_raw=keep_originals)
+    meta = replay.metadata
+    directories = meta.get("directories")
+    return Conversation(
+        path=str(file),
+        format=fmt,
+        session_id=_str(meta, "sessionId"),
+        project_hash=_str(meta, "projectHash") or None,
+        start_time=_str(meta, "startTime"),
+        last_updated=_str(meta, "lastUpdated"),
+        summary=_str(meta, "summary"),
+        kind=_kind(meta),
+        directories=[d for d in directories if isinstance(d, str)]
+        if isinstance(directories, list)
+        else [],
+        messages=replay.messages,
+        problems=replay.problems,
+        resumable=_gemini_lists(replay),
+        originals=replay.originals if keep_originals else [],
+    )
+
+
+def _gemini_lists(replay: RecordReplay) -> bool:
+    # getAllSessionFiles: a session id, resumable content, and not a subagent.
+    return (
+        bool(replay.metadata.get("sessionId"))
+        and replay.resumable
+        and (_kind(replay.metadata) == "main")
+    )
+
+
+def read_session_info(
+    path: str | os.PathLike[str], *, project: str | None = None, parent_id: str | None = None
+) -> SessionInfo:
+    """Summarize a session file for listing: metadata, counts, the first real prompt."""
+    file = Path(path)
+    replay, fmt = _replay(file, summary=True)
+    meta = replay.metadata
+    summaries: list[MessageSummary] = replay.messages
+    first_prompt = next((m.prompt for m in summaries if m.prompt), None)
+    return SessionInfo(
+        id=_str(meta, "sessionId"),
+        path=str(file),
+        project=project,
+        format=fmt,
+        kind=_kind(meta),
+        start_time=_str(meta, "startTime"),
+        last_updated=_str(meta, "lastUpdated"),
+        summary=_str(meta, "summary"),
+        first_prompt=first_prompt.strip() if first_prompt else None,
+        messages=len(summaries),
+        resumable=_gemini_lists(replay),
+        problems=len(replay.problems),
+        parent_id=parent_id,
+    )

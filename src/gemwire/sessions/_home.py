@@ -1,0 +1,319 @@
+"""Where Gemini CLI keeps sessions, and which of them ``gemini --resume`` would pick.
+
+A Gemini home is the folder holding ``.gemini`` (``GEMINI_CLI_HOME``, else the user's home).
+Sessions live in ``.gemini/tmp/<project>/chats/``, where ``<project>`` is
+
+- a **slug** (Gemini CLI 0.29 and newer): ``projects.json`` maps the project root to it and
+  ``tmp/<slug>/.project_root`` records the owner (gemini-protocol.md §5.1);
+- the **sha256** hex of the project root (older CLIs). 0.61.0 copies such a folder into the
+  slug folder only while the slug folder is empty, so both can exist side by side.
+
+Subagent transcripts live in ``chats/<parentSessionId>/<agentSessionId>.json[l]``.
+
+Nothing here builds a path from a session id or from file contents: folders and files are
+enumerated, then matched. A path a caller hands in must resolve inside the home's ``tmp``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from gemwire.errors import SessionNotFound
+from gemwire.sessions._files import SessionInfo, read_session_info, short_id_of
+from gemwire.wire.gemini_session import SESSION_FILE_PREFIX, ProjectRegistryData
+
+__all__ = ("GeminiHome", "Project", "project_hash")
+
+_SLUG = re.compile(r"[a-z0-9-]+")
+_HASH = re.compile(r"[0-9a-f]{64}")
+_PROJECT_ROOT_FILE = ".project_root"
+_SESSION_SUFFIXES = (".json", ".jsonl")
+_registry_decoder = msgspec.json.Decoder(ProjectRegistryData)
+
+
+def project_hash(root: str) -> str:
+    """The sha256 hex of a project root: the pre-0.29 folder name and every ``projectHash``."""
+    return hashlib.sha256(root.encode()).hexdigest()
+
+
+def _root(path: str | os.PathLike[str]) -> str:
+    # Gemini's project root is process.cwd(): absolute, with symlinks resolved.
+    return os.path.realpath(os.path.abspath(path))
+
+
+class Project(msgspec.Struct, frozen=True, kw_only=True):
+    """A project folder under ``.gemini/tmp``; ``root`` is its project when known."""
+
+    id: str
+    """The folder's name: a slug or a sha256 hex."""
+    path: str
+    root: str | None
+    layout: Literal["slug", "hash"]
+
+    @property
+    def chats_dir(self) -> str:
+        return os.path.join(self.path, "chats")
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _time(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value).timestamp()
+    except ValueError:
+        return None
+
+
+def _start_key(info: SessionInfo) -> float:
+    """``new Date(startTime)`` as Gemini sorts by it, with its fallbacks for a missing time."""
+    if info.start_time is not None:
+        return _time(info.start_time) or 0.0
+    if info.format == "jsonl":
+        return time.time()  # loadConversationRecord fills in "now"
+    updated = _time(info.last_updated)
+    if updated is not None:
+        return updated
+    try:
+        return os.stat(info.path).st_mtime
+    except OSError:
+        return time.time()
+
+
+class GeminiHome:
+    """A Gemini home: its projects, their session files, and ``--resume`` lookups.
+
+    Args:
+        home: the folder holding ``.gemini``; default ``GEMINI_CLI_HOME``, else ``~``.
+
+    >>> home = GeminiHome("/nonexistent")
+    >>> home.sessions("/some/project")
+    []
+    """
+
+    def __init__(self, home: str | os.PathLike[str] | None = None) -> None:
+        chosen = home if home is not None else os.environ.get("GEMINI_CLI_HOME") or Path.home()
+        self.home = Path(chosen)
+        self.gemini_dir = self.home / ".gemini"
+        self.tmp_dir = self.gemini_dir / "tmp"
+
+    def __repr__(self) -> str:
+        return f"GeminiHome({str(self.home)!r})"
+
+    def registry(self) -> dict[str, str]:
+        """``projects.json``: project root -> slug (empty if missing or invalid, as Gemini does)."""
+        try:
+            data = _registry_decoder.decode((self.gemini_dir / "projects.json").read_bytes())
+        except (OSError, msgspec.DecodeError):
+            return {}
+        if not all(_SLUG.fullmatch(slug) for slug in data.projects.values()):
+            return {}  # Gemini resets a registry that fails its schema
+        return data.projects
+
+    def _owner(self, slug: str) -> str | None:
+        return _read_text(self.tmp_dir / slug / _PROJECT_ROOT_FILE)
+
+    def _owns(self, slug: str, root: str) -> bool:
+        for base in (self.tmp_dir, self.gemini_dir / "history"):
+            owner = _read_text(base / slug / _PROJECT_ROOT_FILE)
+            if owner is not None and owner != root:
+                return False
+        return True
+
+    def _folders(self) -> list[str]:
+        try:
+            return sorted(e.name for e in os.scandir(self.tmp_dir) if e.is_dir())
+        except OSError:
+            return []
+
+    def projects(self) -> list[Project]:
+        """Every project folder that has a ``chats`` folder, with its root when known."""
+        registry = self.registry()
+        by_slug = {slug: root for root, slug in registry.items()}
+        by_hash = {project_hash(root): root for root in registry}
+        found = []
+        for name in self._folders():
+            if not os.path.isdir(self.tmp_dir / name / "chats"):
+                continue
+            if _HASH.fullmatch(name):
+                found.append(self._project(name, by_hash.get(name), "hash"))
+            else:
+                found.append(self._project(name, self._owner(name) or by_slug.get(name), "slug"))
+        return found
+
+    def _project(self, name: str, root: str | None, layout: Literal["slug", "hash"]) -> Project:
+        return Project(id=name, path=str(self.tmp_dir / name), root=root, layout=layout)
+
+    def project_folders(self, root: str | os.PathLike[str] | None = None) -> list[Project]:
+        """The folders of one project (default: the current directory): slug first, then hash.
+
+        Only folders that exist are returned; a project Gemini never ran in has none.
+        """
+        project = _root(root if root is not None else os.getcwd())
+        folders = []
+        slug = self._slug(project)
+        if slug is not None and (self.tmp_dir / slug).is_dir():
+            folders.append(self._project(slug, project, "slug"))
+        digest = project_hash(project)
+        if (self.tmp_dir / digest).is_dir():
+            folders.append(self._project(digest, project, "hash"))
+        return folders
+
+    def _slug(self, root: str) -> str | None:
+        """The slug Gemini would use for ``root`` now (``ProjectRegistry.getShortId``, read-only)."""
+        slug = self.registry().get(root)
+        if slug is not None and self._owns(slug, root):
+            return slug
+        for name in self._folders():
+            if _SLUG.fullmatch(name) and self._owner(name) == root:
+                return name
+        return None
+
+    def session_files(self, root: str | os.PathLike[str] | None = None) -> list[SessionInfo]:
+        """Every main session file of a project, resumable or not, subagents attached.
+
+        All of the project's folders (both layouts), each in file-name order. This is what
+        Gemini's retention cleanup looks at; ``resumable`` is its verdict on each file.
+        """
+        return [info for p in self.project_folders(root) for info in self._chats(p)]
+
+    def _chats(self, project: Project) -> list[SessionInfo]:
+        chats = Path(project.chats_dir)
+        try:
+            entries = sorted(os.scandir(chats), key=lambda e: e.name)
+        except OSError:
+            return []
+        subfolders = {e.name: Path(e.path) for e in entries if e.is_dir()}
+        infos = []
+        for entry in entries:
+            if not (
+                entry.name.startswith(SESSION_FILE_PREFIX)
+                and entry.name.endswith(_SESSION_SUFFIXES)
+                and entry.is_file()
+            ):
+                continue
+            info = read_session_info(entry.path, project=project.root)
+            folder = subfolders.get(info.id) if info.id else None
+            if folder is not None:
+                subagents = [
+                    read_session_info(path, project=project.root, parent_id=info.id)
+                    for path in _session_paths(folder)
+                ]
+                info = msgspec.structs.replace(info, subagents=subagents)
+            infos.append(info)
+        return infos
+
+    def sessions(self, root: str | os.PathLike[str] | None = None) -> list[SessionInfo]:
+        """The sessions ``gemini --resume`` offers in a project, numbered as it numbers them.
+
+        Resumable main sessions of the folder the current CLI uses (the slug folder; the hash
+        folder for projects only older CLIs ran in), one per session id (the file updated
+        last), sorted by start time; ``index`` is what ``gemini --resume <n>`` takes.
+        """
+        folders = self.project_folders(root)
+        return _numbered(self._chats(folders[0])) if folders else []
+
+    def all_sessions(self) -> list[SessionInfo]:
+        """`sessions` of every project folder in the home, project by project."""
+        return [info for project in self.projects() for info in _numbered(self._chats(project))]
+
+    def find(
+        self, ref: str | os.PathLike[str], root: str | os.PathLike[str] | None = None
+    ) -> SessionInfo:
+        """The session ``gemini --resume <ref>`` would resume, or a session file by path.
+
+        ``ref`` is a full session id, a 1-based index (as `sessions` numbers them), ``latest``,
+        or the path of a session file inside this home (anything else is refused).
+        Raises `SessionNotFound` with Gemini's own wording.
+        """
+        text = os.fspath(ref).strip()
+        if isinstance(ref, os.PathLike) or os.sep in text or text.endswith(_SESSION_SUFFIXES):
+            return self._by_path(text)
+        sessions = self.sessions(root)
+        if not sessions:
+            raise SessionNotFound("No previous sessions found for this project.")
+        if text == "latest":
+            return sessions[-1]
+        for info in sessions:
+            if info.id == text:
+                return info
+        if (
+            text.isascii()
+            and text.isdigit()
+            and str(int(text)) == text
+            and 0 < int(text) <= len(sessions)
+        ):
+            return sessions[int(text) - 1]
+        raise SessionNotFound(
+            f'Invalid session identifier "{text}": not a session id, an index from 1 to '
+            f"{len(sessions)}, or latest (prefixes do not count)."
+        )
+
+    def _by_path(self, text: str) -> SessionInfo:
+        path = Path(os.path.realpath(text))
+        tmp = Path(os.path.realpath(self.tmp_dir))
+        if not path.is_relative_to(tmp):
+            raise SessionNotFound(f"{text} is not a session file in {self.tmp_dir}")
+        if not (path.is_file() and path.name.endswith(_SESSION_SUFFIXES)):
+            raise SessionNotFound(f"no session file at {text}")
+        project = self._project_of(path.relative_to(tmp).parts[0])
+        chats = tmp / path.relative_to(tmp).parts[0] / "chats"
+        parent = path.parent.name if path.parent.parent == chats else None
+        return read_session_info(path, project=project, parent_id=parent)
+
+    def _project_of(self, folder: str) -> str | None:
+        return next((p.root for p in self.projects() if p.id == folder), None)
+
+    def files_of(
+        self, session_id: str, root: str | os.PathLike[str] | None = None
+    ) -> list[SessionInfo]:
+        """Every file of a project whose name carries the session's 8-character short id.
+
+        ``session_id`` is a full id or a short id. These are the files Gemini's retention
+        cleanup deletes together when any one of them is not resumable (§5.5): a resumed
+        session's stub file takes the original with it.
+        """
+        short = session_id[:8]
+        return [
+            info
+            for info in self.session_files(root)
+            if short_id_of(os.path.basename(info.path)) == short
+        ]
+
+
+def _session_paths(folder: Path) -> Iterator[Path]:
+    try:
+        entries = sorted(os.scandir(folder), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name.endswith(_SESSION_SUFFIXES) and entry.is_file():
+            yield Path(entry.path)
+
+
+def _numbered(files: list[SessionInfo]) -> list[SessionInfo]:
+    """getSessionFiles: resumable, unique by id (last updated wins), by start time, 1-based."""
+    unique: dict[str, SessionInfo] = {}
+    for info in files:
+        if not info.resumable or info.id is None:
+            continue
+        kept = unique.get(info.id)
+        if kept is None or (_time(info.last_updated) or 0) > (_time(kept.last_updated) or 0):
+            unique[info.id] = info
+    ordered = sorted(unique.values(), key=_start_key)
+    return [msgspec.structs.replace(info, index=n) for n, info in enumerate(ordered, start=1)]
