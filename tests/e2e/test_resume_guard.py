@@ -49,7 +49,6 @@ def scenario() -> Scenario:
     )
 
 
-@pytest.mark.xfail(reason="the guard needs the sessions API (issue 5)", strict=True)
 async def test_a_resumed_session_survives_the_next_start(tmp_path: Path) -> None:
     with (
         ScriptedModel(scenario()) as model,
@@ -62,9 +61,16 @@ async def test_a_resumed_session_survives_the_next_start(tmp_path: Path) -> None
         assert first.session_id is not None
         original = backdate(env, first.session_id)
         resumed = msgspec.structs.replace(options, resume=first.session_id)
-        second = await run_to_end("which number was it?", resumed)
+        during: list[str] = []
+        async with run_gemini("which number was it?", resumed) as run:
+            async for event in run:
+                if event.type == "user_message":  # right after session_started
+                    during = chat_files(env)
+        second = run.result
         assert (second.ok, second.session_id) == (True, first.session_id)
-        assert chat_files(env) == [original.name]  # the stub is gone
+        # The stub is gone while the run still goes on (a CLI starting alongside would
+        # otherwise take the session with it), and stays gone.
+        assert during == chat_files(env) == [original.name]
         other = await run_to_end("something else", options)  # its start runs the cleanup
         assert other.ok
         assert other.session_id != first.session_id

@@ -42,6 +42,7 @@ from gemwire.events import (
 )
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.runners._gemini_outputs import JsonReader, OutputReader, StreamJsonReader
+from gemwire.runners._resume_guard import remove_resume_stubs
 from gemwire.runners.discovery import GeminiExecutable, find_gemini, version_key as _version_key
 from gemwire.runners.session_lock import SessionLock
 
@@ -318,6 +319,8 @@ class GeminiRun:
             receive.close()
             if self._result is None:  # left early: the events go nowhere, the result counts
                 self._take(self._output.finish(exit_code=child.returncode, stopped=self._stopped))
+                with anyio.CancelScope(shield=True):
+                    await self._protect_resumed_session(None)
                 self._complete(child.returncode)
 
     def _notice(
@@ -361,6 +364,8 @@ class GeminiRun:
                         if isinstance(event, SessionStarted):
                             self._lock_new_session(event.session_id)
                         await send.send(event)
+                        if isinstance(event, SessionStarted):
+                            await self._protect_resumed_session(send)
                         await self._check_budget(child, event)
             if wall.cancelled_caught:
                 await self._stop(
@@ -374,6 +379,7 @@ class GeminiRun:
             tail = self._output.finish(exit_code=exit_code, stopped=self._stopped)
             for event in self._take(tail):
                 await send.send(event)
+            await self._protect_resumed_session(send)
             await send.send(self._complete(exit_code))
 
     def _take(self, events: list[Event]) -> list[Event]:
@@ -409,6 +415,23 @@ class GeminiRun:
             self._record(
                 self._notice(f"another run is using session {session_id} at the same time")
             )
+
+    async def _protect_resumed_session(self, send: ObjectSendStream[Event] | None) -> None:
+        """Remove the stub a resume wrote, or Gemini's next start deletes the session."""
+        session_id = self._output.session_id
+        if self.options.resume is None or session_id is None:
+            return
+        try:
+            await anyio.to_thread.run_sync(remove_resume_stubs, self._home, self._cwd, session_id)
+        except OSError as exc:
+            notice = self._record(
+                self._notice(
+                    f"could not remove the stub file of resumed session {session_id} ({exc}); "
+                    "Gemini's session cleanup may delete the session at its next start"
+                )
+            )
+            if send is not None:
+                await send.send(notice)
 
     def _release(self) -> None:
         if self._lock is not None:

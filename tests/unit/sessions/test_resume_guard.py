@@ -1,0 +1,48 @@
+"""The runner's guard removes exactly the stub files a resume leaves (gemini-protocol.md §5.5)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from gemwire.runners._resume_guard import remove_resume_stubs
+
+Materialize = Callable[[str, str], Any]  # tests/unit/sessions/conftest.py
+
+
+def stub_of(home: Any) -> tuple[str, str]:
+    """Write a stub as a resume in a later minute does (the original's header and injected
+    context only); returns its path and the session id."""
+    (original,) = home.session_files()
+    header, context = original.read_bytes().split(b"\n")[:2]
+    stub = original.with_name(f"session-2026-11-22T10-00-{original.name.rsplit('-', 1)[1]}")
+    stub.write_bytes(header + b"\n" + context + b"\n")
+    return str(stub), str(msgspec.json.decode(header)["sessionId"])
+
+
+def test_the_stub_of_a_resumed_session_goes_and_the_session_stays(materialize: Materialize) -> None:
+    home = materialize("0.61.0", "resume")
+    (original,) = home.session_files()
+    stub, session_id = stub_of(home)
+    removed = remove_resume_stubs(str(home.home), str(home.workspace), session_id)
+    assert removed == [stub]
+    assert home.session_files() == [original]
+
+
+def test_a_new_sessions_own_file_is_never_touched(materialize: Materialize) -> None:
+    home = materialize("0.61.0", "resume")
+    (original,) = home.session_files()
+    stub, session_id = stub_of(home)
+    original.unlink()  # only the not-yet-resumable file of a session just started is left
+    assert remove_resume_stubs(str(home.home), str(home.workspace), session_id) == []
+    assert [str(p) for p in home.session_files()] == [stub]
+
+
+def test_files_of_another_session_are_left_alone(materialize: Materialize) -> None:
+    home = materialize("0.61.0", "resume")
+    stub, _ = stub_of(home)
+    other = "ffffffff-0000-4000-8000-000000000000"
+    assert remove_resume_stubs(str(home.home), str(home.workspace), other) == []
+    assert stub in [str(p) for p in home.session_files()]
