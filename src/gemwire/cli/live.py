@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, BinaryIO, Protocol, Self, TextIO
 
 from gemwire.cli.transcript import Transcript
-from gemwire.events import Event, TurnCompleted, encode_event
+from gemwire.events import Event, PermissionRequested, TurnCompleted, encode_event
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -166,6 +166,13 @@ class LiveOutput:
             yield
         finally:
             live.start()
+
+    def ask_permission(self, request: PermissionRequested) -> str | None:
+        """Ask at the keyboard which offered option to take (see `PermissionPrompt`)."""
+        from gemwire.cli.permission import PermissionPrompt
+
+        with self.paused():
+            return PermissionPrompt(self.console)(request, self.view.title_of(request.call_id))
 
     def close(self, resume: str | None = None) -> None:
         self.__exit__()

@@ -113,8 +113,8 @@ def duration(seconds: float) -> str:
 
 
 def tokens(usage: TokenUsage) -> str:
-    """``662 tokens (601 in · 61 out · 0 cached)``."""
-    cached = f" · {usage.cached_tokens} cached" if usage.cached_tokens is not None else ""
+    """``662 tokens (601 in · 61 out)``, and `` · N cached`` when some were."""
+    cached = f" · {usage.cached_tokens} cached" if usage.cached_tokens else ""
     return (
         f"{usage.total_tokens} tokens ({usage.input_tokens} in · {usage.output_tokens} out{cached})"
     )
@@ -242,7 +242,7 @@ def prompt(text: str) -> RenderableType:
     lines = text.rstrip("\n").split("\n")
     shown = "\n".join(lines[:_PROMPT_LINES])
     more = f"\n  … {len(lines) - _PROMPT_LINES} more lines" if len(lines) > _PROMPT_LINES else ""
-    return Text.assemble(("\u203a ", "bold cyan"), (shown, "bold"), (more, "dim italic"))
+    return Text.assemble(("> ", "bold cyan"), (shown, "bold"), (more, "dim italic"))
 
 
 def answer(text: str) -> RenderableType:
@@ -334,10 +334,8 @@ def outcome(
     if turn.error is None:
         return head
     code = f" (exit code {turn.error.exit_code})" if turn.error.exit_code is not None else ""
-    reason = Text.assemble(
-        "  ", (turn.error.kind, "bold red"), f": {turn.error.message}", (code, "dim")
-    )
-    return Group(head, reason)
+    reason = Text.assemble((turn.error.kind, "bold red"), f": {turn.error.message}", (code, "dim"))
+    return Group(head, Padding(reason, (0, 0, 0, 2)))
 
 
 def resume(command: str) -> RenderableType:

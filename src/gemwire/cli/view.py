@@ -113,8 +113,8 @@ class View:
         return self._clock() if self._clock else None
 
     def _settle(self, blocks: list[RenderableType], block: RenderableType, what: str) -> None:
-        # A blank line where text meets anything else, and nowhere else.
-        if self._last and (what == "text") != (self._last == "text"):
+        # A blank line around text (paragraphs settle one by one), none between the rest.
+        if self._last and "text" in (what, self._last):
             blocks.append(Text(""))
         blocks.append(block)
         self._last = what
