@@ -140,7 +140,7 @@ def _lines(text: str, limit: int | None, style: str) -> list[RenderableType]:
     return out
 
 
-def diff(text: str, limit: int | None = _DIFF_LINES) -> RenderableType:
+def diff(text: str, limit: int | None = _DIFF_LINES) -> Group:
     """A unified diff, coloured line by line."""
     lines = text.rstrip("\n").split("\n")
     shown = lines if limit is None else lines[:limit]

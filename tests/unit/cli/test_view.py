@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from pathlib import Path
 
 from hypothesis import given, strategies as st
 from rich.console import Console, RenderableType
+from rich.text import Text
 
 from gemwire import replay_gemini_stream
 from gemwire.cli import render
@@ -50,21 +52,25 @@ class Clock:
 
 def text(*blocks: RenderableType, width: int = 80) -> str:
     """What a person reads: no colour, trailing spaces (Markdown pads) dropped."""
-    console = Console(file=io.StringIO(), width=width, color_system=None)
+    out = io.StringIO()
+    console = Console(file=out, width=width, color_system=None)
     for block in blocks:
         console.print(block)
-    output = console.file.getvalue()  # type: ignore[attr-defined]
+    output = out.getvalue()
     return "\n".join(line.rstrip() for line in output.split("\n"))
 
 
 def styled(*blocks: RenderableType) -> str:
-    console = Console(file=io.StringIO(), width=80, color_system="standard", force_terminal=True)
+    out = io.StringIO()
+    console = Console(file=out, width=80, color_system="standard", force_terminal=True)
     for block in blocks:
         console.print(block)
-    return console.file.getvalue()  # type: ignore[attr-defined]
+    return out.getvalue()
 
 
-def play(view: View, clock: Clock, events: list[Event], step: float = 0.5) -> list[RenderableType]:
+def play(
+    view: View, clock: Clock, events: Sequence[Event], step: float = 0.5
+) -> list[RenderableType]:
     blocks: list[RenderableType] = []
     for event in events:
         clock.now += step
@@ -242,8 +248,8 @@ def test_reasoning_is_dimmed_and_settles_before_the_answer() -> None:
 
 def test_a_diff_is_coloured_line_by_line() -> None:
     patch = "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a - b\n+a + b\n unchanged\n"
-    lines = list(render.diff(patch).renderables)  # type: ignore[attr-defined]
-    assert [(line.plain, line.style) for line in lines] == [
+    lines = render.diff(patch).renderables
+    assert [(line.plain, line.style) for line in lines if isinstance(line, Text)] == [
         ("--- a/x.py", "bold"),
         ("+++ b/x.py", "bold"),
         ("@@ -1 +1 @@", "cyan"),
