@@ -97,16 +97,11 @@ class PermissionPrompt:
                 ("? ", "bold magenta"), (f"{request.agent} asks permission{what}", "bold")
             )
         )
-        self.console.print(
-            Text.assemble(
-                "  ",
-                *(
-                    part
-                    for number, option in enumerate(options, start=1)
-                    for part in ((f"{number}", "bold cyan"), f" {option.name}   ")
-                ),
-            )
+        choices = Text("   ").join(
+            Text.assemble((str(number), "bold cyan"), f" {option.name}")
+            for number, option in enumerate(options, start=1)
         )
+        self.console.print(Text("  ") + choices)
         keys = f"1-{len(options)}" if len(options) > 1 else "1"
         self.console.print(Text(f"  {keys}, y/n, Esc cancels: ", style="dim"), end="")
         answered, picked = False, None
