@@ -25,7 +25,7 @@ clis/gemini-%/node_modules/.gemwire-installed: clis/gemini-%/package-lock.json c
 	touch $@
 
 demo: setup
-	$(BIN)/python -m gemwire.testing run examples/fix_the_bug.json
+	$(BIN)/gemwire demo
 
 check: setup
 	$(BIN)/ruff check $(LINTED)

@@ -42,7 +42,7 @@ DEMO_FILES = {
     ),
 }
 
-_TESTS = "python3 -m unittest -q test_calc 2>&1"
+_TESTS = "python3 -B -m unittest -q test_calc 2>&1"
 _SUMMARY = "# Summary\n\n`add` subtracted instead of adding; fixed in calc.py. Both tests pass.\n"
 
 
@@ -171,19 +171,21 @@ def demo(gemini: str | None, root: Path | None, verbose: bool) -> None:
     import anyio
     from rich.console import Console
 
-    from gemwire import GeminiNotFound, GeminiOptions, find_gemini, run_gemini
+    from gemwire import GeminiNotFound, GeminiOptions, UnsupportedVersion, find_gemini, run_gemini
     from gemwire.cli.live import open_output
     from gemwire.testing import CURRENT_VERSION, IsolatedGemini, ScriptedModel, pinned_gemini
 
-    console = Console(highlight=False)
+    console = Console(highlight=False, soft_wrap=True)
     try:
-        executable = gemini or str(pinned_gemini(CURRENT_VERSION))
-    except GeminiNotFound:
-        try:
-            executable = find_gemini().path  # an installed package: the user's own CLI
-        except GeminiNotFound as exc:
-            click.echo(f"gemwire: {exc}", err=True)
-            sys.exit(EXIT_NOT_FOUND)
+        if gemini is None:
+            try:
+                gemini = str(pinned_gemini(CURRENT_VERSION))
+            except GeminiNotFound:
+                gemini = None  # an installed package, not a checkout: the user's own CLI
+        found = find_gemini(gemini)
+    except (GeminiNotFound, UnsupportedVersion) as exc:
+        click.echo(f"gemwire: {exc}", err=True)
+        sys.exit(EXIT_NOT_FOUND)
     scenario = demo_scenario()
     if root is not None:
         root.mkdir(parents=True, exist_ok=True)
@@ -192,7 +194,7 @@ def demo(gemini: str | None, root: Path | None, verbose: bool) -> None:
         IsolatedGemini(model.url, files=scenario.files, root=root) as env,
     ):
         options = GeminiOptions(
-            executable=executable,
+            executable=found.path,
             cwd=str(env.workspace),
             env=env.environ(),
             approval_mode="yolo",
@@ -200,9 +202,9 @@ def demo(gemini: str | None, root: Path | None, verbose: bool) -> None:
         )
         cwd = str(env.workspace)
         console.print(
-            f"gemwire demo: the real Gemini CLI ({executable}) against a scripted model at "
-            f"{model.url} — offline, no API key, an isolated home.\n"
-            f"Workspace: {cwd}, a small project whose tests fail.",
+            f"gemwire demo: the real Gemini CLI {found.version or ''} ({found.path}) against a "
+            f"scripted model at {model.url}: offline, no API key, an isolated Gemini home.\n"
+            f"Workspace: {cwd}, a small project whose tests fail.\n",
             style="dim",
         )
         output = open_output(verbose=verbose, cwd=cwd)

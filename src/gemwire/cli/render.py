@@ -129,14 +129,18 @@ def show_path(path: str, cwd: str | None) -> str:
     return path
 
 
-def _lines(text: str, limit: int | None, style: str) -> list[RenderableType]:
+def _lines(text: str, limit: int | None, style: str, *, tail: bool = False) -> list[RenderableType]:
+    """The first ``limit`` lines of ``text`` (the last ones with ``tail``), one row each."""
     lines = text.rstrip("\n").split("\n")
-    shown = lines if limit is None else lines[:limit]
+    hidden = 0 if limit is None else max(0, len(lines) - limit)
+    shown = lines[hidden:] if tail else lines[: len(lines) - hidden]
     out: list[RenderableType] = [
         Text(line.expandtabs(4), style=style, no_wrap=True, overflow="ellipsis") for line in shown
     ]
-    if len(lines) > len(shown):
-        out.append(Text(f"… {len(lines) - len(shown)} more lines", style="dim italic"))
+    if hidden:
+        what = f"{'earlier' if tail else 'more'} line{'s' if hidden != 1 else ''}"
+        more = Text(f"… {hidden} {what}", style="dim italic")
+        out.insert(0 if tail else len(out), more)
     return out
 
 
@@ -173,7 +177,8 @@ def tool_card(
     """One tool call: status, kind icon, tool name, title and duration; then what it produced.
 
     A running call shows a spinner (``frame`` picks its glyph) and its latest progress; a
-    finished one its error, its diff, or the first lines of its output (all with ``verbose``).
+    finished one its error, its diff, or a preview of its output: the last lines of a
+    command, the first lines of anything else (all of it with ``verbose``).
     """
     started = card.started
     kind = started.kind if started else "other"
@@ -201,7 +206,7 @@ def tool_card(
     finished = card.finished
     if finished is None:
         if card.progress:
-            body += _lines(card.progress, 3, "dim")
+            body += _lines(card.progress, 3, "dim", tail=True)
     elif finished.error is not None:
         body.append(
             Text(f"{finished.error.type}: {finished.error.message}", style="red", overflow="fold")
@@ -209,7 +214,8 @@ def tool_card(
     elif finished.diff:
         body.append(diff(finished.diff, None if verbose else _DIFF_LINES))
     elif finished.output and finished.output.strip():
-        body += _lines(finished.output, limit, "dim")
+        # A command's last lines say how it went (the failure, the summary); a file's first.
+        body += _lines(finished.output, limit, "dim", tail=kind == "execute")
     if not body:
         return head
     return Group(head, Padding(Group(*body), (0, 0, 0, 4)))

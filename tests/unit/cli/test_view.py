@@ -174,10 +174,10 @@ def test_the_moving_part_streams_text_runs_cards_and_keeps_a_footer() -> None:
     clock.now += 0.25
     assert text(view.moving()) == (
         "⠹ ▶ shell  make test                                                       1.2 s\n"
-        "    ok 1\n"
+        "    … 1 earlier line\n"
         "    ok 2\n"
         "    ok 3\n"
-        "    … 1 more lines\n"
+        "    ok 4\n"
         "⠹ working · 1 tool call · 15 tokens · 3.2 s\n"
     )
 
@@ -284,6 +284,16 @@ def test_tool_output_is_previewed_and_shown_whole_when_verbose() -> None:
     ]
     whole = text(*play(View(verbose=True), Clock(), finished(output=output)))
     assert whole.split("\n")[1:] == [f"    line {n}" for n in range(1, 11)] + [""]
+
+
+def test_a_command_s_output_is_previewed_from_its_end() -> None:
+    output = "\n".join(f"line {n}" for n in range(1, 11))
+    events = [start("c1", "run_shell_command", "execute", "make"), *finished(output=output)[1:]]
+    assert text(*play(View(), Clock(), events)).split("\n")[1:] == [
+        "    … 4 earlier lines",
+        *(f"    line {n}" for n in range(5, 11)),
+        "",
+    ]
 
 
 def test_a_diff_wins_over_the_output_and_an_error_over_both() -> None:
