@@ -47,3 +47,4 @@ record: setup
 bench: setup
 	$(BIN)/python bench/decode_normalize.py --repeat 7
 	$(BIN)/python bench/runner_overhead.py --runs 5
+	$(BIN)/python bench/cli_startup.py --runs 21
