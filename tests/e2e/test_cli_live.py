@@ -3,18 +3,13 @@ terminal emulator (pyte), asserted as a person would see it."""
 
 from __future__ import annotations
 
-import fcntl
 import os
-import pty
-import select
-import struct
-import subprocess
 import sys
-import termios
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-import pyte
 import pytest
 
 from gemwire.testing import (
@@ -31,58 +26,8 @@ from gemwire.testing import (
 pytestmark = pytest.mark.e2e
 
 GEMWIRE = str(Path(sys.executable).with_name("gemwire"))
-COLUMNS = 100
-
-
-class Screen:
-    """What a terminal shows after the program ended, and the bytes it was sent."""
-
-    def __init__(self, raw: bytes, exit_code: int, rows: int) -> None:
-        self.raw = raw
-        self.exit_code = exit_code
-        screen = pyte.Screen(COLUMNS, rows)
-        pyte.ByteStream(screen).feed(raw)
-        lines = [line.rstrip() for line in screen.display]
-        while lines and not lines[-1]:
-            lines.pop()
-        self.lines = lines
-
-    @property
-    def text(self) -> str:
-        return "\n".join(self.lines)
-
-
-def on_terminal(argv: list[str], env: dict[str, str], rows: int = 200) -> Screen:
-    """Run ``argv`` with a pseudo-terminal as stdin, stdout and stderr."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, COLUMNS, 0, 0))
-    env = {**env, "TERM": "xterm-256color", "COLUMNS": str(COLUMNS), "LINES": str(rows)}
-    process = subprocess.Popen(
-        argv, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
-    )
-    os.close(slave)
-    raw = bytearray()
-    deadline = time.monotonic() + 90
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([master], [], [], 0.1)
-            if not ready:
-                if process.poll() is not None:
-                    break
-                continue
-            try:
-                chunk = os.read(master, 1 << 16)
-            except OSError:  # EIO: every slave end is closed
-                break
-            if not chunk:
-                break
-            raw += chunk
-        exit_code = process.wait(timeout=10)
-    finally:
-        if process.poll() is None:
-            process.kill()
-        os.close(master)
-    return Screen(bytes(raw), exit_code, rows)
+COLUMNS = 100  # as the `terminal` fixture (conftest.py) sets it
+Terminal = Callable[..., Any]
 
 
 def isolated_env(env: IsolatedGemini, **extra: str) -> dict[str, str]:
@@ -107,15 +52,17 @@ SCENARIO = Scenario(
 )
 
 
-def run_on_terminal(tmp_path: Path, *args: str, **extra: str) -> Screen:
+def run_on_terminal(terminal: Terminal, tmp_path: Path, *args: str, **extra: str) -> Any:
     with ScriptedModel(SCENARIO) as model:
         env = IsolatedGemini(model.url, root=tmp_path)
         argv = [GEMWIRE, "run", "--executable", str(pinned_gemini()), "--cwd", str(env.workspace)]
-        return on_terminal([*argv, *args, "write a.txt"], isolated_env(env, **extra))
+        return terminal([*argv, *args, "write a.txt"], isolated_env(env, **extra))
 
 
-def test_run_live_shows_cards_the_answer_the_outcome_and_the_resume_line(tmp_path: Path) -> None:
-    screen = run_on_terminal(tmp_path, "-y")
+def test_run_live_shows_cards_the_answer_the_outcome_and_the_resume_line(
+    terminal: Terminal, tmp_path: Path
+) -> None:
+    screen = run_on_terminal(terminal, tmp_path, "-y")
     assert screen.exit_code == 0
     lines = screen.lines
     session = lines[0].split(" session ")[1]
@@ -137,8 +84,10 @@ def test_run_live_shows_cards_the_answer_the_outcome_and_the_resume_line(tmp_pat
     assert b"\x1b[32m" in screen.raw  # green: a terminal gets colour
 
 
-def test_no_color_on_a_terminal_gets_the_plain_transcript(tmp_path: Path) -> None:
-    screen = run_on_terminal(tmp_path, "-y", NO_COLOR="1")
+def test_no_color_on_a_terminal_gets_the_plain_transcript(
+    terminal: Terminal, tmp_path: Path
+) -> None:
+    screen = run_on_terminal(terminal, tmp_path, "-y", NO_COLOR="1")
     assert screen.exit_code == 0
     assert b"\x1b[" not in screen.raw  # no colour, no cursor movement
     assert screen.lines[1:6] == [
@@ -151,17 +100,17 @@ def test_no_color_on_a_terminal_gets_the_plain_transcript(tmp_path: Path) -> Non
     assert screen.lines[-1].startswith("resume: gemini --resume ")
 
 
-def test_quiet_on_a_terminal_prints_only_the_answer(tmp_path: Path) -> None:
-    screen = run_on_terminal(tmp_path, "-y", "--quiet")
+def test_quiet_on_a_terminal_prints_only_the_answer(terminal: Terminal, tmp_path: Path) -> None:
+    screen = run_on_terminal(terminal, tmp_path, "-y", "--quiet")
     assert (screen.exit_code, screen.lines) == (
         0,
         ["Writing it.", "", "Done: **a.txt** holds `a`."],
     )
 
 
-def test_demo_live_on_a_terminal(tmp_path: Path) -> None:
+def test_demo_live_on_a_terminal(terminal: Terminal, tmp_path: Path) -> None:
     started = time.monotonic()
-    screen = on_terminal([GEMWIRE, "demo", "--root", str(tmp_path)], {**os.environ})
+    screen = terminal([GEMWIRE, "demo", "--root", str(tmp_path)], {**os.environ})
     assert screen.exit_code == 0, screen.text
     assert time.monotonic() - started < 60
     lines = screen.lines

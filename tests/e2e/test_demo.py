@@ -57,8 +57,8 @@ def test_the_demo_changes_what_it_says_it_changes(tmp_path: Path) -> None:
     )
     assert tests.returncode == 0, tests.stderr
     assert lines[-1] == f"Kept: {tmp_path.resolve()}"
-    session_file = next(line for line in lines if line.startswith("Gemini CLI's own record"))
-    assert Path(session_file.split(": ", 1)[1]).is_file()
+    record = lines.index("Gemini CLI's own record of this session:")
+    assert Path(lines[record + 1].strip()).is_file()
 
 
 def test_the_demo_cleans_up_after_itself_by_default(tmp_path: Path) -> None:

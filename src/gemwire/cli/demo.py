@@ -133,6 +133,8 @@ def _disk_changes(workspace: Path, seeded: dict[str, str]) -> dict[str, str]:
 def _show_changes(
     console: Console, workspace: Path, seeded: dict[str, str], changes: dict[str, str]
 ) -> None:
+    from rich.padding import Padding
+
     from gemwire.cli import render
 
     console.print()
@@ -147,7 +149,7 @@ def _show_changes(
             "/dev/null" if change == "deleted" else f"b/{name}",
         )
         console.print(f"  {change} {name}")
-        console.print(render.diff("".join(lines), limit=None), style="", soft_wrap=True)
+        console.print(Padding(render.diff("".join(lines), limit=None), (0, 0, 0, 4)))
 
 
 @click.command()
@@ -202,11 +204,13 @@ def demo(gemini: str | None, root: Path | None, verbose: bool) -> None:
         )
         cwd = str(env.workspace)
         console.print(
-            f"gemwire demo: the real Gemini CLI {found.version or ''} ({found.path}) against a "
-            f"scripted model at {model.url}: offline, no API key, an isolated Gemini home.\n"
-            f"Workspace: {cwd}, a small project whose tests fail.\n",
-            style="dim",
+            f"gemwire demo: the real Gemini CLI {found.version or ''} fixes a bug; "
+            "the model is scripted (offline, no API key)",
+            style="bold",
         )
+        console.print(f"  gemini     {found.path}", style="dim")
+        console.print(f"  model      {model.url}", style="dim")
+        console.print(f"  workspace  {cwd}, a small project whose tests fail\n", style="dim")
         output = open_output(verbose=verbose, cwd=cwd)
 
         async def go() -> RunResult:
@@ -251,8 +255,9 @@ def _show_history(
     history = session_history(env, result.session_id)
     console.print()
     if history is None:
+        console.print("Gemini CLI's own record of this session:", style="dim")
         for path in env.session_files():
-            console.print(f"Gemini CLI's own record of this session: {path}", style="dim")
+            console.print(f"  {path}", style="dim")
         return
     console.print("The same session, loaded back from Gemini CLI's own session file:", style="bold")
     output = open_output(verbose=verbose, cwd=str(env.workspace), timed=False)
