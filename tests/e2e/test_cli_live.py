@@ -130,6 +130,6 @@ def test_demo_live_on_a_terminal(terminal: Terminal, tmp_path: Path) -> None:
     )
     resume = next(line for line in lines if line.startswith("↻ resume: gemini --resume "))
     assert lines[lines.index(resume) - 1].startswith("✓ done · 6 tool calls · 2 files changed")
-    assert "+    return a + b" in lines
-    assert "-    return a - b" in lines
+    assert "    +    return a + b" in lines  # the diff of calc.py, from the disk
+    assert "    -    return a - b" in lines
     assert "working · " not in screen.text

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from gemwire.cli.exit_codes import EXIT_NOT_FOUND, EXIT_OK, EXIT_TURN_FAILED
+from gemwire.cli.exit_codes import EXIT_CANCELLED, EXIT_NOT_FOUND, EXIT_OK, EXIT_TURN_FAILED
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -56,6 +56,7 @@ def demo_scenario() -> Scenario:
         turns=[
             Reply(
                 [
+                    # stream-json drops thoughts; Gemini's session file keeps them.
                     Thought("**Looking at the tests**\n\nStart from what fails."),
                     Text("Let me look at the tests first."),
                     pause,
@@ -219,9 +220,12 @@ def demo(gemini: str | None, root: Path | None, verbose: bool) -> None:
                     output.show(event)
             return run.result
 
-        with output:
-            result = anyio.run(go)
-            output.close(result.resume.command if result.resume else None)
+        try:
+            with output:
+                result = anyio.run(go)
+                output.close(result.resume.command if result.resume else None)
+        except KeyboardInterrupt:
+            sys.exit(EXIT_CANCELLED)
 
         changes = _disk_changes(env.workspace, scenario.files)
         _show_changes(console, env.workspace, scenario.files, changes)

@@ -112,6 +112,9 @@ class View:
     def _now(self) -> float | None:
         return self._clock() if self._clock else None
 
+    def _elapsed(self, now: float | None) -> float | None:
+        return None if now is None or self._started_at is None else now - self._started_at
+
     def _settle(self, blocks: list[RenderableType], block: RenderableType, what: str) -> None:
         # A blank line around text (paragraphs settle one by one), none between the rest.
         if self._last and "text" in (what, self._last):
@@ -213,12 +216,9 @@ class View:
         parts += [self._card(card, now) for card in self._cards.values()]
         if self._plan is not None:
             parts.append(render.plan(self._plan))
-        elapsed = (
-            now - self._started_at if now is not None and self._started_at is not None else None
-        )
         parts.append(
             render.footer(
-                elapsed=elapsed,
+                elapsed=self._elapsed(now),
                 usage=self._usage,
                 tool_calls=self._tool_calls,
                 frame=self._frame(now),
@@ -242,13 +242,13 @@ class View:
             blocks.append(Text(""))
             blocks.append(render.files_summary(list(self._files.values()), self.cwd))
         if self._turn is not None:
-            elapsed = (
-                now - self._started_at if now is not None and self._started_at is not None else None
-            )
             blocks.append(Text(""))
             blocks.append(
                 render.outcome(
-                    self._turn, tool_calls=self._tool_calls, files=len(self._files), elapsed=elapsed
+                    self._turn,
+                    tool_calls=self._tool_calls,
+                    files=len(self._files),
+                    elapsed=self._elapsed(now),
                 )
             )
         if resume:
