@@ -236,7 +236,7 @@ def demo(gemini: str | None, root: Path | None, verbose: bool) -> None:
         problems += [
             f"{name} changed without a file_changed event" for name in set(changes) - claimed
         ]
-        _show_history(env, result, verbose=verbose, console=console)
+        _show_history(env, result, verbose=verbose, console=console, kept_root=root is not None)
         for problem in problems:
             console.print(f"✗ {problem}", style="bold red")
         if result.ok and not problems:
@@ -250,7 +250,7 @@ def demo(gemini: str | None, root: Path | None, verbose: bool) -> None:
 
 
 def _show_history(
-    env: IsolatedGemini, result: RunResult, *, verbose: bool, console: Console
+    env: IsolatedGemini, result: RunResult, *, verbose: bool, console: Console, kept_root: bool
 ) -> None:
     from gemwire.cli.live import open_output
 
@@ -259,7 +259,8 @@ def _show_history(
     history = session_history(env, result.session_id)
     console.print()
     if history is None:
-        console.print("Gemini CLI's own record of this session:", style="dim")
+        kept = "" if kept_root else " (removed with the rest; keep it all with --root DIR)"
+        console.print(f"Gemini CLI's own record of this session{kept}:", style="dim")
         for path in env.session_files():
             console.print(f"  {path}", style="dim")
         return
