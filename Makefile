@@ -25,7 +25,7 @@ clis/gemini-%/node_modules/.gemwire-installed: clis/gemini-%/package-lock.json c
 	touch $@
 
 demo: setup
-	$(BIN)/python -m gemwire.testing run examples/fix_the_bug.json
+	$(BIN)/gemwire demo
 
 check: setup
 	$(BIN)/ruff check $(LINTED)
@@ -48,3 +48,4 @@ bench: setup
 	$(BIN)/python bench/decode_normalize.py --repeat 7
 	$(BIN)/python bench/runner_overhead.py --runs 5
 	$(BIN)/python bench/sessions.py --repeat 3
+	$(BIN)/python bench/cli_startup.py --runs 21

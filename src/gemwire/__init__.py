@@ -12,6 +12,9 @@ The package's layers are its folders (see DESIGN.md): ``wire`` (exact upstream t
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from gemwire._version import __version__
 from gemwire.errors import (
     AgentCrashed,
@@ -40,18 +43,36 @@ from gemwire.errors import (
     UnsupportedVersion,
     UntrustedWorkspace,
 )
-from gemwire.runners import (
-    GeminiExecutable,
-    GeminiOptions,
-    GeminiRun,
-    ResumeToken,
-    RunResult,
-    find_gemini,
-    parse_resume_line,
-    replay_gemini_stream,
-    run_gemini,
-    run_gemini_sync,
+
+if TYPE_CHECKING:
+    from gemwire.runners import (
+        GeminiExecutable,
+        GeminiOptions,
+        GeminiRun,
+        ResumeToken,
+        RunResult,
+        find_gemini,
+        parse_resume_line,
+        replay_gemini_stream,
+        run_gemini,
+        run_gemini_sync,
+    )
+
+# The runners pull in anyio and the whole protocol stack (~100 ms); `import gemwire` (and so
+# `gemwire --help`) does not pay for them until one is used.
+_LAZY = frozenset(
+    {"GeminiExecutable", "GeminiOptions", "GeminiRun", "ResumeToken", "RunResult", "find_gemini"}
+    | {"parse_resume_line", "replay_gemini_stream", "run_gemini", "run_gemini_sync"}
 )
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'gemwire' has no attribute {name!r}")
+    value = getattr(importlib.import_module("gemwire.runners"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = (
     "AgentCrashed",

@@ -1,6 +1,81 @@
+"""Shared by the end-to-end tests: a real terminal to run gemwire in."""
+
 from __future__ import annotations
 
+import fcntl
+import os
+import pty
+import select
+import struct
+import subprocess
+import termios
+import time
+from collections.abc import Callable
+
+import pyte
 import pytest
+
+COLUMNS = 100
+
+
+class Screen:
+    """What a terminal shows after the program ended, and the bytes it was sent."""
+
+    def __init__(self, raw: bytes, exit_code: int, rows: int, columns: int) -> None:
+        self.raw = raw
+        self.exit_code = exit_code
+        screen = pyte.Screen(columns, rows)
+        pyte.ByteStream(screen).feed(raw)
+        lines = [line.rstrip() for line in screen.display]
+        while lines and not lines[-1]:
+            lines.pop()
+        self.lines = lines
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def on_terminal(
+    argv: list[str], env: dict[str, str], rows: int = 200, columns: int = COLUMNS
+) -> Screen:
+    """Run ``argv`` with a pseudo-terminal as stdin, stdout and stderr."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+    env = {**env, "TERM": "xterm-256color", "COLUMNS": str(columns), "LINES": str(rows)}
+    process = subprocess.Popen(
+        argv, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
+    )
+    os.close(slave)
+    raw = bytearray()
+    deadline = time.monotonic() + 90
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if not ready:
+                if process.poll() is not None:
+                    break
+                continue
+            try:
+                chunk = os.read(master, 1 << 16)
+            except OSError:  # EIO: every slave end is closed
+                break
+            if not chunk:
+                break
+            raw += chunk
+        exit_code = process.wait(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(master)
+    return Screen(bytes(raw), exit_code, rows, columns)
+
+
+@pytest.fixture
+def terminal() -> Callable[..., Screen]:
+    """``terminal(argv, env, rows=200, columns=100)``: run argv in a pseudo-terminal, get the
+    `Screen`."""
+    return on_terminal
 
 
 @pytest.fixture

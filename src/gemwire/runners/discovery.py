@@ -18,7 +18,7 @@ import msgspec
 
 from gemwire.errors import GeminiNotFound, UnsupportedVersion
 
-__all__ = ("OLDEST_SUPPORTED", "TESTED_VERSIONS", "GeminiExecutable", "find_gemini")
+__all__ = ("OLDEST_SUPPORTED", "TESTED_VERSIONS", "GeminiExecutable", "candidates", "find_gemini")
 
 TESTED_VERSIONS = ("0.15.4", "0.30.0", "0.61.0")
 """The Gemini CLI versions gemwire's tests run against (the real binaries, offline)."""
@@ -69,7 +69,8 @@ def package_version(launcher: Path) -> str | None:
     return None
 
 
-def _candidates(executable: str | None, cwd: Path) -> list[tuple[str, Path]]:
+def candidates(executable: str | None, cwd: Path) -> list[tuple[str, Path]]:
+    """Every place `find_gemini` looks, in order, as (source, path); ``gemwire doctor`` shows them."""
     found: list[tuple[str, Path]] = []
     if executable:
         found.append(("explicit", Path(executable).expanduser()))
@@ -95,7 +96,7 @@ def find_gemini(executable: str | None = None, *, cwd: str | None = None) -> Gem
     `UnsupportedVersion` when it is older than `OLDEST_SUPPORTED`.
     """
     start = Path(cwd or os.getcwd()).resolve()
-    for source, path in _candidates(executable, start):
+    for source, path in candidates(executable, start):
         if path.is_file() and os.access(path, os.X_OK):
             version = package_version(path)
             if version is not None and version_key(version) < version_key(OLDEST_SUPPORTED):

@@ -48,9 +48,9 @@ def test_json_output_is_the_normalized_events() -> None:
     assert out == (GOLDEN / "write_and_shell/run-1.events.jsonl").read_text()
 
 
-def test_a_failed_turn_exits_1_and_says_why() -> None:
+def test_a_failed_turn_exits_with_the_status_of_its_kind_and_says_why() -> None:
     code, out, _ = replay(str(RECORDED / "max_session_turns/stream-json/run-1.stdout"))
-    assert code == 1
+    assert code == 8  # turn_limit
     assert out.splitlines()[-1] == (
         "-- FAILED (max_turn_requests) · turn_limit: Reached max session turns for this session. "
         "Increase the number of turns by specifying maxSessionTurns in settings.json. · 112 tokens (101 in, 11 out, 0 cached)"

@@ -1,0 +1,64 @@
+"""The exit statuses of ``gemwire`` commands: stable, documented in docs/cli.md.
+
+Numbers are never reused or renumbered; new ones are only added. A failed turn exits with
+the status of its error kind (`FAILED_TURN`), ``1`` for kinds without one of their own.
+"""
+
+from __future__ import annotations
+
+__all__ = (
+    "EXIT_AUTH",
+    "EXIT_CANCELLED",
+    "EXIT_NOT_FOUND",
+    "EXIT_OK",
+    "EXIT_PROTOCOL",
+    "EXIT_QUOTA",
+    "EXIT_RATE_LIMITED",
+    "EXIT_TIMEOUT",
+    "EXIT_TURN_FAILED",
+    "EXIT_TURN_LIMIT",
+    "EXIT_UNTRUSTED",
+    "EXIT_USAGE",
+    "FAILED_TURN",
+    "for_error_kind",
+)
+
+EXIT_OK = 0
+EXIT_TURN_FAILED = 1
+"""The turn failed, for an error kind without a status of its own (the kind is in the output)."""
+EXIT_USAGE = 2
+"""Bad arguments, a bad config file (click's own status for usage errors)."""
+EXIT_PROTOCOL = 3
+"""``replay --strict`` met something outside the protocol."""
+EXIT_NOT_FOUND = 4
+"""The agent (Gemini CLI) was not found or is too old; also ``doctor`` finding a failure."""
+EXIT_AUTH = 5
+EXIT_RATE_LIMITED = 6
+EXIT_QUOTA = 7
+EXIT_TURN_LIMIT = 8
+EXIT_UNTRUSTED = 9
+EXIT_TIMEOUT = 124
+"""As timeout(1)."""
+EXIT_CANCELLED = 130
+"""As a shell reports Ctrl-C: the run was cancelled (Ctrl-C, or a budget)."""
+
+FAILED_TURN: dict[str, int] = {
+    "not_found": EXIT_NOT_FOUND,
+    "auth": EXIT_AUTH,
+    "rate_limited": EXIT_RATE_LIMITED,
+    "quota": EXIT_QUOTA,
+    "turn_limit": EXIT_TURN_LIMIT,
+    "untrusted": EXIT_UNTRUSTED,
+    "timeout": EXIT_TIMEOUT,
+    "cancelled": EXIT_CANCELLED,
+}
+"""Error kinds with an exit status of their own; every other kind exits `EXIT_TURN_FAILED`."""
+
+
+def for_error_kind(kind: str | None) -> int:
+    """The exit status of a turn that failed with ``kind`` (``None``: no kind was given).
+
+    >>> for_error_kind("rate_limited"), for_error_kind("api"), for_error_kind(None)
+    (6, 1, 1)
+    """
+    return FAILED_TURN.get(kind or "", EXIT_TURN_FAILED)

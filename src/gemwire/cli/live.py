@@ -1,0 +1,213 @@
+"""Where the events go: a live view on a terminal, a plain transcript, JSON lines, or the answer.
+
+Every command that streams events (``run``, ``replay``, ``acp``, ``demo``) picks its output
+with `open_output` and then only calls `Output.show` per event and `Output.close` at the
+end. The live view is rich's ``Live`` around a `View`: settled blocks are printed once
+above it, and the moving part (streaming text, running tool calls, the footer) is redrawn
+in place ten times a second. Anything that is not a terminal, or ``NO_COLOR``, or
+``TERM=dumb``, gets the plain, colourless, line-by-line `Transcript` instead.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, BinaryIO, Protocol, Self, TextIO
+
+from gemwire.cli.transcript import Transcript
+from gemwire.events import Event, PermissionRequested, TurnCompleted, encode_event
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+    from rich.live import Live
+
+    from gemwire.cli.view import View
+
+__all__ = (
+    "JsonOutput",
+    "LiveOutput",
+    "Output",
+    "PlainOutput",
+    "QuietOutput",
+    "open_output",
+    "wants_live_view",
+)
+
+
+class Output(Protocol):
+    """Shows a stream of events; used as a context manager around the stream."""
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(self, *exc_info: object) -> None: ...
+
+    def show(self, event: Event) -> None:
+        """Show one event as it arrives."""
+
+    def close(self, resume: str | None = None) -> None:
+        """The stream ended; ``resume`` is the command that continues the session, if any."""
+
+
+class _Plain:
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        return None
+
+
+class JsonOutput(_Plain):
+    """The normalized events as JSON lines (``--json``), flushed one by one."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        self._out = out
+
+    def show(self, event: Event) -> None:
+        self._out.write(encode_event(event))
+        self._out.flush()
+
+    def close(self, resume: str | None = None) -> None:
+        return None
+
+
+class QuietOutput(_Plain):
+    """Only the final answer (``--quiet``); why a turn failed goes to stderr."""
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self._out, self._err = out, err
+        self._turn: TurnCompleted | None = None
+
+    def show(self, event: Event) -> None:
+        if isinstance(event, TurnCompleted):
+            self._turn = event
+
+    def close(self, resume: str | None = None) -> None:
+        turn = self._turn
+        if turn is None:
+            return
+        if turn.answer:
+            self._out.write(turn.answer.rstrip("\n") + "\n")
+            self._out.flush()
+        if turn.error is not None:
+            self._err.write(f"gemwire: {turn.error.kind}: {turn.error.message}\n")
+
+
+class PlainOutput(_Plain):
+    """The plain transcript: no colour, no cursor movement, one line at a time."""
+
+    def __init__(self, out: TextIO) -> None:
+        self._out = out
+        self._transcript = Transcript(out)
+
+    def show(self, event: Event) -> None:
+        self._transcript.write(event)
+        self._out.flush()
+
+    def close(self, resume: str | None = None) -> None:
+        if resume:
+            self._out.write(f"resume: {resume}\n")
+            self._out.flush()
+
+
+class LiveOutput:
+    """The live view: settled blocks printed once, the moving part redrawn in place."""
+
+    def __init__(self, console: Console, view: View, *, refresh_per_second: float = 10) -> None:
+        self.console = console
+        self.view = view
+        self._rate = refresh_per_second
+        self._lock = threading.Lock()  # the refresh thread reads the view
+        self._live: Live | None = None
+
+    def _moving(self) -> RenderableType:
+        with self._lock:
+            return self.view.moving()
+
+    def __enter__(self) -> Self:
+        from rich.live import Live
+
+        self._live = Live(
+            get_renderable=self._moving,
+            console=self.console,
+            refresh_per_second=self._rate,
+            transient=True,
+            redirect_stdout=False,
+            redirect_stderr=False,
+        )
+        self._live.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def show(self, event: Event) -> None:
+        with self._lock:
+            blocks = self.view.apply(event)
+        for block in blocks:
+            self.console.print(block)
+        if blocks and self._live is not None:
+            self._live.refresh()
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Stop redrawing while something else uses the terminal (a permission prompt)."""
+        live = self._live
+        if live is None:
+            yield
+            return
+        live.stop()
+        try:
+            yield
+        finally:
+            live.start()
+
+    def ask_permission(self, request: PermissionRequested) -> str | None:
+        """Ask at the keyboard which offered option to take (see `PermissionPrompt`)."""
+        from gemwire.cli.permission import PermissionPrompt
+
+        with self.paused():
+            return PermissionPrompt(self.console)(request, self.view.title_of(request.call_id))
+
+    def close(self, resume: str | None = None) -> None:
+        self.__exit__()
+        with self._lock:
+            blocks = self.view.close(resume)
+        for block in blocks:
+            self.console.print(block)
+
+
+def wants_live_view(stream: TextIO, environ: Mapping[str, str] = os.environ) -> bool:
+    """A terminal that takes colour and cursor movement: a TTY, no ``NO_COLOR``, not dumb."""
+    return stream.isatty() and not environ.get("NO_COLOR") and environ.get("TERM", "") != "dumb"
+
+
+def open_output(
+    *,
+    as_json: bool = False,
+    quiet: bool = False,
+    verbose: bool = False,
+    cwd: str | None = None,
+    timed: bool = True,
+) -> Output:
+    """The output for stdout: JSON lines, the answer only, the live view, or the transcript.
+
+    ``timed``: the events happen now (a run, a pipe), so tool calls and the turn are timed.
+    """
+    if as_json:
+        return JsonOutput(sys.stdout.buffer)
+    if quiet:
+        return QuietOutput(sys.stdout, sys.stderr)
+    if wants_live_view(sys.stdout):
+        from rich.console import Console
+
+        from gemwire.cli.view import View
+
+        view = View(cwd=cwd, verbose=verbose, clock=time.monotonic if timed else None)
+        return LiveOutput(Console(highlight=False), view)
+    return PlainOutput(sys.stdout)

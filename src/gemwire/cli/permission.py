@@ -1,0 +1,112 @@
+"""Answering an agent's permission request at the keyboard.
+
+    prompt = PermissionPrompt(console)
+    option_id = prompt(request, title="rm -rf build")   # one of request.options, or None
+
+Only an option the agent offered can come back; ids are never invented. A blocking call:
+from async code run it in a worker thread (``anyio.to_thread.run_sync``), and pause a
+live view around it (`gemwire.cli.live.LiveOutput.ask_permission` does both the pause and
+the title).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from gemwire.events import PermissionOption, PermissionRequested
+
+__all__ = ("PermissionPrompt", "choose", "read_key")
+
+_CANCEL_KEYS = frozenset({"\x1b", "q", "\x03", "\x04", ""})
+"""Esc, q, Ctrl-C, Ctrl-D, end of input: no answer (the request is cancelled)."""
+
+_SHORTCUTS = {
+    "y": ("allow_once", "allow_always"),
+    "a": ("allow_always",),
+    "n": ("reject_once", "reject_always"),
+    "r": ("reject_always",),
+}
+
+
+def choose(options: list[PermissionOption], key: str) -> tuple[bool, str | None]:
+    """What a key means: ``(True, option_id)``, ``(True, None)`` to cancel, or
+    ``(False, None)`` for a key that picks nothing (ask again).
+
+    Digits pick by position; ``y`` the first allow (once before always), ``a`` allow
+    always, ``n`` the first reject (once before always), ``r`` reject always.
+    """
+    if key in _CANCEL_KEYS:
+        return True, None
+    if key.isdigit() and 1 <= int(key) <= len(options):
+        return True, options[int(key) - 1].option_id
+    for kind in _SHORTCUTS.get(key.lower(), ()):
+        for option in options:
+            if option.kind == kind:
+                return True, option.option_id
+    return False, None
+
+
+def read_key() -> str:
+    """One key from the terminal, without waiting for Enter (``""`` at end of input)."""
+    import termios
+    import tty
+
+    fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(fd)
+    try:
+        tty.setcbreak(fd)
+        return os.read(fd, 1).decode(errors="replace")
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+class PermissionPrompt:
+    """Asks a person which of the offered options to take.
+
+    Args:
+        console: where the question goes.
+        read_key: returns one key press; by default the terminal on stdin. Without a
+            terminal (and no ``read_key``) nobody can answer: the prompt returns ``None``.
+    """
+
+    def __init__(self, console: Console, *, read_key: Callable[[], str] | None = None) -> None:
+        self.console = console
+        self._read_key = read_key
+
+    def __call__(self, request: PermissionRequested, title: str | None = None) -> str | None:
+        """The ``option_id`` chosen from ``request.options``, or ``None`` (cancelled)."""
+        from rich.text import Text
+
+        reader = self._read_key
+        if reader is None:
+            if not sys.stdin.isatty():
+                return None
+            reader = read_key
+        options = request.options
+        if not options:
+            return None
+        what = f" for {title}" if title else ""
+        self.console.print(
+            Text.assemble(
+                ("? ", "bold magenta"), (f"{request.agent} asks permission{what}", "bold")
+            )
+        )
+        choices = Text("   ").join(
+            Text.assemble((str(number), "bold cyan"), f" {option.name}")
+            for number, option in enumerate(options, start=1)
+        )
+        self.console.print(Text("  ") + choices)
+        keys = f"1-{len(options)}" if len(options) > 1 else "1"
+        self.console.print(Text(f"  {keys}, y/n, Esc cancels: ", style="dim"), end="")
+        answered, picked = False, None
+        while not answered:
+            answered, picked = choose(options, reader())
+        chosen = next((o.name for o in options if o.option_id == picked), "cancelled")
+        self.console.print(chosen, style="magenta" if picked else "yellow")
+        return picked

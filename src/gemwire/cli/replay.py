@@ -1,0 +1,67 @@
+"""``gemwire replay``: captured Gemini stream-json output, normalized and shown."""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from collections.abc import Iterator
+from typing import BinaryIO
+
+import click
+
+from gemwire.cli.exit_codes import EXIT_OK, EXIT_PROTOCOL, for_error_kind
+from gemwire.cli.run import output_options
+
+__all__ = ("replay",)
+
+
+def _chunks(stream: BinaryIO) -> Iterator[bytes]:
+    # read1 returns what is there now, so `gemini ... | gemwire replay -` is live.
+    read = getattr(stream, "read1", stream.read)
+    while chunk := read(1 << 16):
+        yield chunk
+
+
+def _is_live(stream: BinaryIO) -> bool:
+    """A pipe or a terminal (events happening now), not a file read after the fact."""
+    try:
+        return not stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+@click.command()
+@click.argument("file", type=click.File("rb"), default="-")
+@click.option("--strict", is_flag=True, help="Fail on anything outside the known protocol.")
+@click.option("--cwd", help="The run's working directory, to resolve relative paths.")
+@output_options
+def replay(
+    file: BinaryIO, as_json: bool, quiet: bool, verbose: bool, strict: bool, cwd: str | None
+) -> None:
+    """Normalize Gemini stream-json output from FILE (or - for stdin) and show it.
+
+    \b
+    gemwire replay run.jsonl
+    gemini -o stream-json -p "fix the tests" | gemwire replay --json -
+    """
+    from gemwire import MalformedMessageError, replay_gemini_stream
+    from gemwire.cli.live import open_output
+    from gemwire.events import TurnCompleted
+
+    output = open_output(
+        as_json=as_json, quiet=quiet, verbose=verbose, cwd=cwd, timed=_is_live(file)
+    )
+    turn: TurnCompleted | None = None  # exactly one comes, whatever the input
+    try:
+        with output:
+            for event in replay_gemini_stream(_chunks(file), strict=strict, cwd=cwd):
+                output.show(event)
+                if isinstance(event, TurnCompleted):
+                    turn = event
+            output.close()
+    except MalformedMessageError as exc:
+        click.echo(f"gemwire: {exc}", err=True)
+        sys.exit(EXIT_PROTOCOL)
+    assert turn is not None
+    sys.exit(EXIT_OK if turn.ok else for_error_kind(turn.error.kind if turn.error else None))

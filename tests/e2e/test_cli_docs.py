@@ -1,0 +1,118 @@
+"""Every ``console`` transcript in README.md and docs/ is what the commands really print.
+
+A ```` ```console ```` block is a list of ``$ command`` lines, each followed by its output.
+Each command runs (through bash) offline: the pinned CLI is ``gemini`` on PATH, a scripted
+model answers "Done." to every prompt, the Gemini home is isolated, gemwire's config file is
+a fresh one, and the working directory is the isolated workspace. ```` ```console terminal````
+blocks run in a pseudo-terminal and compare the screen (the live view). Output lines match
+exactly, except that ``…`` stands for any text, runs of spaces count as one, and durations
+(``0.3 s``) may differ.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gemwire.testing import IsolatedGemini, Reply, Scenario, ScriptedModel, Text, pinned_gemini
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+BLOCK = re.compile(r"^```console( terminal)?\n(.*?)^```$", re.DOTALL | re.MULTILINE)
+DURATION = re.compile(r"\b\d+(?:\.\d+)? s\b")
+
+
+def transcripts() -> list[tuple[str, bool, str]]:
+    return [
+        (
+            f"{doc.name}:{doc.read_text()[: m.start()].count(chr(10)) + 1}",
+            bool(m.group(1)),
+            m.group(2),
+        )
+        for doc in DOCS
+        for m in BLOCK.finditer(doc.read_text())
+    ]
+
+
+def steps(block: str) -> list[tuple[str, list[str]]]:
+    """(command, expected output lines) for each ``$`` line of a block."""
+    found: list[tuple[str, list[str]]] = []
+    for line in block.rstrip("\n").split("\n"):
+        if line.startswith("$ "):
+            found.append((line[2:], []))
+        else:
+            assert found, f"output before the first command: {line!r}"
+            found[-1][1].append(line)
+    return found
+
+
+def normal(line: str) -> str:
+    return " ".join(DURATION.sub("N s", line).split())
+
+
+def matches(expected: str, actual: str) -> bool:
+    pattern = ".*".join(re.escape(part) for part in normal(expected).split("…"))
+    return re.fullmatch(pattern, normal(actual)) is not None
+
+
+def assert_transcript(command: str, expected: list[str], actual: list[str]) -> None:
+    while actual and not actual[-1].strip():
+        actual = actual[:-1]
+    shown = "\n".join(actual)
+    assert len(actual) == len(expected), f"$ {command}\n{shown}"
+    for want, got in zip(expected, actual, strict=True):
+        assert matches(want, got), f"$ {command}\nexpected: {want}\nactual:   {got}\n\n{shown}"
+
+
+@pytest.mark.parametrize(
+    ("where", "on_terminal", "block"),
+    transcripts(),
+    ids=lambda v: v if isinstance(v, str) and ":" in v else "",
+)
+def test_console_transcript(
+    where: str, on_terminal: bool, block: str, tmp_path: Path, terminal: Callable[..., Any]
+) -> None:
+    scenario = Scenario(turns=[Reply([Text("Done.")], repeat=20)])
+    with ScriptedModel(scenario) as model:
+        home = IsolatedGemini(model.url, root=tmp_path)
+        env = home.environ(
+            {
+                # gemwire (this venv's) and the pinned CLI as `gemini`, first on PATH
+                "PATH": os.pathsep.join(
+                    [
+                        os.path.dirname(sys.executable),
+                        str(pinned_gemini().parent),
+                        os.environ["PATH"],
+                    ]
+                ),
+                "GEMWIRE_CONFIG": str(tmp_path / "config.toml"),
+            }
+        )
+        env.pop("NO_COLOR", None)
+        for command, expected in steps(block):
+            if on_terminal:
+                # Wide enough that no temporary path wraps.
+                argv = ["bash", "-c", f"cd {home.workspace} && {command}"]
+                screen = terminal(argv, env, columns=250)
+                actual = screen.lines
+            else:
+                result = subprocess.run(
+                    ["bash", "-c", command],
+                    cwd=home.workspace,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    timeout=120,
+                    check=False,
+                )
+                actual = (result.stdout + result.stderr).split("\n")
+            assert_transcript(command, expected, actual)
