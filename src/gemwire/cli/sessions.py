@@ -7,19 +7,16 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
-import msgspec
 
-from gemwire.cli.transcript import Transcript
-from gemwire.errors import SessionError
-from gemwire.events import encode_event
-from gemwire.sessions import GeminiHome, SessionInfo, load_session, to_unified_messages
+from gemwire.cli.run import output_options
+
+if TYPE_CHECKING:  # the sessions stack loads when a command runs (a fast `gemwire --help`)
+    from gemwire.sessions import GeminiHome, SessionInfo
 
 __all__ = ("sessions",)
-
-_encoder = msgspec.json.Encoder()
 
 _home_option = click.option(
     "--gemini-home",
@@ -45,6 +42,8 @@ def sessions() -> None:
 
 
 def _find(home: GeminiHome, ref: str, project: str | None) -> SessionInfo:
+    from gemwire.errors import SessionError
+
     try:
         return home.find(ref, project)
     except SessionError as exc:
@@ -63,6 +62,10 @@ def _title(info: SessionInfo) -> str:
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per session and line.")
 def list_(gemini_home: str | None, project: str | None, all_projects: bool, as_json: bool) -> None:
     """The sessions `gemini --resume` offers, numbered as it numbers them."""
+    import msgspec
+
+    from gemwire.sessions import GeminiHome
+
     if all_projects and project:
         raise click.UsageError("--project and --all-projects exclude each other")
     home = GeminiHome(gemini_home)
@@ -70,7 +73,7 @@ def list_(gemini_home: str | None, project: str | None, all_projects: bool, as_j
     out = sys.stdout
     for info in found:
         if as_json:
-            sys.stdout.buffer.write(_encoder.encode(info) + b"\n")
+            sys.stdout.buffer.write(msgspec.json.encode(info) + b"\n")
             continue
         where = f"{info.project or '?'}  " if all_projects else ""
         count = f"{info.messages} messages" + (
@@ -87,26 +90,45 @@ def list_(gemini_home: str | None, project: str | None, all_projects: bool, as_j
 @click.argument("ref")
 @_home_option
 @_project_option
-@click.option("--json", "as_json", is_flag=True, help="Print normalized events as JSON lines.")
-def show(ref: str, gemini_home: str | None, project: str | None, as_json: bool) -> None:
-    """Show session REF: an id, an index from `list`, latest, or a session file's path."""
+@output_options
+def show(
+    ref: str,
+    gemini_home: str | None,
+    project: str | None,
+    as_json: bool,
+    quiet: bool,
+    verbose: bool,
+) -> None:
+    """Show session REF: an id, an index from `list`, latest, or a session file's path.
+
+    The same view as a live run (as JSON lines with --json), subagents after their parent.
+    """
+    from gemwire.cli.live import open_output
+    from gemwire.sessions import GeminiHome, load_session
+
     info = _find(GeminiHome(gemini_home), ref, project)
-    events = load_session(info.path).events(cwd=info.project)
-    if as_json:
-        for event in events:
-            sys.stdout.buffer.write(encode_event(event))
-        return
-    click.echo(f"# {info.path}")
-    transcript = Transcript(sys.stdout)
-    for event in events:
-        transcript.write(event)
-    for sub in info.subagents:
-        click.echo(f"\n# subagent {sub.id}: {sub.path}")
-        for event in load_session(sub.path).events(cwd=info.project):
-            transcript.write(event)
+    output = open_output(
+        as_json=as_json, quiet=quiet, verbose=verbose, cwd=info.project, timed=False
+    )
+    with output:
+        if not (as_json or quiet):
+            click.echo(f"# {info.path}")
+        for event in load_session(info.path).events(cwd=info.project):
+            output.show(event)
+        for sub in info.subagents:
+            if not (as_json or quiet):
+                click.echo(f"\n# subagent {sub.id}: {sub.path}")
+            for event in load_session(sub.path).events(cwd=info.project):
+                output.show(event)
+        output.close()
 
 
 def _lines(info: SessionInfo, fmt: str) -> Iterator[bytes]:
+    import msgspec
+
+    from gemwire.events import encode_event
+    from gemwire.sessions import load_session, to_unified_messages
+
     if fmt == "events":
         for event in load_session(info.path).events(cwd=info.project):
             yield encode_event(event)
@@ -114,7 +136,7 @@ def _lines(info: SessionInfo, fmt: str) -> Iterator[bytes]:
     conversation = load_session(info.path, keep_originals=True)
     message: dict[str, Any]
     for message in to_unified_messages(conversation.messages, conversation.originals):
-        yield _encoder.encode(message) + b"\n"
+        yield msgspec.json.encode(message) + b"\n"
 
 
 @sessions.command()
@@ -134,6 +156,9 @@ def export(
     ref: str, gemini_home: str | None, project: str | None, fmt: str, output: BinaryIO
 ) -> None:
     """Export session REF as JSON lines."""
+    from gemwire.errors import SessionError
+    from gemwire.sessions import GeminiHome
+
     info = _find(GeminiHome(gemini_home), ref, project)
     try:
         output.writelines(_lines(info, fmt))
