@@ -113,7 +113,9 @@ class JsonRpcConnection:
         request_id = self._next_id
         self._next_id += 1
         self._pending[request_id] = method
-        return request_id, self._encode(_Outgoing(jsonrpc="2.0", id=request_id, method=method, params=params))
+        return request_id, self._encode(
+            _Outgoing(jsonrpc="2.0", id=request_id, method=method, params=params)
+        )
 
     def send_notification(self, method: str, params: Any = UNSET) -> bytes:
         return self._encode(_Outgoing(jsonrpc="2.0", method=method, params=params))
@@ -172,14 +174,14 @@ class JsonRpcConnection:
         method = self._pending.pop(request_id, None)
         if method is None:
             return [_violation(f"a response for unknown request id {request_id!r}", line)]
-        has_result, has_error = message.result is not UNSET, message.error is not UNSET
-        if has_result and not has_error:
-            return [Response(id=request_id, method=method, result=bytes(message.result))]
-        if has_error and not has_result:
+        result, error_raw = message.result, message.error
+        if not isinstance(result, msgspec.UnsetType) and isinstance(error_raw, msgspec.UnsetType):
+            return [Response(id=request_id, method=method, result=bytes(result))]
+        if not isinstance(error_raw, msgspec.UnsetType) and isinstance(result, msgspec.UnsetType):
             try:
-                error = _error_decoder.decode(message.error)
+                error = _error_decoder.decode(error_raw)
             except msgspec.DecodeError:
-                raw = bytes(message.error).decode(errors="replace")
+                raw = bytes(error_raw).decode(errors="replace")
                 reason = f"an error response whose error is not an error object: {raw}"
             else:
                 return [ErrorResponse(id=request_id, method=method, error=error)]
