@@ -289,7 +289,7 @@ class AcpNormalizer:
         self._cancelling = True
 
     def feed(self, item: SessionUpdate | UnknownUpdate) -> list[Event]:
-        events = self._update(item)
+        events = self._close_rejected(item) + self._update(item)
         if self._replaying:
             return [msgspec.structs.replace(e, replay=True) for e in events]
         return events
@@ -316,6 +316,18 @@ class AcpNormalizer:
                 data = msgspec.to_builtins(update)
                 return [SessionUpdated(agent=agent, session_id=sid, update=kind, data=data)]
         raise TypeError(f"not a session update kind: {item.kind!r}")
+
+    def _close_rejected(self, item: SessionUpdate | UnknownUpdate) -> list[Event]:
+        """Finish rejected calls once the agent has moved on without a word about them."""
+        about = (
+            getattr(item.update, "tool_call_id", None) if isinstance(item, SessionUpdate) else None
+        )
+        rejected = [
+            call_id
+            for call_id, call in self._calls.items()
+            if call.rejected is not None and call_id != about
+        ]
+        return [event for call_id in rejected for event in self._finish_unreported(call_id)]
 
     def _chunk(self, kind: str, chunk: acp.ContentChunk) -> list[Event]:
         agent, sid = self._agent, self._session_id
@@ -510,23 +522,27 @@ class AcpNormalizer:
 
     def _close_open_calls(self, *, cancelled: bool) -> list[Event]:
         events: list[Event] = []
-        for call_id, call in self._calls.items():
-            if call.rejected is not None:
-                error = ToolError(
-                    type="rejected", message=f"permission not given ({call.rejected})"
-                )
-            else:
-                error = None
-                if not cancelled:
-                    events.append(self.notice(f"tool call {call_id!r} never reported a result"))
-            events.append(
-                ToolCallFinished(
-                    agent=self._agent,
-                    session_id=self._session_id,
-                    call_id=call_id,
-                    status="cancelled",
-                    error=error,
-                )
+        for call_id in list(self._calls):
+            events += self._finish_unreported(call_id, warn=not cancelled)
+        return events
+
+    def _finish_unreported(self, call_id: str, *, warn: bool = False) -> list[Event]:
+        """End a call the agent will not report on: ``cancelled`` (``rejected`` if the
+        client denied it)."""
+        call = self._calls.pop(call_id)
+        events: list[Event] = []
+        error = None
+        if call.rejected is not None:
+            error = ToolError(type="rejected", message=f"permission not given ({call.rejected})")
+        elif warn:
+            events.append(self.notice(f"tool call {call_id!r} never reported a result"))
+        events.append(
+            ToolCallFinished(
+                agent=self._agent,
+                session_id=self._session_id,
+                call_id=call_id,
+                status="cancelled",
+                error=error,
             )
-        self._calls.clear()
+        )
         return events

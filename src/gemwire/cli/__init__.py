@@ -167,3 +167,8 @@ def run(
     if not as_json and result.resume:
         click.echo(f"resume: {result.resume.command}")
     sys.exit(_exit_status(result))
+
+
+from gemwire.cli.acp import acp as _acp
+
+main.add_command(_acp)
