@@ -573,10 +573,10 @@ class AcpClient:
             with anyio.move_on_after(CLOSE_GRACE):
                 self._exit_code = await self._child.wait()
             self._gone = True
-            self._conn.close_pending()
+            pending = self._conn.close_pending()
             waiters, self._waiters = self._waiters, {}
             for request_id, waiter in waiters.items():
-                waiter.resolve(error=self._crashed(f"request {request_id}"))
+                waiter.resolve(error=self._crashed(pending.get(request_id, "a request")))
         finally:
             self._reader_done.set()
 
@@ -776,11 +776,11 @@ class AcpSession:
         turn = self._turn
         self._cancelling = True
         self.normalizer.cancel_requested()
-        for scope in self._permission_scopes:
-            scope.cancel()
         await self._client._notify(
             "session/cancel", acp.CancelNotification(session_id=self.session_id)
         )
+        for scope in self._permission_scopes:
+            scope.cancel()
         if turn is not None:
             turn._watch_cancel()
 
