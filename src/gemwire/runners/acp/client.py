@@ -79,6 +79,7 @@ from gemwire.wire.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, ErrorObject, 
 __all__ = (
     "CANCEL_GRACE",
     "MAX_QUEUED_EVENTS",
+    "REPLAY_SETTLE",
     "AcpClient",
     "AcpOptions",
     "AcpSession",
@@ -90,6 +91,12 @@ __all__ = (
 
 CANCEL_GRACE = 10.0
 """Seconds an agent has to end a cancelled turn before the client ends it itself."""
+
+REPLAY_SETTLE = 0.25
+"""Seconds without a replayed update after which a loaded session's history is taken as
+complete (at most `REPLAY_SETTLE_MAX`)."""
+
+REPLAY_SETTLE_MAX = 5.0
 
 CLOSE_GRACE = 2.0
 """Seconds an agent has to exit once its stdin is closed, before it is stopped."""
@@ -426,6 +433,14 @@ class AcpClient:
             del self._sessions[session_id]
             raise
         session._loaded(response)
+        # The replay may go on after the answer (Gemini CLI does not wait for it); let it
+        # settle, so that a prompt sent next does not interleave with history.
+        with anyio.move_on_after(REPLAY_SETTLE_MAX):
+            while True:
+                seen = session._updates
+                await anyio.sleep(REPLAY_SETTLE)
+                if session._updates == seen:
+                    break
         return session
 
     async def list_sessions(self, *, cwd: str | None = None) -> list[acp.SessionInfo]:
@@ -642,6 +657,7 @@ class AcpClient:
     def _on_update(self, item: SessionUpdate | UnknownUpdate) -> None:
         session = self._sessions.get(item.session_id or "")
         if session is not None:
+            session._updates += 1
             self._emit(session.normalizer.feed(item), session)
         elif self._new_sessions and item.session_id:
             self._early.append(item)  # for a session whose session/new answer is on its way
@@ -750,6 +766,7 @@ class AcpSession:
         self._turn: AcpTurn | None = None
         self._permission_scopes: set[anyio.CancelScope] = set()
         self._cancelling = False
+        self._updates = 0
         if response is not None:
             self._loaded(response)
 
