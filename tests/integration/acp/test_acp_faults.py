@@ -279,3 +279,60 @@ async def test_a_missing_agent_is_agent_not_found(tmp_path: Path) -> None:
     with pytest.raises(AgentNotFound):
         async with AcpClient(AcpOptions(command=(str(tmp_path / "nope"),))):
             pass
+
+
+async def test_the_client_file_system_is_confined_to_the_session_folders(tmp_path: Path) -> None:
+    workspace, outside, extra = tmp_path / "ws", tmp_path / "outside", tmp_path / "extra"
+    for folder in (workspace, outside, extra):
+        folder.mkdir()
+    (outside / "target.txt").write_text("keep\n")
+    (workspace / "link").symlink_to(outside)
+    (workspace / "dangling").symlink_to(outside / "dangled.txt")
+    (workspace / "final").symlink_to(outside / "target.txt")
+    (workspace / "loop").symlink_to(workspace / "loop")
+    writes = [
+        f"{workspace}/../outside/dotdot.txt",
+        str(outside / "absolute.txt"),
+        f"{workspace}/link/through_link.txt",
+        f"{workspace}/dangling",
+        f"{workspace}/final",
+        f"{workspace}/nul\u0000byte.txt",
+        "relative.txt",
+        f"{workspace}/loop/x.txt",
+        f"{workspace}/inside.txt",
+        f"{workspace}/new/deep/file.txt",
+        f"{extra}/extra.txt",
+    ]
+    reads = [str(outside / "target.txt"), f"{workspace}/inside.txt", f"{workspace}/missing.txt"]
+    env = {
+        "FAKE_ACP_MODE": "fs",
+        "FAKE_ACP_PATHS": json.dumps(writes),
+        "FAKE_ACP_READS": json.dumps(reads),
+    }
+    events, result = await run(
+        "fs",
+        tmp_path,
+        cwd=str(workspace),
+        additional_directories=(str(extra),),
+        env=env,
+        serve_reads=True,
+    )
+    replies = [json.loads(t.split(": ", 1)[1]) for t in texts(events)]
+    codes = [r["error"]["code"] if "error" in r else "ok" for r in replies]
+    assert codes == [-32602] * 8 + ["ok"] * 3 + [-32602, "ok", -32002]
+    assert replies[-2] == {"content": "pwned\n"}
+    assert sorted(p.name for p in outside.iterdir()) == ["target.txt"]
+    assert (outside / "target.txt").read_text() == "keep\n"
+    assert (workspace / "inside.txt").read_text() == "pwned\n"
+    assert (workspace / "new" / "deep" / "file.txt").read_text() == "pwned\n"
+    assert (extra / "extra.txt").read_text() == "pwned\n"
+    assert not list(workspace.glob("*.gemwire-tmp"))
+    notices = [e.message for e in events if isinstance(e, Notice)]
+    assert notices[0] == (
+        "the agent does not support additional directories; the client still serves files in them"
+    )
+    denials = notices[1:]
+    assert len(denials) == 9
+    assert all(d.startswith("denied the agent's fs/") for d in denials)
+    assert "the path contains a NUL byte" in denials[5]
+    assert result.ok

@@ -64,7 +64,7 @@ from gemwire.protocol.acp import (
     UnservedRequest,
 )
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
-from gemwire.runners.acp.files import AccessDenied, ConfinedFileSystem
+from gemwire.runners.acp.files import RESOURCE_NOT_FOUND, AccessDenied, ConfinedFileSystem
 from gemwire.runners.acp.permissions import (
     PermissionHandler,
     PermissionPreset,
@@ -673,9 +673,10 @@ class AcpClient:
         try:
             result = await self._handle(request)
         except AccessDenied as exc:
-            session = self._sessions.get(getattr(request.params, "session_id", ""))
-            notice = self._notice(f"denied the agent's {request.method}: {exc}")
-            self._emit([notice], session)
+            if exc.code != RESOURCE_NOT_FOUND:  # a missing file is an answer, not a denial
+                session = self._sessions.get(getattr(request.params, "session_id", ""))
+                notice = self._notice(f"denied the agent's {request.method}: {exc}")
+                self._emit([notice], session)
             data = {"path": exc.path} if exc.path else None
             reply = self._conn.send_error(request.id, exc.code, str(exc), data)
         except Exception as exc:  # noqa: BLE001 - a bug in a handler must not leave the agent waiting
