@@ -454,6 +454,11 @@ class AcpNormalizer:
         )
         return events
 
+    def describe(self, call_id: str) -> tuple[str, str]:
+        """An open call's (kind, title) as known so far; ``("other", call_id)`` if none."""
+        call = self._calls.get(call_id)
+        return (call.kind, call.title) if call is not None else ("other", call_id)
+
     def permission_resolved(
         self, request_id: str, call_id: str, option: acp.PermissionOption | None
     ) -> list[Event]:

@@ -272,13 +272,27 @@ class AcpClient:
     async def __aenter__(self) -> Self:
         try:
             await self._exit_stack.enter_async_context(self._running())
+        except BaseExceptionGroup as group:
+            await self._exit_stack.aclose()
+            raise _single(group) or group from None
         except BaseException:
             await self._exit_stack.aclose()
             raise
         return self
 
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self._exit_stack.aclose()
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object
+    ) -> bool:
+        try:
+            return bool(await self._exit_stack.__aexit__(exc_type, exc, tb))  # type: ignore[arg-type]
+        except BaseExceptionGroup as group:
+            # anyio groups what the task group saw; one error comes out as itself.
+            single = _single(group)
+            if single is None:
+                raise
+            if single is exc:
+                return False
+            raise single from None
 
     @asynccontextmanager
     async def _running(self) -> AsyncGenerator[None]:
@@ -848,12 +862,13 @@ class AcpSession:
         client = self._client
         client._emit(self.normalizer.permission_requested(request_id, params), self)
         offered = {o.option_id: o for o in params.options}
+        kind, title = self.normalizer.describe(params.tool_call.tool_call_id)
         request = PermissionRequest(
             request_id=request_id,
             session_id=self.session_id,
             call_id=params.tool_call.tool_call_id,
-            title=params.tool_call.title or params.tool_call.tool_call_id,
-            kind=params.tool_call.kind or "other",
+            title=title,
+            kind=kind,
             options=[
                 PermissionOption(option_id=o.option_id, name=o.name, kind=o.kind)
                 for o in params.options
@@ -1041,6 +1056,19 @@ class AcpTurn:
             stderr_tail=client.stderr_tail,
             exit_code=client._exit_code if client._gone else None,
         )
+
+
+def _single(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
+    """The one exception inside (nested) groups, if there is exactly one."""
+    leaves: list[BaseException] = []
+    todo: list[BaseException] = [group]
+    while todo:
+        exc = todo.pop()
+        if isinstance(exc, BaseExceptionGroup):
+            todo.extend(exc.exceptions)
+        else:
+            leaves.append(exc)
+    return leaves[0] if len(leaves) == 1 else None
 
 
 class _TurnStopped(GemwireError):
