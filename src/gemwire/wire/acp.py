@@ -544,8 +544,9 @@ class HttpHeader(_Wire, frozen=True, kw_only=True):
     value: str
 
 
-class McpServerStdio(_Wire, frozen=True, kw_only=True):
-    """A stdio MCP server (upstream sends no ``type`` for this one)."""
+class McpServerStdio(_Wire, frozen=True, kw_only=True, omit_defaults=False):
+    """A stdio MCP server (no ``type`` for this one upstream). ``args`` and ``env`` are
+    required upstream, so they are always sent (Gemini CLI rejects a server without)."""
 
     name: str
     command: str
@@ -553,14 +554,14 @@ class McpServerStdio(_Wire, frozen=True, kw_only=True):
     env: list[EnvVariable] = []
 
 
-class McpServerHttp(_Wire, frozen=True, kw_only=True):
+class McpServerHttp(_Wire, frozen=True, kw_only=True, omit_defaults=False):
     type: Literal["http"] = "http"
     name: str
     url: str
     headers: list[HttpHeader] = []
 
 
-class McpServerSse(_Wire, frozen=True, kw_only=True):
+class McpServerSse(_Wire, frozen=True, kw_only=True, omit_defaults=False):
     type: Literal["sse"] = "sse"
     name: str
     url: str
