@@ -111,7 +111,8 @@ async def test_a_new_file_is_created_through_the_client_file_system(tmp_path: Pa
     assert result.files_changed == changed
     (finished,) = [e for e in events if isinstance(e, ToolCallFinished)]
     assert finished.status == "completed"
-    assert finished.diff is not None and finished.diff.endswith("+hi there\n")
+    assert finished.diff is not None
+    assert finished.diff.endswith("+hi there\n")
     assert result.answer == "Done."
 
 
@@ -146,7 +147,8 @@ async def test_each_preset_answers_a_permission_request(
         assert (finished.status, finished.error) == ("completed", None)
     else:
         assert finished.status == "cancelled"
-        assert finished.error is not None and finished.error.type == "rejected"
+        assert finished.error is not None
+        assert finished.error.type == "rejected"
         assert types.index("tool_call_finished") < types.index("turn_completed")
     assert result.ok
 
@@ -165,7 +167,8 @@ async def test_replace_on_an_existing_file(tmp_path: Path) -> None:
         (str(env.workspace / "a.txt"), "modified")
     ]
     (finished,) = [e for e in events if isinstance(e, ToolCallFinished)]
-    assert finished.diff is not None and "-old line\n+new line\n" in finished.diff
+    assert finished.diff is not None
+    assert "-old line\n+new line\n" in finished.diff
 
 
 async def test_cancel_mid_turn(tmp_path: Path) -> None:
@@ -213,7 +216,7 @@ async def test_set_mode_yolo_runs_writes_without_asking(tmp_path: Path) -> None:
     assert (env.workspace / "y.txt").read_text() == "hi there\n"
     assert "permission_requested" not in [e.type for e in events]
     # Gemini CLI announces the change as assistant text, outside any turn.
-    assert [e.text for e in events if isinstance(e, MessageDelta)][0] == "[MODE_UPDATE] yolo"
+    assert next(e.text for e in events if isinstance(e, MessageDelta)) == "[MODE_UPDATE] yolo"
     assert turn.result.answer == "ok"
 
 

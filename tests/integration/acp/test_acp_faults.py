@@ -28,9 +28,9 @@ from gemwire.runners.acp import (
     AcpTurnResult,
     PermissionRequest,
     allow_all_commands,
+    client as acp_client,
     run_acp,
 )
-from gemwire.runners.acp import client as acp_client
 
 pytestmark = pytest.mark.anyio
 
@@ -156,7 +156,8 @@ async def test_a_64_mb_frame_over_the_cap_is_a_notice_and_the_turn_goes_on(tmp_p
     events, result = await run("big_frame", tmp_path, max_line_bytes=1 << 20)
     assert texts(events) == ["after"]
     (notice,) = [e.message for e in events if isinstance(e, Notice)]
-    assert notice.startswith("skipped a 640001") and notice.endswith("over the 1048576-byte limit")
+    assert notice.startswith("skipped a 640001")
+    assert notice.endswith("over the 1048576-byte limit")
     assert (result.ok, result.answer) == (True, "after")
 
 
@@ -213,7 +214,7 @@ async def test_a_permission_handler_cannot_invent_an_option(tmp_path: Path) -> N
     async def invents(request: PermissionRequest) -> str | None:
         return "allow_everything_forever"
 
-    events, result = await run("permission", tmp_path, permission_handler=invents)
+    events, _result = await run("permission", tmp_path, permission_handler=invents)
     assert texts(events)[0] == (
         'reply session/request_permission: {"outcome": {"optionId": "no", "outcome": "selected"}}'
     )
@@ -255,7 +256,7 @@ async def test_terminals_run_under_a_policy_and_honour_the_byte_limit(tmp_path: 
         commands.append(list(argv))  # type: ignore[call-overload]
         return True
 
-    events, result = await run("terminal", tmp_path, terminal_policy=policy)
+    events, _result = await run("terminal", tmp_path, terminal_policy=policy)
     replies = [json.loads(t.split(": ", 1)[1]) for t in texts(events)]
     assert replies == [
         {"terminalId": "term-1"},
@@ -270,8 +271,10 @@ async def test_terminals_run_under_a_policy_and_honour_the_byte_limit(tmp_path: 
 async def test_terminals_are_refused_without_a_policy(tmp_path: Path) -> None:
     events, _ = await run("terminal", tmp_path)
     assert texts(events) == [
-        'reply terminal/create: {"error": {"code": -32601, '
-        '"message": "this client does not offer terminals"}}'
+        (
+            'reply terminal/create: {"error": {"code": -32601, '
+            '"message": "this client does not offer terminals"}}'
+        )
     ]
 
 

@@ -141,7 +141,8 @@ def test_a_call_announced_only_in_a_permission_request_and_rejected() -> None:
     )
     events = n.permission_requested("0", request)
     assert [e.type for e in events] == ["tool_call_started", "permission_requested"]
-    assert isinstance(events[0], ToolCallStarted) and events[0].kind == "edit"
+    assert isinstance(events[0], ToolCallStarted)
+    assert events[0].kind == "edit"
     n.permission_resolved("0", "p", request.options[0])
     events = n.feed(upd("agent_message_chunk", content={"type": "text", "text": "ok"}))
     assert events[0] == ToolCallFinished(
@@ -259,14 +260,14 @@ def updates(draw: st.DrawFn) -> SessionUpdate:
     kind = draw(st.sampled_from(KINDS))
     call = draw(st.sampled_from(["a", "b", "c"]))
     status = draw(st.sampled_from([None, "pending", "in_progress", "completed", "failed"]))
-    fields: dict[str, Any] = {
+    every: dict[str, dict[str, Any]] = {
         "agent_message_chunk": {"content": {"type": "text", "text": "x"}},
         "tool_call": {"toolCallId": call, "title": "t", "status": status},
         "tool_call_update": {"toolCallId": call, "status": status},
         "plan": {"entries": [{"content": "c", "priority": "low", "status": "pending"}]},
         "current_mode_update": {"currentModeId": "m"},
-    }[kind]
-    return upd(kind, **fields)
+    }
+    return upd(kind, **every[kind])
 
 
 @settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)

@@ -194,7 +194,8 @@ def test_agent_requests_are_typed_or_refused() -> None:
         method="fs/write_text_file",
         params=acp.WriteTextFileRequest(session_id="s", path="/a", content="x"),
     )
-    assert isinstance(items[1], UnservedRequest) and items[1].code == -32602
+    assert isinstance(items[1], UnservedRequest)
+    assert items[1].code == -32602
     assert items[2] == UnservedRequest(
         id=2, method="mcp/connect", code=-32601, message="Method not found: mcp/connect"
     )
@@ -223,7 +224,8 @@ def test_results_are_typed_by_the_method_called() -> None:
     )
     assert items[1] == AgentResult(id=1, method="session/set_mode", result={})
     assert isinstance(items[2], ProtocolViolation)
-    assert isinstance(items[3], AgentError) and items[3].method == "session/new"
+    assert isinstance(items[3], AgentError)
+    assert items[3].method == "session/new"
 
 
 def test_the_client_sends_exact_wire_names() -> None:
