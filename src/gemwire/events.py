@@ -138,7 +138,7 @@ class PermissionOption(_Data, frozen=True, kw_only=True):
     kind: Literal["allow_once", "allow_always", "reject_once", "reject_always"] | str
 
 
-class _Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+class _Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", repr_omit_defaults=True):
     agent: str
     session_id: str | None = None
     replay: bool | UnsetType = UNSET
