@@ -18,6 +18,7 @@ from gemwire.errors import (
     AgentFailed,
     AgentNotFound,
     AgentProtocolViolated,
+    AgentRequestFailed,
     ApiFailed,
     AuthFailed,
     ConfigInvalid,
@@ -49,12 +50,17 @@ from gemwire.runners import (
     run_gemini,
     run_gemini_sync,
 )
+from gemwire.runners.acp import AcpClient, AcpOptions, AcpTurnResult, run_acp
 
 __all__ = (
+    "AcpClient",
+    "AcpOptions",
+    "AcpTurnResult",
     "AgentCrashed",
     "AgentFailed",
     "AgentNotFound",
     "AgentProtocolViolated",
+    "AgentRequestFailed",
     "ApiFailed",
     "AuthFailed",
     "ConfigInvalid",
@@ -82,6 +88,7 @@ __all__ = (
     "find_gemini",
     "parse_resume_line",
     "replay_gemini_stream",
+    "run_acp",
     "run_gemini",
     "run_gemini_sync",
 )
