@@ -21,6 +21,7 @@ from gemwire.errors import (
     AgentFailed,
     AgentNotFound,
     AgentProtocolViolated,
+    AgentRequestFailed,
     ApiFailed,
     AuthFailed,
     ConfigInvalid,
@@ -64,6 +65,7 @@ _LAZY = frozenset(
     {"GeminiExecutable", "GeminiOptions", "GeminiRun", "ResumeToken", "RunResult", "find_gemini"}
     | {"parse_resume_line", "replay_gemini_stream", "run_gemini", "run_gemini_sync"}
 )
+from gemwire.runners.acp import AcpClient, AcpOptions, AcpTurnResult, run_acp
 
 
 def __getattr__(name: str) -> Any:
@@ -75,10 +77,14 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = (
+    "AcpClient",
+    "AcpOptions",
+    "AcpTurnResult",
     "AgentCrashed",
     "AgentFailed",
     "AgentNotFound",
     "AgentProtocolViolated",
+    "AgentRequestFailed",
     "ApiFailed",
     "AuthFailed",
     "ConfigInvalid",
@@ -109,6 +115,7 @@ __all__ = (
     "find_gemini",
     "parse_resume_line",
     "replay_gemini_stream",
+    "run_acp",
     "run_gemini",
     "run_gemini_sync",
 )

@@ -28,6 +28,8 @@ chained with ``raise ... from exc``.
     │   ├── AgentCrashed           crashed: killed, or exited without a result
     │   ├── AgentProtocolViolated  protocol: the output was not the protocol
     │   └── AgentFailed            agent: anything else the agent reported
+    ├── AgentRequestFailed         an ACP agent answered a request with a JSON-RPC error
+    │                              (``.method``, ``.code``, ``.data``; ``.unsupported``)
     ├── ScenarioError              a scripted-model scenario is invalid (gemwire.testing)
     └── SessionError               a saved session cannot be read (gemwire.sessions)
         └── SessionNotFound        no session matches the id, index, ``latest`` or path given
@@ -44,6 +46,7 @@ __all__ = (
     "AgentFailed",
     "AgentNotFound",
     "AgentProtocolViolated",
+    "AgentRequestFailed",
     "ApiFailed",
     "AuthFailed",
     "ConfigInvalid",
@@ -203,6 +206,26 @@ RUN_FAILURES: dict[str, type[RunFailed]] = {
     )
 }
 """The exception class for each error kind; unknown kinds raise `RunFailed` itself."""
+
+
+class AgentRequestFailed(GemwireError):
+    """An ACP agent answered a request with a JSON-RPC error.
+
+    ``unsupported`` is true for "Method not found" (-32601): the agent does not have the
+    method, though it may have advertised it.
+    """
+
+    def __init__(
+        self, message: str, *, method: str = "", code: int = 0, data: object = None
+    ) -> None:
+        super().__init__(message)
+        self.method = method
+        self.code = code
+        self.data = data
+
+    @property
+    def unsupported(self) -> bool:
+        return self.code == -32601
 
 
 class ScenarioError(GemwireError, ValueError):

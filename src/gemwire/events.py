@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any, Literal, get_args
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 __all__ = (
     "ERROR_KINDS",
@@ -38,6 +39,7 @@ __all__ = (
     "PlanEntry",
     "PlanUpdated",
     "SessionStarted",
+    "SessionUpdated",
     "ThoughtDelta",
     "TokenUsage",
     "ToolCallFinished",
@@ -136,9 +138,12 @@ class PermissionOption(_Data, frozen=True, kw_only=True):
     kind: Literal["allow_once", "allow_always", "reject_once", "reject_always"] | str
 
 
-class _Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type"):
+class _Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", repr_omit_defaults=True):
     agent: str
     session_id: str | None = None
+    replay: bool | UnsetType = UNSET
+    """``True`` on events an ACP agent replayed from a loaded session's history (absent
+    otherwise, and then not in the JSON either)."""
 
     @property
     def type(self) -> str:
@@ -281,6 +286,15 @@ class TurnCompleted(_Event, tag="turn_completed", frozen=True, kw_only=True):
     duration_ms: int | None = None
 
 
+class SessionUpdated(_Event, tag="session_updated", frozen=True, kw_only=True):
+    """Session state an ACP agent announced: ``update`` is its ``sessionUpdate`` kind
+    (``current_mode_update``, ``available_commands_update``, ``config_option_update``,
+    ``session_info_update``, ``usage_update``) and ``data`` its fields as sent."""
+
+    update: str
+    data: dict[str, Any]
+
+
 class Unknown(_Event, tag="unknown", frozen=True, kw_only=True):
     """An upstream message gemwire does not know yet, kept raw rather than dropped."""
 
@@ -303,6 +317,7 @@ Event = (
     | UsageReported
     | Notice
     | TurnCompleted
+    | SessionUpdated
     | Unknown
 )
 

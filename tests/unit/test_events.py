@@ -23,6 +23,7 @@ from gemwire.events import (
     PlanEntry,
     PlanUpdated,
     SessionStarted,
+    SessionUpdated,
     ThoughtDelta,
     TokenUsage,
     ToolCallFinished,
@@ -97,6 +98,9 @@ ONE_OF_EACH: list[Event] = [
         options=[PermissionOption(option_id="proceed_once", name="Allow", kind="allow_once")],
     ),
     PermissionResolved(agent="acp:x", session_id="s", request_id="0", call_id="c3", option_id=None),
+    SessionUpdated(
+        agent="acp:x", session_id="s", update="current_mode_update", data={"currentModeId": "yolo"}
+    ),
     UsageReported(agent="gemini", session_id="s", usage=USAGE),
     Notice(
         agent="gemini",
@@ -185,6 +189,7 @@ def test_type_tags_are_the_published_vocabulary() -> None:
             "usage",
             "notice",
             "turn_completed",
+            "session_updated",
             "unknown",
         ]
     )
@@ -238,3 +243,16 @@ def test_all_is_complete() -> None:
 @pytest.mark.parametrize("event", ONE_OF_EACH, ids=lambda e: type(e).__name__)
 def test_the_type_attribute_is_the_json_tag(event: Event) -> None:
     assert event.type == json.loads(encode_event(event))["type"]
+
+
+def test_the_replay_marker_is_absent_from_json_unless_set() -> None:
+    plain = MessageDelta(agent="acp:x", session_id="s", text="a")
+    assert (
+        encode_event(plain)
+        == b'{"type":"message_delta","agent":"acp:x","session_id":"s","text":"a"}\n'
+    )
+    replayed = MessageDelta(agent="acp:x", session_id="s", text="a", replay=True)
+    assert encode_event(replayed) == (
+        b'{"type":"message_delta","agent":"acp:x","session_id":"s","replay":true,"text":"a"}\n'
+    )
+    assert decode_event(encode_event(replayed)) == replayed

@@ -184,6 +184,26 @@ class Child:
             with anyio.CancelScope(shield=True):
                 await stdin.aclose()
 
+    async def write(self, data: bytes) -> None:
+        """Write ``data`` to stdin and keep it open, for protocols that talk both ways.
+
+        Raises ``anyio.BrokenResourceError`` once the child stopped reading (it exited).
+        """
+        stdin = self._process.stdin
+        if stdin is None:
+            raise anyio.ClosedResourceError
+        await stdin.send(data)
+
+    async def close_input(self) -> None:
+        """Close stdin: the child sees end of input (a polite way to ask it to exit)."""
+        stdin = self._process.stdin
+        if stdin is not None:
+            with (
+                anyio.CancelScope(shield=True),
+                contextlib.suppress(OSError, anyio.BrokenResourceError),
+            ):
+                await stdin.aclose()
+
     async def read(self, stream: str) -> bytes:
         """The next chunk of ``"stdout"`` or ``"stderr"``; ``b""`` at end of file."""
         fd = self._fds[stream]

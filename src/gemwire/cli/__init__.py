@@ -11,6 +11,7 @@ from __future__ import annotations
 import click
 
 from gemwire import __version__
+from gemwire.cli.acp import acp
 from gemwire.cli.config import config
 from gemwire.cli.demo import demo
 from gemwire.cli.doctor import doctor
@@ -70,3 +71,4 @@ main.add_command(demo)
 main.add_command(doctor)
 main.add_command(config)
 main.add_command(sessions)
+main.add_command(acp)

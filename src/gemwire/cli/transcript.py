@@ -9,6 +9,8 @@ from gemwire.events import (
     FileChanged,
     MessageDelta,
     Notice,
+    PermissionRequested,
+    PermissionResolved,
     SessionStarted,
     ThoughtDelta,
     ToolCallFinished,
@@ -63,6 +65,11 @@ class Transcript:
                 return lines
             case FileChanged():
                 return [f"  {event.change}: {event.path}"]
+            case PermissionRequested():
+                options = ", ".join(o.option_id for o in event.options)
+                return [f"  ? permission asked ({options})"]
+            case PermissionResolved():
+                return [f"  ? permission: {event.option_id or 'cancelled'}"]
             case Notice():
                 return [f"! {event.severity}: {event.message}"]
             case Unknown():

@@ -1,0 +1,553 @@
+"""The ACP reducer: one session's updates, permission requests and prompt results in,
+normalized events out.
+
+Pure and deterministic: no I/O, no clock. The runner tells it what happened on the
+connection (`started`, `prompt_sent`, `feed`, `permission_requested`,
+`permission_resolved`) and ends each turn with `finish`, which produces exactly one
+`TurnCompleted`. Between `begin_replay` and the next prompt every event is marked
+``replay`` (a loaded session's history, which an agent may keep sending after its
+answer to ``session/load``).
+
+Tool calls always end in a `ToolCallFinished`, even where the agent never says so:
+Gemini CLI announces a call that needs permission only inside the permission request,
+and sends nothing more when the call is rejected; such calls are finished when the
+turn ends (``cancelled``, error type ``rejected``). The mapping is documented, row by
+row, in docs/acp.md.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any, Literal
+
+import msgspec
+
+from gemwire.events import (
+    TOOL_KINDS,
+    Event,
+    FileChanged,
+    Location,
+    MessageDelta,
+    ModelUsage,
+    Notice,
+    PermissionOption,
+    PermissionRequested,
+    PermissionResolved,
+    PlanEntry,
+    PlanUpdated,
+    SessionStarted,
+    SessionUpdated,
+    ThoughtDelta,
+    TokenUsage,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolCallUpdated,
+    ToolError,
+    TurnCompleted,
+    TurnError,
+    Unknown,
+    UsageReported,
+    UserMessage,
+)
+from gemwire.protocol.acp import SessionUpdate, UnknownUpdate
+from gemwire.wire import acp
+from gemwire.wire.jsonrpc import ErrorObject
+
+__all__ = ("AcpNormalizer", "error_for", "prompt_text")
+
+_FINAL = ("completed", "failed")
+_STATE_UPDATES = (
+    "available_commands_update",
+    "current_mode_update",
+    "config_option_update",
+    "session_info_update",
+    "usage_update",
+)
+_RATE_LIMITED = ("Resource has been exhausted", "RESOURCE_EXHAUSTED")
+_AUTH = ("API key not valid", "API_KEY_INVALID", "Authentication required")
+
+# JSON-RPC error codes ACP gives a meaning (plus HTTP statuses, which Gemini CLI uses).
+_CODE_KINDS = {
+    -32000: "auth",  # ACP auth_required
+    -32002: "not_found",  # ACP resource_not_found
+    -32602: "input",
+    -32800: "cancelled",  # ACP request_cancelled
+    401: "auth",
+    403: "auth",
+    429: "rate_limited",
+}
+
+
+def error_for(error: ErrorObject, method: str) -> TurnError:
+    """The typed failure an agent's JSON-RPC error stands for.
+
+    Gemini CLI answers a failed prompt with the HTTP status as the code and the API's
+    message (gemini-protocol.md §6.7): a 400 saying ``API key not valid`` is ``auth``.
+    """
+    message = error.message
+    if error.data is not None and not isinstance(error.data, dict | list):
+        message = f"{message}: {error.data}"
+    elif isinstance(error.data, dict) and isinstance(error.data.get("details"), str):
+        message = f"{message}: {error.data['details']}"
+    kind = _CODE_KINDS.get(error.code)
+    if any(marker in error.message for marker in _RATE_LIMITED):
+        kind = "rate_limited"
+    elif any(marker in error.message for marker in _AUTH):
+        kind = "auth"
+    elif kind is None:
+        kind = "api" if 400 <= error.code < 600 else "agent"
+    return TurnError(kind=kind, message=f"{method}: {message}" if method else message)
+
+
+def prompt_text(prompt: list[acp.ContentBlock]) -> str:
+    """What a person typed, from a prompt's blocks (links and resources by their URI)."""
+    parts = []
+    for block in prompt:
+        match block:
+            case acp.TextContent():
+                parts.append(block.text)
+            case acp.ResourceLink():
+                parts.append(f"@{block.uri}")
+            case acp.EmbeddedResource():
+                parts.append(f"@{block.resource.uri}")
+            case _:
+                parts.append(f"[{block.mime_type}]")
+    return " ".join(parts)
+
+
+class _Call:
+    __slots__ = ("content", "kind", "locations", "raw_output", "rejected", "status", "title")
+
+    def __init__(self, update: acp.ToolCall | acp.ToolCallUpdate) -> None:
+        self.title = update.title or update.tool_call_id
+        self.kind = _kind(update.kind)
+        self.status = update.status or "pending"
+        self.content: list[acp.ToolCallContent] = update.content or []
+        self.locations: list[acp.ToolCallLocation] = update.locations or []
+        self.raw_output: Any = update.raw_output
+        self.rejected: str | None = None
+
+    def apply(self, update: acp.ToolCallUpdate | acp.ToolCall) -> None:
+        if update.title:
+            self.title = update.title
+        if update.kind:
+            self.kind = _kind(update.kind)
+        if update.status:
+            self.status = update.status
+        if update.content is not None:
+            self.content = update.content
+        if update.locations is not None:
+            self.locations = update.locations
+        if update.raw_output is not None:
+            self.raw_output = update.raw_output
+
+
+def _kind(kind: str | None) -> str:
+    return kind if kind in TOOL_KINDS else "other"
+
+
+def _text_of(content: list[acp.ToolCallContent]) -> str | None:
+    parts = []
+    for item in content:
+        match item:
+            case acp.Content(content=acp.TextContent(text=text)):
+                parts.append(text)
+            case acp.Terminal():
+                parts.append(f"[terminal {item.terminal_id}]")
+    return "\n".join(parts) if parts else None
+
+
+def _unified_diff(diffs: list[acp.Diff]) -> str | None:
+    chunks: list[str] = []
+    for diff in diffs:
+        old = diff.old_text or ""
+        chunks.extend(
+            difflib.unified_diff(
+                old.splitlines(keepends=True),
+                diff.new_text.splitlines(keepends=True),
+                fromfile="/dev/null" if diff.old_text is None else diff.path,
+                tofile=diff.path,
+            )
+        )
+    return "".join(chunks) or None
+
+
+def _change(diff: acp.Diff) -> Literal["created", "modified", "deleted"]:
+    meta_kind = diff.meta.get("kind") if isinstance(diff.meta, dict) else None
+    if meta_kind == "add" or (meta_kind is None and diff.old_text is None):
+        return "created"
+    return "deleted" if meta_kind == "delete" else "modified"
+
+
+def _usage(response: acp.PromptResponse) -> TokenUsage | None:
+    if response.usage is not None:
+        u = response.usage
+        return TokenUsage(
+            input_tokens=u.input_tokens,
+            output_tokens=u.output_tokens,
+            cached_tokens=u.cached_read_tokens,
+            total_tokens=u.total_tokens,
+        )
+    quota = response.meta.get("quota") if isinstance(response.meta, dict) else None
+    if not isinstance(quota, dict):
+        return None
+    try:  # Gemini CLI's _meta.quota (gemini-protocol.md §6.7)
+        return msgspec.convert(quota, _GeminiQuota).usage()
+    except msgspec.ValidationError:
+        return None
+
+
+class _TokenCount(msgspec.Struct, frozen=True):
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class _ModelQuota(msgspec.Struct, frozen=True):
+    model: str
+    token_count: _TokenCount = _TokenCount()
+
+
+class _GeminiQuota(msgspec.Struct, frozen=True):
+    token_count: _TokenCount = _TokenCount()
+    model_usage: list[_ModelQuota] = []
+
+    def usage(self) -> TokenUsage:
+        by_model: dict[str, tuple[int, int]] = {}
+        for entry in self.model_usage:
+            inp, out = by_model.get(entry.model, (0, 0))
+            by_model[entry.model] = (
+                inp + entry.token_count.input_tokens,
+                out + entry.token_count.output_tokens,
+            )
+        total = self.token_count
+        return TokenUsage(
+            input_tokens=total.input_tokens,
+            output_tokens=total.output_tokens,
+            total_tokens=total.input_tokens + total.output_tokens,
+            by_model={
+                model: ModelUsage(input_tokens=i, output_tokens=o, total_tokens=i + o)
+                for model, (i, o) in by_model.items()
+            },
+        )
+
+
+class AcpNormalizer:
+    """Reduces one ACP session to normalized events; see the module docstring.
+
+    Args:
+        agent: the ``agent`` field of every event (``acp:<agent name>``).
+        session_id: the session's id.
+    """
+
+    def __init__(self, *, agent: str, session_id: str) -> None:
+        self._agent = agent
+        self._session_id = session_id
+        self._calls: dict[str, _Call] = {}
+        self._answer: list[str] = []
+        self._after_tools = False
+        self._replaying = False
+        self._cancelling = False
+
+    @property
+    def session_id(self) -> str:
+        return self._session_id
+
+    @property
+    def answer(self) -> str:
+        """The assistant text of the current turn so far."""
+        return "".join(self._answer)
+
+    def started(
+        self, *, cwd: str, model: str | None = None, agent_version: str | None = None
+    ) -> list[Event]:
+        return [
+            SessionStarted(
+                agent=self._agent,
+                session_id=self._session_id,
+                model=model,
+                cwd=cwd,
+                agent_version=agent_version,
+            )
+        ]
+
+    def begin_replay(self) -> None:
+        """A ``session/load`` was sent: what follows is history, until the next prompt."""
+        self._replaying = True
+
+    def prompt_sent(self, prompt: list[acp.ContentBlock]) -> list[Event]:
+        """A new turn starts with this prompt."""
+        self._replaying = False
+        self._cancelling = False
+        self._answer.clear()
+        self._after_tools = False
+        return [
+            UserMessage(agent=self._agent, session_id=self._session_id, text=prompt_text(prompt))
+        ]
+
+    def cancel_requested(self) -> None:
+        """``session/cancel`` was sent: calls still open end as ``cancelled``."""
+        self._cancelling = True
+
+    def feed(self, item: SessionUpdate | UnknownUpdate) -> list[Event]:
+        events = self._close_rejected(item) + self._update(item)
+        if self._replaying:
+            return [msgspec.structs.replace(e, replay=True) for e in events]
+        return events
+
+    def _update(self, item: SessionUpdate | UnknownUpdate) -> list[Event]:
+        agent, sid = self._agent, self._session_id
+        if isinstance(item, UnknownUpdate):
+            return [Unknown(agent=agent, session_id=sid, upstream_type=item.kind, raw=item.raw)]
+        update = item.update
+        match item.kind:
+            case "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk":
+                return self._chunk(item.kind, update)
+            case "tool_call":
+                return self._tool_call(update)
+            case "tool_call_update":
+                return self._tool_call_update(update)
+            case "plan":
+                entries = [
+                    PlanEntry(content=e.content, status=e.status, priority=e.priority)
+                    for e in update.entries
+                ]
+                return [PlanUpdated(agent=agent, session_id=sid, entries=entries)]
+            case kind if kind in _STATE_UPDATES:
+                data = msgspec.to_builtins(update)
+                return [SessionUpdated(agent=agent, session_id=sid, update=kind, data=data)]
+        raise TypeError(f"not a session update kind: {item.kind!r}")
+
+    def _close_rejected(self, item: SessionUpdate | UnknownUpdate) -> list[Event]:
+        """Finish rejected calls once the agent has moved on without a word about them."""
+        about = (
+            getattr(item.update, "tool_call_id", None) if isinstance(item, SessionUpdate) else None
+        )
+        rejected = [
+            call_id
+            for call_id, call in self._calls.items()
+            if call.rejected is not None and call_id != about
+        ]
+        return [event for call_id in rejected for event in self._finish_unreported(call_id)]
+
+    def _chunk(self, kind: str, chunk: acp.ContentChunk) -> list[Event]:
+        agent, sid = self._agent, self._session_id
+        content = chunk.content
+        if not isinstance(content, acp.TextContent):
+            raw = msgspec.json.encode(chunk).decode()
+            return [Unknown(agent=agent, session_id=sid, upstream_type=kind, raw=raw)]
+        text = content.text
+        if kind == "user_message_chunk":
+            return [UserMessage(agent=agent, session_id=sid, text=text)]
+        if kind == "agent_thought_chunk":
+            return [ThoughtDelta(agent=agent, session_id=sid, text=text)]
+        if not self._replaying:
+            if self._after_tools and self._answer:
+                self._answer.append("\n\n")  # text of a later model turn
+            self._after_tools = False
+            self._answer.append(text)
+        return [MessageDelta(agent=agent, session_id=sid, text=text)]
+
+    def _start(self, call_id: str, update: acp.ToolCall | acp.ToolCallUpdate) -> list[Event]:
+        call = self._calls[call_id] = _Call(update)
+        self._after_tools = True
+        raw_input = update.raw_input
+        return [
+            ToolCallStarted(
+                agent=self._agent,
+                session_id=self._session_id,
+                call_id=call_id,
+                name=call.kind,
+                kind=call.kind,
+                title=call.title,
+                input=raw_input if isinstance(raw_input, dict) else {},
+                locations=[Location(path=loc.path, line=loc.line) for loc in call.locations],
+            )
+        ]
+
+    def _tool_call(self, update: acp.ToolCall) -> list[Event]:
+        call_id = update.tool_call_id
+        if call_id in self._calls:  # announced before (in a permission request)
+            return self._progress(call_id, update)
+        events = self._start(call_id, update)
+        if update.status in _FINAL:  # a replayed call comes finished at once
+            events += self._finish(call_id)
+        return events
+
+    def _tool_call_update(self, update: acp.ToolCallUpdate) -> list[Event]:
+        call_id = update.tool_call_id
+        events = [] if call_id in self._calls else self._start(call_id, update)
+        return events + self._progress(call_id, update)
+
+    def _progress(self, call_id: str, update: acp.ToolCall | acp.ToolCallUpdate) -> list[Event]:
+        call = self._calls[call_id]
+        call.apply(update)
+        if call.status in _FINAL:
+            return self._finish(call_id)
+        return [
+            ToolCallUpdated(
+                agent=self._agent,
+                session_id=self._session_id,
+                call_id=call_id,
+                status=call.status,
+                content=_text_of(call.content),
+            )
+        ]
+
+    def _finish(self, call_id: str) -> list[Event]:
+        agent, sid = self._agent, self._session_id
+        call = self._calls.pop(call_id)
+        text = _text_of(call.content)
+        if text is None and call.raw_output is not None:
+            raw = call.raw_output
+            text = raw if isinstance(raw, str) else msgspec.json.encode(raw).decode()
+        diffs = [item for item in call.content if isinstance(item, acp.Diff)]
+        failed = call.status == "failed"
+        events: list[Event] = [
+            ToolCallFinished(
+                agent=agent,
+                session_id=sid,
+                call_id=call_id,
+                status="failed" if failed else "completed",
+                output=text,
+                error=ToolError(type="failed", message=text or "the tool call failed")
+                if failed
+                else None,
+                diff=_unified_diff(diffs),
+            )
+        ]
+        if not failed:
+            events += [
+                FileChanged(
+                    agent=agent,
+                    session_id=sid,
+                    path=diff.path,
+                    change=_change(diff),
+                    call_id=call_id,
+                    derived=False,
+                )
+                for diff in diffs
+            ]
+        return events
+
+    def permission_requested(
+        self, request_id: str, request: acp.RequestPermissionRequest
+    ) -> list[Event]:
+        """The agent asks; a call it announces only here is started here."""
+        call_id = request.tool_call.tool_call_id
+        events: list[Event] = []
+        if call_id in self._calls:
+            self._calls[call_id].apply(request.tool_call)
+        else:
+            events += self._start(call_id, request.tool_call)
+        options = [
+            PermissionOption(option_id=o.option_id, name=o.name, kind=o.kind)
+            for o in request.options
+        ]
+        events.append(
+            PermissionRequested(
+                agent=self._agent,
+                session_id=self._session_id,
+                request_id=request_id,
+                call_id=call_id,
+                options=options,
+            )
+        )
+        return events
+
+    def describe(self, call_id: str) -> tuple[str, str]:
+        """An open call's (kind, title) as known so far; ``("other", call_id)`` if none."""
+        call = self._calls.get(call_id)
+        return (call.kind, call.title) if call is not None else ("other", call_id)
+
+    def permission_resolved(
+        self, request_id: str, call_id: str, option: acp.PermissionOption | None
+    ) -> list[Event]:
+        """The client answered: ``option`` is the one chosen, ``None`` for cancelled."""
+        call = self._calls.get(call_id)
+        if call is not None and (option is None or option.kind.startswith("reject")):
+            call.rejected = option.name if option else "cancelled"
+        return [
+            PermissionResolved(
+                agent=self._agent,
+                session_id=self._session_id,
+                request_id=request_id,
+                call_id=call_id,
+                option_id=option.option_id if option else None,
+            )
+        ]
+
+    def notice(
+        self,
+        message: str,
+        severity: Literal["info", "warning", "error"] = "warning",
+        source: Literal["upstream", "stderr", "gemwire"] = "gemwire",
+    ) -> Notice:
+        return Notice(
+            agent=self._agent,
+            session_id=self._session_id,
+            severity=severity,
+            message=message,
+            source=source,
+        )
+
+    def finish(
+        self,
+        response: acp.PromptResponse | None,
+        *,
+        error: TurnError | None = None,
+        duration_ms: int | None = None,
+    ) -> list[Event]:
+        """The turn ended: with the agent's answer to ``session/prompt``, or ``error``."""
+        agent, sid = self._agent, self._session_id
+        events = self._close_open_calls(cancelled=self._cancelling or error is not None)
+        usage = _usage(response) if response is not None else None
+        if usage is not None:
+            events.append(UsageReported(agent=agent, session_id=sid, usage=usage))
+        if response is None:
+            assert error is not None, "a turn without an answer has an error"
+            stop_reason = "cancelled" if error.kind == "cancelled" else "error"
+        else:
+            stop_reason = response.stop_reason
+            if stop_reason == "cancelled":
+                error = TurnError(kind="cancelled", message="the turn was cancelled")
+        events.append(
+            TurnCompleted(
+                agent=agent,
+                session_id=sid,
+                ok=error is None,
+                stop_reason=stop_reason,
+                error=error,
+                answer=self.answer,
+                usage=usage,
+                duration_ms=duration_ms,
+            )
+        )
+        self._cancelling = False
+        return events
+
+    def _close_open_calls(self, *, cancelled: bool) -> list[Event]:
+        events: list[Event] = []
+        for call_id in list(self._calls):
+            events += self._finish_unreported(call_id, warn=not cancelled)
+        return events
+
+    def _finish_unreported(self, call_id: str, *, warn: bool = False) -> list[Event]:
+        """End a call the agent will not report on: ``cancelled`` (``rejected`` if the
+        client denied it)."""
+        call = self._calls.pop(call_id)
+        events: list[Event] = []
+        error = None
+        if call.rejected is not None:
+            error = ToolError(type="rejected", message=f"permission not given ({call.rejected})")
+        elif warn:
+            events.append(self.notice(f"tool call {call_id!r} never reported a result"))
+        events.append(
+            ToolCallFinished(
+                agent=self._agent,
+                session_id=self._session_id,
+                call_id=call_id,
+                status="cancelled",
+                error=error,
+            )
+        )
+        return events

@@ -1,0 +1,168 @@
+"""Terminals an ACP agent runs through the client (``terminal/*``), behind a command policy.
+
+Offered only when the host gives a `TerminalPolicy` (headless, the default is none: the
+capability is not advertised and every ``terminal/create`` is refused). Each terminal is
+a child in its own process group, started and stopped like the Gemini runner's (its
+whole tree is killed on ``terminal/kill``, ``terminal/release`` and when the client
+closes). Output (stdout and stderr together) is kept up to ``outputByteLimit`` bytes,
+dropping from the start at a character boundary, as the spec asks.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import anyio
+from anyio.abc import TaskGroup
+
+from gemwire._transport.process import Child
+from gemwire.errors import AgentNotFound
+from gemwire.runners.acp.files import AccessDenied, ConfinedFileSystem
+from gemwire.wire import acp
+
+__all__ = ("DEFAULT_OUTPUT_BYTE_LIMIT", "TerminalPolicy", "Terminals", "allow_all_commands")
+
+DEFAULT_OUTPUT_BYTE_LIMIT = 1024 * 1024
+"""Output kept when the agent names no limit."""
+
+TerminalPolicy = Callable[[Sequence[str], str], bool]
+"""Decides whether a command may run: ``(argv, cwd) -> allowed``."""
+
+
+def allow_all_commands(argv: Sequence[str], cwd: str) -> bool:
+    """The policy that allows every command (for trusted, sandboxed hosts)."""
+    return True
+
+
+def _argv(request: acp.CreateTerminalRequest) -> list[str]:
+    # Agents differ: most pass a program and its arguments, some a whole command line.
+    if not request.args and any(c.isspace() for c in request.command):
+        return ["/bin/sh", "-c", request.command]
+    return [request.command, *request.args]
+
+
+def _trim(data: bytearray, limit: int) -> bool:
+    """Drop bytes from the start until ``data`` fits, at a UTF-8 character boundary."""
+    if len(data) <= limit:
+        return False
+    cut = len(data) - limit
+    while cut < len(data) and (data[cut] & 0xC0) == 0x80:  # a continuation byte
+        cut += 1
+    del data[:cut]
+    return True
+
+
+class _Terminal:
+    def __init__(self, child: Child, limit: int) -> None:
+        self.child = child
+        self.limit = limit
+        self.output = bytearray()
+        self.truncated = False
+        self.exited = anyio.Event()
+        self.status: acp.TerminalExitStatus | None = None
+
+    async def pump(self, stream: str) -> None:
+        while data := await self.child.read(stream):
+            self.output += data
+            self.truncated = _trim(self.output, self.limit) or self.truncated
+
+    async def watch(self) -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self.pump, "stdout")
+            tg.start_soon(self.pump, "stderr")
+            code = await self.child.wait()
+            # Leftover grandchildren would keep the pipes open and the pumps waiting.
+            self.child.kill_leftovers()
+        self.status = (
+            acp.TerminalExitStatus(signal=signal.Signals(-code).name)
+            if code < 0
+            else acp.TerminalExitStatus(exit_code=code)
+        )
+        self.exited.set()
+
+
+class Terminals:
+    """The terminals of one client; every method answers one ``terminal/*`` request."""
+
+    def __init__(
+        self,
+        policy: TerminalPolicy,
+        files: Callable[[str], ConfinedFileSystem],
+        cwd: Callable[[str], str],
+        tg: TaskGroup,
+    ) -> None:
+        self._policy = policy
+        self._files = files  # session id -> its confined file system
+        self._cwd = cwd  # session id -> its cwd
+        self._tg = tg
+        self._terminals: dict[str, _Terminal] = {}
+        self._count = 0
+
+    async def create(self, request: acp.CreateTerminalRequest) -> acp.CreateTerminalResponse:
+        cwd = request.cwd or self._cwd(request.session_id)
+        if not self._files(request.session_id).contains(cwd):
+            raise AccessDenied(f"terminal cwd outside the session's folders: {cwd}", path=cwd)
+        argv = _argv(request)
+        if not self._policy(argv, cwd):
+            raise AccessDenied(f"command not allowed by the terminal policy: {argv[0]}")
+        env = {**os.environ, **{v.name: v.value for v in request.env}}
+        try:
+            child = await Child.spawn(argv, cwd=Path(cwd), env=env)
+        except AgentNotFound as exc:
+            raise AccessDenied(str(exc)) from exc
+        await child.close_input()
+        self._count += 1
+        terminal_id = f"term-{self._count}"
+        limit = request.output_byte_limit
+        terminal = _Terminal(child, DEFAULT_OUTPUT_BYTE_LIMIT if limit is None else limit)
+        self._terminals[terminal_id] = terminal
+        self._tg.start_soon(terminal.watch)
+        return acp.CreateTerminalResponse(terminal_id=terminal_id)
+
+    def _get(self, terminal_id: str) -> _Terminal:
+        terminal = self._terminals.get(terminal_id)
+        if terminal is None:
+            raise AccessDenied(f"no terminal {terminal_id!r}")
+        return terminal
+
+    async def output(self, request: acp.TerminalOutputRequest) -> acp.TerminalOutputResponse:
+        terminal = self._get(request.terminal_id)
+        return acp.TerminalOutputResponse(
+            output=terminal.output.decode(errors="replace"),
+            truncated=terminal.truncated,
+            exit_status=terminal.status,
+        )
+
+    async def wait_for_exit(
+        self, request: acp.WaitForTerminalExitRequest
+    ) -> acp.WaitForTerminalExitResponse:
+        terminal = self._get(request.terminal_id)
+        await terminal.exited.wait()
+        assert terminal.status is not None
+        return acp.WaitForTerminalExitResponse(
+            exit_code=terminal.status.exit_code, signal=terminal.status.signal
+        )
+
+    async def kill(self, request: acp.KillTerminalRequest) -> None:
+        await self._get(request.terminal_id).child.stop()
+
+    async def release(self, request: acp.ReleaseTerminalRequest) -> None:
+        terminal = self._get(request.terminal_id)
+        del self._terminals[request.terminal_id]
+        await _close(terminal)
+
+    async def aclose(self) -> None:
+        terminals, self._terminals = self._terminals, {}
+        for terminal in terminals.values():
+            await _close(terminal)
+
+
+async def _close(terminal: _Terminal) -> None:
+    with anyio.CancelScope(shield=True):
+        await terminal.child.stop()
+        with anyio.move_on_after(2):  # let the pumps see end of file before the pipes close
+            await terminal.exited.wait()
+        await terminal.child.aclose()

@@ -1,0 +1,82 @@
+"""`gemwire acp` with the real `gemini --acp` 0.61.0 and the scripted model."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gemwire.cli import main
+from gemwire.testing import (
+    FunctionCall,
+    IsolatedGemini,
+    Reply,
+    Scenario,
+    ScriptedModel,
+    Text,
+    pinned_gemini,
+)
+
+pytestmark = pytest.mark.e2e
+
+WRITE = Scenario(
+    turns=[
+        Reply(
+            [Text("Writing."), FunctionCall("write_file", {"file_path": "a.txt", "content": "a\n"})]
+        ),
+        Reply([Text("Done.")]),
+    ]
+)
+
+
+def invoke(tmp_path: Path, *args: str) -> tuple[int, str, IsolatedGemini]:
+    with ScriptedModel(WRITE) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        result = CliRunner().invoke(
+            main,
+            ["acp", *args[:-1], "--cwd", str(env.workspace), "--", str(pinned_gemini()), "--acp"]
+            if args[-1] == "gemini"
+            else ["acp", *args],
+            env=env.environ(),
+        )
+    return result.exit_code, result.stdout, env
+
+
+def test_json_events_with_edits_allowed(tmp_path: Path) -> None:
+    code, out, env = invoke(tmp_path, "--json", "--permissions", "edits", "write a", "gemini")
+    events = [json.loads(line) for line in out.splitlines()]
+    assert code == 0
+    assert events[-1]["type"] == "turn_completed"
+    assert (events[-1]["ok"], events[-1]["answer"]) == (True, "Writing.\n\nDone.")
+    assert [e["option_id"] for e in events if e["type"] == "permission_resolved"] == [
+        "proceed_once"
+    ]
+    assert (env.workspace / "a.txt").read_text() == "a\n"
+
+
+def test_a_transcript_denying_by_default(tmp_path: Path) -> None:
+    code, out, env = invoke(tmp_path, "write a", "gemini")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[1:3] == ["> write a", "Writing."]
+    assert "[edit] edit: Writing to a.txt" in lines
+    assert "  ? permission: cancel" in lines
+    assert "  -> cancelled: permission not given (Reject)" in lines
+    assert lines[-1].startswith("-- ok (end_turn)")
+    assert not (env.workspace / "a.txt").exists()
+
+
+def test_an_agent_that_cannot_start(tmp_path: Path) -> None:
+    code, _, _ = invoke(tmp_path, "hi", str(tmp_path / "no-such-agent"))
+    assert code == 4
+    runner = CliRunner()
+    result = runner.invoke(
+        main, ["acp", "--json", "hi", sys.executable, "-c", "import sys; sys.exit(3)"]
+    )
+    assert result.exit_code == 1
+    (event,) = [json.loads(line) for line in result.stdout.splitlines()]
+    assert event["type"] == "turn_completed"
+    assert event["error"]["kind"] == "crashed"

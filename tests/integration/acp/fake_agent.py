@@ -1,0 +1,180 @@
+"""A fake ACP agent for fault injection (synthetic: FAKE_ACP_MODE says how it misbehaves).
+
+It answers initialize and session/new, then on session/prompt does what the mode says.
+Replies the client sends to its own requests are reported back as agent_message_chunk
+text ``reply <method>: <json>``, so tests can assert exactly what the client answered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+
+SESSION = "fake-session"
+MODE = os.environ.get("FAKE_ACP_MODE", "echo")
+_next_id = 0
+
+
+def send(message: dict[str, object]) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def raw(line: str) -> None:
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def update(kind: str, **fields: object) -> None:
+    send(
+        {
+            "jsonrpc": "2.0",
+            "method": "session/update",
+            "params": {"sessionId": SESSION, "update": {"sessionUpdate": kind, **fields}},
+        }
+    )
+
+
+def say(text: str) -> None:
+    update("agent_message_chunk", content={"type": "text", "text": text})
+
+
+def read() -> dict[str, object]:
+    line = sys.stdin.readline()
+    if not line:
+        sys.exit(0)
+    message: dict[str, object] = json.loads(line)
+    return message
+
+
+def call(method: str, params: dict[str, object]) -> dict[str, object]:
+    """Ask the client; notifications meanwhile are remembered in `seen`."""
+    global _next_id
+    request_id = _next_id
+    _next_id += 1
+    send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+    while True:
+        message = read()
+        if message.get("id") == request_id and "method" not in message:
+            reply = message.get("result", {"error": message.get("error")})
+            say(f"reply {method}: {json.dumps(reply, sort_keys=True)}")
+            return message
+        seen.append(message)
+
+
+seen: list[dict[str, object]] = []
+
+
+def prompt(request_id: object, text: str) -> None:
+    if MODE == "echo":
+        say(f"echo: {text}")
+    elif MODE == "crash_mid_request":
+        say("partial")
+        os.kill(os.getpid(), signal.SIGKILL)
+    elif MODE == "garbage":
+        raw("this is not json")
+        raw("[1, 2, 3]")
+        raw('{"jsonrpc":"1.0","method":"session/update","params":{}}')
+        raw('{"jsonrpc":"2.0","id":4242,"result":{}}')
+        raw('{"jsonrpc":"2.0","result":{}}')
+        raw('{"jsonrpc":"2.0","method":"_vendor/ping","params":{"n":1}}')
+        update("teleport_update", where="moon")
+        update("agent_message_chunk", content={"type": "video", "uri": "x"})
+        call("foo/bar", {"sessionId": SESSION})
+        call("fs/write_text_file", {"sessionId": SESSION})  # no path: invalid params
+        say("still here")
+    elif MODE == "big_frame":
+        say("a" * 64_000_000)
+        say("after")
+    elif MODE == "flood":
+        for n in range(20_000):
+            say(f"{n} ")
+    elif MODE == "permission":
+        reply = call(
+            "session/request_permission",
+            {
+                "sessionId": SESSION,
+                "toolCall": {"toolCallId": "call-1", "title": "Run rm", "kind": "execute"},
+                "options": [
+                    {"optionId": "yes", "name": "Allow", "kind": "allow_once"},
+                    {"optionId": "no", "name": "Reject", "kind": "reject_once"},
+                ],
+            },
+        )
+        # Cancelled meanwhile? Then the turn ends as cancelled, as the spec says.
+        result = reply.get("result")
+        if isinstance(result, dict) and result.get("outcome") == {"outcome": "cancelled"}:
+            send({"jsonrpc": "2.0", "id": request_id, "result": {"stopReason": "cancelled"}})
+            return
+    elif MODE == "ignore_cancel":
+        say("working")
+        while True:  # never answers the prompt
+            seen.append(read())
+    elif MODE == "fs":
+        for path in json.loads(os.environ["FAKE_ACP_PATHS"]):
+            call("fs/write_text_file", {"sessionId": SESSION, "path": path, "content": "pwned\n"})
+        for path in json.loads(os.environ.get("FAKE_ACP_READS", "[]")):
+            call("fs/read_text_file", {"sessionId": SESSION, "path": path})
+    elif MODE == "terminal":
+        created = call(
+            "terminal/create",
+            {
+                "sessionId": SESSION,
+                "command": "sh",
+                "args": ["-c", "printf 'hello\\n'; printf 'err\\n' >&2; exit 3"],
+                "outputByteLimit": 1000,
+            },
+        )
+        terminal = created.get("result", {})
+        if isinstance(terminal, dict) and "terminalId" in terminal:
+            ids = {"sessionId": SESSION, "terminalId": terminal["terminalId"]}
+            call("terminal/wait_for_exit", ids)
+            call("terminal/output", ids)
+            call("terminal/release", ids)
+    elif MODE == "slow":
+        say("thinking")
+        time.sleep(30)
+    send({"jsonrpc": "2.0", "id": request_id, "result": {"stopReason": "end_turn"}})
+
+
+def main() -> None:
+    while True:
+        message = read()
+        method, request_id = message.get("method"), message.get("id")
+        params = message.get("params")
+        assert isinstance(params, dict) or params is None
+        if method == "initialize":
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "result": {
+                        "protocolVersion": 1,
+                        "agentInfo": {"name": "fake-agent", "version": "0.0.1"},
+                        "agentCapabilities": {"loadSession": False},
+                    },
+                }
+            )
+            print(f"initialize {json.dumps(params, sort_keys=True)}", file=sys.stderr)
+        elif method == "session/new":
+            send({"jsonrpc": "2.0", "id": request_id, "result": {"sessionId": SESSION}})
+        elif method == "session/prompt":
+            assert params is not None
+            blocks = params["prompt"]
+            assert isinstance(blocks, list)
+            prompt(request_id, " ".join(b.get("text", "") for b in blocks))
+        elif request_id is not None:
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": request_id,
+                    "error": {"code": -32601, "message": f"Method not found: {method}"},
+                }
+            )
+
+
+if __name__ == "__main__":
+    main()
