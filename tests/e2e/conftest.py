@@ -10,7 +10,7 @@ import struct
 import subprocess
 import termios
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pyte
 import pytest
@@ -37,9 +37,20 @@ class Screen:
 
 
 def on_terminal(
-    argv: list[str], env: dict[str, str], rows: int = 200, columns: int = COLUMNS
+    argv: list[str],
+    env: dict[str, str],
+    rows: int = 200,
+    columns: int = COLUMNS,
+    keys: Sequence[tuple[bytes, bytes]] = (),
 ) -> Screen:
-    """Run ``argv`` with a pseudo-terminal as stdin, stdout and stderr."""
+    """Run ``argv`` with a pseudo-terminal as stdin, stdout and stderr.
+
+    ``keys``: (text, key) pairs, in order: once the screen's bytes show ``text`` (after
+    the previous key was typed), ``key`` is typed half a second later, as a person
+    answering a prompt (a prompt may discard keys typed before it was ready).
+    """
+    pending = list(keys)
+    seen = 0
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
     env = {**env, "TERM": "xterm-256color", "COLUMNS": str(columns), "LINES": str(rows)}
@@ -63,6 +74,10 @@ def on_terminal(
             if not chunk:
                 break
             raw += chunk
+            if pending and pending[0][0] in raw[seen:]:
+                seen = len(raw)
+                time.sleep(0.5)
+                os.write(master, pending.pop(0)[1])
         exit_code = process.wait(timeout=10)
     finally:
         if process.poll() is None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -21,6 +23,8 @@ from gemwire.testing import (
 )
 
 pytestmark = pytest.mark.e2e
+
+GEMWIRE = str(Path(sys.executable).with_name("gemwire"))
 
 WRITE = Scenario(
     turns=[
@@ -80,3 +84,26 @@ def test_an_agent_that_cannot_start(tmp_path: Path) -> None:
     (event,) = [json.loads(line) for line in result.stdout.splitlines()]
     assert event["type"] == "turn_completed"
     assert event["error"]["kind"] == "crashed"
+
+
+def test_a_person_answers_the_permission_prompt_at_the_keyboard(
+    tmp_path: Path, terminal: Callable[..., Any]
+) -> None:
+    with ScriptedModel(WRITE) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        environ = env.environ()
+        environ.pop("NO_COLOR", None)
+        argv = [GEMWIRE, "acp", "--cwd", str(env.workspace), "write a", "--"]
+        screen = terminal(
+            [*argv, str(pinned_gemini()), "--acp"], environ, keys=[(b"Esc cancels", b"y")]
+        )
+    assert screen.exit_code == 0
+    lines = screen.lines
+    start = lines.index("? acp:gemini asks permission for Writing to a.txt")
+    # y takes the first allow-once option, never the always option listed before it.
+    assert lines[start + 1 : start + 3] == [
+        "  1 Allow for this session   2 Allow   3 Reject",
+        "    → Allow",
+    ]
+    assert (env.workspace / "a.txt").read_text() == "a\n"
+    assert "Done." in lines

@@ -1,54 +1,43 @@
-"""``gemwire acp``: one prompt through any ACP agent, as a transcript or as JSON events."""
+"""``gemwire acp``: one prompt through any ACP agent, shown live (or as JSON lines)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-import anyio
 import click
 
-from gemwire.cli.transcript import Transcript
-from gemwire.errors import AgentCrashed, AgentNotFound, AgentRequestFailed
-from gemwire.events import Event, TurnCompleted, TurnError, encode_event
-from gemwire.runners.acp import PERMISSION_PRESETS, AcpOptions, AcpTurnResult, run_acp
+from gemwire.cli.exit_codes import EXIT_CANCELLED, EXIT_NOT_FOUND, EXIT_OK, for_error_kind
+from gemwire.cli.run import output_options
 
 __all__ = ("acp",)
 
-# The exit statuses of gemwire.cli (kept in step with its docstring).
-EXIT_OK, EXIT_TURN_FAILED, EXIT_NOT_FOUND, EXIT_TIMEOUT, EXIT_CANCELLED = 0, 1, 4, 124, 130
-
-
-def _exit_status(result: AcpTurnResult | None) -> int:
-    if result is None:
-        return EXIT_TURN_FAILED
-    if result.ok:
-        return EXIT_OK
-    kind = result.error.kind if result.error else ""
-    return {"timeout": EXIT_TIMEOUT, "cancelled": EXIT_CANCELLED}.get(kind, EXIT_TURN_FAILED)
+_PERMISSIONS = ("ask", "deny", "reads", "edits", "all")
 
 
 @click.command(context_settings={"ignore_unknown_options": True})
 @click.argument("prompt")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-@click.option("--json", "as_json", is_flag=True, help="Print normalized events as JSON lines.")
 @click.option("--cwd", help="The session's folder (default: here).")
 @click.option("--add-dir", "additional_directories", multiple=True, help="More session folders.")
 @click.option(
     "--permissions",
-    type=click.Choice(list(PERMISSION_PRESETS)),
-    default="deny",
-    show_default=True,
-    help="Which tool calls to allow when the agent asks.",
+    type=click.Choice(_PERMISSIONS),
+    help="Answer the agent's permission requests: ask at the keyboard, or a preset "
+    "(deny, reads, edits, all). Default: ask on a terminal, else deny.",
 )
 @click.option("--mode", help="Session mode to set first (e.g. Gemini's yolo, plan).")
 @click.option("--model", help="Model to set first.")
 @click.option("--load", "load_session", help="Load this saved session instead of a new one.")
 @click.option("--timeout", type=float, help="Seconds for the turn.")
+@output_options
 def acp(
     prompt: str,
     command: tuple[str, ...],
     as_json: bool,
+    quiet: bool,
+    verbose: bool,
+    permissions: str | None,
     **settings: object,
 ) -> None:
     """Send PROMPT (- reads it from stdin) to the ACP agent started by COMMAND.
@@ -57,50 +46,88 @@ def acp(
     gemwire acp "fix the failing test" --permissions edits -- gemini --acp
     gemwire acp --json "summarize README.md" -- npx @zed-industries/claude-code-acp
     """
+    import anyio
+
+    from gemwire.cli.live import LiveOutput, open_output
+    from gemwire.errors import AgentCrashed, AgentNotFound, AgentRequestFailed
+    from gemwire.events import PermissionRequested, TurnCompleted, TurnError
+    from gemwire.runners.acp import (
+        AcpOptions,
+        AcpTurnResult,
+        PermissionHandler,
+        PermissionRequest,
+        run_acp,
+    )
+
     if prompt == "-":
         prompt = sys.stdin.read()
+    cwd = str(Path(str(settings.get("cwd") or ".")).resolve())
+    output = open_output(as_json=as_json, quiet=quiet, verbose=verbose, cwd=cwd)
+    interactive = isinstance(output, LiveOutput) and sys.stdin.isatty()
+    if permissions == "ask" and not interactive:
+        raise click.UsageError("--permissions ask needs a terminal (and no --json or --quiet)")
+    permissions = permissions or ("ask" if interactive else "deny")
+    handler: PermissionHandler | None = None
+    if permissions == "ask":
+        assert isinstance(output, LiveOutput)
+        live = output
+
+        async def ask(request: PermissionRequest) -> str | None:
+            event = PermissionRequested(
+                agent=f"acp:{Path(command[0]).name}",
+                session_id=request.session_id,
+                request_id=request.request_id,
+                call_id=request.call_id,
+                options=request.options,
+            )
+            # The keyboard blocks: a worker thread, given up on if the turn is cancelled.
+            return await anyio.to_thread.run_sync(
+                live.ask_permission, event, abandon_on_cancel=True
+            )
+
+        handler = ask
     options = AcpOptions(
         command=command,
+        permissions="deny" if permissions == "ask" else permissions,  # type: ignore[arg-type]
         **{k: v for k, v in settings.items() if v is not None},  # type: ignore[arg-type]
     )
-    transcript = Transcript(sys.stdout)
-
-    def show(event: Event) -> None:
-        if as_json:
-            sys.stdout.buffer.write(encode_event(event))
-            sys.stdout.buffer.flush()
-        else:
-            transcript.write(event)
-            sys.stdout.flush()
 
     async def go() -> AcpTurnResult:
-        async with run_acp(prompt, options) as turn:
+        async with run_acp(prompt, options, permission_handler=handler) as turn:
             async for event in turn:
-                show(event)
+                output.show(event)
         return turn.result
 
     try:
-        result = anyio.run(go)
+        with output:
+            try:
+                result = anyio.run(go)
+            except (AgentCrashed, AgentRequestFailed) as exc:
+                # The agent failed before the turn began: still end with one turn_completed.
+                kind = "crashed" if isinstance(exc, AgentCrashed) else "agent"
+                if isinstance(exc, AgentRequestFailed) and exc.code == -32000:
+                    kind = "auth"
+                message = (
+                    f"{exc.method}: {exc}" if isinstance(exc, AgentRequestFailed) else str(exc)
+                )
+                error = TurnError(
+                    kind=kind, message=message, exit_code=getattr(exc, "exit_code", None)
+                )
+                output.show(
+                    TurnCompleted(
+                        agent=f"acp:{Path(command[0]).name}",
+                        ok=False,
+                        stop_reason="error",
+                        error=error,
+                        answer="",
+                    )
+                )
+                output.close()
+                sys.exit(for_error_kind(kind))
+            output.close()
     except AgentNotFound as exc:
         click.echo(f"gemwire: {exc}", err=True)
         sys.exit(EXIT_NOT_FOUND)
-    except (AgentCrashed, AgentRequestFailed) as exc:
-        # The agent failed before the turn began: still end the stream with one turn.
-        kind = "crashed" if isinstance(exc, AgentCrashed) else "agent"
-        if isinstance(exc, AgentRequestFailed) and exc.code == -32000:
-            kind = "auth"
-        message = f"{exc.method}: {exc}" if isinstance(exc, AgentRequestFailed) else str(exc)
-        error = TurnError(kind=kind, message=message, exit_code=getattr(exc, "exit_code", None))
-        show(
-            TurnCompleted(
-                agent=f"acp:{Path(command[0]).name}",
-                ok=False,
-                stop_reason="error",
-                error=error,
-                answer="",
-            )
-        )
-        sys.exit(EXIT_TURN_FAILED)
     except KeyboardInterrupt:
         sys.exit(EXIT_CANCELLED)
-    sys.exit(_exit_status(result))
+    sys.exit(EXIT_OK if result.ok else for_error_kind(result.error.kind if result.error else None))
