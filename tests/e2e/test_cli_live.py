@@ -114,15 +114,26 @@ def test_demo_live_on_a_terminal(terminal: Terminal, tmp_path: Path) -> None:
     assert screen.exit_code == 0, screen.text
     assert time.monotonic() - started < 60
     lines = screen.lines
-    cards = [line.split("  ")[0] for line in lines if line.startswith("✓ ") and " done" not in line]
-    assert cards == [
-        "✓ ≡ read_file",
-        "✓ ▶ run_shell_command",
-        "✓ ⌕ grep_search",
-        "✓ ✎ replace",
-        "✓ ▶ run_shell_command",
-        "✓ ✎ write_file",
-    ]
+    history = lines.index("The same session, loaded back from Gemini CLI's own session file:")
+
+    def cards(part: list[str]) -> list[str]:
+        return [
+            line.split("  ")[0] for line in part if line.startswith("✓ ") and " done" not in line
+        ]
+
+    # The live run and Gemini's own record of it, shown by the same view.
+    assert (
+        cards(lines[:history])
+        == cards(lines[history:])
+        == [
+            "✓ ≡ read_file",
+            "✓ ▶ run_shell_command",
+            "✓ ⌕ grep_search",
+            "✓ ✎ replace",
+            "✓ ▶ run_shell_command",
+            "✓ ✎ write_file",
+        ]
+    )
     assert "AssertionError: -1 != 5" in screen.text  # the first test run, previewed
     assert (
         "Fixed: add subtracted instead of adding. Both tests pass now, and SUMMARY.md says what changed."

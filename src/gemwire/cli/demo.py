@@ -106,12 +106,16 @@ def demo_scenario() -> Scenario:
 
 
 def session_history(env: IsolatedGemini, session_id: str) -> list[Event] | None:
-    """The demo's session loaded back from the file Gemini CLI wrote, as normalized events.
+    """The demo's session loaded back from the file Gemini CLI wrote, as normalized events
+    (``None`` if it cannot be found or read; the demo then shows where the files are)."""
+    from gemwire.errors import SessionError
+    from gemwire.sessions import GeminiHome, load_session
 
-    LEAD: plug gemwire.sessions in here (issue 5) — find session ``session_id`` under
-    ``env.home`` and return its events. ``None`` shows where the file is instead.
-    """
-    return None
+    try:
+        info = GeminiHome(env.home).find(session_id, env.workspace)
+        return list(load_session(info.path).events(cwd=str(env.workspace)))
+    except SessionError:
+        return None
 
 
 def _disk_changes(workspace: Path, seeded: dict[str, str]) -> dict[str, str]:
