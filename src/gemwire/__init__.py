@@ -58,20 +58,34 @@ if TYPE_CHECKING:
         run_gemini,
         run_gemini_sync,
     )
+    from gemwire.runners.acp import AcpClient, AcpOptions, AcpTurnResult, run_acp
 
 # The runners pull in anyio and the whole protocol stack (~100 ms); `import gemwire` (and so
 # `gemwire --help`) does not pay for them until one is used.
-_LAZY = frozenset(
-    {"GeminiExecutable", "GeminiOptions", "GeminiRun", "ResumeToken", "RunResult", "find_gemini"}
-    | {"parse_resume_line", "replay_gemini_stream", "run_gemini", "run_gemini_sync"}
-)
-from gemwire.runners.acp import AcpClient, AcpOptions, AcpTurnResult, run_acp
+_LAZY = {
+    **dict.fromkeys(
+        (
+            "GeminiExecutable",
+            "GeminiOptions",
+            "GeminiRun",
+            "ResumeToken",
+            "RunResult",
+            "find_gemini",
+            "parse_resume_line",
+            "replay_gemini_stream",
+            "run_gemini",
+            "run_gemini_sync",
+        ),
+        "gemwire.runners",
+    ),
+    **dict.fromkeys(("AcpClient", "AcpOptions", "AcpTurnResult", "run_acp"), "gemwire.runners.acp"),
+}
 
 
 def __getattr__(name: str) -> Any:
     if name not in _LAZY:
         raise AttributeError(f"module 'gemwire' has no attribute {name!r}")
-    value = getattr(importlib.import_module("gemwire.runners"), name)
+    value = getattr(importlib.import_module(_LAZY[name]), name)
     globals()[name] = value
     return value
 

@@ -77,3 +77,11 @@ def test_exit_status_when_gemini_is_missing(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["run", "--executable", str(tmp_path / "nope"), "hi"])
     assert result.exit_code == 4
     assert result.stderr == f"gemwire: explicit {tmp_path / 'nope'} is not an executable file\n"
+
+
+def test_json_output_format_and_a_budget_it_cannot_watch_is_a_usage_error() -> None:
+    result = CliRunner().invoke(
+        main, ["run", "--output-format", "json", "--max-model-turns", "2", "hi"]
+    )
+    assert result.exit_code == 2
+    assert "need output_format='stream-json'" in result.output

@@ -57,7 +57,14 @@ def output_options(command: F) -> F:
 @click.option("--timeout", type=float, help="Seconds for the whole run.")
 @click.option("--idle-timeout", type=float, help="Seconds without output before stopping.")
 @click.option("--max-tool-calls", type=int, help="Stop after this many tool calls.")
+@click.option("--max-model-turns", type=int, help="Stop after this many model turns.")
 @click.option("--max-rate-limit-retries", type=int, help="Stop after this many 429 retries.")
+@click.option(
+    "-o",
+    "--output-format",
+    type=click.Choice(["stream-json", "json"]),
+    help="What to ask Gemini CLI for (json: the answer's last turn only, no tool calls).",
+)
 @output_options
 @click.pass_context
 def run(
@@ -88,6 +95,7 @@ def run(
     from gemwire import (
         AgentNotFound,
         GeminiOptions,
+        InvalidOptions,
         PromptTooLarge,
         RunResult,
         UnsupportedVersion,
@@ -126,7 +134,7 @@ def run(
     except (AgentNotFound, UnsupportedVersion) as exc:
         click.echo(f"gemwire: {exc}", err=True)
         sys.exit(EXIT_NOT_FOUND)
-    except PromptTooLarge as exc:
+    except (PromptTooLarge, InvalidOptions) as exc:
         raise click.UsageError(str(exc)) from exc
     except KeyboardInterrupt:
         sys.exit(EXIT_CANCELLED)

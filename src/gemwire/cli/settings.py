@@ -81,12 +81,19 @@ KEYS: dict[str, Key] = {
         Key("timeout", float, "seconds for a whole run"),
         Key("idle_timeout", float, "seconds without output before a run is stopped"),
         Key("max_tool_calls", int, "stop a run after this many tool calls"),
+        Key("max_model_turns", int, "stop a run after this many model turns"),
         Key("max_rate_limit_retries", int, "stop a run after this many 429 retries"),
+        Key(
+            "output_format",
+            str,
+            "what gemwire asks Gemini CLI to print",
+            choices=("stream-json", "json"),
+        ),
         Key(
             "permissions",
             str,
             "how `gemwire acp` answers permission requests",
-            choices=("deny", "reads", "edits", "all"),
+            choices=("ask", "deny", "reads", "edits", "all"),
         ),
     )
 }
