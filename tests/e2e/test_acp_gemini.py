@@ -275,6 +275,28 @@ async def test_load_a_previous_session_replays_it_flagged(tmp_path: Path) -> Non
     assert (turn.result.session_id, turn.result.answer) == (session_id, "Second answer.")
 
 
+async def test_a_loaded_session_survives_geminis_next_start(tmp_path: Path) -> None:
+    """session/load writes a stub that Gemini's retention cleanup takes the session with
+    (docs/running.md, "Resuming"); the client removes it."""
+    retention = {"general": {"sessionRetention": {"enabled": True, "maxAge": "30d"}}}
+    scenario = Scenario(turns=[Reply([Text("First.")]), Reply([Text("Second.")], repeat=3)])
+    with ScriptedModel(scenario) as model:
+        env = IsolatedGemini(model.url, settings=retention, root=tmp_path)
+        async with run_acp("remember kiwi", acp_options(env)) as first:
+            await first.wait()
+        session_id = first.result.session_id
+        (session_file,) = [p for p in env.session_files() if session_id[:8] in p.name]
+        older = session_file.rename(
+            session_file.with_name(f"session-2020-01-01T00-00-{session_id[:8]}.jsonl")
+        )
+        async with AcpClient(acp_options(env)) as client:
+            await client.load_session(session_id)
+            assert [p.name for p in env.session_files() if session_id[:8] in p.name] == [older.name]
+        async with run_acp("something else", acp_options(env)) as other:  # runs the cleanup
+            await other.wait()
+        assert older.exists()
+
+
 async def test_a_persistent_429_is_rate_limited(tmp_path: Path) -> None:
     started = time.monotonic()
     _, result, _ = await run(

@@ -64,6 +64,7 @@ from gemwire.protocol.acp import (
     UnservedRequest,
 )
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
+from gemwire.runners._resume_guard import remove_resume_stubs
 from gemwire.runners.acp.files import RESOURCE_NOT_FOUND, AccessDenied, ConfinedFileSystem
 from gemwire.runners.acp.permissions import (
     PermissionHandler,
@@ -455,7 +456,28 @@ class AcpClient:
                 await anyio.sleep(REPLAY_SETTLE)
                 if session._updates == seen:
                     break
+        await self._protect_loaded_session(session_id, folder)
         return session
+
+    async def _protect_loaded_session(self, session_id: str, folder: str) -> None:
+        """Gemini CLI writes a stub for a session it loads, which its next start's cleanup
+        deletes together with the session (docs/running.md, "Resuming"): remove the stub."""
+        info = self.agent_info
+        if info is None or info.name != "gemini-cli":
+            return
+        home = {**os.environ, **self.options.env}.get("GEMINI_CLI_HOME")
+
+        def remove() -> None:
+            remove_resume_stubs(home or os.path.expanduser("~"), folder, session_id)
+
+        try:
+            await anyio.to_thread.run_sync(remove)
+        except OSError as exc:
+            message = (
+                f"could not remove the stub file of loaded session {session_id} ({exc}); "
+                "Gemini's session cleanup may delete the session at its next start"
+            )
+            self._emit([self._notice(message)])
 
     async def list_sessions(self, *, cwd: str | None = None) -> list[acp.SessionInfo]:
         """The agent's saved sessions (only if it advertises ``session/list``)."""
