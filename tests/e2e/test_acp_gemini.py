@@ -41,7 +41,10 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 def acp_options(env: IsolatedGemini, **changes: object) -> AcpOptions:
     base = AcpOptions(
-        command=(str(pinned_gemini()), "--acp"), cwd=str(env.workspace), env=env.environ()
+        command=(str(pinned_gemini()), "--acp"),
+        cwd=str(env.workspace),
+        env=env.environ(),
+        inherit_env=False,
     )
     return msgspec.structs.replace(base, **changes)
 

@@ -58,7 +58,9 @@ async def run(
                 environ.pop(key, None)
             else:
                 environ[key] = value
-        base = GeminiOptions(cwd=str(env.workspace), env=environ, executable=str(pinned_gemini()))
+        base = GeminiOptions(
+            cwd=str(env.workspace), env=environ, inherit_env=False, executable=str(pinned_gemini())
+        )
         opts = msgspec.structs.replace(base, **options)
         events: list[Event] = []
         async with run_gemini(prompt, opts) as handle:
@@ -303,7 +305,10 @@ async def test_resume_continues_the_same_session(tmp_path: Path) -> None:
     with ScriptedModel(scenario) as model:
         env = IsolatedGemini(model.url, root=tmp_path)
         base = GeminiOptions(
-            cwd=str(env.workspace), env=env.environ(), executable=str(pinned_gemini())
+            cwd=str(env.workspace),
+            env=env.environ(),
+            inherit_env=False,
+            executable=str(pinned_gemini()),
         )
         first = await anyio.to_thread.run_sync(run_gemini_sync, "remember the number 7", base)
         resumed = msgspec.structs.replace(base, resume="latest")
@@ -412,7 +417,10 @@ async def test_runs_of_one_session_queue_and_other_sessions_run_alongside(tmp_pa
     with ScriptedModel(Scenario(turns=[Reply([Text("ok")], repeat=10)])) as model:
         env = IsolatedGemini(model.url, root=tmp_path)
         base = GeminiOptions(
-            cwd=str(env.workspace), env=env.environ(), executable=str(pinned_gemini())
+            cwd=str(env.workspace),
+            env=env.environ(),
+            inherit_env=False,
+            executable=str(pinned_gemini()),
         )
         first = await anyio.to_thread.run_sync(run_gemini_sync, "start a session", base)
         assert first.session_id is not None
@@ -466,7 +474,10 @@ async def test_fifty_concurrent_runs_do_not_cross_talk(tmp_path: Path) -> None:
             env = IsolatedGemini(model.url, root=tmp_path / str(n))
             homes.append(env)
             options = GeminiOptions(
-                cwd=str(env.workspace), env=env.environ(), executable=str(pinned_gemini())
+                cwd=str(env.workspace),
+                env=env.environ(),
+                inherit_env=False,
+                executable=str(pinned_gemini()),
             )
             async with run_gemini(f"question {n}.", options) as handle:
                 events = [event async for event in handle]
@@ -493,7 +504,10 @@ def test_resume_on_0_15_4_which_refuses_a_stdin_only_prompt(tmp_path: Path) -> N
     with ScriptedModel(scenario) as model:
         env = IsolatedGemini(model.url, root=tmp_path)
         base = GeminiOptions(
-            cwd=str(env.workspace), env=env.environ(), executable=str(pinned_gemini("0.15.4"))
+            cwd=str(env.workspace),
+            env=env.environ(),
+            inherit_env=False,
+            executable=str(pinned_gemini("0.15.4")),
         )
         first = run_gemini_sync("remember the number 7", base)
         second = run_gemini_sync("which number?", msgspec.structs.replace(base, resume="latest"))

@@ -38,7 +38,10 @@ async def test_case_outcome(name: str, tmp_path: Path) -> None:
             model.url, files=case.scenario.files, settings=case.settings, root=tmp_path
         )
         options = GeminiOptions(
-            cwd=str(env.workspace), env=env.environ(), executable=str(pinned_gemini())
+            cwd=str(env.workspace),
+            env=env.environ(),
+            inherit_env=False,
+            executable=str(pinned_gemini()),
         )
         # The case's CLI flags, as options.
         args = list(cli_run.args)

@@ -204,6 +204,7 @@ def demo(gemini: str | None, root: Path | None, verbose: bool) -> None:
             executable=found.path,
             cwd=str(env.workspace),
             env=env.environ(),
+            inherit_env=False,  # the isolated home's environment, and nothing of the user's
             approval_mode="yolo",
             timeout=60,
         )

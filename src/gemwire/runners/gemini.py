@@ -79,7 +79,7 @@ class GeminiOptions(msgspec.Struct, frozen=True, kw_only=True):
     """How to run Gemini CLI. Every field is optional; the defaults are the CLI's own.
 
     Flags map one to one onto ``gemini`` flags of the same meaning. ``env`` is added to
-    the current environment (``GOOGLE_GEMINI_BASE_URL``, ``GEMINI_API_KEY`` and
+    the current environment (unless ``inherit_env`` is false) (``GOOGLE_GEMINI_BASE_URL``, ``GEMINI_API_KEY`` and
     ``GEMINI_CLI_HOME`` work as for ``gemini`` itself); ``gemini_home`` sets
     ``GEMINI_CLI_HOME``.
     """
@@ -98,6 +98,9 @@ class GeminiOptions(msgspec.Struct, frozen=True, kw_only=True):
     session_id: str | None = None
     """Start a new session with this id (``--session-id``)."""
     env: dict[str, str] = {}
+    inherit_env: bool = True
+    """``False``: ``env`` is the CLI's whole environment, not added to this process's
+    (an isolated test home, e.g. ``IsolatedGemini.environ()``, stays isolated)."""
     gemini_home: str | None = None
     executable: str | None = None
     timeout: float | None = None
@@ -244,7 +247,7 @@ class GeminiRun:
         self._started = 0.0
         self._result: RunResult | None = None
         self._receive: AsyncIterator[Event] | None = None
-        self._env = {**os.environ, **options.env}
+        self._env = {**(os.environ if options.inherit_env else {}), **options.env}
         if options.gemini_home:
             self._env["GEMINI_CLI_HOME"] = options.gemini_home
         self._secret = self._env.get("GEMINI_API_KEY") or None

@@ -116,7 +116,8 @@ images; whichever the agent's ``promptCapabilities`` allow)."""
 class AcpOptions(msgspec.Struct, frozen=True, kw_only=True):
     """How to run an ACP agent. Only ``command`` is required.
 
-    ``env`` is added to the current environment. ``permissions`` is the preset that
+    ``env`` is added to the current environment (unless ``inherit_env`` is false).
+    ``permissions`` is the preset that
     answers permission requests unless the client is given a handler. ``serve_reads``
     offers ``fs/read_text_file`` (off by default: with it on, Gemini CLI cannot create
     new files, docs/acp.md explains why); ``serve_writes`` offers ``fs/write_text_file``.
@@ -129,6 +130,8 @@ class AcpOptions(msgspec.Struct, frozen=True, kw_only=True):
     additional_directories: tuple[str, ...] = ()
     mcp_servers: tuple[acp.McpServerStdio | acp.McpServerHttp | acp.McpServerSse, ...] = ()
     env: dict[str, str] = {}
+    inherit_env: bool = True
+    """``False``: ``env`` is the agent's whole environment, not added to this process's."""
     permissions: PermissionPreset = "deny"
     allow_always: bool = False
     """Let the preset pick ``allow_always`` options over ``allow_once``."""
@@ -301,7 +304,7 @@ class AcpClient:
         self._queue = _EventQueue()
         self._write_lock = anyio.Lock()
         self._reader_done = anyio.Event()
-        env = {**os.environ, **options.env}
+        env = {**(os.environ if options.inherit_env else {}), **options.env}
         async with (
             await Child.spawn(options.command, cwd=self._cwd, env=env) as child,
             anyio.create_task_group() as tg,
@@ -465,7 +468,8 @@ class AcpClient:
         info = self.agent_info
         if info is None or info.name != "gemini-cli":
             return
-        home = {**os.environ, **self.options.env}.get("GEMINI_CLI_HOME")
+        inherited = os.environ if self.options.inherit_env else {}
+        home = {**inherited, **self.options.env}.get("GEMINI_CLI_HOME")
 
         def remove() -> None:
             remove_resume_stubs(home or os.path.expanduser("~"), folder, session_id)
