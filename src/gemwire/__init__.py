@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from gemwire._version import __version__
 from gemwire.errors import (
+    AccessDenied,
     AgentCrashed,
     AgentFailed,
     AgentNotFound,
@@ -91,6 +92,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = (
+    "AccessDenied",
     "AcpClient",
     "AcpOptions",
     "AcpTurnResult",

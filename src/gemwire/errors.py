@@ -30,6 +30,8 @@ chained with ``raise ... from exc``.
     │   └── AgentFailed            agent: anything else the agent reported
     ├── AgentRequestFailed         an ACP agent answered a request with a JSON-RPC error
     │                              (``.method``, ``.code``, ``.data``; ``.unsupported``)
+    ├── AccessDenied               the ACP client refused an agent's file or terminal request
+    │                              (``.code``: the JSON-RPC error answered; ``.path``)
     ├── ScenarioError              a scripted-model scenario is invalid (gemwire.testing)
     └── SessionError               a saved session cannot be read (gemwire.sessions)
         └── SessionNotFound        no session matches the id, index, ``latest`` or path given
@@ -42,6 +44,7 @@ from __future__ import annotations
 
 __all__ = (
     "RUN_FAILURES",
+    "AccessDenied",
     "AgentCrashed",
     "AgentFailed",
     "AgentNotFound",
@@ -206,6 +209,20 @@ RUN_FAILURES: dict[str, type[RunFailed]] = {
     )
 }
 """The exception class for each error kind; unknown kinds raise `RunFailed` itself."""
+
+
+class AccessDenied(GemwireError):
+    """An ACP agent's file or terminal request the client refuses: outside the session's
+    folders, a NUL byte, a command the policy does not allow, a missing file.
+
+    ``code`` is the JSON-RPC error code the client answers with: -32602 (Invalid params),
+    or -32002 (Resource not found) for a file that does not exist.
+    """
+
+    def __init__(self, message: str, *, code: int = -32602, path: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.path = path
 
 
 class AgentRequestFailed(GemwireError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gemwire.errors import AccessDenied
 from gemwire.runners.acp.client import (
     AcpClient,
     AcpOptions,
@@ -11,7 +12,7 @@ from gemwire.runners.acp.client import (
     Prompt,
     run_acp,
 )
-from gemwire.runners.acp.files import AccessDenied, ConfinedFileSystem
+from gemwire.runners.acp.files import ConfinedFileSystem
 from gemwire.runners.acp.permissions import (
     PERMISSION_PRESETS,
     PermissionHandler,

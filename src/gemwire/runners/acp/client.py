@@ -39,7 +39,14 @@ import msgspec
 from gemwire._normalize.acp import AcpNormalizer, error_for
 from gemwire._transport.process import Child
 from gemwire._version import __version__
-from gemwire.errors import RUN_FAILURES, AgentCrashed, AgentRequestFailed, GemwireError, RunFailed
+from gemwire.errors import (
+    RUN_FAILURES,
+    AccessDenied,
+    AgentCrashed,
+    AgentRequestFailed,
+    GemwireError,
+    RunFailed,
+)
 from gemwire.events import (
     Event,
     FileChanged,
@@ -65,7 +72,7 @@ from gemwire.protocol.acp import (
 )
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.runners._resume_guard import remove_resume_stubs
-from gemwire.runners.acp.files import RESOURCE_NOT_FOUND, AccessDenied, ConfinedFileSystem
+from gemwire.runners.acp.files import RESOURCE_NOT_FOUND, ConfinedFileSystem
 from gemwire.runners.acp.permissions import (
     PermissionHandler,
     PermissionPreset,

@@ -22,29 +22,14 @@ import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from gemwire.wire.jsonrpc import INVALID_PARAMS
+from gemwire.errors import AccessDenied
 
-__all__ = (
-    "DEFAULT_MAX_READ_BYTES",
-    "RESOURCE_NOT_FOUND",
-    "AccessDenied",
-    "ConfinedFileSystem",
-)
+__all__ = ("DEFAULT_MAX_READ_BYTES", "RESOURCE_NOT_FOUND", "ConfinedFileSystem")
 
 RESOURCE_NOT_FOUND = -32002
 """ACP's error code for a missing resource."""
 
 DEFAULT_MAX_READ_BYTES = 64 * 1024 * 1024
-
-
-class AccessDenied(Exception):
-    """A file or terminal request the client refuses; ``code`` is the JSON-RPC error code
-    to answer."""
-
-    def __init__(self, message: str, *, code: int = INVALID_PARAMS, path: str = "") -> None:
-        super().__init__(message)
-        self.code = code
-        self.path = path
 
 
 class ConfinedFileSystem:

@@ -19,8 +19,8 @@ import anyio
 from anyio.abc import TaskGroup
 
 from gemwire._transport.process import Child
-from gemwire.errors import AgentNotFound
-from gemwire.runners.acp.files import AccessDenied, ConfinedFileSystem
+from gemwire.errors import AccessDenied, AgentNotFound
+from gemwire.runners.acp.files import ConfinedFileSystem
 from gemwire.wire import acp
 
 __all__ = ("DEFAULT_OUTPUT_BYTE_LIMIT", "TerminalPolicy", "Terminals", "allow_all_commands")
