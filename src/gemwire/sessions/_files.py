@@ -34,6 +34,8 @@ __all__ = (
 Format = Literal["json", "jsonl"]
 Kind = Literal["main", "subagent"]
 
+_BLOCK = 1 << 20
+
 
 def short_id_of(file_name: str) -> str | None:
     """The 8-character id in ``session-<time>-<id8>.json[l]`` (Gemini's cleanup matches on it)."""
@@ -102,20 +104,18 @@ class Conversation(msgspec.Struct, frozen=True, kw_only=True):
         ``cwd`` (the project root) resolves the relative paths the model used.
         """
         sid = self.session_id
-        started = True
-        for event in session_events(self.messages, session_id=sid, cwd=cwd, agent=agent):
-            yield event
-            if started:  # problems right after session_started, in line order
-                started = False
-                for problem in self.problems:
-                    where = f"line {problem.line}: " if problem.line else ""
-                    yield Notice(
-                        agent=agent,
-                        session_id=sid,
-                        severity="warning" if sid else "error",
-                        message=f"{self.path}: {where}{problem.message}",
-                        source="gemwire",
-                    )
+        events = session_events(self.messages, session_id=sid, cwd=cwd, agent=agent)
+        yield next(events)  # session_started, then the problems, in line order
+        for problem in self.problems:
+            where = f"line {problem.line}: " if problem.line else ""
+            yield Notice(
+                agent=agent,
+                session_id=sid,
+                severity="warning" if sid else "error",
+                message=f"{self.path}: {where}{problem.message}",
+                source="gemwire",
+            )
+        yield from events
 
 
 def _open(path: Path) -> Any:
@@ -137,7 +137,22 @@ def _replay(path: Path, *, summary: bool, keep_raw: bool = False) -> tuple[Recor
         return _replay_file(path, summary=summary, keep_raw=keep_raw)
     finally:
         if paused:
+            _to_oldest_generation()
             gc.enable()
+
+
+def _to_oldest_generation() -> None:
+    """Move every tracked object to the oldest generation, without a collection.
+
+    What was just loaded is long-lived. Left young, the next collection would scan all of it,
+    and the one after that again on its way to the oldest generation (where it then counts
+    as new, bringing a full collection forward): about 0.2 s for a 100 MB session.
+    ``gc.freeze`` + ``gc.unfreeze`` moves it there directly. Not done when the caller froze
+    objects itself, since unfreezing would release them.
+    """
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
 
 
 def _replay_file(path: Path, *, summary: bool, keep_raw: bool) -> tuple[RecordReplay, Format]:
@@ -147,15 +162,7 @@ def _replay_file(path: Path, *, summary: bool, keep_raw: bool) -> tuple[RecordRe
             first = file.readline()
             # A pretty-printed legacy file: no line of it is a record, skip straight there.
             if first.strip() != b"{":
-                lineno = 0
-                for lineno, line in enumerate(_chain(first, file), start=1):
-                    replay.feed(line, lineno)
-                last = line if lineno else b"\n"
-                problems = replay.problems
-                if not last.endswith(b"\n") and problems and problems[-1].line == lineno:
-                    problems[-1] = Problem(
-                        line=lineno, message="partial last line skipped (the CLI may be writing it)"
-                    )
+                _feed_blocks(replay, first, file)
                 if replay.is_session:
                     return replay, "jsonl"
             file.seek(0)
@@ -169,10 +176,25 @@ def _replay_file(path: Path, *, summary: bool, keep_raw: bool) -> tuple[RecordRe
     return legacy, "json"
 
 
-def _chain(first: bytes, rest: Any) -> Iterator[bytes]:
-    if first:
-        yield first
-    yield from rest
+def _feed_blocks(replay: RecordReplay, first: bytes, file: Any) -> None:
+    """Feed the file's lines a block at a time: few calls, and memory bounded by the block."""
+    lineno, pending = 1, first
+    if first.endswith(b"\n"):
+        replay.feed_lines([first], 1)
+        lineno, pending = 2, b""
+    while block := file.read(_BLOCK):
+        lines = block.split(b"\n")
+        lines[0] = pending + lines[0]
+        pending = lines.pop()
+        replay.feed_lines(lines, lineno)
+        lineno += len(lines)
+    if pending:
+        problems = len(replay.problems)
+        replay.feed(pending, lineno)
+        if len(replay.problems) > problems:
+            replay.problems[-1] = Problem(
+                line=lineno, message="partial last line skipped (the CLI may be writing it)"
+            )
 
 
 def _str(metadata: dict[str, Any], key: str) -> str | None:

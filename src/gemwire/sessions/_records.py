@@ -62,17 +62,6 @@ class _Peek(msgspec.Struct, frozen=True, kw_only=True):
     thoughts: Any = None
 
 
-class _Entry:
-    """A message as kept, and what Gemini's own loader would think of its latest version."""
-
-    __slots__ = ("message", "raw", "resumable")
-
-    def __init__(self, message: SessionMessage | MessageSummary, resumable: bool) -> None:
-        self.message = message
-        self.resumable = resumable
-        self.raw: bytes | dict[str, Any] | None = None
-
-
 _decode_message = msgspec.json.Decoder(MessageRecord).decode
 _decode_peek = msgspec.json.Decoder(_Peek).decode
 _decode_any = msgspec.json.Decoder().decode
@@ -101,9 +90,14 @@ class RecordReplay:
         self.keep_raw = keep_raw
         self.metadata: dict[str, Any] = {}
         self.problems: list[Problem] = []
-        self._entries: dict[str, _Entry] = {}
+        # Upserts by id keep the first position: a dict in insertion order is the list.
+        self._messages: dict[str, Any] = {}
+        # Gemini's verdict on a message's latest version, where the kept message cannot
+        # give it: a summary, a raw message, a recorded version a replay named.
+        self._verdicts: dict[str, bool] = {}
+        self._raw: dict[str, bytes | dict[str, Any]] = {}
         # Messages a ``$set.messages`` dropped: a later replay may name them again.
-        self._shelved: dict[str, _Entry] = {}
+        self._shelved: dict[str, tuple[Any, bytes | dict[str, Any] | None]] = {}
 
     @property
     def is_session(self) -> bool:
@@ -114,31 +108,66 @@ class RecordReplay:
 
     @property
     def messages(self) -> list[Any]:
-        return [entry.message for entry in self._entries.values()]
+        return list(self._messages.values())
 
     @property
     def originals(self) -> list[Any]:
         """The kept messages exactly as recorded (with ``keep_raw=True``)."""
-        return [
-            _decode_any(e.raw) if isinstance(e.raw, bytes) else e.raw
-            for e in self._entries.values()
-        ]
+        raws = (self._raw[message_id] for message_id in self._messages)
+        return [_decode_any(raw) if isinstance(raw, bytes) else raw for raw in raws]
 
     @property
     def resumable(self) -> bool:
         """Gemini's ``hasResumableContent``: a real prompt or a model message with substance."""
-        return any(entry.resumable for entry in self._entries.values())
+        verdicts = self._verdicts
+        return any(
+            verdicts[message_id] if message_id in verdicts else _resumable(message)
+            for message_id, message in self._messages.items()
+        )
+
+    def feed_lines(self, lines: list[bytes], first_lineno: int) -> None:
+        """`feed` each line of a block; every one ended with a newline, split off.
+
+        The general path gets the newline back: what is wrong with a line reads the same.
+        """
+        if self.summary or self.keep_raw:
+            for lineno, line in enumerate(lines, first_lineno):
+                if not self._upserted(line):
+                    self.feed_general(line + b"\n", lineno)
+            return
+        # The common case, inlined: a message record, decoded straight into its type.
+        messages, verdicts, decode = self._messages, self._verdicts, _decode_message
+        for lineno, line in enumerate(lines, first_lineno):
+            if line.startswith(_MESSAGE_START) and _REWIND_KEY not in line:
+                try:
+                    message = decode(line)
+                except (msgspec.ValidationError, msgspec.DecodeError):
+                    pass
+                else:
+                    messages[message.id] = message
+                    if verdicts:
+                        verdicts.pop(message.id, None)
+                    continue
+            self.feed_general(line + b"\n", lineno)
 
     def feed(self, line: bytes, lineno: int) -> None:
+        if not self._upserted(line):
+            self.feed_general(line, lineno)
+
+    def _upserted(self, line: bytes) -> bool:
+        """The fast path: the recorder writes message records with "id" first."""
+        if not line.startswith(_MESSAGE_START) or _REWIND_KEY in line:
+            return False
+        try:
+            self._upsert_line(line)
+        except (msgspec.ValidationError, msgspec.DecodeError):
+            return False  # the general path says what is wrong with it
+        return True
+
+    def feed_general(self, line: bytes, lineno: int) -> None:
+        """`feed` without the fast path: decode any JSON, then look at what it is."""
         if not line.strip():
             return
-        # Fast path: the recorder writes message records with "id" first.
-        if line.startswith(_MESSAGE_START) and _REWIND_KEY not in line:
-            try:
-                self._upsert_line(line)
-                return
-            except (msgspec.ValidationError, msgspec.DecodeError):
-                pass  # the general path below says what is wrong with it
         try:
             record = _decode_any(line)
         except msgspec.DecodeError as exc:
@@ -169,15 +198,19 @@ class RecordReplay:
     def _upsert_line(self, line: bytes) -> None:
         if self.summary:
             peek = _decode_peek(line)
-            resumable = is_resumable(peek.type, peek.content, peek.toolCalls, peek.thoughts)
-            self._entries[peek.id] = _Entry(_summary(peek), resumable)
+            self._messages[peek.id] = _summary(peek)
+            self._verdicts[peek.id] = is_resumable(
+                peek.type, peek.content, peek.toolCalls, peek.thoughts
+            )
         else:
             message = _decode_message(line)
-            entry = self._entries[message.id] = _Entry(message, _resumable(message))
+            self._messages[message.id] = message
+            self._verdicts.pop(message.id, None)
             if self.keep_raw:
-                entry.raw = line
+                self._raw[message.id] = line
 
-    def _entry(self, record: dict[str, Any]) -> _Entry:
+    def _entry(self, record: dict[str, Any]) -> tuple[Any, bool]:
+        """The message to keep for ``record``, and Gemini's verdict on it."""
         resumable = is_resumable(
             record.get("type"),
             record.get("content"),
@@ -190,7 +223,7 @@ class RecordReplay:
                 type=record.get("type"),
                 content=record.get("content"),
             )
-            return _Entry(_summary(peek), resumable)
+            return _summary(peek), resumable
         try:
             message: SessionMessage = msgspec.convert(record, MessageRecord)
         except msgspec.ValidationError as exc:
@@ -201,31 +234,42 @@ class RecordReplay:
                 raw=msgspec.json.encode(record).decode(),
                 reason=f"unexpected shape: {exc}",
             )
-        entry = _Entry(message, resumable)
+        return message, resumable
+
+    def _keep(self, message_id: str, message: Any, resumable: bool, raw: Any) -> None:
+        self._messages[message_id] = message
+        self._verdicts[message_id] = resumable
         if self.keep_raw:
-            entry.raw = record
-        return entry
+            self._raw[message_id] = raw
 
     def _upsert(self, record: dict[str, Any]) -> None:
-        self._entries[record["id"]] = self._entry(record)
+        message, resumable = self._entry(record)
+        self._keep(record["id"], message, resumable, record)
 
     def _replace(self, messages: list[Any]) -> None:
-        self._shelved.update(self._entries)
-        self._entries = {}
+        # Cleared, not rebound: `feed_lines` holds on to these dicts.
+        self._shelved.update(
+            (message_id, (message, self._raw.get(message_id)))
+            for message_id, message in self._messages.items()
+        )
+        self._messages.clear()
+        self._verdicts.clear()
         for record in messages:
             if not (isinstance(record, dict) and isinstance(record.get("id"), str)):
                 continue
-            entry = self._entry(record)
+            message, resumable = self._entry(record)
+            raw: Any = record
             previous = self._shelved.get(record["id"])
-            if previous is not None and previous.message.type == record.get("type"):
-                entry.message, entry.raw = previous.message, previous.raw
-            self._entries[record["id"]] = entry
+            if previous is not None and previous[0].type == record.get("type"):
+                message, raw = previous
+            self._keep(record["id"], message, resumable, raw)
 
     def _rewind(self, message_id: str) -> None:
-        ids = list(self._entries)
-        cut = ids.index(message_id) if message_id in self._entries else 0
+        ids = list(self._messages)
+        cut = ids.index(message_id) if message_id in self._messages else 0
         for gone in ids[cut:]:
-            del self._entries[gone]
+            del self._messages[gone]
+            self._verdicts.pop(gone, None)
 
 
 def _resumable(message: MessageRecord) -> bool:
