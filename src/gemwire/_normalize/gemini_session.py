@@ -121,11 +121,13 @@ def text_of(content: Any) -> str:
         return content
     parts = content if isinstance(content, list) else [content]
     return "".join(
-        text
-        for part in parts
-        if isinstance(part, dict)
-        and isinstance(text := part.get("text"), str)
-        and not part.get("thought")
+        [
+            text
+            for part in parts
+            if isinstance(part, dict)
+            and isinstance(text := part.get("text"), str)
+            and not part.get("thought")
+        ]
     )
 
 
@@ -236,6 +238,8 @@ class SessionNormalizer:
         self._agent = agent
         # Calls seen only as functionCall parts (a history replay), waiting for a response.
         self._replayed: dict[str, str] = {}
+        # A session edits the same few files again and again: resolve each path once.
+        self._changed_paths: dict[tuple[str, str], str] = {}
 
     def start(self) -> list[Event]:
         return [SessionStarted(agent=self._agent, session_id=self._sid, cwd=self._cwd)]
@@ -251,10 +255,10 @@ class SessionNormalizer:
                     raw=message.raw,
                 ),
             ]
-        if message.type == "user":
-            return self._user(message)
         if message.type == "gemini":
             return self._gemini(message)
+        if message.type == "user":
+            return self._user(message)
         severity = _SEVERITY.get(message.type)
         text = content_string(message.content)
         if severity is None:
@@ -296,19 +300,22 @@ class SessionNormalizer:
         )
 
     def _user(self, message: MessageRecord) -> list[Event]:
-        parts = message.content if isinstance(message.content, list) else [message.content]
+        content = message.content
+        parts = content if isinstance(content, list) else [content]
         responses = [
-            part["functionResponse"]
+            response
             for part in parts
-            if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict)
+            if isinstance(part, dict) and isinstance(response := part.get("functionResponse"), dict)
         ]
         if responses:
             # Tool results. Gemini 0.61 records them twice (here and on the call); only a
             # replayed call, which has no toolCalls entry, takes its result from here.
+            if not self._replayed:
+                return []
             return [event for r in responses for event in self._replayed_result(r)]
-        shown = message.content if message.displayContent is UNSET else message.displayContent
-        text = text_of(shown)
-        if not text.strip() or text.lstrip().startswith(INJECTED_PREFIXES):
+        text = text_of(content if message.displayContent is UNSET else message.displayContent)
+        shown = text.lstrip()
+        if not shown or shown.startswith(INJECTED_PREFIXES):
             return []
         return [UserMessage(agent=self._agent, session_id=self._sid, text=text)]
 
@@ -334,18 +341,27 @@ class SessionNormalizer:
 
     def _gemini(self, message: MessageRecord) -> list[Event]:
         agent, sid = self._agent, self._sid
-        events: list[Event] = [
-            ThoughtDelta(agent=agent, session_id=sid, text=_thought_text(t.subject, t.description))
-            for t in message.thoughts or ()
-        ]
+        thoughts = message.thoughts
+        events: list[Event] = (
+            [
+                ThoughtDelta(
+                    agent=agent, session_id=sid, text=_thought_text(t.subject, t.description)
+                )
+                for t in thoughts
+            ]
+            if thoughts
+            else []
+        )
         content = message.content
         if isinstance(content, str):
             if content:
                 events.append(MessageDelta(agent=agent, session_id=sid, text=content))
-        else:
-            events.extend(self._parts(content if isinstance(content, list) else [content]))
+        elif isinstance(content, list):
+            events.extend(self._parts(content))
+        elif isinstance(content, dict):
+            events.extend(self._parts([content]))
         for call in message.toolCalls or ():
-            events.extend(self._call(call))
+            self._call(call, events)
         tokens = message.tokens
         if tokens:
             model_usage = ModelUsage(
@@ -400,9 +416,10 @@ class SessionNormalizer:
             mcp_tool=facts.mcp_tool,
         )
 
-    def _call(self, call: ToolCallRecord) -> list[Event]:
+    def _call(self, call: ToolCallRecord, events: list[Event]) -> None:
+        """Append the events of one recorded tool call to ``events``."""
         agent, sid = self._agent, self._sid
-        events: list[Event] = [self._started(call.id, call.name, call.args)]
+        events.append(self._started(call.id, call.name, call.args))
         status = _STATUS.get(call.status)
         if status is None:
             events.append(
@@ -431,16 +448,18 @@ class SessionNormalizer:
             changed = self._file_changed(call, diff)
             if changed is not None:
                 events.append(changed)
-        return events
 
     def _file_changed(self, call: ToolCallRecord, diff: FileDiff | None) -> FileChanged | None:
         if diff is not None:
             path = diff.filePath if isinstance(diff.filePath, str) else diff.fileName
-            facts = describe_tool(call.name, {"file_path": path}, self._cwd)
+            resolved = self._changed_paths.get((call.name, path))
+            if resolved is None:
+                facts = describe_tool(call.name, {"file_path": path}, self._cwd)
+                resolved = self._changed_paths[call.name, path] = facts.locations[0].path
             return FileChanged(
                 agent=self._agent,
                 session_id=self._sid,
-                path=facts.locations[0].path,
+                path=resolved,
                 change="created" if diff.isNewFile is True else "modified",
                 call_id=call.id,
                 derived=False,
@@ -474,6 +493,7 @@ def session_events(
     """Every event of a saved session: `SessionStarted`, then each message's, in order."""
     normalizer = SessionNormalizer(session_id=session_id, cwd=cwd, agent=agent)
     yield from normalizer.start()
+    feed = normalizer.feed
     for message in messages:
-        yield from normalizer.feed(message)
+        yield from feed(message)
     yield from normalizer.finish()

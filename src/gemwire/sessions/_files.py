@@ -178,23 +178,16 @@ def _replay_file(path: Path, *, summary: bool, keep_raw: bool) -> tuple[RecordRe
 
 def _feed_blocks(replay: RecordReplay, first: bytes, file: Any) -> None:
     """Feed the file's lines a block at a time: few calls, and memory bounded by the block."""
-    lineno, pending = 1, first
-    if first.endswith(b"\n"):
-        replay.feed_lines([first], 1)
-        lineno, pending = 2, b""
-    while block := file.read(_BLOCK):
-        lines = block.split(b"\n")
-        lines[0] = pending + lines[0]
-        pending = lines.pop()
-        replay.feed_lines(lines, lineno)
-        lineno += len(lines)
-    if pending:
-        problems = len(replay.problems)
-        replay.feed(pending, lineno)
-        if len(replay.problems) > problems:
-            replay.problems[-1] = Problem(
-                line=lineno, message="partial last line skipped (the CLI may be writing it)"
-            )
+    replay.feed_lines([first], 1)
+    lineno, last = 1, first
+    while lines := file.readlines(_BLOCK):
+        replay.feed_lines(lines, lineno + 1)
+        lineno, last = lineno + len(lines), lines[-1]
+    problems = replay.problems
+    if not last.endswith(b"\n") and problems and problems[-1].line == lineno:
+        problems[-1] = Problem(
+            line=lineno, message="partial last line skipped (the CLI may be writing it)"
+        )
 
 
 def _str(metadata: dict[str, Any], key: str) -> str | None:

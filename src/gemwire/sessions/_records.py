@@ -126,14 +126,10 @@ class RecordReplay:
         )
 
     def feed_lines(self, lines: list[bytes], first_lineno: int) -> None:
-        """`feed` each line of a block; every one ended with a newline, split off.
-
-        The general path gets the newline back: what is wrong with a line reads the same.
-        """
+        """`feed` each line of a block (``first_lineno`` is the number of the first)."""
         if self.summary or self.keep_raw:
             for lineno, line in enumerate(lines, first_lineno):
-                if not self._upserted(line):
-                    self.feed_general(line + b"\n", lineno)
+                self.feed(line, lineno)
             return
         # The common case, inlined: a message record, decoded straight into its type.
         messages, verdicts, decode = self._messages, self._verdicts, _decode_message
@@ -142,27 +138,23 @@ class RecordReplay:
                 try:
                     message = decode(line)
                 except (msgspec.ValidationError, msgspec.DecodeError):
-                    pass
+                    pass  # the general path says what is wrong with it
                 else:
                     messages[message.id] = message
                     if verdicts:
                         verdicts.pop(message.id, None)
                     continue
-            self.feed_general(line + b"\n", lineno)
-
-    def feed(self, line: bytes, lineno: int) -> None:
-        if not self._upserted(line):
             self.feed_general(line, lineno)
 
-    def _upserted(self, line: bytes) -> bool:
-        """The fast path: the recorder writes message records with "id" first."""
-        if not line.startswith(_MESSAGE_START) or _REWIND_KEY in line:
-            return False
-        try:
-            self._upsert_line(line)
-        except (msgspec.ValidationError, msgspec.DecodeError):
-            return False  # the general path says what is wrong with it
-        return True
+    def feed(self, line: bytes, lineno: int) -> None:
+        # Fast path: the recorder writes message records with "id" first.
+        if line.startswith(_MESSAGE_START) and _REWIND_KEY not in line:
+            try:
+                self._upsert_line(line)
+                return
+            except (msgspec.ValidationError, msgspec.DecodeError):
+                pass  # the general path says what is wrong with it
+        self.feed_general(line, lineno)
 
     def feed_general(self, line: bytes, lineno: int) -> None:
         """`feed` without the fast path: decode any JSON, then look at what it is."""
