@@ -162,7 +162,8 @@ def _replay_file(path: Path, *, summary: bool, keep_raw: bool) -> tuple[RecordRe
             first = file.readline()
             # A pretty-printed legacy file: no line of it is a record, skip straight there.
             if first.strip() != b"{":
-                _feed_blocks(replay, first, file)
+                file.seek(0)
+                _feed_blocks(replay, file)
                 if replay.is_session:
                     return replay, "jsonl"
             file.seek(0)
@@ -176,18 +177,21 @@ def _replay_file(path: Path, *, summary: bool, keep_raw: bool) -> tuple[RecordRe
     return legacy, "json"
 
 
-def _feed_blocks(replay: RecordReplay, first: bytes, file: Any) -> None:
-    """Feed the file's lines a block at a time: few calls, and memory bounded by the block."""
-    replay.feed_lines([first], 1)
-    lineno, last = 1, first
-    while lines := file.readlines(_BLOCK):
-        replay.feed_lines(lines, lineno + 1)
-        lineno, last = lineno + len(lines), lines[-1]
-    problems = replay.problems
-    if not last.endswith(b"\n") and problems and problems[-1].line == lineno:
-        problems[-1] = Problem(
-            line=lineno, message="partial last line skipped (the CLI may be writing it)"
-        )
+def _feed_blocks(replay: RecordReplay, file: Any) -> None:
+    """Feed the file a block of whole lines at a time: memory bounded by the block."""
+    lineno, tail = 1, b""
+    while block := file.read(_BLOCK):
+        if not block.endswith(b"\n"):
+            block += file.readline()
+        count, tail = replay.feed_block(block, lineno)
+        lineno += count
+    if tail:  # no newline at the end of the file
+        problems = len(replay.problems)
+        replay.feed(tail, lineno)
+        if len(replay.problems) > problems:
+            replay.problems[-1] = Problem(
+                line=lineno, message="partial last line skipped (the CLI may be writing it)"
+            )
 
 
 def _str(metadata: dict[str, Any], key: str) -> str | None:

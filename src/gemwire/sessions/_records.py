@@ -125,16 +125,23 @@ class RecordReplay:
             for message_id, message in self._messages.items()
         )
 
-    def feed_lines(self, lines: list[bytes], first_lineno: int) -> None:
-        """`feed` each line of a block (``first_lineno`` is the number of the first)."""
+    def feed_block(self, block: bytes, first_lineno: int) -> tuple[int, bytes]:
+        """`feed` the lines of ``block`` (the first is line ``first_lineno``).
+
+        Returns how many lines were fed and what follows the last newline, not fed.
+        """
+        lines = block.split(b"\n")
+        tail = lines.pop()
+        # Each line gets its newline back on the general path: what is wrong reads the same.
         if self.summary or self.keep_raw:
             for lineno, line in enumerate(lines, first_lineno):
-                self.feed(line, lineno)
-            return
+                self.feed(line + b"\n", lineno)
+            return len(lines), tail
         # The common case, inlined: a message record, decoded straight into its type.
         messages, verdicts, decode = self._messages, self._verdicts, _decode_message
+        rewinds = _REWIND_KEY in block
         for lineno, line in enumerate(lines, first_lineno):
-            if line.startswith(_MESSAGE_START) and _REWIND_KEY not in line:
+            if line.startswith(_MESSAGE_START) and not (rewinds and _REWIND_KEY in line):
                 try:
                     message = decode(line)
                 except (msgspec.ValidationError, msgspec.DecodeError):
@@ -144,7 +151,8 @@ class RecordReplay:
                     if verdicts:
                         verdicts.pop(message.id, None)
                     continue
-            self.feed_general(line, lineno)
+            self.feed_general(line + b"\n", lineno)
+        return len(lines), tail
 
     def feed(self, line: bytes, lineno: int) -> None:
         # Fast path: the recorder writes message records with "id" first.
