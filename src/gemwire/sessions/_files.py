@@ -1,10 +1,10 @@
 """One session file: loaded whole (`load_session`) or summarized for listing (`read_session_info`).
 
-Both read the file line by line, so a huge session is never held as one string, and both
-accept every format Gemini CLI has written: append-only ``.jsonl`` (0.39 and newer) and the
-single pretty-printed ``.json`` (older), in either project-folder layout. A line the CLI is
-still writing, a corrupt line or an empty file becomes a `Problem` (and a ``notice`` event),
-never an exception; only a file that cannot be read at all raises `SessionError`.
+Both read the file in blocks of whole lines, so a huge session is never held as one string,
+and both accept every format Gemini CLI has written: append-only ``.jsonl`` (0.39 and newer)
+and the single pretty-printed ``.json`` (older), in either project-folder layout. A line the
+CLI is still writing, a corrupt line or an empty file becomes a `Problem` (and a ``notice``
+event), never an exception; only a file that cannot be read at all raises `SessionError`.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ __all__ = (
 Format = Literal["json", "jsonl"]
 Kind = Literal["main", "subagent"]
 
+# Read this much at a time, then on to the end of the last line: memory bounded by the block.
 _BLOCK = 1 << 20
 
 
@@ -178,7 +179,7 @@ def _replay_file(path: Path, *, summary: bool, keep_raw: bool) -> tuple[RecordRe
 
 
 def _feed_blocks(replay: RecordReplay, file: Any) -> None:
-    """Feed the file a block of whole lines at a time: memory bounded by the block."""
+    """Feed the file a block of whole lines at a time."""
     lineno, tail = 1, b""
     while block := file.read(_BLOCK):
         if not block.endswith(b"\n"):
@@ -204,7 +205,7 @@ def _kind(metadata: dict[str, Any]) -> Kind:
 
 
 def load_session(path: str | os.PathLike[str], *, keep_originals: bool = False) -> Conversation:
-    """Load a session file of any format Gemini CLI writes, streamed line by line.
+    """Load a session file of any format Gemini CLI writes, read a block of lines at a time.
 
     ``keep_originals`` also keeps every message exactly as recorded (for exports).
 
