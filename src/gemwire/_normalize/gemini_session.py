@@ -119,16 +119,12 @@ def text_of(content: Any) -> str:
     """The text parts of ``content`` joined (thought parts excluded), as a prompt reads."""
     if isinstance(content, str):
         return content
-    parts = content if isinstance(content, list) else [content]
-    return "".join(
-        [
-            text
-            for part in parts
-            if isinstance(part, dict)
-            and isinstance(text := part.get("text"), str)
-            and not part.get("thought")
-        ]
-    )
+    texts = []
+    for part in content if isinstance(content, list) else (content,):
+        if isinstance(part, dict) and isinstance(text := part.get("text"), str):
+            if not part.get("thought"):
+                texts.append(text)
+    return "".join(texts)
 
 
 def is_ignored_user_content(trimmed: str) -> bool:
@@ -301,12 +297,10 @@ class SessionNormalizer:
 
     def _user(self, message: MessageRecord) -> list[Event]:
         content = message.content
-        parts = content if isinstance(content, list) else [content]
-        responses = [
-            response
-            for part in parts
-            if isinstance(part, dict) and isinstance(response := part.get("functionResponse"), dict)
-        ]
+        responses = []
+        for part in content if isinstance(content, list) else (content,):
+            if isinstance(part, dict) and isinstance(response := part.get("functionResponse"), dict):
+                responses.append(response)
         if responses:
             # Tool results. Gemini 0.61 records them twice (here and on the call); only a
             # replayed call, which has no toolCalls entry, takes its result from here.
