@@ -119,11 +119,16 @@ def text_of(content: Any) -> str:
     """The text parts of ``content`` joined (thought parts excluded), as a prompt reads."""
     if isinstance(content, str):
         return content
+    # Loops, not comprehensions, on the per-message path: on 3.11 each comprehension is a
+    # call of its own, a quarter of the time spent on a user message.
     texts = []
     for part in content if isinstance(content, list) else (content,):
-        if isinstance(part, dict) and isinstance(text := part.get("text"), str):
-            if not part.get("thought"):
-                texts.append(text)
+        if (
+            isinstance(part, dict)
+            and isinstance(text := part.get("text"), str)
+            and not part.get("thought")
+        ):
+            texts.append(text)  # noqa: PERF401
     return "".join(texts)
 
 
@@ -297,10 +302,10 @@ class SessionNormalizer:
 
     def _user(self, message: MessageRecord) -> list[Event]:
         content = message.content
-        responses = []
+        responses = []  # a loop, as in text_of
         for part in content if isinstance(content, list) else (content,):
             if isinstance(part, dict) and isinstance(response := part.get("functionResponse"), dict):
-                responses.append(response)
+                responses.append(response)  # noqa: PERF401
         if responses:
             # Tool results. Gemini 0.61 records them twice (here and on the call); only a
             # replayed call, which has no toolCalls entry, takes its result from here.
