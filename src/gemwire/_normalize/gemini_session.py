@@ -304,7 +304,9 @@ class SessionNormalizer:
         content = message.content
         responses = []  # a loop, as in text_of
         for part in content if isinstance(content, list) else (content,):
-            if isinstance(part, dict) and isinstance(response := part.get("functionResponse"), dict):
+            if isinstance(part, dict) and isinstance(
+                response := part.get("functionResponse"), dict
+            ):
                 responses.append(response)  # noqa: PERF401
         if responses:
             # Tool results. Gemini 0.61 records them twice (here and on the call); only a
