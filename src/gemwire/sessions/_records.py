@@ -1,6 +1,6 @@
 """Replaying a session file's records to its final state, the way Gemini CLI loads it.
 
-`RecordReplay` is sans-IO: it is fed one line at a time (``loadConversationRecord`` in
+`RecordReplay` is sans-IO: it is fed the lines in order (``loadConversationRecord`` in
 ``chatRecordingService.ts``, 0.61.0) and keeps, in insertion order, the last version of every
 message:
 
@@ -17,6 +17,12 @@ Gemini itself would decide (is the file resumable?) is computed from the replay,
 
 Lines Gemini skips silently (not JSON, not an object, no known shape) are reported as
 `Problem`s. In ``summary`` mode messages are only classified, not kept whole (listing).
+
+Speed: a block of lines at a time (`RecordReplay.feed_block`), a line starting ``{"id":``
+(as the recorder writes messages) is decoded straight into a `MessageRecord`; anything else,
+or a line that does not fit, takes the general path (`RecordReplay.feed_general`: any JSON,
+then a look at what it is), which decides exactly as before. Whether a message makes the
+file resumable is judged only when asked, and stops at the first that does.
 """
 
 from __future__ import annotations
@@ -247,13 +253,14 @@ class RecordReplay:
         self._keep(record["id"], message, resumable, record)
 
     def _replace(self, messages: list[Any]) -> None:
-        # Cleared, not rebound: `feed_lines` holds on to these dicts.
+        # Cleared, not rebound: `feed_block` holds on to these dicts.
         self._shelved.update(
             (message_id, (message, self._raw.get(message_id)))
             for message_id, message in self._messages.items()
         )
         self._messages.clear()
         self._verdicts.clear()
+        self._raw.clear()
         for record in messages:
             if not (isinstance(record, dict) and isinstance(record.get("id"), str)):
                 continue
@@ -270,6 +277,7 @@ class RecordReplay:
         for gone in ids[cut:]:
             del self._messages[gone]
             self._verdicts.pop(gone, None)
+            self._raw.pop(gone, None)
 
 
 def _resumable(message: MessageRecord) -> bool:
