@@ -18,11 +18,12 @@ Gemini itself would decide (is the file resumable?) is computed from the replay,
 Lines Gemini skips silently (not JSON, not an object, no known shape) are reported as
 `Problem`s. In ``summary`` mode messages are only classified, not kept whole (listing).
 
-Speed: a block of lines at a time (`RecordReplay.feed_block`), a line starting ``{"id":``
-(as the recorder writes messages) is decoded straight into a `MessageRecord`; anything else,
-or a line that does not fit, takes the general path (`RecordReplay.feed_general`: any JSON,
-then a look at what it is), which decides exactly as before. Whether a message makes the
-file resumable is judged only when asked, and stops at the first that does.
+Speed: fed a block of lines at a time (`RecordReplay.feed_block`), it decodes a line that
+starts with ``{"id":`` (as the recorder writes messages) straight into a `MessageRecord`;
+anything else, or a line that does not fit, takes the general path
+(`RecordReplay.feed_general`: any JSON, then a look at what it is), which decides the same.
+Whether the file is resumable is judged only when asked, stopping at the first message that
+makes it so.
 """
 
 from __future__ import annotations
