@@ -35,6 +35,7 @@ Format = Literal["json", "jsonl"]
 Kind = Literal["main", "subagent"]
 
 # Read this much at a time, then on to the end of the last line: memory bounded by the block.
+# Measured with bench/sessions.py: 256 KiB slowed listing by a quarter, 4 MiB slowed loading.
 _BLOCK = 1 << 20
 
 
