@@ -10,13 +10,15 @@ same run: reading every file's bytes and nothing else.
 Loading: one ``.jsonl`` of about ``--mb`` MB, made by appending the recorded messages of the
 0.61.0 ``session_resume_edits`` run again and again under new ids, loaded (`load_session`) and
 mapped to events. Baseline in the same run: bare msgspec decoding of every line into dicts.
-Best of ``--repeat``.
+Best of ``--repeat`` rounds, each timing the baseline and both contenders in turn. Also the
+memory a loaded session holds (resident set growth while it is alive; Linux only).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import tempfile
 import time
 import uuid
@@ -98,6 +100,22 @@ def load_and_map(path: Path) -> int:
     return sum(1 for _ in load_session(path).events())
 
 
+def resident_mb() -> float | None:
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+    return pages * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
+def held_mb(path: Path) -> float | None:
+    before = resident_mb()
+    conversation = load_session(path)
+    after = resident_mb()
+    del conversation
+    return None if before is None or after is None else after - before
+
+
 def best(fn: Callable[[Any], int], arg: Any, repeat: int) -> tuple[float, int]:
     times, result = [], 0
     for _ in range(repeat):
@@ -127,9 +145,14 @@ def main() -> None:
 
         big = Path(tmp) / "big.jsonl"
         size = make_big_session(big, args.mb)
-        bare_s, lines = best(bare_decode, big, args.repeat)
-        only_s, _ = best(load_only, big, args.repeat)
-        load_s, events = best(load_and_map, big, args.repeat)
+        rounds = [
+            [best(fn, big, 1) for fn in (bare_decode, load_only, load_and_map)]
+            for _ in range(args.repeat)
+        ]
+        (bare_s, lines), (only_s, _), (load_s, events) = (
+            min(column) for column in zip(*rounds, strict=True)
+        )
+        held = held_mb(big)
         mb = size / 1e6
         print(f"loading one {mb:.1f} MB session ({lines} lines, {events} events):")
         print(f"  msgspec decode to dicts   {bare_s:7.3f} s  {mb / bare_s:7.1f} MB/s")
@@ -141,6 +164,8 @@ def main() -> None:
             f"  load_session + events     {load_s:7.3f} s  {mb / load_s:7.1f} MB/s"
             f"  ({bare_s / load_s:.2f}x the bare decode)"
         )
+        if held is not None:
+            print(f"  a loaded session holds    {held:7.1f} MB  ({held / mb:.1f}x the file)")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Replaying a session file's records to its final state, the way Gemini CLI loads it.
 
-`RecordReplay` is sans-IO: it is fed one line at a time (``loadConversationRecord`` in
+`RecordReplay` is sans-IO: it is fed the lines in order (``loadConversationRecord`` in
 ``chatRecordingService.ts``, 0.61.0) and keeps, in insertion order, the last version of every
 message:
 
@@ -17,6 +17,13 @@ Gemini itself would decide (is the file resumable?) is computed from the replay,
 
 Lines Gemini skips silently (not JSON, not an object, no known shape) are reported as
 `Problem`s. In ``summary`` mode messages are only classified, not kept whole (listing).
+
+Speed: fed a block of lines at a time (`RecordReplay.feed_block`), it decodes a line that
+starts with ``{"id":`` (as the recorder writes messages) straight into a `MessageRecord`;
+anything else, or a line that does not fit, takes the general path
+(`RecordReplay.feed_general`: any JSON, then a look at what it is), which decides the same.
+Whether the file is resumable is judged only when asked, stopping at the first message that
+makes it so.
 """
 
 from __future__ import annotations
@@ -62,17 +69,6 @@ class _Peek(msgspec.Struct, frozen=True, kw_only=True):
     thoughts: Any = None
 
 
-class _Entry:
-    """A message as kept, and what Gemini's own loader would think of its latest version."""
-
-    __slots__ = ("message", "raw", "resumable")
-
-    def __init__(self, message: SessionMessage | MessageSummary, resumable: bool) -> None:
-        self.message = message
-        self.resumable = resumable
-        self.raw: bytes | dict[str, Any] | None = None
-
-
 _decode_message = msgspec.json.Decoder(MessageRecord).decode
 _decode_peek = msgspec.json.Decoder(_Peek).decode
 _decode_any = msgspec.json.Decoder().decode
@@ -101,9 +97,14 @@ class RecordReplay:
         self.keep_raw = keep_raw
         self.metadata: dict[str, Any] = {}
         self.problems: list[Problem] = []
-        self._entries: dict[str, _Entry] = {}
+        # Upserts by id keep the first position: a dict in insertion order is the list.
+        self._messages: dict[str, Any] = {}
+        # Gemini's verdict on a message's latest version, where the kept message cannot
+        # give it: a summary, a raw message, a recorded version a replay named.
+        self._verdicts: dict[str, bool] = {}
+        self._raw: dict[str, bytes | dict[str, Any]] = {}
         # Messages a ``$set.messages`` dropped: a later replay may name them again.
-        self._shelved: dict[str, _Entry] = {}
+        self._shelved: dict[str, tuple[Any, bytes | dict[str, Any] | None]] = {}
 
     @property
     def is_session(self) -> bool:
@@ -114,31 +115,66 @@ class RecordReplay:
 
     @property
     def messages(self) -> list[Any]:
-        return [entry.message for entry in self._entries.values()]
+        return list(self._messages.values())
 
     @property
     def originals(self) -> list[Any]:
         """The kept messages exactly as recorded (with ``keep_raw=True``)."""
-        return [
-            _decode_any(e.raw) if isinstance(e.raw, bytes) else e.raw
-            for e in self._entries.values()
-        ]
+        raws = (self._raw[message_id] for message_id in self._messages)
+        return [_decode_any(raw) if isinstance(raw, bytes) else raw for raw in raws]
 
     @property
     def resumable(self) -> bool:
         """Gemini's ``hasResumableContent``: a real prompt or a model message with substance."""
-        return any(entry.resumable for entry in self._entries.values())
+        verdicts = self._verdicts
+        return any(
+            verdicts[message_id] if message_id in verdicts else _resumable(message)
+            for message_id, message in self._messages.items()
+        )
+
+    def feed_block(self, block: bytes, first_lineno: int) -> tuple[int, bytes]:
+        """`feed` the lines of ``block`` (the first is line ``first_lineno``).
+
+        Returns how many lines were fed and what follows the last newline, not fed.
+        """
+        lines = block.split(b"\n")
+        tail = lines.pop()
+        # Each line gets its newline back on the general path: what is wrong reads the same.
+        if self.summary or self.keep_raw:
+            for lineno, line in enumerate(lines, first_lineno):
+                self.feed(line + b"\n", lineno)
+            return len(lines), tail
+        # The common case, inlined: a message record, decoded straight into its type.
+        messages, verdicts, decode = self._messages, self._verdicts, _decode_message
+        rewinds = _REWIND_KEY in block
+        for lineno, line in enumerate(lines, first_lineno):
+            if line.startswith(_MESSAGE_START) and not (rewinds and _REWIND_KEY in line):
+                try:
+                    message = decode(line)
+                except (msgspec.ValidationError, msgspec.DecodeError):
+                    pass  # the general path says what is wrong with it
+                else:
+                    messages[message.id] = message
+                    if verdicts:
+                        verdicts.pop(message.id, None)
+                    continue
+            self.feed_general(line + b"\n", lineno)
+        return len(lines), tail
 
     def feed(self, line: bytes, lineno: int) -> None:
-        if not line.strip():
-            return
         # Fast path: the recorder writes message records with "id" first.
         if line.startswith(_MESSAGE_START) and _REWIND_KEY not in line:
             try:
                 self._upsert_line(line)
                 return
             except (msgspec.ValidationError, msgspec.DecodeError):
-                pass  # the general path below says what is wrong with it
+                pass  # the general path says what is wrong with it
+        self.feed_general(line, lineno)
+
+    def feed_general(self, line: bytes, lineno: int) -> None:
+        """`feed` without the fast path: decode any JSON, then look at what it is."""
+        if not line.strip():
+            return
         try:
             record = _decode_any(line)
         except msgspec.DecodeError as exc:
@@ -169,15 +205,19 @@ class RecordReplay:
     def _upsert_line(self, line: bytes) -> None:
         if self.summary:
             peek = _decode_peek(line)
-            resumable = is_resumable(peek.type, peek.content, peek.toolCalls, peek.thoughts)
-            self._entries[peek.id] = _Entry(_summary(peek), resumable)
+            self._messages[peek.id] = _summary(peek)
+            self._verdicts[peek.id] = is_resumable(
+                peek.type, peek.content, peek.toolCalls, peek.thoughts
+            )
         else:
             message = _decode_message(line)
-            entry = self._entries[message.id] = _Entry(message, _resumable(message))
+            self._messages[message.id] = message
+            self._verdicts.pop(message.id, None)
             if self.keep_raw:
-                entry.raw = line
+                self._raw[message.id] = line
 
-    def _entry(self, record: dict[str, Any]) -> _Entry:
+    def _entry(self, record: dict[str, Any]) -> tuple[Any, bool]:
+        """The message to keep for ``record``, and Gemini's verdict on it."""
         resumable = is_resumable(
             record.get("type"),
             record.get("content"),
@@ -190,7 +230,7 @@ class RecordReplay:
                 type=record.get("type"),
                 content=record.get("content"),
             )
-            return _Entry(_summary(peek), resumable)
+            return _summary(peek), resumable
         try:
             message: SessionMessage = msgspec.convert(record, MessageRecord)
         except msgspec.ValidationError as exc:
@@ -201,31 +241,44 @@ class RecordReplay:
                 raw=msgspec.json.encode(record).decode(),
                 reason=f"unexpected shape: {exc}",
             )
-        entry = _Entry(message, resumable)
+        return message, resumable
+
+    def _keep(self, message_id: str, message: Any, resumable: bool, raw: Any) -> None:
+        self._messages[message_id] = message
+        self._verdicts[message_id] = resumable
         if self.keep_raw:
-            entry.raw = record
-        return entry
+            self._raw[message_id] = raw
 
     def _upsert(self, record: dict[str, Any]) -> None:
-        self._entries[record["id"]] = self._entry(record)
+        message, resumable = self._entry(record)
+        self._keep(record["id"], message, resumable, record)
 
     def _replace(self, messages: list[Any]) -> None:
-        self._shelved.update(self._entries)
-        self._entries = {}
+        # Cleared, not rebound: `feed_block` holds on to these dicts.
+        self._shelved.update(
+            (message_id, (message, self._raw.get(message_id)))
+            for message_id, message in self._messages.items()
+        )
+        self._messages.clear()
+        self._verdicts.clear()
+        self._raw.clear()
         for record in messages:
             if not (isinstance(record, dict) and isinstance(record.get("id"), str)):
                 continue
-            entry = self._entry(record)
+            message, resumable = self._entry(record)
+            raw: Any = record
             previous = self._shelved.get(record["id"])
-            if previous is not None and previous.message.type == record.get("type"):
-                entry.message, entry.raw = previous.message, previous.raw
-            self._entries[record["id"]] = entry
+            if previous is not None and previous[0].type == record.get("type"):
+                message, raw = previous
+            self._keep(record["id"], message, resumable, raw)
 
     def _rewind(self, message_id: str) -> None:
-        ids = list(self._entries)
-        cut = ids.index(message_id) if message_id in self._entries else 0
+        ids = list(self._messages)
+        cut = ids.index(message_id) if message_id in self._messages else 0
         for gone in ids[cut:]:
-            del self._entries[gone]
+            del self._messages[gone]
+            self._verdicts.pop(gone, None)
+            self._raw.pop(gone, None)
 
 
 def _resumable(message: MessageRecord) -> bool:

@@ -11,7 +11,9 @@ Where upstream types a field as a union of object shapes (``content`` is a ``Par
 a string, a ``Part`` or a list of them; ``resultDisplay`` is a string, a ``FileDiff``, an
 ANSI line array, a todo list or a subagent progress object) it stays ``Any`` here and the
 readers look inside. Absent and ``null`` differ on disk, so optional fields default to
-``UNSET``.
+``UNSET``. A message and its parts are not tracked by the cyclic garbage collector
+(``gc=False``): decoded records hold no reference cycles, and a 100 MB session holds hundreds
+of thousands of them.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ SESSION_CONTEXT_MESSAGE_ID = "d04923d38bb0f6017037e74183378ef4"
 MessageType = Literal["user", "gemini", "info", "error", "warning"]
 
 
-class TokensSummary(msgspec.Struct, frozen=True, kw_only=True):
+class TokensSummary(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """A model response's ``usageMetadata``: prompt, candidates, cached, thoughts, tool, total."""
 
     input: int
@@ -60,7 +62,7 @@ class TokensSummary(msgspec.Struct, frozen=True, kw_only=True):
     total: int
 
 
-class ThoughtSummary(msgspec.Struct, frozen=True, kw_only=True):
+class ThoughtSummary(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """A thought, split by Gemini into its bold subject line and the rest."""
 
     subject: str
@@ -68,7 +70,7 @@ class ThoughtSummary(msgspec.Struct, frozen=True, kw_only=True):
     timestamp: str | UnsetType = UNSET
 
 
-class DiffStat(msgspec.Struct, frozen=True, kw_only=True):
+class DiffStat(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     model_added_lines: int
     model_removed_lines: int
     model_added_chars: int
@@ -79,7 +81,7 @@ class DiffStat(msgspec.Struct, frozen=True, kw_only=True):
     user_removed_chars: int
 
 
-class FileDiff(msgspec.Struct, frozen=True, kw_only=True):
+class FileDiff(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """What an edit tool did to a file (the ``resultDisplay`` of write_file and replace)."""
 
     fileDiff: str
@@ -92,7 +94,7 @@ class FileDiff(msgspec.Struct, frozen=True, kw_only=True):
     isBuildFile: bool | UnsetType = UNSET  # 0.61
 
 
-class ToolCallRecord(msgspec.Struct, frozen=True, kw_only=True):
+class ToolCallRecord(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """One tool call of a ``gemini`` message, with its result.
 
     ``status`` is a scheduler ``Status``: ``success``, ``error`` or ``cancelled`` once done.
@@ -112,7 +114,7 @@ class ToolCallRecord(msgspec.Struct, frozen=True, kw_only=True):
     renderOutputAsMarkdown: bool | UnsetType = UNSET
 
 
-class MessageRecord(msgspec.Struct, frozen=True, kw_only=True):
+class MessageRecord(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """A message: ``user``, ``gemini`` (the model), or an ``info``/``error``/``warning`` line.
 
     ``toolCalls``, ``thoughts``, ``tokens`` and ``model`` only occur on ``gemini`` messages.
