@@ -79,9 +79,9 @@ class GeminiOptions(msgspec.Struct, frozen=True, kw_only=True):
     """How to run Gemini CLI. Every field is optional; the defaults are the CLI's own.
 
     Flags map one to one onto ``gemini`` flags of the same meaning. ``env`` is added to
-    the current environment (unless ``inherit_env`` is false) (``GOOGLE_GEMINI_BASE_URL``, ``GEMINI_API_KEY`` and
-    ``GEMINI_CLI_HOME`` work as for ``gemini`` itself); ``gemini_home`` sets
-    ``GEMINI_CLI_HOME``.
+    the current environment, or replaces it with ``inherit_env=False``
+    (``GOOGLE_GEMINI_BASE_URL``, ``GEMINI_API_KEY`` and ``GEMINI_CLI_HOME`` work as for
+    ``gemini`` itself); ``gemini_home`` sets ``GEMINI_CLI_HOME``.
     """
 
     model: str | None = None
@@ -228,7 +228,9 @@ class GeminiRun:
                 f"{MAX_PROMPT_BYTES} from stdin and would drop the rest silently"
             )
         watched = ("idle_timeout", "max_tool_calls", "max_model_turns")
-        if options.output_format == "json" and any(getattr(options, w) for w in watched):
+        if options.output_format == "json" and any(
+            getattr(options, w) is not None for w in watched
+        ):
             raise InvalidOptions(
                 f"{', '.join(watched)} need output_format='stream-json': "
                 "the json format prints nothing until the run is over"
