@@ -192,7 +192,9 @@ class GeminiHome:
         """
         return [info for p in self.project_folders(root) for info in self._chats(p)]
 
-    def _chats(self, project: Project) -> list[SessionInfo]:
+    def _chats(self, project: Project, short_id: str | None = None) -> list[SessionInfo]:
+        """The project's main session files, summarized; only those whose name carries
+        ``short_id`` when it is given (the name is checked before the file is read)."""
         chats = Path(project.chats_dir)
         try:
             entries = sorted(os.scandir(chats), key=lambda e: e.name)
@@ -205,6 +207,7 @@ class GeminiHome:
                 entry.name.startswith(SESSION_FILE_PREFIX)
                 and entry.name.endswith(_SESSION_SUFFIXES)
                 and entry.is_file()
+                and (short_id is None or short_id_of(entry.name) == short_id)
             ):
                 continue
             info = read_session_info(entry.path, project=project.root)
@@ -289,11 +292,7 @@ class GeminiHome:
         session's stub file takes the original with it.
         """
         short = session_id[:8]
-        return [
-            info
-            for info in self.session_files(root)
-            if short_id_of(os.path.basename(info.path)) == short
-        ]
+        return [info for p in self.project_folders(root) for info in self._chats(p, short)]
 
 
 def _session_paths(folder: Path) -> Iterator[Path]:
