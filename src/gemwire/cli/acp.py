@@ -50,13 +50,14 @@ def acp(
 
     from gemwire.cli.live import LiveOutput, open_output
     from gemwire.errors import AgentCrashed, AgentNotFound, AgentRequestFailed
-    from gemwire.events import PermissionRequested, TurnCompleted, TurnError
+    from gemwire.events import PermissionRequested, TurnCompleted
     from gemwire.runners.acp import (
         AcpOptions,
         AcpTurnResult,
         PermissionHandler,
         PermissionRequest,
         run_acp,
+        turn_error,
     )
 
     if prompt == "-":
@@ -103,16 +104,10 @@ def acp(
             try:
                 result = anyio.run(go)
             except (AgentCrashed, AgentRequestFailed) as exc:
-                # The agent failed before the turn began: still end with one turn_completed.
-                kind = "crashed" if isinstance(exc, AgentCrashed) else "agent"
-                if isinstance(exc, AgentRequestFailed) and exc.code == -32000:
-                    kind = "auth"
-                message = (
-                    f"{exc.method}: {exc}" if isinstance(exc, AgentRequestFailed) else str(exc)
-                )
-                error = TurnError(
-                    kind=kind, message=message, exit_code=getattr(exc, "exit_code", None)
-                )
+                # The agent failed before the turn began: still end with one turn_completed,
+                # its error typed as a turn types it.
+                method = exc.method if isinstance(exc, AgentRequestFailed) else ""
+                error = turn_error(exc, method)
                 output.show(
                     TurnCompleted(
                         agent=f"acp:{Path(command[0]).name}",
@@ -123,7 +118,7 @@ def acp(
                     )
                 )
                 output.close()
-                sys.exit(for_error_kind(kind))
+                sys.exit(for_error_kind(error.kind))
             output.close()
     except AgentNotFound as exc:
         click.echo(f"gemwire: {exc}", err=True)

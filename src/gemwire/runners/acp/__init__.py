@@ -11,6 +11,7 @@ from gemwire.runners.acp.client import (
     AcpTurnResult,
     Prompt,
     run_acp,
+    turn_error,
 )
 from gemwire.runners.acp.files import ConfinedFileSystem
 from gemwire.runners.acp.permissions import (
@@ -41,4 +42,5 @@ __all__ = (
     "choose_option",
     "permission_preset",
     "run_acp",
+    "turn_error",
 )

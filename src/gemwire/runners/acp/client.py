@@ -1051,14 +1051,9 @@ class AcpTurn:
         response: acp.PromptResponse | None = None
         error = self._stopped
         if isinstance(waiter.error, AgentRequestFailed):
-            exc = waiter.error
-            error = error or error_for(
-                ErrorObject(code=exc.code, message=str(exc), data=exc.data), ""
-            )
+            error = error or turn_error(waiter.error)
         elif isinstance(waiter.error, AgentCrashed):
-            error = TurnError(
-                kind="crashed", message=str(waiter.error), exit_code=waiter.error.exit_code
-            )
+            error = turn_error(waiter.error)
         elif waiter.error is not None:
             error = error or TurnError(kind="cancelled", message=str(waiter.error))
         elif error is None or error.kind != "timeout":
@@ -1106,6 +1101,14 @@ def _single(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
 
 class _TurnStopped(GemwireError):
     """The client ended a turn the agent did not end."""
+
+
+def turn_error(exc: AgentRequestFailed | AgentCrashed, method: str = "") -> TurnError:
+    """The ``turn_completed`` error an agent's failure stands for; ``method`` prefixes the
+    message (for a request that failed before any turn, say which)."""
+    if isinstance(exc, AgentCrashed):
+        return TurnError(kind="crashed", message=str(exc), exit_code=exc.exit_code)
+    return error_for(ErrorObject(code=exc.code, message=str(exc), data=exc.data), method)
 
 
 @asynccontextmanager
