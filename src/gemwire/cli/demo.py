@@ -175,11 +175,11 @@ def demo(gemini: str | None, root: Path | None, verbose: bool) -> None:
     A scripted model on 127.0.0.1 stands in for the Gemini API (no key, no network); the
     Gemini CLI, its tools and the files are real. Then gemwire checks the disk.
     """
-    import anyio
     from rich.console import Console
 
-    from gemwire import GeminiNotFound, GeminiOptions, UnsupportedVersion, find_gemini, run_gemini
+    from gemwire import GeminiNotFound, GeminiOptions, UnsupportedVersion, find_gemini
     from gemwire.cli.live import open_output
+    from gemwire.cli.run import show_run
     from gemwire.testing import CURRENT_VERSION, IsolatedGemini, ScriptedModel, pinned_gemini
 
     console = Console(highlight=False, soft_wrap=True)
@@ -219,16 +219,8 @@ def demo(gemini: str | None, root: Path | None, verbose: bool) -> None:
         console.print(f"  workspace  {cwd}, a small project whose tests fail\n", style="dim")
         output = open_output(verbose=verbose, cwd=cwd)
 
-        async def go() -> RunResult:
-            async with run_gemini(DEMO_PROMPT, options) as run:
-                async for event in run:
-                    output.show(event)
-            return run.result
-
         try:
-            with output:
-                result = anyio.run(go)
-                output.close(result.resume.command if result.resume else None)
+            result = show_run(DEMO_PROMPT, options, output)
         except KeyboardInterrupt:
             sys.exit(EXIT_CANCELLED)
 

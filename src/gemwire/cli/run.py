@@ -6,14 +6,18 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from click.core import ParameterSource
 
 from gemwire.cli.exit_codes import EXIT_CANCELLED, EXIT_NOT_FOUND, for_error_kind
 
-__all__ = ("output_options", "run")
+if TYPE_CHECKING:
+    from gemwire import GeminiOptions, RunResult
+    from gemwire.cli.live import Output
+
+__all__ = ("output_options", "run", "show_run")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -90,16 +94,13 @@ def run(
     gemwire run --json -y "summarize README.md" > events.jsonl
     gemwire run -q "one word for blue" | tr a-z A-Z
     """
-    import anyio
 
     from gemwire import (
         AgentNotFound,
         GeminiOptions,
         InvalidOptions,
         PromptTooLarge,
-        RunResult,
         UnsupportedVersion,
-        run_gemini,
     )
     from gemwire.cli.live import open_output
 
@@ -121,16 +122,8 @@ def run(
     cwd = str(Path(run_options.cwd or os.getcwd()).resolve())
     output = open_output(as_json=as_json, quiet=quiet, verbose=verbose, cwd=cwd)
 
-    async def go() -> RunResult:
-        async with run_gemini(prompt, run_options) as handle:
-            async for event in handle:
-                output.show(event)
-        return handle.result
-
     try:
-        with output:
-            result = anyio.run(go)
-            output.close(result.resume.command if result.resume else None)
+        result = show_run(prompt, run_options, output)
     except (AgentNotFound, UnsupportedVersion) as exc:
         click.echo(f"gemwire: {exc}", err=True)
         sys.exit(EXIT_NOT_FOUND)
@@ -139,3 +132,22 @@ def run(
     except KeyboardInterrupt:
         sys.exit(EXIT_CANCELLED)
     sys.exit(0 if result.ok else for_error_kind(result.error.kind if result.error else None))
+
+
+def show_run(prompt: str, options: GeminiOptions, output: Output) -> RunResult:
+    """Run Gemini CLI on ``prompt``, every event shown in ``output``, closed with the
+    resume line; the result."""
+    import anyio
+
+    from gemwire import run_gemini
+
+    async def go() -> RunResult:
+        async with run_gemini(prompt, options) as handle:
+            async for event in handle:
+                output.show(event)
+        return handle.result
+
+    with output:
+        result = anyio.run(go)
+        output.close(result.resume.command if result.resume else None)
+    return result
