@@ -17,6 +17,7 @@ from gemwire._normalize.gemini_errors import (
     TURN_CUT_SHORT,
     api_error_kind,
     missing_result_error,
+    stop_reason_for,
 )
 from gemwire._normalize.gemini_tools import describe_tool, find_unified_diff
 from gemwire.events import (
@@ -177,11 +178,14 @@ class GeminiNormalizer:
             return []
         events = self._close_open_calls()
         if stopped is not None:
-            stop_reason = "cancelled" if stopped.kind == "cancelled" else "error"
             error = msgspec.structs.replace(stopped, exit_code=exit_code)
             events.append(
                 self._complete(
-                    ok=False, stop_reason=stop_reason, error=error, usage=None, duration_ms=None
+                    ok=False,
+                    stop_reason=stop_reason_for(stopped.kind),
+                    error=error,
+                    usage=None,
+                    duration_ms=None,
                 )
             )
             return events
@@ -324,9 +328,7 @@ class GeminiNormalizer:
             error = TurnError(
                 kind="api", message=self._last_error_notice or "the agent reported an error"
             )
-        stop_reason = {"turn_limit": "max_turn_requests", "cancelled": "cancelled"}.get(
-            error.kind, "error"
-        )
+        stop_reason = stop_reason_for(error.kind)
         # Gemini reports duration_ms 0 on every error path: unknown, not instant.
         events.append(
             self._complete(

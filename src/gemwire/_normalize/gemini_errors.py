@@ -16,6 +16,7 @@ __all__ = (
     "api_error_kind",
     "error_kind_for_exit_code",
     "missing_result_error",
+    "stop_reason_for",
 )
 
 # Warnings after which Gemini ends the turn early; its ACP mode reports both as
@@ -81,3 +82,8 @@ def missing_result_error(exit_code: int | None) -> TurnError:
         message=f"the agent exited with code {exit_code} without a result",
         exit_code=exit_code,
     )
+
+
+def stop_reason_for(kind: str) -> str:
+    """The ``stop_reason`` of a turn that failed with error ``kind``."""
+    return {"turn_limit": "max_turn_requests", "cancelled": "cancelled"}.get(kind, "error")

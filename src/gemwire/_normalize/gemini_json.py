@@ -19,6 +19,7 @@ from gemwire._normalize.gemini_errors import (
     api_error_kind,
     error_kind_for_exit_code,
     missing_result_error,
+    stop_reason_for,
 )
 from gemwire.events import (
     Event,
@@ -181,9 +182,7 @@ class GeminiJsonNormalizer:
         if error is None:
             stop_reason = "max_turn_requests" if cut_short else "end_turn"
         else:
-            stop_reason = {"turn_limit": "max_turn_requests", "cancelled": "cancelled"}.get(
-                error.kind, "error"
-            )
+            stop_reason = stop_reason_for(error.kind)
         return TurnCompleted(
             agent=self._agent,
             session_id=self._session_id,
