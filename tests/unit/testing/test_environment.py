@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -69,6 +70,11 @@ def test_live_processes_finds_what_runs_in_the_environment(tmp_path: Path) -> No
     other = IsolatedGemini("http://127.0.0.1:9", root=tmp_path / "other")
     child = subprocess.Popen(["sleep", "30"], env=env.environ())
     try:
+        # Until the child has exec'd, /proc shows the environment it was forked with.
+        cmdline = Path(f"/proc/{child.pid}/cmdline")
+        deadline = time.monotonic() + 10
+        while cmdline.read_bytes() != b"sleep\x0030\x00" and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert env.live_processes() == [child.pid]
         assert other.live_processes() == []
     finally:
