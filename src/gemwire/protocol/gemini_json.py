@@ -21,6 +21,7 @@ import msgspec
 
 from gemwire.errors import MalformedMessageError
 from gemwire.protocol._strict import unknown_fields
+from gemwire.protocol._undecodable import UNDECODABLE, why_undecodable
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES, OversizedLine
 from gemwire.protocol.gemini import MalformedLine
 from gemwire.wire.gemini_json import JsonOutput
@@ -39,11 +40,12 @@ def decode_json_output(data: bytes | str, *, strict: bool = False) -> JsonOutput
     """One json-format document; with ``strict``, unknown fields raise too."""
     try:
         output = _typed.decode(data)
-    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+    except UNDECODABLE as exc:
         text = data if isinstance(data, str) else data.decode(errors="replace")
+        reason = why_undecodable(exc)
         if strict:
-            raise MalformedMessageError(f"not a json-format document: {exc}", line=text) from exc
-        return MalformedLine(type=None, line=text, reason=str(exc))
+            raise MalformedMessageError(f"not a json-format document: {reason}", line=text) from exc
+        return MalformedLine(type=None, line=text, reason=reason)
     if strict:
         extra = unknown_fields(_untyped.decode(data), JsonOutput)
         if extra:

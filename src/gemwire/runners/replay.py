@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from gemwire._normalize.gemini import GeminiNormalizer
-from gemwire.events import Event
+from gemwire.events import Event, TurnCompleted
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.protocol.gemini import GeminiStreamDecoder
 
@@ -35,9 +35,21 @@ def replay_gemini_stream(
     """
     decoder = GeminiStreamDecoder(strict=strict, max_line_bytes=max_line_bytes)
     normalizer = GeminiNormalizer(cwd=cwd)
+    # Lines after ``result`` (a notice, noise) still come out, before the turn ends.
+    held: list[Event] = []
     for chunk in chunks:
         for item in decoder.feed(chunk):
-            yield from normalizer.feed(item)
+            yield from _hold_turn_end(normalizer.feed(item), held)
     for item in decoder.close():
-        yield from normalizer.feed(item)
+        yield from _hold_turn_end(normalizer.feed(item), held)
     yield from normalizer.finish(exit_code=exit_code)
+    yield from held
+
+
+def _hold_turn_end(events: list[Event], held: list[Event]) -> list[Event]:
+    """The events to yield now; a `TurnCompleted` among them goes into ``held``."""
+    for index, event in enumerate(events):
+        if isinstance(event, TurnCompleted):
+            held.append(event)
+            return events[:index] + events[index + 1 :]
+    return events

@@ -39,6 +39,7 @@ from gemwire._normalize.gemini_session import (
     is_resumable,
     text_of,
 )
+from gemwire.protocol._undecodable import UNDECODABLE, decode_replacing, why_undecodable
 from gemwire.wire.gemini_session import MessageRecord
 
 __all__ = ("MessageSummary", "Problem", "RecordReplay", "legacy_record")
@@ -151,7 +152,7 @@ class RecordReplay:
             if line.startswith(_MESSAGE_START) and not (rewinds and _REWIND_KEY in line):
                 try:
                     message = decode(line)
-                except (msgspec.ValidationError, msgspec.DecodeError):
+                except UNDECODABLE:
                     pass  # the general path says what is wrong with it
                 else:
                     messages[message.id] = message
@@ -167,7 +168,7 @@ class RecordReplay:
             try:
                 self._upsert_line(line)
                 return
-            except (msgspec.ValidationError, msgspec.DecodeError):
+            except UNDECODABLE:
                 pass  # the general path says what is wrong with it
         self.feed_general(line, lineno)
 
@@ -175,10 +176,9 @@ class RecordReplay:
         """`feed` without the fast path: decode any JSON, then look at what it is."""
         if not line.strip():
             return
-        try:
-            record = _decode_any(line)
-        except msgspec.DecodeError as exc:
-            self.problems.append(Problem(line=lineno, message=f"not JSON ({exc})"))
+        record, problems = _decode_record(line, lineno)
+        self.problems.extend(problems)
+        if record is _UNDECODED:
             return
         if not isinstance(record, dict):
             self.problems.append(Problem(line=lineno, message="not a JSON object"))
@@ -273,12 +273,44 @@ class RecordReplay:
             self._keep(record["id"], message, resumable, raw)
 
     def _rewind(self, message_id: str) -> None:
-        ids = list(self._messages)
-        cut = ids.index(message_id) if message_id in self._messages else 0
-        for gone in ids[cut:]:
-            del self._messages[gone]
+        messages = self._messages
+        if message_id not in messages:
+            messages.clear()  # cleared, not rebound: see _replace
+            self._verdicts.clear()
+            self._raw.clear()
+            return
+        # From the end back to the message: each message is dropped once, so a file of
+        # many rewinds loads in linear time (listing every id per rewind was quadratic).
+        gone = None
+        while gone != message_id:
+            gone, _ = messages.popitem()
             self._verdicts.pop(gone, None)
             self._raw.pop(gone, None)
+
+
+_UNDECODED = object()
+
+
+def _decode_record(data: bytes, lineno: int) -> tuple[Any, list[Problem]]:
+    """Any JSON value (`_UNDECODED` if none), and the problems found on the way.
+
+    Invalid UTF-8 is replaced, as Gemini CLI reads the file (Node's ``utf8``), and said.
+    """
+    try:
+        return _decode_any(data), []
+    except UnicodeDecodeError:
+        text, count = decode_replacing(data)
+    except UNDECODABLE as exc:
+        return _UNDECODED, [Problem(line=lineno, message=_not_json(exc))]
+    problems = [Problem(line=lineno, message=f"replaced {count} invalid UTF-8 byte(s)")]
+    try:
+        return _decode_any(text), problems
+    except UNDECODABLE as exc:
+        return _UNDECODED, [*problems, Problem(line=lineno, message=_not_json(exc))]
+
+
+def _not_json(exc: Exception) -> str:
+    return f"not JSON ({why_undecodable(exc)})"
 
 
 def _resumable(message: MessageRecord) -> bool:
@@ -292,13 +324,15 @@ def legacy_record(
 
     Returns ``(None, why)`` when it is not a session document.
     """
-    try:
-        document = _decode_any(data)
-    except msgspec.DecodeError as exc:
-        return None, "empty file" if not data.strip() else f"not JSON ({exc})"
+    if not data.strip():
+        return None, "empty file"
+    document, problems = _decode_record(data, 0)
+    if document is _UNDECODED:
+        return None, problems[-1].message
     if not (isinstance(document, dict) and "sessionId" in document):
         return None, "not a Gemini session (no sessionId)"
     replay = RecordReplay(summary=summary, keep_raw=keep_raw)
+    replay.problems.extend(problems)
     metadata = {k: v for k, v in document.items() if k != "messages"}
     replay.metadata.update(metadata)
     # Gemini does not require projectHash here; neither do we.
