@@ -189,12 +189,7 @@ def _feed_blocks(replay: RecordReplay, file: Any) -> None:
         count, tail = replay.feed_block(block, lineno)
         lineno += count
     if tail:  # no newline at the end of the file
-        problems = len(replay.problems)
-        replay.feed(tail, lineno)
-        if len(replay.problems) > problems:
-            replay.problems[-1] = Problem(
-                line=lineno, message="partial last line skipped (the CLI may be writing it)"
-            )
+        replay.feed(tail, lineno, last=True)
 
 
 def _str(metadata: dict[str, Any], key: str) -> str | None:

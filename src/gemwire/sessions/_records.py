@@ -162,7 +162,9 @@ class RecordReplay:
             self.feed_general(line + b"\n", lineno)
         return len(lines), tail
 
-    def feed(self, line: bytes, lineno: int) -> None:
+    def feed(self, line: bytes, lineno: int, *, last: bool = False) -> None:
+        """One line; ``last``: the file's last line, without its newline, where JSON that
+        does not decode is a line the CLI is still writing."""
         # Fast path: the recorder writes message records with "id" first.
         if line.startswith(_MESSAGE_START) and _REWIND_KEY not in line:
             try:
@@ -170,13 +172,15 @@ class RecordReplay:
                 return
             except UNDECODABLE:
                 pass  # the general path says what is wrong with it
-        self.feed_general(line, lineno)
+        self.feed_general(line, lineno, last=last)
 
-    def feed_general(self, line: bytes, lineno: int) -> None:
+    def feed_general(self, line: bytes, lineno: int, *, last: bool = False) -> None:
         """`feed` without the fast path: decode any JSON, then look at what it is."""
         if not line.strip():
             return
         record, problems = _decode_record(line, lineno)
+        if record is _UNDECODED and last:
+            problems[-1] = Problem(line=lineno, message=_PARTIAL)
         self.problems.extend(problems)
         if record is _UNDECODED:
             return
@@ -289,6 +293,7 @@ class RecordReplay:
 
 
 _UNDECODED = object()
+_PARTIAL = "partial last line skipped (the CLI may be writing it)"
 
 
 def _decode_record(data: bytes, lineno: int) -> tuple[Any, list[Problem]]:
