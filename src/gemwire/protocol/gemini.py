@@ -179,10 +179,15 @@ class GeminiStreamDecoder:
         return MalformedLine(type=kind, line=text, reason=reason)
 
     def _check_fields(self, line: bytes) -> None:
-        extra = unknown_fields(_untyped.decode(line), JsonStreamEvent)
+        text = line.decode(errors="replace")
+        try:  # the typed decode skipped unknown fields unread: one may not decode at all
+            document = _untyped.decode(line)
+        except UNDECODABLE as exc:
+            raise MalformedMessageError(
+                why_undecodable(exc), line=text, lineno=self.lineno
+            ) from exc
+        extra = unknown_fields(document, JsonStreamEvent)
         if extra:
             raise MalformedMessageError(
-                f"unknown field(s) {', '.join(extra)}",
-                line=line.decode(errors="replace"),
-                lineno=self.lineno,
+                f"unknown field(s) {', '.join(extra)}", line=text, lineno=self.lineno
             )

@@ -47,9 +47,13 @@ def decode_json_output(data: bytes | str, *, strict: bool = False) -> JsonOutput
             raise MalformedMessageError(f"not a json-format document: {reason}", line=text) from exc
         return MalformedLine(type=None, line=text, reason=reason)
     if strict:
-        extra = unknown_fields(_untyped.decode(data), JsonOutput)
+        text = data if isinstance(data, str) else data.decode(errors="replace")
+        try:  # the typed decode skipped unknown fields unread: one may not decode at all
+            document = _untyped.decode(data)
+        except UNDECODABLE as exc:
+            raise MalformedMessageError(why_undecodable(exc), line=text) from exc
+        extra = unknown_fields(document, JsonOutput)
         if extra:
-            text = data if isinstance(data, str) else data.decode(errors="replace")
             raise MalformedMessageError(f"unknown field(s) {', '.join(extra)}", line=text)
     return output
 

@@ -57,3 +57,11 @@ def test_a_deep_error_document_on_stderr_is_skipped() -> None:
     lines = ["{", '  "error": ' + DEEP.decode(), "}", "{", '  "session_id": "s2"', "}"]
     found = [scanner.feed_line(line) for line in lines]
     assert [d.session_id if d else None for d in found] == [None] * 5 + ["s2"]
+
+
+def test_strict_mode_checks_the_fields_the_typed_decode_skipped() -> None:
+    line = INIT[:-1] + b',"\xff":1}'
+    with pytest.raises(MalformedMessageError, match="line 1: invalid UTF-8 in a JSON string"):
+        GeminiStreamDecoder(strict=True).feed(line + b"\n")
+    with pytest.raises(MalformedMessageError, match="invalid UTF-8 in a JSON string"):
+        decode_json_output(b'{"\xff":1}', strict=True)
