@@ -122,7 +122,7 @@ class RecordReplay:
     def originals(self) -> list[Any]:
         """The kept messages exactly as recorded (with ``keep_raw=True``)."""
         raws = (self._raw[message_id] for message_id in self._messages)
-        return [_decode_any(raw) if isinstance(raw, bytes) else raw for raw in raws]
+        return [_original(raw) if isinstance(raw, bytes) else raw for raw in raws]
 
     @property
     def resumable(self) -> bool:
@@ -312,6 +312,15 @@ def _decode_record(data: bytes, lineno: int) -> tuple[Any, list[Problem]]:
         return _decode_any(text), problems
     except UNDECODABLE as exc:
         return _UNDECODED, [*problems, Problem(line=lineno, message=_not_json(exc))]
+
+
+def _original(raw: bytes) -> Any:
+    """A kept line, decoded whole: the typed decode skipped its unknown fields unread, and
+    one of them may hold invalid UTF-8 (replaced, as everywhere in a session file)."""
+    try:
+        return _decode_any(raw)
+    except UnicodeDecodeError:
+        return _decode_any(decode_replacing(raw)[0])
 
 
 def _not_json(exc: Exception) -> str:

@@ -191,3 +191,15 @@ def test_list_json_with_a_file_name_that_is_not_utf8(materialize: Make) -> None:
         f"{run.chats}/session-2026-01-01T00-00-eeeeeeee\ufffd.jsonl",
         f"{run.chats}/session-2026-11-22T09-31-1463b159.jsonl",
     ]
+
+
+def test_content_nested_as_deep_as_decoding_allows_loads(tmp_path: Path) -> None:
+    # 900 lists deep decodes; reading the text out of it must not recurse in Python.
+    content = b"[" * 900 + b'{"text":"deep"}' + b"]" * 900
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(jsonl(b'{"id":"1","timestamp":"t","type":"user","content":' + content + b"}"))
+    info = read_session_info(path)
+    assert (info.resumable, info.problems) == (True, 0)  # Gemini reads "deep" out of it
+    conversation = load_session(path)
+    assert [m.id for m in conversation.messages] == ["1"]
+    assert [e.type for e in conversation.events()] == ["session_started"]  # no text parts
