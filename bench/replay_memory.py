@@ -72,7 +72,7 @@ def main() -> None:
             "replay --json FILE": ([GEMWIRE, "replay", "--json", str(long)], None),
             "replay --json - (a pipe)": ([GEMWIRE, "replay", "--json", "-"], long),
         }
-        peaks: dict[str, int] = {name: 0 for name in contenders}
+        peaks: dict[str, int] = dict.fromkeys(contenders, 0)
         for _ in range(args.runs):
             for name, (argv, stdin) in contenders.items():
                 peak, last = peak_rss(argv, stdin)

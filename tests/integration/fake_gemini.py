@@ -56,7 +56,9 @@ def main() -> None:
         )
         out('{"type":"message","timestamp":"t","role":"assistant","content":"caf\xe9"}\n')
         sys.stdout.flush()
-        sys.stdout.buffer.write(b'{"type":"message","timestamp":"t","role":"assistant","content":"\xff"}\n')
+        sys.stdout.buffer.write(
+            b'{"type":"message","timestamp":"t","role":"assistant","content":"\xff"}\n'
+        )
         out(DELTA % "after" + RESULT)
     else:
         raise SystemExit(f"unknown mode {mode}")
