@@ -28,6 +28,7 @@ from typing import Literal
 import msgspec
 
 from gemwire.errors import SessionNotFound
+from gemwire.protocol._undecodable import UNDECODABLE
 from gemwire.sessions._files import SessionInfo, read_session_info, short_id_of
 from gemwire.wire.gemini_session import SESSION_FILE_PREFIX, ProjectRegistryData
 
@@ -119,7 +120,7 @@ class GeminiHome:
         """``projects.json``: project root -> slug (empty if missing or invalid, as Gemini does)."""
         try:
             data = _registry_decoder.decode((self.gemini_dir / "projects.json").read_bytes())
-        except (OSError, msgspec.DecodeError):
+        except (OSError, *UNDECODABLE):
             return {}
         if not all(_SLUG.fullmatch(slug) for slug in data.projects.values()):
             return {}  # Gemini resets a registry that fails its schema

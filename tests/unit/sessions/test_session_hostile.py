@@ -205,3 +205,19 @@ def test_content_nested_as_deep_as_decoding_allows_loads(tmp_path: Path) -> None
     conversation = load_session(path)
     assert [m.id for m in conversation.messages] == ["1"]
     assert [e.type for e in conversation.events()] == ["session_started"]  # no text parts
+
+
+@pytest.mark.parametrize(
+    "registry",
+    [b'{"projects": {"caf\xe9": "x"}}', b'{"projects": {}, "z": ' + DEEP + b"}"],
+    ids=["latin1", "deep"],
+)
+def test_a_broken_project_registry_is_ignored_as_gemini_resets_it(
+    materialize: Make, registry: bytes
+) -> None:
+    run = materialize("0.61.0", "plain_answer")
+    (run.home / ".gemini" / "projects.json").write_bytes(registry)
+    home = GeminiHome(run.home)
+    assert home.registry() == {}
+    # The slug folder is still found by its .project_root marker.
+    assert [info.first_prompt for info in home.sessions(run.workspace)] == ["say hello"]
