@@ -90,12 +90,14 @@ class QuietOutput(_Plain):
         turn = self._turn
         if turn is None:
             return
-        turn = terminal_safe_event(turn)
-        if turn.answer:
-            self._out.write(turn.answer.rstrip("\n") + "\n")
+        # Exact into a pipe or a file (`answer=$(gemwire run -q ...)`); inert on a terminal.
+        answer = terminal_safe(turn.answer) if self._out.isatty() else turn.answer
+        if answer:
+            self._out.write(answer.rstrip("\n") + "\n")
             self._out.flush()
         if turn.error is not None:
-            self._err.write(f"gemwire: {turn.error.kind}: {turn.error.message}\n")
+            error = terminal_safe_event(turn.error)
+            self._err.write(f"gemwire: {error.kind}: {error.message}\n")
 
 
 class PlainOutput(_Plain):

@@ -146,3 +146,25 @@ def test_the_live_view_is_inert_and_the_agent_gets_its_own_option_id(
         live.close(resume=f"gemini --resume s{TITLE}")
     _assert_inert(out.getvalue())
     assert "Allow" in out.getvalue()
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    ("out", "answer"), [(io.StringIO(), HOSTILE), (_Terminal(), "a\\u202eb\\x9b31m\\x07")]
+)
+def test_quiet_is_exact_into_a_pipe_and_inert_on_a_terminal(out: io.StringIO, answer: str) -> None:
+    from gemwire.cli.live import QuietOutput
+
+    err = _Terminal()
+    quiet = QuietOutput(out, err)
+    error = TurnError(kind="agent", message=f"boom{CLEAR}")
+    quiet.show(
+        TurnCompleted(agent="gemini", ok=False, stop_reason="error", answer=HOSTILE, error=error)
+    )
+    quiet.close()
+    assert out.getvalue() == answer + "\n"
+    assert err.getvalue() == "gemwire: agent: boom\n"
