@@ -108,13 +108,15 @@ class Conversation(msgspec.Struct, frozen=True, kw_only=True):
         sid = self.session_id
         events = session_events(self.messages, session_id=sid, cwd=cwd, agent=agent)
         yield next(events)  # session_started, then the problems, in line order
+        # Event text is Unicode: a file name that is not UTF-8 shows U+FFFD for its bad bytes.
+        path = self.path.encode(errors="surrogateescape").decode(errors="replace")
         for problem in self.problems:
             where = f"line {problem.line}: " if problem.line else ""
             yield Notice(
                 agent=agent,
                 session_id=sid,
                 severity="warning" if sid else "error",
-                message=f"{self.path}: {where}{problem.message}",
+                message=f"{path}: {where}{problem.message}",
                 source="gemwire",
             )
         yield from events

@@ -240,3 +240,23 @@ def test_a_file_that_cannot_be_read_does_not_stop_listing(
     home = GeminiHome(run.home)
     assert [info.first_prompt for info in home.sessions(run.workspace)] == ["say hello"]
     assert len(home.session_files(run.workspace)) == 4
+
+
+def test_show_and_export_a_session_whose_file_name_is_not_utf8(materialize: Make) -> None:
+    run = materialize("0.61.0", "plain_answer")
+    [recorded] = run.session_files()
+    name = os.fsencode(run.chats) + b"/session-2026-01-01T00-00-eeeeeeee\xff.jsonl"
+    with open(name, "wb") as file:
+        file.write(recorded.read_bytes() + b"not json\n")
+    path = os.fsdecode(name)
+    shown = f"{run.chats}/session-2026-01-01T00-00-eeeeeeee\ufffd.jsonl"
+    for command in (["show", "--json"], ["export"]):
+        code, out, _ = sessions(*command, path, "--gemini-home", str(run.home))
+        assert code == 0
+        [notice] = [e for e in map(json.loads, out.splitlines()) if e["type"] == "notice"]
+        assert (
+            notice["message"]
+            == f"{shown}: line 7: not JSON (JSON is malformed: invalid character (byte 4))"
+        )
+    code, out, _ = sessions("show", path, "--gemini-home", str(run.home))
+    assert (code, out.splitlines()[0]) == (0, f"# {shown}")
