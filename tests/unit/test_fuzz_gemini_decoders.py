@@ -12,10 +12,12 @@ from pathlib import Path
 
 from hostile import chunks, mutated, recording, within  # type: ignore[import-not-found]
 from hypothesis import HealthCheck, given, settings, strategies as st
+from rich.console import Console
 
 from gemwire import replay_gemini_stream
 from gemwire.cli.safe_text import terminal_safe_event
 from gemwire.cli.transcript import Transcript
+from gemwire.cli.view import View
 from gemwire.errors import GemwireError
 from gemwire.events import Event, SessionStarted, TurnCompleted, encode_event
 from gemwire.protocol.gemini_json import ErrorDocumentScanner, decode_json_output
@@ -37,12 +39,20 @@ fuzz = settings(
 
 
 def shown(events: list[Event]) -> None:
-    """Everything the command line would do with the events: JSON lines and a transcript."""
-    out = io.StringIO()
-    transcript = Transcript(out)
+    """Everything the command line would do with the events: JSON lines, a transcript, and
+    the live view's blocks rendered on a (captured) terminal."""
+    transcript = Transcript(io.StringIO())
+    console = Console(file=io.StringIO(), force_terminal=True, width=100)
+    view = View(verbose=True)
     for event in events:
         encode_event(event)
-        transcript.write(terminal_safe_event(event))
+        safe = terminal_safe_event(event)
+        transcript.write(safe)
+        for block in view.apply(safe):
+            console.print(block)
+    console.print(view.moving())
+    for block in view.close():
+        console.print(block)
 
 
 def assert_one_turn(events: list[Event]) -> None:
