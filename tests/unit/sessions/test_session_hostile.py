@@ -76,7 +76,7 @@ def test_legacy_json_files(tmp_path: Path, data: bytes, why: str | None) -> None
         assert conversation.problems == [Problem(line=0, message=why)]
 
 
-def test_80k_rewinds_load_in_linear_time(tmp_path: Path) -> None:
+def test_40k_rewinds_load_in_linear_time(tmp_path: Path) -> None:
     kept = [user(f"m{i}", f"prompt {i}") for i in range(20_000)]
     churn = [
         line
