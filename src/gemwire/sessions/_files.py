@@ -21,7 +21,7 @@ from gemwire._normalize.gemini_session import SessionMessage, session_events
 from gemwire.errors import SessionError, SessionNotFound
 from gemwire.events import Event, Notice
 from gemwire.sessions._records import MessageSummary, Problem, RecordReplay, legacy_record
-from gemwire.wire.gemini_session import SESSION_FILE_PREFIX
+from gemwire.wire.gemini_session import SESSION_FILE_PREFIX, MessageRecord
 
 __all__ = (
     "Conversation",
@@ -129,17 +129,20 @@ def _open(path: Path) -> Any:
         raise SessionError(f"cannot read {path}: {exc.strerror}") from exc
 
 
-def _replay(path: Path, *, summary: bool, keep_raw: bool = False) -> tuple[RecordReplay, Format]:
+def _replay(
+    path: Path, *, summary: bool, keep_raw: bool = False, message_type: type = MessageRecord
+) -> tuple[RecordReplay, Format]:
     """Replay the file's records; fall back to one legacy JSON document like Gemini does."""
     # Loading builds millions of objects that all stay alive: the cyclic collector would
     # scan them again and again for nothing (it halves the speed of a 100 MB load).
     paused = gc.isenabled()
     gc.disable()
     try:
-        return _replay_file(path, summary=summary, keep_raw=keep_raw)
+        return _replay_file(path, summary=summary, keep_raw=keep_raw, message_type=message_type)
     finally:
         if paused:
-            if not summary:  # a summary keeps nothing of what was built
+            # A summary, or a small message type, keeps little of what was built.
+            if not summary and message_type is MessageRecord:
                 _to_oldest_generation()
             gc.enable()
 
@@ -158,8 +161,10 @@ def _to_oldest_generation() -> None:
         gc.unfreeze()
 
 
-def _replay_file(path: Path, *, summary: bool, keep_raw: bool) -> tuple[RecordReplay, Format]:
-    replay = RecordReplay(summary=summary, keep_raw=keep_raw)
+def _replay_file(
+    path: Path, *, summary: bool, keep_raw: bool, message_type: type
+) -> tuple[RecordReplay, Format]:
+    replay = RecordReplay(summary=summary, keep_raw=keep_raw, message_type=message_type)
     with _open(path) as file:
         try:
             first = file.readline()
@@ -173,7 +178,7 @@ def _replay_file(path: Path, *, summary: bool, keep_raw: bool) -> tuple[RecordRe
             data = file.read()
         except OSError as exc:
             raise SessionError(f"cannot read {path}: {exc.strerror}") from exc
-    legacy, why = legacy_record(data, summary=summary, keep_raw=keep_raw)
+    legacy, why = legacy_record(data, summary=summary, keep_raw=keep_raw, message_type=message_type)
     if legacy is None:
         replay.problems.append(Problem(line=0, message=why or "not a Gemini session"))
         return replay, "jsonl" if path.suffix == ".jsonl" else "json"
