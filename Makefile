@@ -48,4 +48,5 @@ bench: setup
 	$(BIN)/python bench/decode_normalize.py --repeat 7
 	$(BIN)/python bench/runner_overhead.py --runs 5
 	$(BIN)/python bench/sessions.py --repeat 3
+	$(BIN)/python bench/usage.py --repeat 3
 	$(BIN)/python bench/cli_startup.py --runs 21

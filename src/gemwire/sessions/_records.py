@@ -28,6 +28,8 @@ makes it so.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -76,6 +78,15 @@ _MESSAGE_START = b'{"id":'
 _REWIND_KEY = b'"$rewindTo"'
 
 
+@functools.cache
+def _decoder(message_type: type) -> Callable[[bytes], Any]:
+    return (
+        _decode_message
+        if message_type is MessageRecord
+        else msgspec.json.Decoder(message_type).decode
+    )
+
+
 def _summary(peek: _Peek) -> MessageSummary:
     prompt = None
     if peek.type == "user":
@@ -100,11 +111,7 @@ class RecordReplay:
         self.summary = summary
         self.keep_raw = keep_raw
         self._message_type = message_type
-        self._decode = (
-            _decode_message
-            if message_type is MessageRecord
-            else msgspec.json.Decoder(message_type).decode
-        )
+        self._decode = _decoder(message_type)
         self.metadata: dict[str, Any] = {}
         self.problems: list[Problem] = []
         # Upserts by id keep the first position: a dict in insertion order is the list.
