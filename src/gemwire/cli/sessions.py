@@ -101,22 +101,31 @@ def show(
 ) -> None:
     """Show session REF: an id, an index from `list`, latest, or a session file's path.
 
-    The same view as a live run (as JSON lines with --json), subagents after their parent.
+    The same view as a live run (as JSON lines with --json). A subagent's events follow the
+    call that ran it (they carry its ``parent_call_id``); subagents no call names, last.
     """
     from gemwire.cli.live import open_output
-    from gemwire.sessions import GeminiHome, load_session
+    from gemwire.events import SessionStarted
+    from gemwire.sessions import GeminiHome, load_session, nested_events, subagent_files
 
     info = _find(GeminiHome(gemini_home), ref, project)
     output = open_output(
         as_json=as_json, quiet=quiet, verbose=verbose, cwd=info.project, timed=False
     )
+    headers = not (as_json or quiet)
     with output:
-        if not (as_json or quiet):
+        if headers:
             click.echo(f"# {info.path}")
-        for event in load_session(info.path).events(cwd=info.project):
+        conversation = load_session(info.path)
+        for event in nested_events(conversation, cwd=info.project):
+            if headers and isinstance(event, SessionStarted) and event.parent_call_id:
+                click.echo(f"\n# subagent {event.session_id} (call {event.parent_call_id})")
             output.show(event)
+        linked = {str(path) for path in subagent_files(conversation).values()}
         for sub in info.subagents:
-            if not (as_json or quiet):
+            if sub.path in linked:
+                continue
+            if headers:
                 click.echo(f"\n# subagent {sub.id}: {sub.path}")
             for event in load_session(sub.path).events(cwd=info.project):
                 output.show(event)

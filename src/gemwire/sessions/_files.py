@@ -99,12 +99,26 @@ class Conversation(msgspec.Struct, frozen=True, kw_only=True):
     resumable: bool
     originals: list[Any] = []
     """Each message exactly as recorded, unknown fields included (``keep_originals=True``)."""
+    parent_id: str | None = None
+    """A subagent's parent session, and the ``call_id`` of the parent's call that ran it
+    (every event of a subagent carries it as ``parent_call_id``)."""
+    parent_call_id: str | None = None
 
     def events(self, *, cwd: str | None = None, agent: str = "gemini") -> Iterator[Event]:
         """The normalized events: the same vocabulary a live run streams (see docs/sessions.md).
 
         ``cwd`` (the project root) resolves the relative paths the model used.
         """
+        sid = self.session_id
+        events = self._events(cwd=cwd, agent=agent)
+        if self.parent_call_id is None:
+            yield from events
+            return
+        parent = self.parent_call_id
+        for event in events:
+            yield msgspec.structs.replace(event, parent_call_id=parent)
+
+    def _events(self, *, cwd: str | None, agent: str) -> Iterator[Event]:
         sid = self.session_id
         events = session_events(self.messages, session_id=sid, cwd=cwd, agent=agent)
         yield next(events)  # session_started, then the problems, in line order
@@ -223,6 +237,11 @@ def load_session(path: str | os.PathLike[str], *, keep_originals: bool = False) 
     replay, fmt = _replay(file, summary=False, keep_raw=keep_originals)
     meta = replay.metadata
     directories = meta.get("directories")
+    parent = None
+    if _kind(meta) == "subagent" and isinstance(meta.get("sessionId"), str):
+        from gemwire.sessions._subagents import parent_call  # it reads files with _replay
+
+        parent = parent_call(file, meta["sessionId"])
     return Conversation(
         path=str(file),
         format=fmt,
@@ -239,6 +258,8 @@ def load_session(path: str | os.PathLike[str], *, keep_originals: bool = False) 
         problems=replay.problems,
         resumable=_gemini_lists(replay),
         originals=replay.originals if keep_originals else [],
+        parent_id=parent[0] if parent else None,
+        parent_call_id=parent[1] if parent else None,
     )
 
 
