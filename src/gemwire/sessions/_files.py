@@ -109,7 +109,6 @@ class Conversation(msgspec.Struct, frozen=True, kw_only=True):
 
         ``cwd`` (the project root) resolves the relative paths the model used.
         """
-        sid = self.session_id
         events = self._events(cwd=cwd, agent=agent)
         if self.parent_call_id is None:
             yield from events
