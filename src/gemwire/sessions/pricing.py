@@ -27,8 +27,9 @@ from importlib import resources
 import msgspec
 
 from gemwire.errors import InvalidOptions
+from gemwire.events import ModelUsage, TokenUsage
 
-__all__ = ("ModelPrice", "PriceTable", "load_prices")
+__all__ = ("ModelPrice", "PriceTable", "load_prices", "model_usage_cost", "usage_cost")
 
 _MILLION = 1_000_000
 
@@ -126,3 +127,26 @@ def load_prices(path: str | os.PathLike[str] | None = None) -> PriceTable:
         source=overrides.source or f"{path} over {table.source}",
         models={**table.models, **overrides.models},
     )
+
+
+def model_usage_cost(table: PriceTable, model: str, counts: ModelUsage) -> float | None:
+    """The estimated cost of one model's part of an event's usage (``None``: no price).
+
+    What the events do not split out (thoughts and the tool-use prompt: total minus input
+    minus output) is priced at the output rate."""
+    return table.cost(
+        model,
+        input=counts.input_tokens,
+        output=counts.output_tokens,
+        cached=counts.cached_tokens or 0,
+        thoughts=max(counts.total_tokens - counts.input_tokens - counts.output_tokens, 0),
+    )
+
+
+def usage_cost(table: PriceTable, usage: TokenUsage) -> float | None:
+    """The estimated cost of an event's usage, model by model; ``None`` unless every model
+    has a price (and at least one is named)."""
+    costs = [model_usage_cost(table, model, c) for model, c in usage.by_model.items()]
+    if not costs or None in costs:
+        return None
+    return sum(c for c in costs if c is not None)
