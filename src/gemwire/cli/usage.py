@@ -157,7 +157,6 @@ def show_report(console: Console, report: UsageReport) -> None:
         )
     console.print(table)
     if report.by == "day" and len(report.rows) > 1:
-        console.print()
         console.print(cost_bars(report.rows))
     console.print(
         f"\n{report.sessions:,} sessions. Prices as of {report.prices_as_of}: "
