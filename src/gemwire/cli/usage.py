@@ -98,10 +98,14 @@ def usage(
 
 
 def _money(value: float) -> str:
-    return f"${value:,.2f}" if value >= 0.01 or value == 0 else f"${value:.4f}"
+    if value == 0 or value >= 0.01:
+        return f"${value:,.2f}"
+    return f"${value:.4f}" if value >= 0.0001 else "<$0.0001"
 
 
 def _cost(row: UsageRow) -> str:
+    if row.unpriced_models and not row.cost_usd:
+        return "?"  # nothing in the row has a price
     return _money(row.cost_usd) + ("*" if row.unpriced_models else "")
 
 
@@ -157,16 +161,17 @@ def show_report(console: Console, report: UsageReport) -> None:
         )
     console.print(table)
     if report.by == "day" and len(report.rows) > 1:
-        console.print(cost_bars(report.rows))
+        console.print(cost_bars(report.rows) + "\n")
     console.print(
-        f"\n{report.sessions:,} sessions. Prices as of {report.prices_as_of}: "
+        f"{report.sessions:,} session{'' if report.sessions == 1 else 's'}. "
+        f"Prices as of {report.prices_as_of}: "
         f"{report.prices_source}."
     )
     if report.total.unpriced_models:
+        models = ", ".join(report.total.unpriced_models)
         console.print(
-            "* no price known for: "
-            + ", ".join(report.total.unpriced_models)
-            + " (their tokens are counted, not priced; add them with --prices)"
+            f"No price known for {models}: its tokens are counted, not priced (* partly, "
+            "? not at all); add prices with --prices."
         )
 
 

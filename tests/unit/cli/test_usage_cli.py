@@ -80,7 +80,7 @@ def test_terminal_table_says_estimate_and_names_unpriced_models(home: Path) -> N
     assert code == 0
     assert "Gemini usage by day (cost is an estimate)" in out
     assert "2026-11-22" in out
-    assert "no price known for: gemini-3.8-flash" in out
+    assert "No price known for gemini-3.8-flash: its tokens are counted" in out
     assert "Prices as of 2025-12-17" in out
 
 
