@@ -20,8 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gemwire.sessions import load_session
-from gemwire.sessions.usage import usage
+from gemwire.sessions import load_session, usage
 from gemwire.wire.gemini_session import MessageRecord
 
 HELPER = Path(__file__).resolve().parents[1] / "tests" / "unit" / "sessions" / "usage_home.py"

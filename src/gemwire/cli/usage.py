@@ -14,11 +14,13 @@ import click
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from gemwire.sessions.usage import UsageReport, UsageRow
+    from gemwire.sessions import UsageReport, UsageRow
 
 __all__ = ("usage",)
 
 _BAR_WIDTH = 40
+# gemwire.sessions' GROUPINGS, spelled out: importing the sessions stack here would slow
+# down `gemwire --help` (a test keeps the two equal).
 _GROUPINGS = ("day", "week", "month", "model", "project", "session")
 
 
@@ -74,8 +76,8 @@ def usage(
     import msgspec
 
     from gemwire.errors import InvalidOptions
+    from gemwire.sessions import usage as collect
     from gemwire.sessions.pricing import load_prices
-    from gemwire.sessions.usage import usage as collect
 
     try:
         table = load_prices(prices)
@@ -178,7 +180,7 @@ def show_report(console: Console, report: UsageReport) -> None:
 def cost_bars(rows: list[UsageRow], width: int = _BAR_WIDTH) -> str:
     """A bar per row, as long as its cost is against the largest (``█`` and ``▏`` steps).
 
-    >>> from gemwire.sessions.usage import UsageRow
+    >>> from gemwire.sessions import UsageRow
     >>> print(cost_bars([UsageRow(key="a", cost_usd=2.0), UsageRow(key="b", cost_usd=0.5)], 8))
     a ████████ $2.00
     b ██       $0.50

@@ -31,10 +31,11 @@ from gemwire.sessions._html import to_html
 from gemwire.sessions._markdown import to_markdown
 from gemwire.sessions._records import Problem
 from gemwire.sessions._subagents import nested_events, parent_call, subagent_files
+from gemwire.sessions._usage import GROUPINGS, UsageReport, UsageRow, usage
 from gemwire.sessions.pricing import ModelPrice, PriceTable, load_prices
-from gemwire.sessions.usage import UsageReport, UsageRow, usage
 
 __all__ = (
+    "GROUPINGS",
     "Conversation",
     "GeminiHome",
     "ModelPrice",

@@ -109,3 +109,10 @@ def test_bad_options_are_usage_errors(home: Path, args: list[str], message: str)
     code, _, err = usage("--gemini-home", str(home), *args)
     assert code == 2
     assert message in err
+
+
+def test_the_groupings_are_the_libraries() -> None:
+    from gemwire.cli.usage import _GROUPINGS
+    from gemwire.sessions import GROUPINGS
+
+    assert _GROUPINGS == GROUPINGS

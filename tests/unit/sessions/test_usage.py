@@ -12,9 +12,8 @@ from typing import Any
 import pytest
 
 from gemwire.errors import InvalidOptions
-from gemwire.sessions import load_session
+from gemwire.sessions import load_session, usage
 from gemwire.sessions.pricing import ModelPrice, PriceTable, load_prices
-from gemwire.sessions.usage import usage
 from gemwire.wire.gemini_session import MessageRecord
 
 

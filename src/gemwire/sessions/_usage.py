@@ -1,6 +1,6 @@
 """Token usage and estimated cost across the saved sessions of a Gemini home.
 
-    >>> from gemwire.sessions.usage import usage
+    >>> from gemwire.sessions import usage
     >>> report = usage("/nonexistent", by="day")
     >>> report.total.requests, report.rows
     (0, [])
