@@ -119,8 +119,8 @@ def _diff(diff: str) -> str:
     return '<pre class="diff">' + "".join(lines) + "</pre>"
 
 
-def _block(label: str, body: str, lines: int) -> str:
-    state = " open" if lines <= _OPEN_LINES else ""
+def _block(label: str, body: str, *, opened: bool) -> str:
+    state = " open" if opened else ""
     return f"<details{state}><summary>{_e(label)}</summary>{body}</details>"
 
 
@@ -137,15 +137,16 @@ def _card(card: Card) -> str:
     ]
     if card.input:
         text = json.dumps(card.input, indent=2, ensure_ascii=False)
-        parts.append(_block("Input", f"<pre>{_e(text)}</pre>", 99))
+        parts.append(_block("Input", f"<pre>{_e(text)}</pre>", opened=False))
     if card.error:
         parts.append(f'<div class="error">{_e(card.error)}</div>')
     if card.diff:
-        parts.append(_block("Diff", _diff(card.diff), card.diff.count("\n")))
+        opened = card.diff.count("\n") <= _OPEN_LINES
+        parts.append(_block("Diff", _diff(card.diff), opened=opened))
     elif card.output:
         count = card.output.count("\n") + 1
         label = f"Output ({count} lines)" if count > 1 else "Output"
-        parts.append(_block(label, f"<pre>{_e(card.output)}</pre>", count))
+        parts.append(_block(label, f"<pre>{_e(card.output)}</pre>", opened=count <= _OPEN_LINES))
     if card.files:
         files = "".join(f"<li>{_e(f.change)} {_e(f.path)}</li>" for f in card.files)
         parts.append(f'<ul class="files">{files}</ul>')

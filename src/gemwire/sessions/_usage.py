@@ -102,7 +102,7 @@ class _Entry(msgspec.Struct, frozen=True, gc=False, array_like=True):
     cost: float | None
 
 
-def _files(home: GeminiHome, projects: list[Project]) -> Iterator[tuple[Project, Path, str | None]]:
+def _files(projects: list[Project]) -> Iterator[tuple[Project, Path, str | None]]:
     """Every session file: (project, path, parent session id for subagents)."""
     for project in projects:
         try:
@@ -187,9 +187,9 @@ def usage(
     entries: list[_Entry] = []
     seen: set[tuple[str, str]] = set()
     days: dict[str, date] = {}
-    costs: dict[str, Any] = {}
+    priced: dict[str, bool] = {}
     files = problems = 0
-    for folder, path, parent in _files(gemini, projects):
+    for folder, path, parent in _files(projects):
         files += 1
         try:
             replay, _ = _replay(path, summary=False, message_type=_UsageMessage)
@@ -226,7 +226,7 @@ def usage(
                     thoughts,
                     tool,
                     tokens.total,
-                    _cost(table, costs, model, tokens, thoughts, tool),
+                    _cost(table, priced, model, tokens, thoughts, tool),
                 )
             )
     return _report(entries, by, table, files, problems)
@@ -234,7 +234,7 @@ def usage(
 
 def _cost(
     table: PriceTable,
-    known: dict[str, Any],
+    known: dict[str, bool],
     model: str,
     tokens: TokensSummary,
     thoughts: int,
