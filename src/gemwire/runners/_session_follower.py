@@ -31,7 +31,7 @@ from gemwire.sessions import GeminiHome, PriceTable, load_prices, short_id_of
 from gemwire.sessions.pricing import usage_cost
 from gemwire.wire.gemini_session import MessageRecord
 
-__all__ = ("SessionFollower", "with_estimates")
+__all__ = ("SessionFollower", "files_changed", "with_estimates")
 
 _MESSAGE_START = b'{"id":'
 _SEARCH_EVERY = 1.0
@@ -62,6 +62,28 @@ def with_estimates(turn: TurnCompleted, follower: SessionFollower | None) -> Tur
     if not fields:
         return turn
     return msgspec.structs.replace(turn, usage=msgspec.structs.replace(usage, **fields))
+
+
+def files_changed(events: list[Event]) -> list[FileChanged]:
+    """The run's changed files, one per change: where the session file told a call's change
+    exactly, that ``file_changed`` takes the place of the one derived from the stream."""
+    exact = {
+        e.call_id: e
+        for e in events
+        if isinstance(e, FileChanged) and e.origin == "session_file" and e.call_id is not None
+    }
+    placed: set[str] = set()
+    changes = []
+    for event in events:
+        if not isinstance(event, FileChanged):
+            continue
+        call = event.call_id
+        if call is None or call not in exact:
+            changes.append(event)
+        elif call not in placed:  # the call's first change, derived or exact
+            placed.add(call)
+            changes.append(exact[call])
+    return changes
 
 
 class _Tail:

@@ -43,7 +43,7 @@ from gemwire.events import (
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.runners._gemini_outputs import JsonReader, OutputReader, StreamJsonReader
 from gemwire.runners._resume_guard import remove_resume_stubs
-from gemwire.runners._session_follower import SessionFollower, with_estimates
+from gemwire.runners._session_follower import SessionFollower, files_changed, with_estimates
 from gemwire.runners.discovery import GeminiExecutable, find_gemini, version_key as _version_key
 from gemwire.runners.session_lock import SessionLock
 
@@ -527,7 +527,7 @@ class GeminiRun:
             answer=turn.answer,
             error=turn.error,
             stop_reason=turn.stop_reason,
-            files_changed=[e for e in self._events if isinstance(e, FileChanged)],
+            files_changed=files_changed(self._events),
             usage=turn.usage,
             session_id=turn.session_id,
             duration_s=time.monotonic() - self._started,

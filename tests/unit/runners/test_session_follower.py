@@ -8,8 +8,8 @@ from pathlib import Path
 
 import msgspec
 
-from gemwire.events import FileChanged, ModelUsage, ThoughtDelta, TokenUsage, TurnCompleted
-from gemwire.runners._session_follower import SessionFollower, with_estimates
+from gemwire.events import Event, FileChanged, ModelUsage, ThoughtDelta, TokenUsage, TurnCompleted
+from gemwire.runners._session_follower import SessionFollower, files_changed, with_estimates
 
 SESSION = "5e1e1ecd-0000-4000-8000-000000000001"
 NOW = datetime(2026, 11, 23, 10, 0, tzinfo=UTC).timestamp()
@@ -121,3 +121,22 @@ def test_estimates_on_turn_completed(tmp_path: Path) -> None:
     followed = with_estimates(turn, follower).usage
     assert followed is not None
     assert (followed.context_tokens, followed.context_window) == (900, 1048576)
+
+
+def test_the_exact_change_takes_the_place_of_the_derived_one() -> None:
+    def change(call: str | None, kind: str, exact: bool) -> FileChanged:
+        return FileChanged(
+            agent="gemini",
+            path=f"/w/{call}",
+            change=kind,  # type: ignore[arg-type]
+            call_id=call,
+            derived=not exact,
+            origin="session_file" if exact else msgspec.UNSET,
+        )
+
+    derived_a, exact_a = change("a", "written", False), change("a", "created", True)
+    derived_b, unknown = change("b", "written", False), change(None, "written", False)
+    exact_c = change("c", "modified", True)
+    thought = ThoughtDelta(agent="gemini", text="hm")
+    events: list[Event] = [derived_a, thought, derived_b, exact_a, unknown, exact_c]
+    assert files_changed(events) == [exact_a, derived_b, unknown, exact_c]

@@ -7,7 +7,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from gemwire import GeminiOptions, run_gemini
+from gemwire import GeminiOptions, RunResult, run_gemini
 from gemwire.events import Event, FileChanged, ThoughtDelta, TurnCompleted
 from gemwire.testing import (
     FunctionCall,
@@ -41,7 +41,7 @@ SCENARIO = Scenario(
 )
 
 
-async def run(tmp_path: Path, follow: bool) -> tuple[list[Event], IsolatedGemini]:
+async def run(tmp_path: Path, follow: bool) -> tuple[list[Event], RunResult, IsolatedGemini]:
     with ScriptedModel(SCENARIO) as model:
         env = IsolatedGemini(model.url, root=tmp_path)
         options = GeminiOptions(
@@ -54,11 +54,11 @@ async def run(tmp_path: Path, follow: bool) -> tuple[list[Event], IsolatedGemini
         )
         async with run_gemini("write notes.txt", options) as handle:
             events = [event async for event in handle]
-    return events, env
+    return events, handle.result, env
 
 
 async def test_thoughts_arrive_in_order_with_one_turn_completed(tmp_path: Path) -> None:
-    events, env = await run(tmp_path, follow=True)
+    events, result, env = await run(tmp_path, follow=True)
 
     thoughts = [e for e in events if isinstance(e, ThoughtDelta)]
     assert [t.text for t in thoughts] == [
@@ -78,12 +78,13 @@ async def test_thoughts_arrive_in_order_with_one_turn_completed(tmp_path: Path) 
     assert [(e.path, e.change, e.origin) for e in exact] == [
         (str(env.workspace / "notes.txt"), "created", "session_file")
     ]
+    assert result.files_changed == exact  # in the place of the stream's derived `written`
     assert turn.usage is not None
     assert turn.usage.context_tokens == 250  # the last request's prompt
 
 
 async def test_without_following_the_stream_has_no_thoughts(tmp_path: Path) -> None:
-    events, _ = await run(tmp_path, follow=False)
+    events, _, _ = await run(tmp_path, follow=False)
     assert not any(isinstance(e, ThoughtDelta) for e in events)
     assert all(e.origin is msgspec.UNSET for e in events)
     turn = events[-1]
