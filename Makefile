@@ -1,6 +1,7 @@
 # The two commands, on a fresh machine with Python 3.11+ and Node 20+ (npm):
 #   make demo   the real Gemini CLI against the scripted model, offline
-#   make test   lint, types, layering and the whole test suite (real CLIs included)
+#   make test   lint, types, layering and the whole test suite (real CLIs included;
+#               installs Debian's chromium for the HTML export's browser test if missing)
 # Both do their own setup: a .venv with pinned tools, and the pinned Gemini CLIs
 # installed by `npm ci` from the committed lockfiles in clis/.
 
@@ -11,7 +12,7 @@ CLI_VERSIONS := 0.61.0 0.30.0 0.15.4
 CLI_STAMPS := $(foreach v,$(CLI_VERSIONS),clis/gemini-$(v)/node_modules/.gemwire-installed)
 LINTED := src tests bench
 
-.PHONY: setup demo test test-fast check record bench
+.PHONY: setup demo test test-fast check record bench browser
 
 setup: $(BIN)/.gemwire-installed $(CLI_STAMPS)
 
@@ -33,11 +34,15 @@ check: setup
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: check
+test: check browser
 	$(BIN)/pytest
 
-test-fast: setup
+test-fast: setup browser
 	$(BIN)/pytest -m "not e2e"
+
+# The HTML export is tested in a real headless browser: Debian's chromium (as root).
+browser:
+	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 
 # Re-record the fixture corpus from the pinned real CLIs (see tests/fixtures/README.md).
 record: setup
@@ -48,5 +53,6 @@ bench: setup
 	$(BIN)/python bench/decode_normalize.py --repeat 7
 	$(BIN)/python bench/runner_overhead.py --runs 5
 	$(BIN)/python bench/sessions.py --repeat 3
+	$(BIN)/python bench/usage.py --repeat 3
 	$(BIN)/python bench/cli_startup.py --runs 21
 	$(BIN)/python bench/replay_memory.py --runs 3

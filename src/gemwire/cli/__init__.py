@@ -26,6 +26,7 @@ from gemwire.cli.exit_codes import (
 from gemwire.cli.replay import replay
 from gemwire.cli.run import run
 from gemwire.cli.sessions import sessions
+from gemwire.cli.usage import usage
 
 # The EXIT_* names stay importable from here, where they used to live.
 __all__ = (
@@ -72,3 +73,4 @@ main.add_command(doctor)
 main.add_command(config)
 main.add_command(sessions)
 main.add_command(acp)
+main.add_command(usage)

@@ -89,6 +89,7 @@ KEYS: dict[str, Key] = {
             "what gemwire asks Gemini CLI to print",
             choices=("stream-json", "json"),
         ),
+        Key("prices", str, "a price table for `gemwire usage`, over gemwire's own", path=True),
         Key(
             "permissions",
             str,
