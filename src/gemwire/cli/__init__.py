@@ -1,4 +1,4 @@
-"""The ``gemwire`` command line (``pip install 'gemwire[cli]'``); the only layer importing click.
+"""The ``gemwire`` command line (the ``cli`` extra); the only layer importing click.
 
 Commands live in modules of their own and are registered here with ``main.add_command``.
 They import only click and the standard library at module level, and everything else
