@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import sys
-from importlib import metadata
 from importlib.util import find_spec
 
 __all__ = ("cli_requirements", "main")
@@ -17,6 +16,8 @@ __all__ = ("cli_requirements", "main")
 
 def cli_requirements() -> list[str]:
     """The requirements of the ``cli`` extra, as installed package metadata declares them."""
+    from importlib import metadata
+
     try:
         requires = metadata.requires("gemwire") or []
     except metadata.PackageNotFoundError:  # run from a source tree that was never installed
@@ -25,11 +26,10 @@ def cli_requirements() -> list[str]:
 
 
 def main() -> None:
-    wanted = cli_requirements()
-    missing = [r for r in wanted if find_spec(re.split(r"[^A-Za-z0-9_.-]", r)[0]) is None]
-    if missing:
+    # Checked by module name, cheaply: the metadata is read only to say what is missing.
+    if any(find_spec(name) is None for name in ("click", "rich")):
         # Not `pip install 'gemwire[cli]'`: gemwire may come from a wheel or a checkout.
-        packages = " ".join(f"'{r}'" for r in wanted)
+        packages = " ".join(f"'{r}'" for r in cli_requirements())
         sys.stderr.write(
             f"gemwire: the command line needs the [cli] extra: pip install {packages}\n"
         )
