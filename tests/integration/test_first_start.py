@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import anyio
+import pytest
 
 from gemwire import GeminiOptions, RunResult, run_gemini_sync
 from gemwire.runners import _first_start
@@ -68,3 +69,40 @@ def test_concurrent_first_starts_on_one_home_all_get_through(tmp_path: Path) -> 
         "general": {"enableAutoUpdate": False}
     }
     assert str(home) in _first_start._started
+
+
+SILENT_WHEN_ASKED_CLI = """
+import sys, time
+prompt = sys.stdin.read()
+if prompt == "silent":
+    time.sleep(10)  # prints nothing for a long time (as -o json does until the end)
+print('{"type":"init","timestamp":"t","session_id":"%s","model":"auto"}' % prompt)
+print('{"type":"result","timestamp":"t","status":"success"}')
+"""
+
+
+def test_a_start_that_prints_nothing_holds_the_others_up_only_boundedly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_first_start, "FIRST_START_BOUND", 1.0)
+    home = tmp_path / "home"
+    (home / ".gemini").mkdir(parents=True)
+    (tmp_path / "cli.py").write_text(SILENT_WHEN_ASKED_CLI)
+    launcher = tmp_path / "gemini"
+    launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{tmp_path / "cli.py"}" "$@"\n')
+    launcher.chmod(0o755)
+    options = GeminiOptions(executable=str(launcher), cwd=str(tmp_path), gemini_home=str(home))
+    finished: list[str | None] = []
+
+    async def one(prompt: str) -> None:
+        result = await anyio.to_thread.run_sync(run_gemini_sync, prompt, options)
+        finished.append(result.session_id)
+
+    async def one_then_another() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(one, "silent")
+            await anyio.sleep(0.5)  # it takes the lock
+            tg.start_soon(one, "second")
+
+    anyio.run(one_then_another)
+    assert finished == ["second", "silent"]
