@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from gemwire.__main__ import cli_requirements
+from gemwire.cli import _broken_pipe
 
 
 def test_the_cli_extra_comes_from_the_package_metadata() -> None:
@@ -40,3 +41,28 @@ def test_with_the_extra_gemwire_runs_the_command_line() -> None:
     )
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.startswith("gemwire, version ")
+
+
+def rich_exit_on_a_broken_pipe() -> SystemExit:
+    try:
+        try:
+            raise BrokenPipeError(32, "Broken pipe")
+        except BrokenPipeError:
+            raise SystemExit(1)  # what rich's Console.on_broken_pipe does  # noqa: B904
+    except SystemExit as exc:
+        return exc
+
+
+@pytest.mark.parametrize(
+    ("exc", "broken"),
+    [
+        (BrokenPipeError(32, "Broken pipe"), True),
+        (rich_exit_on_a_broken_pipe(), True),
+        (ExceptionGroup("run", [BrokenPipeError(32, "Broken pipe")]), True),
+        (ExceptionGroup("run", [BrokenPipeError(32, "x"), ValueError("y")]), False),
+        (SystemExit(1), False),
+        (OSError(5, "I/O error"), False),
+    ],
+)
+def test_only_a_reader_gone_away_counts_as_a_broken_pipe(exc: BaseException, broken: bool) -> None:
+    assert _broken_pipe(exc) is broken
