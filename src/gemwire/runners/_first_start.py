@@ -62,15 +62,14 @@ async def spawn_first_start(
     gemini_home: str, argv: Sequence[str], *, cwd: Path, env: Mapping[str, str]
 ) -> Child:
     """`Child.spawn`, after the other CLIs starting on ``gemini_home`` (boundedly)."""
-    home = gemini_home
-    if home in _started:
+    if gemini_home in _started:
         return await Child.spawn(argv, cwd=cwd, env=env)
-    lock = SessionLock(home, _LOCK_NAME)
+    lock = SessionLock(gemini_home, _LOCK_NAME)
     acquired = False
     with anyio.move_on_after(FIRST_START_BOUND):
         await lock.acquire()
         acquired = True
-    if not acquired or home in _started:  # waited long enough, or the other one got through
+    if not acquired or gemini_home in _started:  # waited long enough, or the other one got through
         lock.release()
         return await Child.spawn(argv, cwd=cwd, env=env)
     try:
@@ -78,5 +77,5 @@ async def spawn_first_start(
     except BaseException:
         lock.release()
         raise
-    child._home, child._lock = home, lock
+    child._home, child._lock = gemini_home, lock
     return child
