@@ -3,16 +3,19 @@
 #   make test   lint, types, layering and the whole test suite (real CLIs included;
 #               installs Debian's chromium for the HTML export's browser test if missing)
 # Both do their own setup: a .venv with pinned tools, and the pinned Gemini CLIs
-# installed by `npm ci` from the committed lockfiles in clis/.
+# installed by `npm ci` from the committed lockfiles in clis/ (the demo only needs the
+# current one).
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 CLI_VERSIONS := 0.61.0 0.30.0 0.15.4
 CLI_STAMPS := $(foreach v,$(CLI_VERSIONS),clis/gemini-$(v)/node_modules/.gemwire-installed)
+CURRENT_CLI_STAMP := $(firstword $(CLI_STAMPS))
 LINTED := src tests bench
+DIST ?= dist
 
-.PHONY: setup demo test test-fast check record bench browser
+.PHONY: setup demo test test-fast check record bench browser dist
 
 setup: $(BIN)/.gemwire-installed $(CLI_STAMPS)
 
@@ -25,7 +28,7 @@ clis/gemini-%/node_modules/.gemwire-installed: clis/gemini-%/package-lock.json c
 	cd clis/gemini-$* && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-demo: setup
+demo: $(BIN)/.gemwire-installed $(CURRENT_CLI_STAMP)
 	$(BIN)/gemwire demo
 
 check: setup
@@ -47,6 +50,12 @@ browser:
 # Re-record the fixture corpus from the pinned real CLIs (see tests/fixtures/README.md).
 record: setup
 	$(BIN)/python -m gemwire.testing record tests/fixtures/cases/*.json --out tests/fixtures/gemini
+
+# A wheel in dist/ (gemwire is not on PyPI yet): pip install dist/gemwire-*.whl, or
+# 'dist/gemwire-<version>-py3-none-any.whl[cli]' for the command line too.
+dist:
+	rm -rf $(DIST)
+	$(PYTHON) -m pip wheel --quiet --disable-pip-version-check --no-deps --wheel-dir $(DIST) .
 
 # Throughput figures recorded in BENCHMARKS.md.
 bench: setup

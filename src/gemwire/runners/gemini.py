@@ -41,6 +41,7 @@ from gemwire.events import (
     TurnError,
 )
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
+from gemwire.runners._first_start import spawn_first_start
 from gemwire.runners._gemini_outputs import JsonReader, OutputReader, StreamJsonReader
 from gemwire.runners._resume_guard import remove_resume_stubs
 from gemwire.runners._session_follower import SessionFollower, files_changed, with_estimates
@@ -305,7 +306,7 @@ class GeminiRun:
                 await lock.acquire()
             self._lock = lock
         try:
-            child = await Child.spawn(argv, cwd=Path(self._cwd), env=env)
+            child = await spawn_first_start(self._home, argv, cwd=Path(self._cwd), env=env)
         except BaseException:
             self._release()
             raise
