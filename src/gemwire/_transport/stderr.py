@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 
-__all__ = ("MASK", "MAX_LINE_BYTES", "TAIL_LINE_CHARS", "TAIL_LINES", "StderrReader", "mask")
+__all__ = ("MASK", "MAX_LINE_BYTES", "TAIL_LINES", "TAIL_LINE_CHARS", "StderrReader", "mask")
 
 MAX_LINE_BYTES = 1 << 16
 """A line longer than this is cut into pieces."""
@@ -107,8 +107,7 @@ class StderrReader:
         if len(line) <= self._max:
             return [line.decode(errors="replace")]
         return [
-            line[i : i + self._max].decode(errors="replace")
-            for i in range(0, len(line), self._max)
+            line[i : i + self._max].decode(errors="replace") for i in range(0, len(line), self._max)
         ]
 
     def _cut_pending(self) -> list[str]:

@@ -19,7 +19,7 @@ _PERMISSIONS = ("ask", "deny", "reads", "edits", "all")
 @click.argument("prompt")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 @click.option("--cwd", help="The session's folder (default: here).")
-@click.option("--add-dir", "additional_directories", multiple=True, help="More session folders.")
+@click.option("--add-dir", "include_directories", multiple=True, help="More session folders.")
 @click.option(
     "--permissions",
     type=click.Choice(_PERMISSIONS),

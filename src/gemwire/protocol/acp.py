@@ -65,8 +65,8 @@ __all__ = (
     "authenticate",
     "check_prompt",
     "initialize",
-    "load_session",
     "list_sessions",
+    "load_session",
     "new_session",
     "prompt",
     "require_capability",
@@ -113,15 +113,16 @@ class Call(Generic[R]):
         self.result_type = result_type
 
 
-JsonObject = dict[str, Any]
+Json = Any
+"""A result kept as plain JSON (these methods answer ``{}``, or ``null``, or a few fields)."""
 
 
 def initialize(params: acp.InitializeRequest) -> Call[acp.InitializeResponse]:
     return Call(_A["initialize"], params, acp.InitializeResponse)
 
 
-def authenticate(params: acp.AuthenticateRequest | JsonObject) -> Call[JsonObject]:
-    return Call(_A["authenticate"], params, dict)
+def authenticate(params: acp.AuthenticateRequest | dict[str, Any]) -> Call[Json]:
+    return Call(_A["authenticate"], params, object)
 
 
 def new_session(params: acp.NewSessionRequest) -> Call[acp.NewSessionResponse]:
@@ -140,22 +141,27 @@ def prompt(params: acp.PromptRequest) -> Call[acp.PromptResponse]:
     return Call(_A["session_prompt"], params, acp.PromptResponse)
 
 
-def set_mode(params: acp.SetSessionModeRequest) -> Call[JsonObject]:
-    return Call(_A["session_set_mode"], params, dict)
+def set_mode(params: acp.SetSessionModeRequest) -> Call[Json]:
+    return Call(_A["session_set_mode"], params, object)
 
 
-def set_model(params: acp.SetSessionModelRequest) -> Call[JsonObject]:
-    return Call(_A["session_set_model"], params, dict)
+def set_model(params: acp.SetSessionModelRequest) -> Call[Json]:
+    return Call(_A["session_set_model"], params, object)
 
 
-def set_config_option(params: acp.SetSessionConfigOptionRequest) -> Call[JsonObject]:
-    return Call(_A["session_set_config_option"], params, dict)
+def set_config_option(params: acp.SetSessionConfigOptionRequest) -> Call[Json]:
+    return Call(_A["session_set_config_option"], params, object)
 
 
-_CAPABILITY_OF = {
-    _A["session_load"]: lambda caps: caps.load_session,
-    _A["session_list"]: lambda caps: caps.session_capabilities.list is not None,
-}
+def _advertises_load(capabilities: acp.AgentCapabilities) -> bool:
+    return capabilities.load_session
+
+
+def _advertises_list(capabilities: acp.AgentCapabilities) -> bool:
+    return capabilities.session_capabilities.list is not None
+
+
+_CAPABILITY_OF = {_A["session_load"]: _advertises_load, _A["session_list"]: _advertises_list}
 
 
 def require_capability(capabilities: acp.AgentCapabilities, method: str) -> None:
