@@ -406,7 +406,7 @@ class AcpClient:
                     "the agent does not support additional directories; the client "
                     "still serves files in them"
                 )
-                self._broadcast([self._context.notice(message)])
+                self._unrouted.append(self._context.notice(message))
         return folder, extra, params
 
     def _register(self, session: AcpSession, model: str | None) -> None:
@@ -417,6 +417,10 @@ class AcpClient:
                 cwd=session.cwd, model=model, agent_version=info.version if info else None
             )
         )
+        # What came before any session (a protocol version warning, say) goes to the
+        # first session opened next.
+        unrouted, self._unrouted = self._unrouted, []
+        session.emit([_for_session(e, session.session_id) for e in unrouted])
 
     def _session(self, session_id: str) -> AcpSession:
         session = self._sessions.get(session_id)
@@ -484,7 +488,7 @@ class AcpClient:
 
     def _broadcast(self, events: list[Event]) -> None:
         """What belongs to no one session goes to every turn running (each sees it), or
-        waits for `take_events` when none runs."""
+        waits for the next session opened (or `take_events`) when none runs."""
         running = [s for s in self._sessions.values() if s.turn is not None]
         for session in running:
             session.emit([_for_session(e, session.session_id) for e in events])
