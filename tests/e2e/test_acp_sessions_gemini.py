@@ -12,6 +12,7 @@ import pytest
 from gemwire.events import Event, FileChanged, TurnCompleted
 from gemwire.runners.acp import AcpClient, AcpOptions, AcpSession, AcpTurnResult
 from gemwire.testing import (
+    Fail,
     FunctionCall,
     IsolatedGemini,
     Reply,
@@ -31,7 +32,7 @@ def task(n: int) -> str:
 
 
 async def test_twenty_concurrent_sessions_in_twenty_folders_on_one_agent(tmp_path: Path) -> None:
-    turns: list[Reply] = []
+    turns: list[Reply | Fail] = []
     for n in range(SESSIONS):
         write = FunctionCall("write_file", {"file_path": f"out-{n:02d}.txt", "content": f"{n}\n"})
         turns += [Reply([write], when=task(n)), Reply([Text(f"Done {n}.")], when=task(n))]

@@ -78,7 +78,9 @@ def interleave(request_id: object, session_id: str) -> None:
         return
     for n in range(int(os.environ.get("FAKE_ACP_CHUNKS", "20"))):
         for _, sid in prompts:
-            update("agent_message_chunk", content={"type": "text", "text": f"{sid}:{n} "}, session=sid)
+            update(
+                "agent_message_chunk", content={"type": "text", "text": f"{sid}:{n} "}, session=sid
+            )
     for rid, _ in prompts:
         send({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
     prompts.clear()
@@ -103,7 +105,7 @@ def prompt(request_id: object, text: str) -> None:
         call("fs/write_text_file", {"sessionId": SESSION})  # no path: invalid params
         say("still here")
     elif MODE == "bad_frames":
-        head = '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"%s",' % SESSION
+        head = '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"' + SESSION + '",'
         chunk = '"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":'
         sys.stdout.flush()
         out = sys.stdout.buffer
@@ -204,8 +206,8 @@ def main() -> None:
             assert params is not None
             meta = params.get("_meta")
             assert isinstance(meta, dict)
-            message = f"invalid key {meta['api-key']}"
-            error = {"code": -32000, "message": message, "data": {"key": meta["api-key"]}}
+            text = f"invalid key {meta['api-key']}"
+            error = {"code": -32000, "message": text, "data": {"key": meta["api-key"]}}
             send({"jsonrpc": "2.0", "id": request_id, "error": error})
         elif method == "initialize":
             send(

@@ -140,8 +140,10 @@ async def test_the_terminal_policy_sees_the_environment_the_agent_asks_for(
     assert [(r.argv, r.env) for r in asked] == [(("sh", "-c", "env"), {"GIT_CONFIG_COUNT": "1"})]
     replies = [e.text for e in events if isinstance(e, MessageDelta)]
     assert replies == [
-        'reply terminal/create: {"error": {"code": -32602, "message": '
-        '"command not allowed by the terminal policy: sh with GIT_CONFIG_COUNT"}}'
+        (
+            'reply terminal/create: {"error": {"code": -32602, "message": '
+            '"command not allowed by the terminal policy: sh with GIT_CONFIG_COUNT"}}'
+        )
     ]
 
 
