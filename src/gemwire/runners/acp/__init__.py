@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gemwire.errors import AccessDenied
-from gemwire.runners.acp.client import AcpClient, run_acp, run_acp_sync
+from gemwire.runners.acp.client import AcpClient
 from gemwire.runners.acp.errors import turn_error
 from gemwire.runners.acp.events import MAX_QUEUED_EVENTS
 from gemwire.runners.acp.files import ConfinedFileSystem
@@ -16,6 +16,7 @@ from gemwire.runners.acp.permissions import (
     choose_option,
     permission_preset,
 )
+from gemwire.runners.acp.run import run_acp, run_acp_sync
 from gemwire.runners.acp.session import AcpSession
 from gemwire.runners.acp.terminals import TerminalPolicy, TerminalRequest, allow_all_commands
 from gemwire.runners.acp.turn import CANCEL_GRACE, AcpTurn

@@ -30,36 +30,26 @@ from pathlib import Path
 from typing import Any, Self
 
 import anyio
-import msgspec
 
 from gemwire._transport.process import Child
 from gemwire._version import __version__
-from gemwire.errors import AccessDenied, AgentRequestFailed
-from gemwire.events import Event, Notice, Unknown
+from gemwire.errors import AgentRequestFailed
+from gemwire.events import Event
 from gemwire.protocol import acp as protocol
 from gemwire.protocol.acp import (
     AcpClientConnection,
-    AcpItem,
-    AgentNotification,
-    AgentRequest,
-    OversizedLine,
-    ProtocolViolation,
-    SessionUpdate,
-    UnknownUpdate,
-    UnservedRequest,
 )
-from gemwire.runners.acp.events import MAX_QUEUED_EVENTS
 from gemwire.runners.acp.gemini_cli import GeminiCliQuirks
-from gemwire.runners.acp.options import AcpOptions, AcpTurnResult, McpServer, Prompt
+from gemwire.runners.acp.options import AcpOptions, McpServer
 from gemwire.runners.acp.peer import CLOSE_GRACE, AgentPeer
 from gemwire.runners.acp.permissions import PermissionHandler, permission_preset
+from gemwire.runners.acp.router import SessionRouter
 from gemwire.runners.acp.serving import AgentRequestServer
 from gemwire.runners.acp.session import AcpSession, SessionContext
 from gemwire.runners.acp.terminals import TerminalPolicy, Terminals
-from gemwire.runners.acp.turn import AcpTurn
 from gemwire.wire import acp
 
-__all__ = ("REPLAY_SETTLE", "AcpClient", "run_acp", "run_acp_sync")
+__all__ = ("REPLAY_SETTLE", "AcpClient")
 
 REPLAY_SETTLE = 0.25
 """Seconds without a replayed update after which a loaded session's history is taken as
@@ -108,11 +98,6 @@ class AcpClient:
         self._agent = f"acp:{Path(options.command[0]).name}"
         self._cwd = Path(os.path.realpath(options.cwd or os.getcwd()))
         self._exit_stack = AsyncExitStack()
-        self._sessions: dict[str, AcpSession] = {}
-        self._early: list[SessionUpdate | UnknownUpdate] = []
-        self._opening = 0
-        self._unrouted: list[Event] = []
-        self._changed = anyio.Event()
         self._quirks = GeminiCliQuirks()
         self.initialize_response: acp.InitializeResponse | None = None
 
@@ -154,6 +139,7 @@ class AcpClient:
             self._child, self._tg = child, tg
             connection = AcpClientConnection(max_line_bytes=options.max_line_bytes)
             self._peer = AgentPeer(child, connection, secrets=self._secrets)
+            self._router = router = SessionRouter(self._peer)
             self._context = SessionContext(
                 peer=self._peer,
                 options=options,
@@ -161,13 +147,13 @@ class AcpClient:
                 capabilities=lambda: self.agent_capabilities,
                 permission_handler=self._permission_handler,
                 task_group=tg,
-                wake=self._wake,
+                wake=router.wake,
             )
             self._terminals = (
                 Terminals(
                     self._terminal_policy,
-                    files=lambda sid: self._session(sid).files,
-                    cwd=lambda sid: self._session(sid).cwd,
+                    files=lambda sid: router.session(sid).files,
+                    cwd=lambda sid: router.session(sid).cwd,
                     task_group=tg,
                     environment=options.environment(),
                 )
@@ -178,10 +164,11 @@ class AcpClient:
                 peer=self._peer,
                 options=options,
                 terminals=self._terminals,
-                session=self._session,
+                session=router.session,
                 notice=lambda message: self._context.notice(message),
-                broadcast=lambda notice: self._broadcast([notice]),
+                broadcast=lambda notice: router.broadcast([notice]),
             )
+            router.bind(self._context, tg, self._server.serve)
             tg.start_soon(self._read_stdout)
             tg.start_soon(self._peer.read_stderr)
             try:
@@ -194,13 +181,13 @@ class AcpClient:
 
     async def _read_stdout(self) -> None:
         try:
-            await self._peer.read_stdout(self._may_read, self._dispatch)
+            await self._peer.read_stdout(self._router.may_read, self._router.dispatch)
         finally:
             self._reader_done.set()
-            self._wake()
+            self._router.wake()
 
     async def _shut_down(self) -> None:
-        for session in list(self._sessions.values()):
+        for session in list(self._router.sessions.values()):
             if session.turn is not None:
                 await session.turn.stop("the client closed")
         if self._terminals is not None:
@@ -228,7 +215,7 @@ class AcpClient:
         if response.agent_info is not None:
             self._agent = f"acp:{response.agent_info.name}"
         if response.protocol_version != acp.PROTOCOL_VERSION:
-            self._broadcast(
+            self._router.broadcast(
                 [
                     self._context.notice(
                         f"the agent speaks ACP protocol version {response.protocol_version}; "
@@ -267,7 +254,7 @@ class AcpClient:
     @property
     def sessions(self) -> Mapping[str, AcpSession]:
         """The sessions opened or loaded on this agent process, by id."""
-        return dict(self._sessions)
+        return dict(self._router.sessions)
 
     @property
     def running(self) -> bool:
@@ -302,21 +289,17 @@ class AcpClient:
         """Start a session in ``cwd`` (default: ``options.cwd``, else here); emits
         ``session_started``. Sessions may be opened concurrently."""
         folder, extra, params = self._session_params(cwd, include_directories, mcp_servers)
-        self._opening += 1
+        self._router.opening += 1
         try:
             async with self._quirks.opening_session():
                 response = await self._call_with_auth(
                     protocol.new_session(acp.NewSessionRequest(**params))
                 )
         finally:
-            self._opening -= 1
+            self._router.opening -= 1
         session = AcpSession(self._context, response.session_id, folder, extra, response)
         model = response.models.current_model_id if response.models else None
         self._register(session, model)
-        early = [item for item in self._early if item.session_id == session.session_id]
-        self._early = [item for item in self._early if item.session_id != session.session_id]
-        for item in early:
-            session.feed(item)
         return session
 
     async def load_session(
@@ -340,7 +323,7 @@ class AcpClient:
                     protocol.load_session(acp.LoadSessionRequest(session_id=session_id, **params))
                 )
         except BaseException:
-            del self._sessions[session_id]
+            self._router.forget(session_id)
             raise
         session.loaded(response)
         # The replay may go on after the answer (Gemini CLI does not wait for it); let it
@@ -376,11 +359,7 @@ class AcpClient:
         """Events no turn has taken yet, now: the client's own (protocol notices) and
         those of every session without a running turn (e.g. a replay after
         ``load_session``)."""
-        events, self._unrouted = self._unrouted, []
-        for session in self._sessions.values():
-            if session.turn is None:
-                events += session.take_events()
-        return events
+        return self._router.take_events()
 
     # Sessions -----------------------------------------------------------------------
 
@@ -406,32 +385,20 @@ class AcpClient:
                     "the agent does not support additional directories; the client "
                     "still serves files in them"
                 )
-                self._unrouted.append(self._context.notice(message))
+                self._router.hold(self._context.notice(message))
         return folder, extra, params
 
     def _register(self, session: AcpSession, model: str | None) -> None:
-        self._sessions[session.session_id] = session
         info = self.agent_info
-        session.emit(
-            session.normalizer.started(
-                cwd=session.cwd, model=model, agent_version=info.version if info else None
-            )
+        started = session.normalizer.started(
+            cwd=session.cwd, model=model, agent_version=info.version if info else None
         )
-        # What came before any session (a protocol version warning, say) goes to the
-        # first session opened next.
-        unrouted, self._unrouted = self._unrouted, []
-        session.emit([_for_session(e, session.session_id) for e in unrouted])
-
-    def _session(self, session_id: str) -> AcpSession:
-        session = self._sessions.get(session_id)
-        if session is None:
-            raise AccessDenied(f"no session {session_id!r}")
-        return session
+        self._router.register(session, started)
 
     # Requests to the agent ----------------------------------------------------------
 
     async def _call(self, call: protocol.Call[protocol.R]) -> protocol.R:
-        self._wake()  # the answer must be read even if a consumer is slow
+        self._router.wake()  # the answer must be read even if a consumer is slow
         return await self._peer.call(call, self.options.request_timeout)
 
     async def _call_with_auth(self, call: protocol.Call[protocol.R]) -> protocol.R:
@@ -442,73 +409,6 @@ class AcpClient:
                 raise
         await self.authenticate(self.options.auth_method)
         return await self._call(call)
-
-    # Reading the agent ---------------------------------------------------------------
-
-    def _wake(self) -> None:
-        self._changed.set()
-        self._changed = anyio.Event()
-
-    async def _may_read(self) -> None:
-        while not (
-            self._peer.control_requests > 0
-            or all(len(s.queue) < MAX_QUEUED_EVENTS for s in self._sessions.values() if s.turn)
-        ):
-            await self._changed.wait()
-
-    def _dispatch(self, item: AcpItem) -> None:
-        notice = self._context.notice
-        match item:
-            case SessionUpdate() | UnknownUpdate():
-                self._on_update(item)
-            case AgentRequest():
-                self._tg.start_soon(self._server.serve, item)
-            case UnservedRequest():
-                message = f"refused the agent's {item.method}: {item.message}"
-                self._broadcast([notice(self._peer.mask(message))])
-                self._tg.start_soon(self._peer.reply_error, item.id, item.code, item.message)
-            case AgentNotification():
-                self._broadcast([self._unknown(item.method, item.params or "")])
-            case ProtocolViolation():
-                message = f"protocol violation: {item.reason}: {item.line[:200]}"
-                self._broadcast([notice(self._peer.mask(message))])
-            case OversizedLine():
-                message = f"skipped a {item.size}-byte message: over the {item.limit}-byte limit"
-                self._broadcast([notice(message)])
-
-    def _on_update(self, item: SessionUpdate | UnknownUpdate) -> None:
-        session = self._sessions.get(item.session_id or "")
-        if session is not None:
-            session.feed(item)
-        elif self._opening and item.session_id:
-            self._early.append(item)  # for a session whose session/new answer is on its way
-        else:
-            raw = item.raw if isinstance(item, UnknownUpdate) else _encode(item)
-            self._broadcast([self._unknown("session/update", raw, item.session_id)])
-
-    def _broadcast(self, events: list[Event]) -> None:
-        """What belongs to no one session goes to every turn running (each sees it), or
-        waits for the next session opened (or `take_events`) when none runs."""
-        running = [s for s in self._sessions.values() if s.turn is not None]
-        for session in running:
-            session.emit([_for_session(e, session.session_id) for e in events])
-        if not running:
-            self._unrouted += events
-
-    def _unknown(self, upstream_type: str, raw: str, session_id: str | None = None) -> Event:
-        return Unknown(
-            agent=self._agent, session_id=session_id, upstream_type=upstream_type, raw=raw
-        )
-
-
-def _encode(item: SessionUpdate) -> str:
-    return msgspec.json.encode(item).decode()
-
-
-def _for_session(event: Event, session_id: str) -> Event:
-    if isinstance(event, Notice | Unknown) and event.session_id is None:
-        return msgspec.structs.replace(event, session_id=session_id)
-    return event
 
 
 def _single(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
@@ -522,61 +422,3 @@ def _single(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
         else:
             leaves.append(exc)
     return leaves[0] if len(leaves) == 1 else None
-
-
-@asynccontextmanager
-async def run_acp(
-    prompt: Prompt,
-    options: AcpOptions,
-    *,
-    permission_handler: PermissionHandler | None = None,
-    terminal_policy: TerminalPolicy | None = None,
-    credentials: Mapping[str, Any] | None = None,
-) -> AsyncGenerator[AcpTurn]:
-    """Start the agent, open a session (or load ``options.load_session``), set
-    ``options.mode`` / ``options.model``, and send ``prompt``: one turn, start to end.
-
-    Iterate the turn for events (``session_started`` first) and read ``turn.result``.
-    Failures before the prompt raise (`AgentNotFound`, `AgentCrashed`,
-    `AgentRequestFailed`, `RunTimedOut`); every failure after it ends in the
-    ``turn_completed`` event.
-    """
-    async with AcpClient(
-        options,
-        permission_handler=permission_handler,
-        terminal_policy=terminal_policy,
-        credentials=credentials,
-    ) as client:
-        if options.load_session:
-            session = await client.load_session(options.load_session)
-        else:
-            session = await client.new_session()
-        if options.mode:
-            await session.set_mode(options.mode)
-        if options.model:
-            await session.set_model(options.model)
-        async with session.prompt(prompt) as turn:
-            yield turn
-
-
-def run_acp_sync(
-    prompt: Prompt,
-    options: AcpOptions,
-    *,
-    permission_handler: PermissionHandler | None = None,
-    terminal_policy: TerminalPolicy | None = None,
-    credentials: Mapping[str, Any] | None = None,
-) -> AcpTurnResult:
-    """`run_acp` for synchronous callers: runs the turn to the end and returns its result."""
-
-    async def main() -> AcpTurnResult:
-        async with run_acp(
-            prompt,
-            options,
-            permission_handler=permission_handler,
-            terminal_policy=terminal_policy,
-            credentials=credentials,
-        ) as turn:
-            return await turn.wait()
-
-    return anyio.run(main)
