@@ -163,3 +163,21 @@ async def test_terminals_get_only_the_options_environment_without_inherit_env(
     assert "GEMWIRE_HOST_ONLY" not in output
     assert "MINE=1" in output
     assert "GIT_CONFIG_COUNT=1" in output
+
+
+async def test_the_client_knows_when_the_agent_died_and_which_sessions_went_with_it(
+    tmp_path: Path,
+) -> None:
+    with anyio.fail_after(60):
+        async with AcpClient(options("crash_mid_request", tmp_path)) as client:
+            session = await client.new_session()
+            assert client.running
+            assert not session.lost
+            async with session.prompt("hi") as turn:
+                result = await turn.wait()
+            assert await client.wait_exited() == -9
+            assert not client.running
+            assert session.lost
+            assert list(client.sessions) == [session.session_id]
+    assert result.error is not None
+    assert (result.error.kind, result.exit_code) == ("crashed", -9)
