@@ -171,13 +171,12 @@ async def test_the_client_knows_when_the_agent_died_and_which_sessions_went_with
     with anyio.fail_after(60):
         async with AcpClient(options("crash_mid_request", tmp_path)) as client:
             session = await client.new_session()
-            assert client.running
-            assert not session.lost
+            before = (client.running, session.lost)
             async with session.prompt("hi") as turn:
                 result = await turn.wait()
             assert await client.wait_exited() == -9
-            assert not client.running
-            assert session.lost
+            assert before == (True, False)
+            assert (client.running, session.lost) == (False, True)
             assert list(client.sessions) == [session.session_id]
     assert result.error is not None
     assert (result.error.kind, result.exit_code) == ("crashed", -9)
