@@ -29,6 +29,16 @@ def main() -> None:
         for _ in range(100_000):  # 100 MB while stdout stays quiet
             sys.stderr.write(line)
         out(DELTA % "survived" + RESULT)
+    elif mode == "secret_across_cut":
+        out(INIT)
+        secret = os.environ["GEMINI_API_KEY"]
+        # A line over 64 KiB that ends, for now, inside the key; the rest comes later.
+        sys.stderr.write("x" * 70_000 + secret[:10])
+        sys.stderr.flush()
+        time.sleep(0.5)
+        sys.stderr.write(secret[10:] + "y" * 100 + "\n")
+        sys.stderr.flush()
+        out(DELTA % "survived" + RESULT)
     elif mode == "long_line":
         out(INIT)
         out(DELTA % ("a" * 64_000_000))

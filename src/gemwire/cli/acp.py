@@ -19,7 +19,7 @@ _PERMISSIONS = ("ask", "deny", "reads", "edits", "all")
 @click.argument("prompt")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 @click.option("--cwd", help="The session's folder (default: here).")
-@click.option("--add-dir", "additional_directories", multiple=True, help="More session folders.")
+@click.option("--add-dir", "include_directories", multiple=True, help="More session folders.")
 @click.option(
     "--permissions",
     type=click.Choice(_PERMISSIONS),
@@ -49,7 +49,7 @@ def acp(
     import anyio
 
     from gemwire.cli.live import LiveOutput, open_output
-    from gemwire.errors import AgentCrashed, AgentNotFound, AgentRequestFailed
+    from gemwire.errors import AgentCrashed, AgentNotFound, AgentRequestFailed, RunTimedOut
     from gemwire.events import PermissionRequested, TurnCompleted
     from gemwire.runners.acp import (
         AcpOptions,
@@ -103,7 +103,7 @@ def acp(
         with output:
             try:
                 result = anyio.run(go)
-            except (AgentCrashed, AgentRequestFailed) as exc:
+            except (AgentCrashed, AgentRequestFailed, RunTimedOut) as exc:
                 # The agent failed before the turn began: still end with one turn_completed,
                 # its error typed as a turn types it.
                 method = exc.method if isinstance(exc, AgentRequestFailed) else ""

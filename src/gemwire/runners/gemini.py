@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -27,14 +26,14 @@ import msgspec
 from anyio.abc import ObjectSendStream
 
 from gemwire._transport.process import Child
-from gemwire.errors import RUN_FAILURES, GemwireError, InvalidOptions, PromptTooLarge, RunFailed
+from gemwire._transport.stderr import StderrReader
+from gemwire.errors import GemwireError, InvalidOptions, PromptTooLarge
 from gemwire.events import (
     Event,
     FileChanged,
     MessageDelta,
     Notice,
     SessionStarted,
-    TokenUsage,
     ToolCallFinished,
     ToolCallStarted,
     TurnCompleted,
@@ -47,6 +46,7 @@ from gemwire.runners._resume_guard import remove_resume_stubs
 from gemwire.runners._session_follower import SessionFollower, files_changed, with_estimates
 from gemwire.runners.discovery import GeminiExecutable, find_gemini, version_key as _version_key
 from gemwire.runners.session_lock import SessionLock
+from gemwire.runners.turn_result import TurnResult
 
 __all__ = (
     "MAX_PROMPT_BYTES",
@@ -68,8 +68,6 @@ POST_RESULT_GRACE = 5.0
 STDERR_GRACE = 2.0
 """Seconds to wait for the rest of stderr after the CLI exited (a grandchild may hold it)."""
 
-_STDERR_TAIL_LINES = 200
-_STDERR_LINE_BYTES = 1 << 16
 _RETRY_LINE = re.compile(r"^Attempt (\d+) failed\b")
 _RATE_LIMITED = ("429", "Resource has been exhausted", "RESOURCE_EXHAUSTED")
 
@@ -153,32 +151,14 @@ def parse_resume_line(text: str) -> ResumeToken | None:
     return ResumeToken(engine="gemini", value=matches[-1]) if matches else None
 
 
-class RunResult(msgspec.Struct, frozen=True, kw_only=True):
-    """How a run ended. A partial answer, the session id and usage survive every failure."""
+class RunResult(TurnResult, frozen=True, kw_only=True):
+    """How a run ended (the shared `TurnResult`, and the executable that ran)."""
 
-    ok: bool
-    answer: str
-    error: TurnError | None
-    stop_reason: str
-    files_changed: list[FileChanged]
-    usage: TokenUsage | None
-    session_id: str | None
-    duration_s: float
-    notices: list[Notice]
-    stderr_tail: str
-    exit_code: int | None
     executable: GeminiExecutable
 
     @property
     def resume(self) -> ResumeToken | None:
         return ResumeToken(engine="gemini", value=self.session_id) if self.session_id else None
-
-    def raise_for_error(self) -> None:
-        """Raise the `RunFailed` subclass for the error kind, unless the run succeeded."""
-        if self.ok or self.error is None:
-            return
-        failure = RUN_FAILURES.get(self.error.kind, RunFailed)
-        raise failure(self.error.message, exit_code=self.error.exit_code, result=self)
 
 
 def _named_session(resume: str | None) -> str | None:
@@ -245,7 +225,6 @@ class GeminiRun:
         self._cwd = str(Path(options.cwd or os.getcwd()).resolve())
         self._executable = find_gemini(options.executable, cwd=self._cwd)
         self._output = _reader(options, self._cwd)
-        self._stderr_tail: deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
         self._events: list[Event] = []
         self._stopped: TurnError | None = None
         self._held: TurnCompleted | None = None  # sent last, once the exit code is known
@@ -259,7 +238,8 @@ class GeminiRun:
         self._env = {**(os.environ if options.inherit_env else {}), **options.env}
         if options.gemini_home:
             self._env["GEMINI_CLI_HOME"] = options.gemini_home
-        self._secret = self._env.get("GEMINI_API_KEY") or None
+        secret = self._env.get("GEMINI_API_KEY")
+        self._stderr = StderrReader(secrets=[secret] if secret else [])
         self._home = self._env.get("GEMINI_CLI_HOME") or os.path.expanduser("~")
         self._lock: SessionLock | None = None
         # turn_completed goes last: stdout waits for stderr's notices (boundedly).
@@ -286,6 +266,12 @@ class GeminiRun:
         if self._receive is None:
             raise GemwireError("use the run inside `async with run_gemini(...) as run`")
         return self._receive
+
+    async def wait(self) -> RunResult:
+        """Consume the run's events and return its result (as `AcpTurn.wait` does)."""
+        async for _ in self:
+            pass
+        return self.result
 
     @asynccontextmanager
     async def _running(self) -> AsyncGenerator[GeminiRun]:
@@ -480,23 +466,15 @@ class GeminiRun:
                 )
 
     async def _read_stderr(self, child: Child, send: ObjectSendStream[Event]) -> None:
-        pending = b""
         async with send:
-            while data := await child.read("stderr"):
-                *lines, pending = (pending + data).split(b"\n")
-                if len(pending) > _STDERR_LINE_BYTES:  # no newline in sight: don't hoard
-                    lines.append(pending)
-                    pending = b""
-                for raw in lines:
-                    await self._stderr_line(child, send, raw.decode(errors="replace"))
-            if pending:
-                await self._stderr_line(child, send, pending.decode(errors="replace"))
+
+            async def on_line(line: str) -> None:
+                await self._stderr_line(child, send, line)
+
+            await self._stderr.pump(lambda: child.read("stderr"), on_line)
             self._stderr_done.set()
 
     async def _stderr_line(self, child: Child, send: ObjectSendStream[Event], line: str) -> None:
-        if self._secret:
-            line = line.replace(self._secret, "***")
-        self._stderr_tail.append(line[:2000])
         for event in self._take(self._output.stderr_line(line)):
             if isinstance(event, SessionStarted):
                 self._lock_new_session(event.session_id)
@@ -533,7 +511,7 @@ class GeminiRun:
             session_id=turn.session_id,
             duration_s=time.monotonic() - self._started,
             notices=[e for e in self._events if isinstance(e, Notice)],
-            stderr_tail="\n".join(self._stderr_tail),
+            stderr_tail=self._stderr.tail,
             exit_code=exit_code,
             executable=self._executable,
         )
