@@ -30,7 +30,6 @@ from gemwire._transport.stderr import StderrReader
 from gemwire.errors import GemwireError, InvalidOptions, PromptTooLarge
 from gemwire.events import (
     Event,
-    FileChanged,
     MessageDelta,
     Notice,
     SessionStarted,
