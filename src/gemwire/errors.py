@@ -32,6 +32,7 @@ chained with ``raise ... from exc``.
     │                              (``.method``, ``.code``, ``.data``; ``.unsupported``)
     ├── AccessDenied               the ACP client refused an agent's file or terminal request
     │                              (``.code``: the JSON-RPC error answered; ``.path``)
+    ├── LockFolderUnsafe           the session lock folder is not the user's alone (``.path``)
     ├── ScenarioError              a scripted-model scenario is invalid (gemwire.testing)
     └── SessionError               a saved session cannot be read (gemwire.sessions)
         └── SessionNotFound        no session matches the id, index, ``latest`` or path given
@@ -57,6 +58,7 @@ __all__ = (
     "GemwireError",
     "InvalidInput",
     "InvalidOptions",
+    "LockFolderUnsafe",
     "MalformedMessageError",
     "PromptTooLarge",
     "ProtocolError",
@@ -243,6 +245,15 @@ class AgentRequestFailed(GemwireError):
     @property
     def unsupported(self) -> bool:
         return self.code == -32601
+
+
+class LockFolderUnsafe(GemwireError):
+    """The folder for session lock files is not the user's alone (another owner, writable
+    by others, a symlink); gemwire will not put lock files there."""
+
+    def __init__(self, message: str, *, path: str = "") -> None:
+        super().__init__(message)
+        self.path = path
 
 
 class ScenarioError(GemwireError, ValueError):

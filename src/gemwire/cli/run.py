@@ -21,6 +21,9 @@ __all__ = ("output_options", "run", "show_run")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+_SECONDS = click.FloatRange(min=0, min_open=True)
+_COUNT = click.IntRange(min=0)
+
 
 def output_options(command: F) -> F:
     """``--json``, ``--quiet`` and ``--verbose``: the outputs every streaming command offers."""
@@ -46,7 +49,11 @@ def output_options(command: F) -> F:
     help="Which tools run without asking; headless, the rest are not offered.",
 )
 @click.option("-y", "--yolo", is_flag=True, help="Same as --approval-mode yolo.")
-@click.option("--cwd", help="The workspace to run in (default: here).")
+@click.option(
+    "--cwd",
+    type=click.Path(exists=True, file_okay=False),
+    help="The workspace to run in (default: here).",
+)
 @click.option("--include-directories", multiple=True, help="More workspace folders (repeatable).")
 @click.option("--policy", "policy_files", multiple=True, help="Policy file or folder (repeatable).")
 @click.option(
@@ -58,11 +65,11 @@ def output_options(command: F) -> F:
 @click.option("--session-id", help="Start a new session with this id.")
 @click.option("--gemini-home", help="The folder holding .gemini (GEMINI_CLI_HOME).")
 @click.option("--executable", help="The gemini executable to run.")
-@click.option("--timeout", type=float, help="Seconds for the whole run.")
-@click.option("--idle-timeout", type=float, help="Seconds without output before stopping.")
-@click.option("--max-tool-calls", type=int, help="Stop after this many tool calls.")
-@click.option("--max-model-turns", type=int, help="Stop after this many model turns.")
-@click.option("--max-rate-limit-retries", type=int, help="Stop after this many 429 retries.")
+@click.option("--timeout", type=_SECONDS, help="Seconds for the whole run.")
+@click.option("--idle-timeout", type=_SECONDS, help="Seconds without output before stopping.")
+@click.option("--max-tool-calls", type=_COUNT, help="Stop after this many tool calls.")
+@click.option("--max-model-turns", type=_COUNT, help="Stop after this many model turns.")
+@click.option("--max-rate-limit-retries", type=_COUNT, help="Stop after this many 429 retries.")
 @click.option(
     "-o",
     "--output-format",

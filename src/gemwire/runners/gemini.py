@@ -27,7 +27,14 @@ import msgspec
 from anyio.abc import ObjectSendStream
 
 from gemwire._transport.process import Child
-from gemwire.errors import RUN_FAILURES, GemwireError, InvalidOptions, PromptTooLarge, RunFailed
+from gemwire.errors import (
+    RUN_FAILURES,
+    GemwireError,
+    InvalidOptions,
+    LockFolderUnsafe,
+    PromptTooLarge,
+    RunFailed,
+)
 from gemwire.events import (
     Event,
     FileChanged,
@@ -215,6 +222,17 @@ def _reader(options: GeminiOptions, cwd: str) -> OutputReader:
     return StreamJsonReader(cwd=cwd, max_line_bytes=options.max_line_bytes)
 
 
+def _check_limits(options: GeminiOptions) -> None:
+    for name in ("timeout", "idle_timeout"):
+        seconds = getattr(options, name)
+        if seconds is not None and not seconds > 0:
+            raise InvalidOptions(f"{name} must be more than 0 seconds, not {seconds}")
+    for name in ("max_tool_calls", "max_model_turns", "max_rate_limit_retries"):
+        count = getattr(options, name)
+        if count is not None and count < 0:
+            raise InvalidOptions(f"{name} must be 0 or more, not {count}")
+
+
 class GeminiRun:
     """One run of the Gemini CLI; iterate it for events, then read `result`."""
 
@@ -235,6 +253,7 @@ class GeminiRun:
                 f"{', '.join(watched)} need output_format='stream-json': "
                 "the json format prints nothing until the run is over"
             )
+        _check_limits(options)
         self._cwd = str(Path(options.cwd or os.getcwd()).resolve())
         self._executable = find_gemini(options.executable, cwd=self._cwd)
         self._output = _reader(options, self._cwd)
@@ -413,7 +432,11 @@ class GeminiRun:
         """Hold the session the CLI named, so that runs resuming it wait for this one."""
         if self._lock is not None or not session_id:
             return
-        lock = SessionLock(self._home, session_id)
+        try:
+            lock = SessionLock(self._home, session_id)
+        except LockFolderUnsafe as exc:  # the run is under way: go on, unguarded
+            self._record(self._notice(f"session {session_id} is not locked: {exc}"))
+            return
         if lock.try_acquire():
             self._lock = lock
         else:  # resumed by `latest` or an index while another run has it: too late to wait
