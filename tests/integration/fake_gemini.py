@@ -45,6 +45,11 @@ def main() -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         out(INIT)
         time.sleep(600)
+    elif mode == "hang":  # a partial answer, then nothing; says where it is
+        out(INIT + DELTA % "partial")
+        with open(os.environ["FAKE_GEMINI_PID_FILE"], "w") as pid_file:
+            pid_file.write(str(os.getpid()))
+        time.sleep(600)
     elif mode == "output_after_result":
         out(INIT + DELTA % "answer" + RESULT + DELTA % "late" + "a stray line\n")
     else:

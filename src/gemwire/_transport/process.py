@@ -208,8 +208,8 @@ class Child:
                 raise
             if code:  # the launcher could not start the program, and has exited
                 await child.aclose()
-                exc = OSError(code, os.strerror(code), argv[0])
-                raise spawn_error(exc, argv[0], cwd) from exc
+                failure = OSError(code, os.strerror(code), argv[0])
+                raise spawn_error(failure, argv[0], cwd) from failure
         return child
 
     @property

@@ -23,6 +23,7 @@ runs as a script, and `process_tree` is shared with ``process.py`` from here.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -30,7 +31,7 @@ import sys
 import time
 from pathlib import Path
 
-__all__ = ("process_tree", "proc_stat")
+__all__ = ("proc_stat", "process_tree")
 
 PR_SET_CHILD_SUBREAPER = 36
 GRACE = 2.0
@@ -71,10 +72,8 @@ def process_tree(root: int) -> dict[int, int]:
 
 def _signal_descendants(sig: signal.Signals) -> None:
     for pid in process_tree(os.getpid()):
-        try:
+        with contextlib.suppress(OSError):  # exited meanwhile
             os.kill(pid, sig)
-        except OSError:
-            pass  # exited meanwhile
 
 
 class _Reaper:

@@ -9,11 +9,13 @@ from __future__ import annotations
 __all__ = (
     "EXIT_AUTH",
     "EXIT_CANCELLED",
+    "EXIT_HANGUP",
     "EXIT_NOT_FOUND",
     "EXIT_OK",
     "EXIT_PROTOCOL",
     "EXIT_QUOTA",
     "EXIT_RATE_LIMITED",
+    "EXIT_TERMINATED",
     "EXIT_TIMEOUT",
     "EXIT_TURN_FAILED",
     "EXIT_TURN_LIMIT",
@@ -39,8 +41,13 @@ EXIT_TURN_LIMIT = 8
 EXIT_UNTRUSTED = 9
 EXIT_TIMEOUT = 124
 """As timeout(1)."""
+EXIT_HANGUP = 129
+"""As a shell reports SIGHUP (128 + 1): the run was cancelled because the terminal closed."""
 EXIT_CANCELLED = 130
 """As a shell reports Ctrl-C: the run was cancelled (Ctrl-C, or a budget)."""
+EXIT_TERMINATED = 143
+"""As a shell reports SIGTERM (128 + 15): the run was cancelled by ``timeout``, ``docker
+stop``, systemd or a CI cancel."""
 
 FAILED_TURN: dict[str, int] = {
     "not_found": EXIT_NOT_FOUND,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -11,15 +12,31 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 from click.core import ParameterSource
 
-from gemwire.cli.exit_codes import EXIT_CANCELLED, EXIT_NOT_FOUND, for_error_kind
+from gemwire.cli.exit_codes import (
+    EXIT_CANCELLED,
+    EXIT_HANGUP,
+    EXIT_NOT_FOUND,
+    EXIT_TERMINATED,
+    for_error_kind,
+)
 
 if TYPE_CHECKING:
-    from gemwire import GeminiOptions, RunResult
+    from anyio.abc import TaskStatus
+
+    from gemwire import GeminiOptions, GeminiRun, RunResult
     from gemwire.cli.live import Output
 
 __all__ = ("output_options", "run", "show_run")
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+_STOPPING = {
+    signal.SIGINT: "interrupted (Ctrl-C)",
+    signal.SIGTERM: "stopped by SIGTERM",
+    signal.SIGHUP: "stopped by SIGHUP (the terminal closed)",
+}
+"""The signals that cancel a run, and what the turn's error says."""
+_SIGNAL_EXITS = {signal.SIGTERM: EXIT_TERMINATED, signal.SIGHUP: EXIT_HANGUP}
 
 _SECONDS = click.FloatRange(min=0, min_open=True)
 _COUNT = click.IntRange(min=0)
@@ -143,18 +160,38 @@ def run(
 
 def show_run(prompt: str, options: GeminiOptions, output: Output) -> RunResult:
     """Run Gemini CLI on ``prompt``, every event shown in ``output``, closed with the
-    resume line; the result."""
+    resume line; the result.
+
+    Ctrl-C, SIGTERM and SIGHUP stop the run as `GeminiRun.cancel` does: the events go on
+    to ``turn_completed`` (kind ``cancelled``) and the view keeps what it showed. After
+    SIGTERM or SIGHUP the process then exits 143 or 129, as a shell reports them.
+    """
     import anyio
 
     from gemwire import run_gemini
 
+    caught: list[signal.Signals] = []
+
+    async def stop_on_signal(
+        handle: GeminiRun, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
+        with anyio.open_signal_receiver(*_STOPPING) as received:
+            task_status.started()
+            async for sig in received:
+                caught.append(sig)
+                await handle.cancel(_STOPPING[sig])
+
     async def go() -> RunResult:
-        async with run_gemini(prompt, options) as handle:
+        async with run_gemini(prompt, options) as handle, anyio.create_task_group() as tg:
+            await tg.start(stop_on_signal, handle)
             async for event in handle:
                 output.show(event)
+            tg.cancel_scope.cancel()
         return handle.result
 
     with output:
         result = anyio.run(go)
         output.close(result.resume.command if result.resume else None)
+    if caught and caught[0] in _SIGNAL_EXITS:
+        sys.exit(_SIGNAL_EXITS[caught[0]])
     return result

@@ -49,6 +49,7 @@ from gemwire.events import (
 )
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.runners._gemini_outputs import JsonReader, OutputReader, StreamJsonReader
+from gemwire.runners._host_signals import HostSignals, host_signals
 from gemwire.runners._resume_guard import remove_resume_stubs
 from gemwire.runners.discovery import GeminiExecutable, find_gemini, version_key as _version_key
 from gemwire.runners.session_lock import SessionLock
@@ -268,6 +269,7 @@ class GeminiRun:
         self._started = 0.0
         self._result: RunResult | None = None
         self._receive: AsyncIterator[Event] | None = None
+        self._child: Child | None = None
         self._env = {**(os.environ if options.inherit_env else {}), **options.env}
         if options.gemini_home:
             self._env["GEMINI_CLI_HOME"] = options.gemini_home
@@ -288,6 +290,16 @@ class GeminiRun:
     @property
     def executable(self) -> GeminiExecutable:
         return self._executable
+
+    async def cancel(self, message: str = "the caller stopped the run") -> None:
+        """Stop the run: the CLI and everything it started are stopped, and the events go
+        on to one ``turn_completed`` with error kind ``cancelled`` and ``message``.
+
+        Unlike leaving the ``async with`` early, every event is still delivered. Does
+        nothing once the run has ended or was stopped for another reason.
+        """
+        if self._child is not None and self._result is None:
+            await self._stop(self._child, "cancelled", message)
 
     def __aiter__(self) -> AsyncIterator[Event]:
         if self._receive is None:
@@ -313,7 +325,7 @@ class GeminiRun:
                 await lock.acquire()
             self._lock = lock
         try:
-            child = await Child.spawn(argv, cwd=Path(self._cwd), env=env)
+            child = self._child = await Child.spawn(argv, cwd=Path(self._cwd), env=env)
         except BaseException:
             self._release()
             raise
@@ -563,12 +575,20 @@ async def run_gemini(
 
 
 def run_gemini_sync(prompt: str, options: GeminiOptions | None = None) -> RunResult:
-    """`run_gemini` for synchronous callers: runs to the end and returns the result."""
+    """`run_gemini` for synchronous callers: runs to the end and returns the result.
 
-    async def main() -> RunResult:
-        async with run_gemini(prompt, options) as run:
+    In the main thread, SIGTERM and SIGHUP stop the run cleanly first (as `cancel`) and
+    are then delivered again to the handler that was there before: by default, the
+    process ends as it would have, with nothing of the run left behind (`host_signals`).
+    """
+
+    async def main(signals: HostSignals) -> RunResult:
+        async with run_gemini(prompt, options) as run, anyio.create_task_group() as tg:
+            await tg.start(signals.cancel_on_signal, run)
             async for _ in run:
                 pass
+            tg.cancel_scope.cancel()
         return run.result
 
-    return anyio.run(main)
+    with host_signals() as signals:
+        return anyio.run(main, signals)

@@ -156,7 +156,7 @@ async def test_a_detached_command_does_not_escape_a_stop(tmp_path: Path) -> None
     script = ESCAPES["env -i setsid nohup"].format(pid=pid_file) + "\nsleep 600"
     with anyio.move_on_after(30):
         async with await Child.spawn(["sh", "-c", script]) as child:
-            while not pid_file.exists() or not pid_file.read_text():
+            while not pid_file.exists() or not pid_file.read_text():  # noqa: ASYNC110
                 await anyio.sleep(0.05)
             pid = int(pid_file.read_text())
             await child.stop()
