@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from gemwire._version import __version__
 from gemwire.errors import (
     AccessDenied,
+    AccountIneligible,
     AgentCrashed,
     AgentFailed,
     AgentNotFound,
@@ -94,6 +95,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = (
     "AccessDenied",
+    "AccountIneligible",
     "AcpClient",
     "AcpOptions",
     "AcpTurnResult",

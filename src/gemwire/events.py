@@ -68,6 +68,7 @@ ErrorKind = Literal[
     "untrusted",
     "rate_limited",
     "quota",
+    "ineligible",
     "api",
     "input",
     "config",
@@ -124,6 +125,9 @@ class TurnError(_Data, frozen=True, kw_only=True):
     kind: ErrorKind | str
     message: str
     exit_code: int | None = None
+    retry_delay: float | UnsetType = UNSET
+    """Seconds Google asked to wait before retrying (its ``RetryInfo``), for ``rate_limited``
+    and ``quota``; absent (`UNSET`, and not in the JSON) when it named none."""
 
 
 class PlanEntry(_Data, frozen=True, kw_only=True):

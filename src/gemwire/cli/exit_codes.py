@@ -10,6 +10,7 @@ __all__ = (
     "EXIT_AUTH",
     "EXIT_CANCELLED",
     "EXIT_HANGUP",
+    "EXIT_INELIGIBLE",
     "EXIT_NOT_FOUND",
     "EXIT_OK",
     "EXIT_PROTOCOL",
@@ -39,6 +40,8 @@ EXIT_RATE_LIMITED = 6
 EXIT_QUOTA = 7
 EXIT_TURN_LIMIT = 8
 EXIT_UNTRUSTED = 9
+EXIT_INELIGIBLE = 10
+"""Gemini CLI's ``IneligibleTierError``: Google no longer serves the account's tier."""
 EXIT_TIMEOUT = 124
 """As timeout(1)."""
 EXIT_HANGUP = 129
@@ -56,6 +59,7 @@ FAILED_TURN: dict[str, int] = {
     "quota": EXIT_QUOTA,
     "turn_limit": EXIT_TURN_LIMIT,
     "untrusted": EXIT_UNTRUSTED,
+    "ineligible": EXIT_INELIGIBLE,
     "timeout": EXIT_TIMEOUT,
     "cancelled": EXIT_CANCELLED,
 }

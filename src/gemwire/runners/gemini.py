@@ -26,6 +26,7 @@ import anyio
 import msgspec
 from anyio.abc import ObjectSendStream
 
+from gemwire._normalize.gemini_errors import explained
 from gemwire._transport.process import Child
 from gemwire.errors import (
     RUN_FAILURES,
@@ -179,7 +180,10 @@ class RunResult(msgspec.Struct, frozen=True, kw_only=True):
         if self.ok or self.error is None:
             return
         failure = RUN_FAILURES.get(self.error.kind, RunFailed)
-        raise failure(self.error.message, exit_code=self.error.exit_code, result=self)
+        delay = self.error.retry_delay or None
+        raise failure(
+            self.error.message, exit_code=self.error.exit_code, result=self, retry_delay=delay
+        )
 
 
 def _named_session(resume: str | None) -> str | None:
@@ -263,6 +267,7 @@ class GeminiRun:
         self._stopped: TurnError | None = None
         self._held: TurnCompleted | None = None  # sent last, once the exit code is known
         self._rate_limit_retries = 0
+        self._retrying: str | None = None  # the last 429 retry, until the model answers
         self._tool_calls = 0
         self._model_turns = 0
         self._in_model_turn = False
@@ -397,6 +402,8 @@ class GeminiRun:
                     if not data:
                         break
                     for event in self._take(self._output.feed(data)):
+                        if isinstance(event, (MessageDelta, ToolCallStarted)):
+                            self._retrying = None  # the retries worked
                         if isinstance(event, SessionStarted):
                             self._lock_new_session(event.session_id)
                         await send.send(event)
@@ -433,8 +440,13 @@ class GeminiRun:
         """Record the held turn_completed, with the exit code, and the result with it."""
         held = self._held
         assert held is not None, "the normalizer always completes the turn"
-        if held.error is not None and held.error.exit_code is None:
-            error = msgspec.structs.replace(held.error, exit_code=exit_code)
+        if held.error is not None:
+            error = held.error
+            if error.exit_code is None:
+                error = msgspec.structs.replace(error, exit_code=exit_code)
+            error = explained(
+                error, list(self._stderr_tail), exit_code=exit_code, retrying=self._retrying
+            )
             held = msgspec.structs.replace(held, error=error)
         self._record(held)
         self._finalize(exit_code)
@@ -534,6 +546,7 @@ class GeminiRun:
         await send.send(self._record(notice))
         limit = self.options.max_rate_limit_retries
         if any(marker in line for marker in _RATE_LIMITED):
+            self._retrying = line.split(". Retrying", 1)[0][:200]
             self._rate_limit_retries += 1
             if limit is not None and self._rate_limit_retries > limit:
                 await self._stop(
