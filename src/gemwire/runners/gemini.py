@@ -333,6 +333,8 @@ class GeminiRun:
             child = self._child = await Child.spawn(argv, cwd=Path(self._cwd), env=env)
         except BaseException:
             self._release()
+            send.close()
+            receive.close()
             raise
         if self._executable.newer_than_tested:
             notice = self._notice(

@@ -19,6 +19,7 @@ inode is no longer the one at the path and tries again.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import os
@@ -65,7 +66,12 @@ def lock_folder() -> Path:
 def _lock_unheld(path: Path) -> int | None:
     """An fd holding the lock of ``path`` if nobody else holds it and the file is still
     the one at ``path``; else None."""
-    fd = os.open(path, _OPEN_FLAGS, 0o600)
+    try:
+        fd = os.open(path, _OPEN_FLAGS, 0o600)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        raise LockFolderUnsafe(f"refusing the lock file {path}: it is a symlink") from exc
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         # Locked a file that its holder removed on release: the lock is the new file's.
