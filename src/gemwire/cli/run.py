@@ -17,6 +17,7 @@ from gemwire.cli.exit_codes import (
     EXIT_HANGUP,
     EXIT_NOT_FOUND,
     EXIT_TERMINATED,
+    EXIT_TURN_FAILED,
     for_error_kind,
 )
 
@@ -122,6 +123,7 @@ def run(
     from gemwire import (
         AgentNotFound,
         GeminiOptions,
+        GemwireError,
         InvalidOptions,
         PromptTooLarge,
         UnsupportedVersion,
@@ -155,6 +157,9 @@ def run(
         raise click.UsageError(str(exc)) from exc
     except KeyboardInterrupt:
         sys.exit(EXIT_CANCELLED)
+    except GemwireError as exc:  # nothing started: an unsafe lock folder, no resources
+        click.echo(f"gemwire: {exc}", err=True)
+        sys.exit(EXIT_TURN_FAILED)
     sys.exit(0 if result.ok else for_error_kind(result.error.kind if result.error else None))
 
 

@@ -319,17 +319,14 @@ class GeminiRun:
         send, receive = anyio.create_memory_object_stream[Event](max_buffer_size=256)
         self._receive = receive
         known = self.options.session_id or _named_session(self.options.resume)
-        if known:
-            lock = SessionLock(self._home, known)
-            if not lock.try_acquire():
-                await send.send(
-                    self._record(
-                        self._notice(f"waiting for another run of session {known}", "info")
-                    )
-                )
-                await lock.acquire()
-            self._lock = lock
         try:
+            if known:
+                lock = SessionLock(self._home, known)
+                if not lock.try_acquire():
+                    waiting = f"waiting for another run of session {known}"
+                    await send.send(self._record(self._notice(waiting, "info")))
+                    await lock.acquire()
+                self._lock = lock
             child = self._child = await Child.spawn(argv, cwd=Path(self._cwd), env=env)
         except BaseException:
             self._release()

@@ -58,3 +58,20 @@ async def test_a_missing_cwd_is_invalid_options_not_a_missing_program(tmp_path: 
         async with run_gemini("hi", GeminiOptions(executable="/bin/true", cwd=str(missing))):
             pass
     assert str(caught.value) == f"cannot run /bin/true in {missing}: the folder does not exist"
+
+
+def test_an_unsafe_lock_folder_is_a_message_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runtime = tmp_path / "run"
+    (runtime / "gemwire-sessions").mkdir(parents=True)
+    (runtime / "gemwire-sessions").chmod(0o777)
+    gemini = tmp_path / "gemini"
+    gemini.write_text("#!/bin/sh\n")
+    gemini.chmod(0o755)
+    argv = ["run", "--executable", str(gemini), "--cwd", str(tmp_path), "--resume", "abc", "hi"]
+    result = CliRunner().invoke(main, argv, env={"XDG_RUNTIME_DIR": str(runtime)})
+    assert result.exit_code == 1
+    assert result.stderr.startswith(
+        f"gemwire: refusing the session lock folder {runtime}/gemwire-sessions: others may write"
+    )
