@@ -24,7 +24,6 @@ runs as a script, and `process_tree` is shared with ``process.py`` from here.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import signal
 import sys
@@ -134,6 +133,8 @@ def _exit_as(status: int | None) -> None:
 def main(argv: list[str]) -> None:
     status_fd, parent, program_argv = int(argv[0]), int(argv[1]), argv[2:]
     os.set_inheritable(status_fd, False)
+    import ctypes  # here: process.py imports this module for process_tree alone
+
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     # Blocked, so that none is lost between here and sigtimedwait; the program gets them
