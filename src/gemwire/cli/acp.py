@@ -49,7 +49,7 @@ def acp(
     import anyio
 
     from gemwire.cli.live import LiveOutput, open_output
-    from gemwire.errors import AgentCrashed, AgentNotFound, AgentRequestFailed
+    from gemwire.errors import AgentCrashed, AgentNotFound, AgentRequestFailed, InvalidOptions
     from gemwire.events import PermissionRequested, TurnCompleted
     from gemwire.runners.acp import (
         AcpOptions,
@@ -123,6 +123,8 @@ def acp(
     except AgentNotFound as exc:
         click.echo(f"gemwire: {exc}", err=True)
         sys.exit(EXIT_NOT_FOUND)
+    except InvalidOptions as exc:  # e.g. a --cwd that does not exist
+        raise click.UsageError(str(exc)) from exc
     except KeyboardInterrupt:
         sys.exit(EXIT_CANCELLED)
     sys.exit(EXIT_OK if result.ok else for_error_kind(result.error.kind if result.error else None))
