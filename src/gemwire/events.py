@@ -126,8 +126,9 @@ class TurnError(_Data, frozen=True, kw_only=True):
     message: str
     exit_code: int | None = None
     retry_delay: float | UnsetType = UNSET
-    """Seconds Google asked to wait before retrying (its ``RetryInfo``), for ``rate_limited``
-    and ``quota``; absent (`UNSET`, and not in the JSON) when it named none."""
+    """Seconds Google asked to wait before retrying (its ``RetryInfo``), or until a quota
+    resets where the message says (``quota``); for ``rate_limited`` and ``quota`` only, and
+    absent (`UNSET`, and not in the JSON) when none was named."""
 
 
 class PlanEntry(_Data, frozen=True, kw_only=True):

@@ -106,11 +106,15 @@ def stop_reason_for(kind: str) -> str:
     return {"turn_limit": "max_turn_requests", "cancelled": "cancelled"}.get(kind, "error")
 
 
-# How Gemini CLI words a retry delay: its own "Suggested retry after 7s." (from Google's
-# RetryInfo), the API's "Please retry in 7.5s.", or the RetryInfo detail itself.
+# How a retry delay is worded: Gemini CLI's "Suggested retry after 7s." (from Google's
+# RetryInfo), the API's "Please retry in 7.5s.", the RetryInfo detail itself, and Code
+# Assist's "Your quota will reset after 2h52m39s." (the quota's reset, for ``quota``).
 _RETRY_DELAY = re.compile(
-    r'(?:Suggested retry after |Please retry in |"retryDelay":\s*")(\d+(?:\.\d+)?)(ms|s)\b'
+    r'(?:Suggested retry after |Please retry in |quota will reset after |"retryDelay":\s*")'
+    r"(\d+(?:\.\d+)?(?:h|ms|m|s)(?:\d+(?:\.\d+)?(?:ms|m|s))*)\b"
 )
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(h|ms|m|s)")
+_SECONDS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
 
 
 def retry_delay_in(text: str) -> float | None:
@@ -118,8 +122,7 @@ def retry_delay_in(text: str) -> float | None:
     found = _RETRY_DELAY.findall(text)
     if not found:
         return None
-    number, unit = found[-1]
-    return float(number) / (1000 if unit == "ms" else 1)
+    return sum(float(n) * _SECONDS[unit] for n, unit in _DURATION_PART.findall(found[-1]))
 
 
 # Lines Gemini CLI prints on stderr that explain nothing about a failure.

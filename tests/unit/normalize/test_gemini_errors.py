@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from gemwire._normalize.gemini_errors import (
@@ -72,6 +73,8 @@ def test_a_kill_is_not_explained_by_stderr() -> None:
         ('"retryDelay": "30s"', 30.0),
         ("Please retry in 250ms.", 0.25),
         ("Retrying after 8088ms...", None),  # gemini's own backoff, not Google's advice
+        ("Your quota will reset after 2h52m39s.", 2 * 3600 + 52 * 60 + 39.0),
+        ("Your quota will reset after 5m.", 300.0),
     ],
 )
 def test_retry_delays(text: str, seconds: float | None) -> None:
@@ -118,3 +121,17 @@ def test_an_ineligible_account_is_its_own_kind_with_upstream_s_hint() -> None:
         message=f"This client is no longer supported.\n{INELIGIBLE_HINT}",
         exit_code=41,
     )
+
+
+def test_a_quota_s_reset_time_is_its_retry_delay() -> None:
+    # Code Assist's wording (login with Google), as users report it.
+    message = (
+        "[API Error: You have exhausted your capacity on this model. "
+        "Your quota will reset after 2h52m39s.]"
+    )
+    error = TurnError(kind="api", message=message, exit_code=1)
+    assert api_error_kind(message) == "quota"
+    explained_error = explained(
+        msgspec.structs.replace(error, kind=api_error_kind(message)), [], exit_code=1, retrying=None
+    )
+    assert (explained_error.kind, explained_error.retry_delay) == ("quota", 10359.0)
