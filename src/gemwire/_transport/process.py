@@ -105,10 +105,13 @@ def _signal_all(processes: dict[int, int], sig: signal.Signals) -> None:
 def spawn_error(exc: OSError, program: str, cwd: Path | None) -> GemwireError:
     """What starting ``program`` in ``cwd`` failed on, as the error that says so."""
     if cwd is not None and (exc.filename == str(cwd) or not os.path.isdir(cwd)):
-        reason = "does not exist" if not os.path.exists(cwd) else exc.strerror or str(exc)
-        if os.path.exists(cwd) and not os.path.isdir(cwd):
-            reason = "is not a folder"
-        return InvalidOptions(f"cannot run {program} in {cwd}: the folder {reason}")
+        if not os.path.exists(cwd):
+            reason = "the folder does not exist"
+        elif not os.path.isdir(cwd):
+            reason = "it is not a folder"
+        else:
+            reason = f"the folder cannot be entered ({exc.strerror or exc})"
+        return InvalidOptions(f"cannot run {program} in {cwd}: {reason}")
     if exc.errno in _PROGRAM_ERRORS:
         return AgentNotFound(f"cannot run {program}: {exc.strerror or exc}", executable=program)
     return GemwireError(f"cannot start {program}: {exc.strerror or exc}")

@@ -207,3 +207,11 @@ async def test_a_program_without_execute_permission_is_named_as_such(tmp_path: P
     with pytest.raises(AgentNotFound) as caught:
         await run_process([str(program)])
     assert str(caught.value) == f"cannot run {program}: Permission denied"
+
+
+async def test_a_file_as_working_folder_is_named_as_such(tmp_path: Path) -> None:
+    file = tmp_path / "file"
+    file.touch()
+    with pytest.raises(InvalidOptions) as caught:
+        await run_process(["sh", "-c", "true"], cwd=file)
+    assert str(caught.value) == f"cannot run sh in {file}: it is not a folder"
