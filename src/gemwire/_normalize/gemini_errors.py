@@ -154,7 +154,7 @@ INELIGIBLE_HINT = (
 _INELIGIBLE = re.compile(r"IneligibleTierError:?\s*(.*)")
 
 # Kinds that say less than "rate limited" when the CLI was retrying 429s as the run ended.
-_VAGUE_KINDS = frozenset({"agent", "crashed", "protocol", "timeout", "api"})
+_VAGUE_KINDS = frozenset({"agent", "crashed", "protocol", "timeout"})
 
 
 def explained(
