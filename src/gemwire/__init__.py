@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from gemwire._version import __version__ as __version__
 from gemwire.errors import (
     AccessDenied as AccessDenied,
+    AccountIneligible as AccountIneligible,
     AgentCrashed as AgentCrashed,
     AgentFailed as AgentFailed,
     AgentNotFound as AgentNotFound,
@@ -30,6 +31,7 @@ from gemwire.errors import (
     GemwireError as GemwireError,
     InvalidInput as InvalidInput,
     InvalidOptions as InvalidOptions,
+    LockFolderUnsafe as LockFolderUnsafe,
     MalformedMessageError as MalformedMessageError,
     PromptTooLarge as PromptTooLarge,
     ProtocolError as ProtocolError,
@@ -114,6 +116,7 @@ _LAZY_EXPORTS: dict[str, tuple[str, ...]] = {
 _LAZY = {name: module for module, names in _LAZY_EXPORTS.items() for name in names}
 _ERRORS = (
     "AccessDenied",
+    "AccountIneligible",
     "AgentCrashed",
     "AgentFailed",
     "AgentNotFound",
@@ -126,6 +129,7 @@ _ERRORS = (
     "GemwireError",
     "InvalidInput",
     "InvalidOptions",
+    "LockFolderUnsafe",
     "MalformedMessageError",
     "PromptTooLarge",
     "ProtocolError",

@@ -9,7 +9,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from gemwire import GeminiOptions, RunResult, run_gemini
+from gemwire import GeminiOptions, RateLimited, RunResult, run_gemini
 from gemwire.events import Event, MessageDelta, Notice, TurnCompleted, TurnError, Unknown
 
 pytestmark = pytest.mark.anyio
@@ -150,3 +150,19 @@ async def test_wait_consumes_the_run_and_returns_its_result(tmp_path: Path) -> N
         result = await handle.wait()
     assert isinstance(result, RunResult)
     assert (result.ok, result.answer) == (True, "answer")
+
+
+async def test_killed_while_retrying_429s_is_rate_limited_with_google_s_delay(
+    tmp_path: Path,
+) -> None:
+    _, result = await run("killed_while_retrying", tmp_path)
+    assert result.error == TurnError(
+        kind="rate_limited",
+        message="rate limited: Gemini CLI was retrying (Attempt 1 failed with status 429) "
+        "when the run ended: the agent exited with code -9 without a result",
+        exit_code=-9,
+        retry_delay=12.0,
+    )
+    with pytest.raises(RateLimited) as caught:
+        result.raise_for_error()
+    assert caught.value.retry_delay == 12.0

@@ -64,6 +64,11 @@ class StderrReader:
         """The last lines, masked, joined by newlines."""
         return "\n".join(self._tail)
 
+    @property
+    def lines(self) -> list[str]:
+        """The last lines, masked."""
+        return list(self._tail)
+
     def feed(self, data: bytes) -> list[str]:
         """The lines ``data`` completes (and pieces of over-long ones)."""
         *complete, rest = data.split(b"\n")

@@ -49,7 +49,13 @@ def acp(
     import anyio
 
     from gemwire.cli.live import LiveOutput, open_output
-    from gemwire.errors import AgentCrashed, AgentNotFound, AgentRequestFailed, RunTimedOut
+    from gemwire.errors import (
+        AgentCrashed,
+        AgentNotFound,
+        AgentRequestFailed,
+        InvalidOptions,
+        RunTimedOut,
+    )
     from gemwire.events import PermissionRequested, TurnCompleted
     from gemwire.runners.acp import (
         AcpOptions,
@@ -123,6 +129,8 @@ def acp(
     except AgentNotFound as exc:
         click.echo(f"gemwire: {exc}", err=True)
         sys.exit(EXIT_NOT_FOUND)
+    except InvalidOptions as exc:  # e.g. a --cwd that does not exist
+        raise click.UsageError(str(exc)) from exc
     except KeyboardInterrupt:
         sys.exit(EXIT_CANCELLED)
     sys.exit(EXIT_OK if result.ok else for_error_kind(result.error.kind if result.error else None))

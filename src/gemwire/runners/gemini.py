@@ -25,9 +25,10 @@ import anyio
 import msgspec
 from anyio.abc import ObjectSendStream
 
+from gemwire._normalize.gemini_errors import explained
 from gemwire._transport.process import Child
 from gemwire._transport.stderr import StderrReader
-from gemwire.errors import GemwireError, InvalidOptions, PromptTooLarge
+from gemwire.errors import GemwireError, InvalidOptions, LockFolderUnsafe, PromptTooLarge
 from gemwire.events import (
     Event,
     MessageDelta,
@@ -41,6 +42,7 @@ from gemwire.events import (
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.runners._first_start import spawn_first_start
 from gemwire.runners._gemini_outputs import JsonReader, OutputReader, StreamJsonReader
+from gemwire.runners._host_signals import HostSignals, host_signals
 from gemwire.runners._resume_guard import remove_resume_stubs
 from gemwire.runners._session_follower import SessionFollower, files_changed, with_estimates
 from gemwire.runners.discovery import GeminiExecutable, find_gemini, version_key as _version_key
@@ -201,6 +203,17 @@ def _reader(options: GeminiOptions, cwd: str) -> OutputReader:
     return StreamJsonReader(cwd=cwd, max_line_bytes=options.max_line_bytes)
 
 
+def _check_limits(options: GeminiOptions) -> None:
+    for name in ("timeout", "idle_timeout"):
+        seconds = getattr(options, name)
+        if seconds is not None and not seconds > 0:
+            raise InvalidOptions(f"{name} must be more than 0 seconds, not {seconds}")
+    for name in ("max_tool_calls", "max_model_turns", "max_rate_limit_retries"):
+        count = getattr(options, name)
+        if count is not None and count < 0:
+            raise InvalidOptions(f"{name} must be 0 or more, not {count}")
+
+
 class GeminiRun:
     """One run of the Gemini CLI; iterate it for events, then read `result`."""
 
@@ -221,6 +234,7 @@ class GeminiRun:
                 f"{', '.join(watched)} need output_format='stream-json': "
                 "the json format prints nothing until the run is over"
             )
+        _check_limits(options)
         self._cwd = str(Path(options.cwd or os.getcwd()).resolve())
         self._executable = find_gemini(options.executable, cwd=self._cwd)
         self._output = _reader(options, self._cwd)
@@ -228,12 +242,14 @@ class GeminiRun:
         self._stopped: TurnError | None = None
         self._held: TurnCompleted | None = None  # sent last, once the exit code is known
         self._rate_limit_retries = 0
+        self._retrying: str | None = None  # the last 429 retry, until the model answers
         self._tool_calls = 0
         self._model_turns = 0
         self._in_model_turn = False
         self._started = 0.0
         self._result: RunResult | None = None
         self._receive: AsyncIterator[Event] | None = None
+        self._child: Child | None = None
         self._env = {**(os.environ if options.inherit_env else {}), **options.env}
         if options.gemini_home:
             self._env["GEMINI_CLI_HOME"] = options.gemini_home
@@ -261,6 +277,16 @@ class GeminiRun:
     def executable(self) -> GeminiExecutable:
         return self._executable
 
+    async def cancel(self, message: str = "the caller stopped the run") -> None:
+        """Stop the run: the CLI and everything it started are stopped, and the events go
+        on to one ``turn_completed`` with error kind ``cancelled`` and ``message``.
+
+        Unlike leaving the ``async with`` early, every event is still delivered. Does
+        nothing once the run has ended or was stopped for another reason.
+        """
+        if self._child is not None and self._result is None:
+            await self._stop(self._child, "cancelled", message)
+
     def __aiter__(self) -> AsyncIterator[Event]:
         if self._receive is None:
             raise GemwireError("use the run inside `async with run_gemini(...) as run`")
@@ -280,20 +306,21 @@ class GeminiRun:
         send, receive = anyio.create_memory_object_stream[Event](max_buffer_size=256)
         self._receive = receive
         known = self.options.session_id or _named_session(self.options.resume)
-        if known:
-            lock = SessionLock(self._home, known)
-            if not lock.try_acquire():
-                await send.send(
-                    self._record(
-                        self._notice(f"waiting for another run of session {known}", "info")
-                    )
-                )
-                await lock.acquire()
-            self._lock = lock
         try:
-            child = await spawn_first_start(self._home, argv, cwd=Path(self._cwd), env=env)
+            if known:
+                lock = SessionLock(self._home, known)
+                if not lock.try_acquire():
+                    waiting = f"waiting for another run of session {known}"
+                    await send.send(self._record(self._notice(waiting, "info")))
+                    await lock.acquire()
+                self._lock = lock
+            child = self._child = await spawn_first_start(
+                self._home, argv, cwd=Path(self._cwd), env=env
+            )
         except BaseException:
             self._release()
+            send.close()
+            receive.close()
             raise
         if self._executable.newer_than_tested:
             notice = self._notice(
@@ -363,6 +390,8 @@ class GeminiRun:
                     if not data:
                         break
                     for event in self._take(self._output.feed(data)):
+                        if isinstance(event, (MessageDelta, ToolCallStarted)):
+                            self._retrying = None  # the retries worked
                         if isinstance(event, SessionStarted):
                             self._lock_new_session(event.session_id)
                         await send.send(event)
@@ -402,8 +431,13 @@ class GeminiRun:
         held = self._held
         assert held is not None, "the normalizer always completes the turn"
         held = with_estimates(held, self._follower)
-        if held.error is not None and held.error.exit_code is None:
-            error = msgspec.structs.replace(held.error, exit_code=exit_code)
+        if held.error is not None:
+            error = held.error
+            if error.exit_code is None:
+                error = msgspec.structs.replace(error, exit_code=exit_code)
+            error = explained(
+                error, self._stderr.lines, exit_code=exit_code, retrying=self._retrying
+            )
             held = msgspec.structs.replace(held, error=error)
         self._record(held)
         self._finalize(exit_code)
@@ -413,7 +447,11 @@ class GeminiRun:
         """Hold the session the CLI named, so that runs resuming it wait for this one."""
         if self._lock is not None or not session_id:
             return
-        lock = SessionLock(self._home, session_id)
+        try:
+            lock = SessionLock(self._home, session_id)
+        except LockFolderUnsafe as exc:  # the run is under way: go on, unguarded
+            self._record(self._notice(f"session {session_id} is not locked: {exc}"))
+            return
         if lock.try_acquire():
             self._lock = lock
         else:  # resumed by `latest` or an index while another run has it: too late to wait
@@ -491,6 +529,7 @@ class GeminiRun:
         await send.send(self._record(notice))
         limit = self.options.max_rate_limit_retries
         if any(marker in line for marker in _RATE_LIMITED):
+            self._retrying = line.split(". Retrying", 1)[0][:200]
             self._rate_limit_retries += 1
             if limit is not None and self._rate_limit_retries > limit:
                 await self._stop(
@@ -532,12 +571,20 @@ async def run_gemini(
 
 
 def run_gemini_sync(prompt: str, options: GeminiOptions | None = None) -> RunResult:
-    """`run_gemini` for synchronous callers: runs to the end and returns the result."""
+    """`run_gemini` for synchronous callers: runs to the end and returns the result.
 
-    async def main() -> RunResult:
-        async with run_gemini(prompt, options) as run:
+    In the main thread, SIGTERM and SIGHUP stop the run cleanly first (as `cancel`) and
+    are then delivered again to the handler that was there before: by default, the
+    process ends as it would have, with nothing of the run left behind (`host_signals`).
+    """
+
+    async def main(signals: HostSignals) -> RunResult:
+        async with run_gemini(prompt, options) as run, anyio.create_task_group() as tg:
+            await tg.start(signals.cancel_on_signal, run)
             async for _ in run:
                 pass
+            tg.cancel_scope.cancel()
         return run.result
 
-    return anyio.run(main)
+    with host_signals() as signals:
+        return anyio.run(main, signals)

@@ -44,7 +44,12 @@ class TurnResult(msgspec.Struct, frozen=True, kw_only=True):
         if self.ok or self.error is None:
             return
         failure = RUN_FAILURES.get(self.error.kind, RunFailed)
-        raise failure(self.error.message, exit_code=self.error.exit_code, result=self)
+        raise failure(
+            self.error.message,
+            exit_code=self.error.exit_code,
+            result=self,
+            retry_delay=self.error.retry_delay or None,
+        )
 
 
 class TurnRecord:

@@ -31,7 +31,7 @@ import msgspec
 from anyio.abc import TaskGroup
 
 from gemwire._transport.process import Child
-from gemwire.errors import AccessDenied, AgentNotFound
+from gemwire.errors import AccessDenied, GemwireError
 from gemwire.runners.acp.files import ConfinedFileSystem
 from gemwire.wire import acp
 
@@ -164,7 +164,7 @@ class Terminals:
         env = {**self._environment, **asked}
         try:
             child = await Child.spawn(argv, cwd=Path(cwd), env=env)
-        except AgentNotFound as exc:
+        except GemwireError as exc:  # a missing program or folder, no resources
             raise AccessDenied(str(exc)) from exc
         await child.close_input()
         self._count += 1
