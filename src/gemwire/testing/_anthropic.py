@@ -105,7 +105,7 @@ def side_call_response(model: str) -> dict[str, Any]:
     }
 
 
-def stream(reply: Reply, model: str, turn: int) -> list[Step]:
+def stream(reply: Reply, model: str, turn: int, request: Any) -> list[Step]:
     usage = reply.usage
     steps: list[Step] = [
         sse(

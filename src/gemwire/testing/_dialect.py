@@ -55,8 +55,9 @@ class Dialect(Protocol):
         """The text of the user's side of the conversation in a request."""
         ...
 
-    def stream(self, reply: Reply, model: str, turn: int) -> list[Step]:
-        """The steps that stream ``reply`` (turn ``turn`` of the scenario)."""
+    def stream(self, reply: Reply, model: str, turn: int, request: Any) -> list[Step]:
+        """The steps that stream ``reply`` (turn ``turn`` of the scenario) in answer to
+        ``request`` (its JSON body)."""
         ...
 
     def error(self, fail: Fail) -> tuple[dict[str, str], Any]:

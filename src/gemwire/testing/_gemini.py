@@ -53,7 +53,7 @@ def error(fail: Fail) -> tuple[dict[str, str], Any]:
     return {}, fail.body()
 
 
-def stream(reply: Reply, model: str, turn: int) -> list[Step]:
+def stream(reply: Reply, model: str, turn: int, request: Any) -> list[Step]:
     """One event per chunk (parallel calls share one); the last event carries
     ``finishReason`` and usage, unless the reply ends by hanging or by cutting the stream."""
     plan = _plan(reply)

@@ -118,7 +118,7 @@ def side_call_stream(model: str) -> list[Step]:
     ]
 
 
-def stream(reply: Reply, model: str, turn: int) -> list[Step]:
+def stream(reply: Reply, model: str, turn: int, request: Any) -> list[Step]:
     steps: list[Step] = [_chunk(model, {"role": "assistant", "content": ""})]
     calls = 0
     for piece in pieces(reply.chunks):

@@ -5,7 +5,9 @@ A streamed reply is the real event sequence: ``response.created``, then per outp
 ``response.reasoning_summary_text.delta`` for thoughts, a ``message`` item with
 ``response.output_text.delta`` for text, a ``function_call`` item with
 ``response.function_call_arguments.delta`` for each call), and ``response.completed`` with
-usage. Errors are the Chat Completions ones (the same API family).
+usage. A call of a tool the request declares as ``custom`` (freeform text, like Codex's
+``apply_patch``) is a ``custom_tool_call`` item whose input is the call's ``input`` argument.
+Errors are the Chat Completions ones (the same API family).
 """
 
 from __future__ import annotations
@@ -45,8 +47,9 @@ def user_texts(body: Any) -> list[str]:
 class _Items:
     """Builds the output items one by one, each event numbered as the API numbers them."""
 
-    def __init__(self, turn: int) -> None:
+    def __init__(self, turn: int, custom_tools: set[str]) -> None:
         self.turn = turn
+        self.custom_tools = custom_tools
         self.steps: list[Step] = []
         self.output: list[dict[str, Any]] = []
         self.open: dict[str, Any] | None = None
@@ -151,35 +154,28 @@ class _Items:
 
     def call(self, call: FunctionCall, number: int) -> None:
         ident = f"fc_gemwire_{self.turn}_{len(self.output)}"
-        arguments = json.dumps(call.args)
+        custom = call.name in self.custom_tools
+        prefix = "response.custom_tool_call_input" if custom else "response.function_call_arguments"
+        field = "input" if custom else "arguments"
+        value = str(call.args.get("input", "")) if custom else json.dumps(call.args)
         item = {
             "id": ident,
-            "type": "function_call",
+            "type": "custom_tool_call" if custom else "function_call",
             "status": "in_progress",
             "call_id": call_id(call, self.turn, number, "call_"),
             "name": call.name,
-            "arguments": "",
+            field: "",
         }
         self.start(item)
         index = len(self.output)
-        self.emit(
-            "response.function_call_arguments.delta",
-            item_id=ident,
-            output_index=index,
-            delta=arguments,
-        )
-        self.emit(
-            "response.function_call_arguments.done",
-            item_id=ident,
-            output_index=index,
-            arguments=arguments,
-        )
+        self.emit(f"{prefix}.delta", item_id=ident, output_index=index, delta=value)
+        self.emit(f"{prefix}.done", item_id=ident, output_index=index, **{field: value})
         assert self.open is not None
-        self.open["arguments"] = arguments
+        self.open[field] = value
         self.close()
 
 
-def stream(reply: Reply, model: str, turn: int) -> list[Step]:
+def stream(reply: Reply, model: str, turn: int, request: Any) -> list[Step]:
     ident = f"resp_gemwire_{turn}"
     response: dict[str, Any] = {
         "id": ident,
@@ -189,7 +185,10 @@ def stream(reply: Reply, model: str, turn: int) -> list[Step]:
         "model": model,
         "output": [],
     }
-    items = _Items(turn)
+    custom_tools = {
+        tool["name"] for tool in (request or {}).get("tools") or [] if tool.get("type") == "custom"
+    }
+    items = _Items(turn, custom_tools)
     items.emit("response.created", response=response)
     items.emit("response.in_progress", response=response)
     calls = 0

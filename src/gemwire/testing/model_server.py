@@ -307,7 +307,7 @@ class _Handler(BaseHTTPRequestHandler):
                 )
                 return self._send_json(200, side)
             return self._stream(
-                dialect.stream(Reply([Text(SIDE_CALL_TEXT)]), model_name, -1), dialect
+                dialect.stream(Reply([Text(SIDE_CALL_TEXT)]), model_name, -1, body), dialect
             )
         if action == "count":
             count = {"totalTokens": 100} if name == "gemini" else _anthropic.count_tokens_response()
@@ -327,7 +327,7 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(scripted, Fail):
             headers, reply = dialect.error(scripted)
             return self._send_json(scripted.status, reply, headers)
-        return self._stream(dialect.stream(scripted, model_name, index), dialect)
+        return self._stream(dialect.stream(scripted, model_name, index, body), dialect)
 
     def _api_key(self, dialect: DialectName, query: str) -> str | None:
         if dialect == "gemini":
