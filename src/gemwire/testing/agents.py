@@ -200,6 +200,12 @@ class IsolatedQwen(IsolatedAgent):
             "telemetry": {"enabled": False},
             "privacy": {"usageStatisticsEnabled": False},
             "model": {"name": SCRIPTED_MODEL_NAME},
+            # Qwen Code's own default, "auto", runs edits without asking the client.
+            "tools": {"approvalMode": "default"},
+            # After each turn Qwen Code asks the model, in the background, what to remember.
+            "memory": {"enableManagedAutoMemory": False, "enableManagedAutoDream": False},
+            # ... and what the user might type next.
+            "ui": {"enableFollowupSuggestions": False},
         }
         qwen_home = self.home / ".qwen"
         qwen_home.mkdir(exist_ok=True)
