@@ -47,6 +47,9 @@ class AgentSpec(msgspec.Struct, frozen=True, kw_only=True):
     """Variables any of which authenticates it (an API key or token)."""
     auth_files: tuple[str, ...] = ()
     """Files under the home that hold a login (any one is enough)."""
+    serve_reads: bool = False
+    """Offer ``fs/read_text_file``: the agent reads through the client whether or not it
+    is offered (`AcpOptions.serve_reads`)."""
 
     @property
     def configured_env(self) -> str:
@@ -66,6 +69,9 @@ AGENTS: dict[AgentName, AgentSpec] = {
             executable="claude-code-acp",
             auth_env=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
             auth_files=(".claude/.credentials.json",),
+            # claude-code-acp's Edit reads the file through the client even when the client
+            # does not offer fs/read_text_file, and fails without it.
+            serve_reads=True,
         ),
         AgentSpec(
             name="codex",
@@ -86,7 +92,7 @@ AGENTS: dict[AgentName, AgentSpec] = {
             executable="qwen",
             args=("--acp",),
             auth_env=("OPENAI_API_KEY", "DASHSCOPE_API_KEY"),
-            auth_files=(".qwen/oauth_creds.json", ".qwen/settings.json"),
+            auth_files=(".qwen/oauth_creds.json",),
         ),
         AgentSpec(
             name="opencode",

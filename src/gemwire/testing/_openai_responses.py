@@ -153,6 +153,7 @@ class _Items:
         )
 
     def call(self, call: FunctionCall, number: int) -> None:
+        self.close()  # the item before, so that this one's id has its own output index
         ident = f"fc_gemwire_{self.turn}_{len(self.output)}"
         custom = call.name in self.custom_tools
         prefix = "response.custom_tool_call_input" if custom else "response.function_call_arguments"

@@ -24,7 +24,7 @@ from typing import Any, Self
 import msgspec
 
 from gemwire.runners.acp import AcpOptions
-from gemwire.runners.agents import AGENTS, AgentName, resolve_agent
+from gemwire.runners.agents import AGENTS, AgentName, AgentSpec, resolve_agent
 from gemwire.testing.environment import FAKE_API_KEY, IsolatedGemini, live_processes
 from gemwire.testing.model_server import ScriptedModel
 from gemwire.testing.scenario import seed_workspace
@@ -94,7 +94,7 @@ class IsolatedAgent:
         self.configure()
 
     @property
-    def spec(self) -> Any:
+    def spec(self) -> AgentSpec:
         return AGENTS[self.name]
 
     def configure(self) -> None:
@@ -121,6 +121,7 @@ class IsolatedAgent:
             cwd=str(self.workspace),
             env=self.environ(),
             inherit_env=False,
+            serve_reads=self.spec.serve_reads,
         )
         return msgspec.structs.replace(options, **changes)
 
@@ -173,7 +174,11 @@ class IsolatedCodex(IsolatedAgent):
             # A model Codex knows: with an unknown one it tells the user so, as answer text.
             f'model = "{CODEX_MODEL_NAME}"\n'
             'model_provider = "gemwire"\n'
-            "check_for_update_on_startup = false\n\n"
+            "check_for_update_on_startup = false\n"
+            # Codex's Linux sandbox needs bubblewrap and user namespaces, which containers
+            # (and CI runners) often lack; the client's permission requests guard instead.
+            'sandbox_mode = "danger-full-access"\n'
+            'approval_policy = "untrusted"\n\n'
             "[model_providers.gemwire]\n"
             'name = "gemwire scripted model"\n'
             f'base_url = "{self.model.openai_url}"\n'
@@ -229,6 +234,8 @@ class IsolatedOpenCode(IsolatedAgent):
             "$schema": "https://opencode.ai/config.json",
             "autoupdate": False,
             "share": "disabled",
+            # OpenCode's own default runs edits and commands without asking the client.
+            "permission": {"edit": "ask", "bash": "ask"},
             "model": f"gemwire/{SCRIPTED_MODEL_NAME}",
             "provider": {
                 "gemwire": {

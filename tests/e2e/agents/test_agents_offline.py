@@ -1,0 +1,216 @@
+"""Every built-in ACP agent, the real pinned one, offline against the scripted model.
+
+Each case runs one scenario through one agent and compares the normalized events with
+the golden file tests/fixtures/acp/<agent>/<case>.jsonl (machine paths and generated ids
+replaced by placeholders, see `scrub`), then checks the files on disk. Re-record the
+golden files with ``make record-agents`` (``GEMWIRE_RECORD=1``).
+
+The scenarios are the same for every agent; only the tool calls are spelled in each
+agent's own tools (`TOOLS`). Run one agent at a time: ``pytest tests/e2e/agents -k claude``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import msgspec
+import pytest
+
+from gemwire.events import Event, SessionUpdated
+from gemwire.runners.acp import AcpTurnResult, run_acp
+from gemwire.runners.agents import AgentName
+from gemwire.testing import FunctionCall, Reply, Scenario, ScriptedModel, Text, Thought
+from gemwire.testing.agents import isolated_agent
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+GOLDEN = Path(__file__).resolve().parents[2] / "fixtures" / "acp"
+RECORD = os.environ.get("GEMWIRE_RECORD") == "1"
+
+Call = Callable[[Path], FunctionCall]
+
+
+@dataclass(frozen=True)
+class Tools:
+    """One agent's spelling of the calls the scenarios make (paths inside ``workspace``)."""
+
+    write: Call  # hello.txt, "hi there\n"
+    edit: Call  # a.txt: "old line" -> "new line"
+    shell: Call  # touch made.txt
+
+
+def _patch(body: str) -> dict[str, str]:
+    return {"input": f"*** Begin Patch\n{body}*** End Patch\n"}
+
+
+TOOLS: dict[AgentName, Tools] = {
+    "claude": Tools(
+        write=lambda w: FunctionCall(
+            "mcp__acp__Write", {"file_path": str(w / "hello.txt"), "content": "hi there\n"}
+        ),
+        edit=lambda w: FunctionCall(
+            "mcp__acp__Edit",
+            {"file_path": str(w / "a.txt"), "old_string": "old", "new_string": "new"},
+        ),
+        shell=lambda w: FunctionCall(
+            "Bash", {"command": "touch made.txt", "description": "make a file"}
+        ),
+    ),
+    "codex": Tools(
+        write=lambda w: FunctionCall(
+            "apply_patch", _patch("*** Add File: hello.txt\n+hi there\n")
+        ),
+        edit=lambda w: FunctionCall(
+            "apply_patch", _patch("*** Update File: a.txt\n@@\n-old line\n+new line\n")
+        ),
+        shell=lambda w: FunctionCall("exec_command", {"cmd": "touch made.txt"}),
+    ),
+    "qwen": Tools(
+        write=lambda w: FunctionCall(
+            "write_file", {"file_path": str(w / "hello.txt"), "content": "hi there\n"}
+        ),
+        edit=lambda w: FunctionCall(
+            "edit", {"file_path": str(w / "a.txt"), "old_string": "old", "new_string": "new"}
+        ),
+        shell=lambda w: FunctionCall(
+            "run_shell_command", {"command": "touch made.txt", "description": "make a file"}
+        ),
+    ),
+    "opencode": Tools(
+        write=lambda w: FunctionCall(
+            "write", {"filePath": str(w / "hello.txt"), "content": "hi there\n"}
+        ),
+        edit=lambda w: FunctionCall(
+            "edit", {"filePath": str(w / "a.txt"), "oldString": "old", "newString": "new"}
+        ),
+        shell=lambda w: FunctionCall(
+            "bash", {"command": "touch made.txt", "description": "make a file"}
+        ),
+    ),
+    "gemini": Tools(
+        write=lambda w: FunctionCall(
+            "write_file", {"file_path": "hello.txt", "content": "hi there\n"}
+        ),
+        edit=lambda w: FunctionCall(
+            "replace",
+            {"file_path": "a.txt", "instruction": "i", "old_string": "old", "new_string": "new"},
+        ),
+        shell=lambda w: FunctionCall("run_shell_command", {"command": "touch made.txt"}),
+    ),
+}
+
+AGENT_NAMES = tuple(TOOLS)
+SEED = {"a.txt": "old line\n"}
+
+
+def scenario(case: str, tools: Tools, workspace: Path) -> Scenario:
+    """The scripted model's side of each case."""
+    if case == "answer":
+        return Scenario(
+            turns=[Reply([Thought("Let me think."), Text("Hello "), Text("there.")])],
+            files=SEED,
+        )
+    call = {
+        "write": tools.write,
+        "write_denied": tools.write,
+        "edit": tools.edit,
+        "shell": tools.shell,
+        "shell_denied": tools.shell,
+    }[case](workspace)
+    return Scenario(
+        turns=[Reply([Text("On it."), call]), Reply([Text("Done.")])], files=SEED
+    )
+
+
+PERMISSIONS = {
+    "answer": "deny",
+    "write": "edits",
+    "write_denied": "deny",
+    "edit": "edits",
+    "shell": "all",
+    "shell_denied": "deny",
+}
+
+# What each case leaves in the workspace.
+FILES_AFTER = {
+    "answer": SEED,
+    "write": {**SEED, "hello.txt": "hi there\n"},
+    "write_denied": SEED,
+    "edit": {"a.txt": "new line\n"},
+    "shell": {**SEED, "made.txt": ""},
+    "shell_denied": SEED,
+}
+
+
+async def run_case(
+    agent: AgentName, case: str, tmp_path: Path
+) -> tuple[list[Event], AcpTurnResult, Path, ScriptedModel]:
+    root = tmp_path.resolve()
+    workspace = root / "workspace"
+    script = scenario(case, TOOLS[agent], workspace)
+    with ScriptedModel(script) as model:
+        env = isolated_agent(agent, model, files=script.files, root=root)
+        with anyio.fail_after(150):
+            async with run_acp("go", env.acp_options(permissions=PERMISSIONS[case])) as turn:
+                events = [event async for event in turn]
+        assert env.live_processes() == []
+    assert model.problems == []
+    return events, turn.result, workspace, model
+
+
+def scrub(events: list[Event], root: Path) -> list[dict[str, Any]]:
+    """The events as golden JSON: no ``session_updated`` (their timing against the rest
+    varies run to run), paths under ``{root}``, generated ids and clocks replaced."""
+    text = json.dumps(
+        [msgspec.to_builtins(e) for e in events if not isinstance(e, SessionUpdated)]
+    )
+    text = text.replace(str(root), "{root}")
+    text = re.sub(
+        r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "{uuid}", text
+    )
+    text = re.sub(r"ses_[0-9A-Za-z]{26}", "{uuid}", text)  # OpenCode's session ids
+    text = re.sub(r'"(duration_ms|started_at_ms|process_id)": ?("?)[0-9]+\2', r'"\1": 0', text)
+    text = re.sub(r'(\\"(?:started_at_ms|process_id)\\": ?)[0-9]+', r"\g<1>0", text)
+    return json.loads(text)  # type: ignore[no-any-return]
+
+
+def check_golden(agent: str, case: str, events: list[dict[str, Any]]) -> None:
+    path = GOLDEN / agent / f"{case}.jsonl"
+    if RECORD:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("".join(json.dumps(e, sort_keys=True) + "\n" for e in events))
+        return
+    assert path.exists(), f"no golden file {path}: make record-agents"
+    golden = [json.loads(line) for line in path.read_text().splitlines()]
+    assert events == golden
+
+
+def files_in(workspace: Path) -> dict[str, str]:
+    return {
+        p.relative_to(workspace).as_posix(): p.read_text()
+        for p in sorted(workspace.rglob("*"))
+        if p.is_file() and ".git" not in p.parts
+    }
+
+
+@pytest.mark.parametrize("case", list(PERMISSIONS))
+@pytest.mark.parametrize("agent", AGENT_NAMES)
+async def test_agent_case(agent: AgentName, case: str, tmp_path: Path) -> None:
+    events, result, workspace, _ = await run_case(agent, case, tmp_path)
+    check_golden(agent, case, scrub(events, tmp_path.resolve()))
+    assert files_in(workspace) == FILES_AFTER[case]
+    types = [e.type for e in events]
+    assert types.count("turn_completed") == 1
+    assert types[-1] == "turn_completed"
+    if case.endswith("_denied"):
+        assert types.count("permission_requested") == types.count("permission_resolved") == 1
+    if case in ("write", "edit", "shell"):
+        assert result.ok, result
+        assert result.answer.endswith("Done.")
