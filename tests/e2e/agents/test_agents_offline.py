@@ -42,6 +42,7 @@ class Tools:
     """One agent's spelling of the calls the scenarios make (paths inside ``workspace``)."""
 
     write: Call  # hello.txt, "hi there\n"
+    read: Call  # a.txt
     edit: Call  # a.txt: "old line" -> "new line"
     shell: Call  # touch made.txt
 
@@ -52,6 +53,7 @@ def _patch(body: str) -> dict[str, str]:
 
 TOOLS: dict[AgentName, Tools] = {
     "claude": Tools(
+        read=lambda w: FunctionCall("Read", {"file_path": str(w / "a.txt")}),
         write=lambda w: FunctionCall(
             "mcp__acp__Write", {"file_path": str(w / "hello.txt"), "content": "hi there\n"}
         ),
@@ -64,15 +66,15 @@ TOOLS: dict[AgentName, Tools] = {
         ),
     ),
     "codex": Tools(
-        write=lambda w: FunctionCall(
-            "apply_patch", _patch("*** Add File: hello.txt\n+hi there\n")
-        ),
+        read=lambda w: FunctionCall("exec_command", {"cmd": "cat a.txt"}),
+        write=lambda w: FunctionCall("apply_patch", _patch("*** Add File: hello.txt\n+hi there\n")),
         edit=lambda w: FunctionCall(
             "apply_patch", _patch("*** Update File: a.txt\n@@\n-old line\n+new line\n")
         ),
         shell=lambda w: FunctionCall("exec_command", {"cmd": "touch made.txt"}),
     ),
     "qwen": Tools(
+        read=lambda w: FunctionCall("read_file", {"file_path": str(w / "a.txt")}),
         write=lambda w: FunctionCall(
             "write_file", {"file_path": str(w / "hello.txt"), "content": "hi there\n"}
         ),
@@ -84,6 +86,7 @@ TOOLS: dict[AgentName, Tools] = {
         ),
     ),
     "opencode": Tools(
+        read=lambda w: FunctionCall("read", {"filePath": str(w / "a.txt")}),
         write=lambda w: FunctionCall(
             "write", {"filePath": str(w / "hello.txt"), "content": "hi there\n"}
         ),
@@ -95,6 +98,7 @@ TOOLS: dict[AgentName, Tools] = {
         ),
     ),
     "gemini": Tools(
+        read=lambda w: FunctionCall("read_file", {"file_path": "a.txt"}),
         write=lambda w: FunctionCall(
             "write_file", {"file_path": "hello.txt", "content": "hi there\n"}
         ),
@@ -117,16 +121,22 @@ def scenario(case: str, tools: Tools, workspace: Path) -> Scenario:
             turns=[Reply([Thought("Let me think."), Text("Hello "), Text("there.")])],
             files=SEED,
         )
+    if case == "edit":  # some agents refuse to edit a file the model has not read
+        return Scenario(
+            turns=[
+                Reply([Text("On it."), tools.read(workspace)]),
+                Reply([tools.edit(workspace)]),
+                Reply([Text("Done.")]),
+            ],
+            files=SEED,
+        )
     call = {
         "write": tools.write,
         "write_denied": tools.write,
-        "edit": tools.edit,
         "shell": tools.shell,
         "shell_denied": tools.shell,
     }[case](workspace)
-    return Scenario(
-        turns=[Reply([Text("On it."), call]), Reply([Text("Done.")])], files=SEED
-    )
+    return Scenario(turns=[Reply([Text("On it."), call]), Reply([Text("Done.")])], files=SEED)
 
 
 PERMISSIONS = {
@@ -168,13 +178,9 @@ async def run_case(
 def scrub(events: list[Event], root: Path) -> list[dict[str, Any]]:
     """The events as golden JSON: no ``session_updated`` (their timing against the rest
     varies run to run), paths under ``{root}``, generated ids and clocks replaced."""
-    text = json.dumps(
-        [msgspec.to_builtins(e) for e in events if not isinstance(e, SessionUpdated)]
-    )
+    text = json.dumps([msgspec.to_builtins(e) for e in events if not isinstance(e, SessionUpdated)])
     text = text.replace(str(root), "{root}")
-    text = re.sub(
-        r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "{uuid}", text
-    )
+    text = re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "{uuid}", text)
     text = re.sub(r"ses_[0-9A-Za-z]{26}", "{uuid}", text)  # OpenCode's session ids
     text = re.sub(r'"(duration_ms|started_at_ms|process_id)": ?("?)[0-9]+\2', r'"\1": 0', text)
     text = re.sub(r'(\\"(?:started_at_ms|process_id)\\": ?)[0-9]+', r"\g<1>0", text)
