@@ -109,15 +109,6 @@ def side_call_response(model: str) -> dict[str, Any]:
     }
 
 
-def side_call_stream(model: str) -> list[Step]:
-    """A streamed side call (OpenCode's session title): the same text, streamed."""
-    return [
-        _chunk(model, {"role": "assistant", "content": SIDE_CALL_TEXT}),
-        _chunk(model, {}, finish_reason="stop"),
-        b"data: [DONE]\n\n",
-    ]
-
-
 def stream(reply: Reply, model: str, turn: int, request: Any) -> list[Step]:
     steps: list[Step] = [_chunk(model, {"role": "assistant", "content": ""})]
     calls = 0
