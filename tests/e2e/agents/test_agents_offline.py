@@ -237,3 +237,23 @@ async def test_agent_case(agent: AgentName, case: str, root: Path) -> None:
     if case in ("write", "edit", "shell"):
         assert result.ok, result
         assert result.answer.endswith("Done.")
+
+
+async def test_claude_reads_through_the_client_even_when_not_offered(root: Path) -> None:
+    """Why `AgentSpec.serve_reads` is on for Claude: without fs/read_text_file its Edit fails."""
+    workspace = root / "workspace"
+    script = Scenario(
+        turns=[Reply([TOOLS["claude"].edit(workspace)]), Reply([Text("Done.")])], files=SEED
+    )
+    with ScriptedModel(script) as model:
+        env = isolated_agent("claude", model, files=SEED, root=root)
+        options = env.acp_options(permissions="edits", serve_reads=False)
+        with anyio.fail_after(150):
+            async with run_acp("go", options) as turn:
+                events = [event async for event in turn]
+    finished = [e for e in events if e.type == "tool_call_finished"]
+    refused = '{"code":-32601,"message":"this client does not offer fs/read_text_file"}'
+    assert [(e.status, e.output) for e in finished] == [  # type: ignore[union-attr]
+        ("failed", f"```\nEditing file failed: {refused}\n```")
+    ]
+    assert files_in(workspace) == SEED
