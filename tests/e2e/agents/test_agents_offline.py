@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -257,3 +259,19 @@ async def test_claude_reads_through_the_client_even_when_not_offered(root: Path)
         ("failed", f"```\nEditing file failed: {refused}\n```")
     ]
     assert files_in(workspace) == SEED
+
+
+def test_gemwire_acp_runs_a_built_in_agent_by_name(root: Path) -> None:
+    gemwire = Path(sys.executable).with_name("gemwire")
+    with ScriptedModel(Scenario(turns=[Reply([Text("Hi from Claude.")])])) as model:
+        env = isolated_agent("claude", model, root=root)
+        argv = [str(gemwire), "acp", "--agent", "claude", "--json", "go"]
+        argv += ["--cwd", str(env.workspace)]
+        done = subprocess.run(
+            argv, check=False, env=env.environ(), capture_output=True, timeout=150
+        )
+        assert env.live_processes() == []
+    assert done.returncode == 0, done.stderr
+    last = json.loads(done.stdout.splitlines()[-1])
+    assert (last["type"], last["ok"], last["answer"]) == ("turn_completed", True, "Hi from Claude.")
+    assert last["agent"] == "acp:@zed-industries/claude-code-acp"
