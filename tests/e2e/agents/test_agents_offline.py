@@ -25,7 +25,7 @@ import anyio
 import msgspec
 import pytest
 
-from gemwire.events import Event, MessageDelta, SessionUpdated
+from gemwire.events import Event, MessageDelta, SessionUpdated, ToolCallFinished
 from gemwire.runners.acp import AcpTurnResult, run_acp
 from gemwire.runners.agents import AgentName
 from gemwire.testing import FunctionCall, Hang, Reply, Scenario, ScriptedModel, Text, Thought
@@ -115,6 +115,7 @@ TOOLS: dict[AgentName, Tools] = {
 
 AGENT_NAMES = tuple(TOOLS)
 SEED = {"a.txt": "old line\n"}
+NO_MATCH = {"a.txt": "nothing to replace\n"}
 
 
 def scenario(case: str, tools: Tools, workspace: Path) -> Scenario:
@@ -126,14 +127,15 @@ def scenario(case: str, tools: Tools, workspace: Path) -> Scenario:
         )
     if case == "cancel":
         return Scenario(turns=[Reply([Text("Working on it"), Hang()])], files=SEED)
-    if case == "edit":  # some agents refuse to edit a file the model has not read
+    if case in ("edit", "tool_error"):  # some agents refuse to edit a file not read first
         return Scenario(
             turns=[
                 Reply([Text("On it."), tools.read(workspace)]),
                 Reply([tools.edit(workspace)]),
                 Reply([Text("Done.")]),
             ],
-            files=SEED,
+            # tool_error: the text to replace is not in the file, so the edit fails
+            files=SEED if case == "edit" else NO_MATCH,
         )
     call = {
         "write": tools.write,
@@ -150,6 +152,7 @@ PERMISSIONS = {
     "write": "edits",
     "write_denied": "deny",
     "edit": "edits",
+    "tool_error": "edits",
     "shell": "all",
     "shell_denied": "deny",
 }
@@ -161,6 +164,7 @@ FILES_AFTER = {
     "write": {**SEED, "hello.txt": "hi there\n"},
     "write_denied": SEED,
     "edit": {"a.txt": "new line\n"},
+    "tool_error": NO_MATCH,
     "shell": {**SEED, "made.txt": ""},
     "shell_denied": SEED,
 }
@@ -236,6 +240,11 @@ async def test_agent_case(agent: AgentName, case: str, root: Path) -> None:
         assert types.count("permission_requested") == types.count("permission_resolved") == 1
     if case == "cancel":
         assert (result.stop_reason, result.answer) == ("cancelled", "Working on it")
+    if case == "tool_error":
+        statuses = [e.status for e in events if isinstance(e, ToolCallFinished)]
+        # Codex checks a patch before it runs it: one that does not apply never becomes a
+        # tool call, the model alone hears of it.
+        assert statuses == (["completed"] if agent == "codex" else ["completed", "failed"])
     if case in ("write", "edit", "shell"):
         assert result.ok, result
         assert result.answer.endswith("Done.")
