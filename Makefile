@@ -28,8 +28,12 @@ $(BIN)/.gemwire-installed: pyproject.toml requirements-dev.txt
 	touch $@
 
 # The pinned Gemini CLIs and ACP agents (runners/agents.py names them).
+# npm ci refuses a lockfile that lacks optional packages this registry does not have (Qwen
+# Code's clipboard binaries for other platforms); npm install --no-save installs the same
+# locked versions and leaves the lockfile as it is.
 clis/%/node_modules/.gemwire-installed: clis/%/package-lock.json clis/%/package.json
-	cd clis/$* && npm ci --no-audit --no-fund --loglevel=error
+	cd clis/$* && (npm ci --no-audit --no-fund --loglevel=error \
+		|| npm install --no-save --no-audit --no-fund --loglevel=error)
 	touch $@
 
 agents: $(AGENT_STAMPS)
