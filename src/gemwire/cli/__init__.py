@@ -12,6 +12,7 @@ import click
 
 from gemwire import __version__
 from gemwire.cli.acp import acp
+from gemwire.cli.batch import batch
 from gemwire.cli.config import config
 from gemwire.cli.demo import demo
 from gemwire.cli.doctor import doctor
@@ -72,3 +73,4 @@ main.add_command(doctor)
 main.add_command(config)
 main.add_command(sessions)
 main.add_command(acp)
+main.add_command(batch)
