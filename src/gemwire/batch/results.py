@@ -15,6 +15,7 @@ __all__ = ("BatchSummary", "FileChange", "TaskResult", "summarize")
 
 class FileChange(msgspec.Struct, frozen=True, kw_only=True):
     path: str
+    """Relative to the task's workspace when inside it."""
     change: str
 
 

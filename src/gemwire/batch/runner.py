@@ -264,7 +264,10 @@ class _Engine:
             ok=outcome.ok,
             error=outcome.error,
             answer=outcome.answer,
-            files_changed=[FileChange(path=f.path, change=f.change) for f in outcome.files_changed],
+            files_changed=[
+                FileChange(path=_relative(f.path, workspace), change=f.change)
+                for f in outcome.files_changed
+            ],
             usage=outcome.usage,
             duration_s=round(time.monotonic() - started, 3),
             attempts=attempt,
@@ -281,3 +284,11 @@ def _retry_delay(error: TurnError | None) -> float | None:
     """The delay the API asked for, where the error carries one."""
     delay = getattr(error, "retry_delay", None)
     return float(delay) if isinstance(delay, int | float) else None
+
+
+def _relative(path: str, workspace: str) -> str:
+    """A path inside the task's workspace relative to it (the record survives a move)."""
+    try:
+        return str(Path(path).relative_to(workspace))
+    except ValueError:
+        return path

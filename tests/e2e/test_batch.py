@@ -1,0 +1,166 @@
+"""gemwire batch against the real Gemini CLI 0.61.0 and the scripted model."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from gemwire import GeminiOptions
+from gemwire.batch import BatchOptions, read_results, read_tasks, run_batch_sync
+from gemwire.testing import (
+    FunctionCall,
+    IsolatedGemini,
+    Reply,
+    Scenario,
+    ScriptedModel,
+    Text,
+    pinned_gemini,
+)
+
+pytestmark = pytest.mark.e2e
+
+GEMWIRE = str(Path(sys.executable).with_name("gemwire"))
+
+
+def scenario(n: int, *, slow: float = 0.0) -> Scenario:
+    """Task i writes out.txt with its number, then answers "done i" (``when`` keeps the
+    concurrent tasks' turns apart)."""
+    turns: list[Reply] = []
+    for i in range(n):
+        turns.append(
+            Reply(
+                [FunctionCall("write_file", {"file_path": "out.txt", "content": f"{i}\n"})],
+                when=f"task number {i}.",
+            )
+        )
+        turns.append(Reply([Text(f"done {i}")], when=f"task number {i}."))
+    return Scenario(turns=turns)
+
+
+def tasks_file(tmp_path: Path, n: int) -> Path:
+    template = tmp_path / "template"
+    template.mkdir(exist_ok=True)
+    (template / "README").write_text("a project\n")
+    path = tmp_path / "tasks.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps(
+                {"id": f"task-{i}", "prompt": f"Do task number {i}.", "template": "template"}
+            )
+            + "\n"
+            for i in range(n)
+        )
+    )
+    return path
+
+
+def check_outputs(out: Path, n: int) -> None:
+    results = read_results(out)
+    assert sorted(r.task_id for r in results) == sorted(f"task-{i}" for i in range(n))
+    for r in results:
+        i = int(r.task_id.split("-")[1])
+        assert (r.ok, r.answer, r.error) == (True, f"done {i}", None)
+        assert [(f.path, f.change) for f in r.files_changed] == [("out.txt", "written")]
+        assert (Path(r.workspace) / "out.txt").read_text() == f"{i}\n"
+        assert r.workspace == str(out / "workspaces" / r.task_id)
+        assert r.resume == f"gemini --resume {r.session_id}"
+        events = (out / "events" / f"{r.task_id}.jsonl").read_text().splitlines()
+        assert json.loads(events[0])["type"] == "session_started"
+        assert json.loads(events[-1])["type"] == "turn_completed"
+
+
+def test_process_mode_runs_each_task_in_its_own_copy(tmp_path: Path) -> None:
+    n = 6
+    with ScriptedModel(scenario(n)) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        options = BatchOptions(
+            concurrency=3,
+            gemini=GeminiOptions(
+                env=env.environ(),
+                inherit_env=False,
+                executable=str(pinned_gemini()),
+                approval_mode="yolo",
+            ),
+        )
+        summary = run_batch_sync(read_tasks(tasks_file(tmp_path, n)), tmp_path / "out", options)
+        assert model.problems == []
+    assert (summary.tasks, summary.ok, summary.failed) == (n, n, 0)
+    check_outputs(tmp_path / "out", n)
+
+
+def test_sigterm_mid_batch_then_resume_finishes_each_task_once(tmp_path: Path) -> None:
+    n = 8
+    out = tmp_path / "out"
+    with ScriptedModel(scenario(n)) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        argv = [
+            GEMWIRE, "batch", str(tasks_file(tmp_path, n)),
+            "-o", str(out), "-j", "2", "-y", "--executable", str(pinned_gemini()), "--json",
+        ]  # fmt: skip
+        environ = {**env.environ(), "PATH": os.environ["PATH"]}
+        with subprocess.Popen(argv, env=environ, stdout=subprocess.PIPE, text=True) as process:
+            assert process.stdout is not None
+            for line in process.stdout:  # until the first task is finished
+                if json.loads(line)["type"] == "task_finished":
+                    break
+            process.send_signal(signal.SIGTERM)
+            rest = process.stdout.read()
+            assert process.wait(timeout=60) == 143
+        assert "batch_finished" not in rest
+        first = {r.task_id for r in read_results(out)}
+        assert 1 <= len(first) < n
+        time.sleep(0.5)
+        assert _gemini_processes(tmp_path) == []
+    # The stopped tasks' turns were served already: a fresh model serves them again.
+    with ScriptedModel(scenario(n)) as model:
+        environ["GOOGLE_GEMINI_BASE_URL"] = model.url
+        again = subprocess.run(
+            argv, env=environ, capture_output=True, text=True, timeout=300, check=False
+        )
+        assert again.returncode == 0, again.stdout
+        started = [json.loads(line) for line in again.stdout.splitlines()]
+        assert started[0] == {
+            "type": "batch_started",
+            "tasks": n - len(first),
+            "skipped": len(first),
+            "mode": "process",
+            "concurrency": 2,
+        }
+    check_outputs(out, n)
+
+
+def _gemini_processes(root: Path) -> list[str]:
+    """Command lines of live processes whose environment points into ``root``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            environ = (proc / "environ").read_bytes()
+            cmdline = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if str(root).encode() in environ and b"gemini" in cmdline:
+            found.append(cmdline.replace(b"\0", b" ").decode(errors="replace"))
+    return found
+
+
+def test_a_bad_tasks_file_is_a_usage_error(tmp_path: Path) -> None:
+    bad = tmp_path / "tasks.jsonl"
+    bad.write_text('{"prompt": "a"}\n{"prompt": "b", "template": "missing"}\n')
+    done = subprocess.run(
+        [GEMWIRE, "batch", str(bad), "-o", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "line 2: template 'missing' is not a folder" in done.stderr
+    assert "Traceback" not in done.stderr
