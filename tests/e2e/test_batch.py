@@ -41,7 +41,7 @@ def scenario(n: int, *, slow: float = 0.0) -> Scenario:
             )
         )
         turns.append(Reply([Text(f"done {i}")], when=f"task number {i}."))
-    return Scenario(turns=turns)
+    return Scenario(turns=[*turns])
 
 
 def tasks_file(tmp_path: Path, n: int) -> Path:
