@@ -29,7 +29,7 @@ pytestmark = pytest.mark.e2e
 GEMWIRE = str(Path(sys.executable).with_name("gemwire"))
 
 
-def scenario(n: int, *, slow: float = 0.0) -> Scenario:
+def scenario(n: int) -> Scenario:
     """Task i writes out.txt with its number, then answers "done i" (``when`` keeps the
     concurrent tasks' turns apart)."""
     turns: list[Reply] = []
