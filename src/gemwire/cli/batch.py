@@ -109,7 +109,10 @@ def report(out: str, as_json: bool) -> None:
 
     from gemwire.batch import read_results, summarize
 
-    summary = summarize(read_results(out))
+    results = read_results(out)
+    if not results:
+        raise click.UsageError(f"no finished tasks in {out} (no results.jsonl lines)")
+    summary = summarize(results)
     if as_json:
         click.echo(msgspec.json.encode(summary).decode())
     else:
