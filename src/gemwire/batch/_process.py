@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Self
 
 import msgspec
 
@@ -39,5 +40,8 @@ class ProcessExecutor:
                 on_event(event)
         return run.result
 
-    async def aclose(self) -> None:
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
         pass

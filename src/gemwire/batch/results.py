@@ -5,12 +5,30 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable
+from typing import Protocol
 
 import msgspec
 
-from gemwire.events import TokenUsage, TurnError
+from gemwire.events import FileChanged, TokenUsage, TurnError
 
-__all__ = ("BatchSummary", "FileChange", "TaskResult", "summarize")
+__all__ = ("BatchSummary", "FileChange", "Outcome", "TaskResult", "summarize")
+
+
+class Outcome(Protocol):
+    """What a runner's result offers (`RunResult`, an ACP turn's result)."""
+
+    @property
+    def ok(self) -> bool: ...
+    @property
+    def error(self) -> TurnError | None: ...
+    @property
+    def answer(self) -> str: ...
+    @property
+    def files_changed(self) -> list[FileChanged]: ...
+    @property
+    def usage(self) -> TokenUsage | None: ...
+    @property
+    def session_id(self) -> str | None: ...
 
 
 class FileChange(msgspec.Struct, frozen=True, kw_only=True):

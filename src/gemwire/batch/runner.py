@@ -18,7 +18,7 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Literal, Protocol, Self
 
 import anyio
 import msgspec
@@ -35,11 +35,12 @@ from gemwire.batch.progress import (
     TaskFinished,
     TaskStarted,
 )
-from gemwire.batch.results import BatchSummary, FileChange, TaskResult, summarize
+from gemwire.batch.results import BatchSummary, FileChange, Outcome, TaskResult, summarize
 from gemwire.batch.tasks import Task
 from gemwire.errors import InvalidOptions
-from gemwire.events import Event, FileChanged, TokenUsage, TurnError
+from gemwire.events import Event, TurnError
 from gemwire.runners import GeminiOptions
+from gemwire.runners.acp import AcpOptions
 
 __all__ = ("Batch", "BatchOptions", "run_batch", "run_batch_sync")
 
@@ -50,11 +51,20 @@ RETRIED_KINDS = frozenset({"rate_limited", "crashed"})
 class BatchOptions(msgspec.Struct, frozen=True, kw_only=True):
     """How to run a batch. A task's own fields (model, timeout, ...) win over these."""
 
-    mode: Literal["process"] = "process"
+    mode: Literal["process", "acp"] = "process"
+    """``process``: one ``gemini -p`` per task. ``acp``: long-lived ACP agent processes,
+    each serving many tasks as sessions (docs/batch.md says when to pick which)."""
     concurrency: int = 4
     """Tasks running at once."""
     gemini: GeminiOptions = GeminiOptions()
-    """The options of every task's run in ``process`` mode."""
+    """The options of every task's run in ``process`` mode; in ``acp`` mode without
+    ``acp``, the agent is this Gemini CLI with ``--acp`` (its executable, home, env)."""
+    acp: AcpOptions | None = None
+    """The ACP agent of ``acp`` mode (its command, env, permissions preset)."""
+    agents: int = 1
+    """``acp`` mode: agent processes at most (Node runs an agent on one core)."""
+    sessions_per_agent: int = 200
+    """``acp`` mode: an agent is replaced after serving this many tasks."""
     max_attempts: int = 3
     """Attempts for a task that ends rate limited or crashed (1: never retried)."""
     backoff: float = 5.0
@@ -62,36 +72,23 @@ class BatchOptions(msgspec.Struct, frozen=True, kw_only=True):
     max_backoff: float = 300.0
 
     def __post_init__(self) -> None:
-        if self.concurrency < 1:
-            raise InvalidOptions("concurrency must be 1 or more")
-        if self.max_attempts < 1:
-            raise InvalidOptions("max_attempts must be 1 or more")
+        for name in ("concurrency", "agents", "sessions_per_agent", "max_attempts"):
+            if getattr(self, name) < 1:
+                raise InvalidOptions(f"{name} must be 1 or more")
         if not 0 < self.backoff <= self.max_backoff:
             raise InvalidOptions("backoff must be over 0 and at most max_backoff")
-
-
-class _Outcome(Protocol):
-    """What a runner's result offers (`RunResult`, an ACP turn's result)."""
-
-    @property
-    def ok(self) -> bool: ...
-    @property
-    def error(self) -> TurnError | None: ...
-    @property
-    def answer(self) -> str: ...
-    @property
-    def files_changed(self) -> list[FileChanged]: ...
-    @property
-    def usage(self) -> TokenUsage | None: ...
-    @property
-    def session_id(self) -> str | None: ...
+        if self.acp is not None and self.mode != "acp":
+            raise InvalidOptions("acp options are for mode='acp'")
 
 
 class _Executor(Protocol):
+    """Runs one task at a time (many at once); entered once for the whole batch."""
+
     agent: str
 
-    async def run(self, task: Task, cwd: str, on_event: Callable[[Event], None]) -> _Outcome: ...
-    async def aclose(self) -> None: ...
+    async def __aenter__(self) -> Self: ...
+    async def __aexit__(self, *exc_info: object) -> None: ...
+    async def run(self, task: Task, cwd: str, on_event: Callable[[Event], None]) -> Outcome: ...
 
 
 class Batch:
@@ -147,9 +144,18 @@ def run_batch_sync(
 
 
 def _executor(options: BatchOptions) -> _Executor:
-    from gemwire.batch._process import ProcessExecutor
+    if options.mode == "process":
+        from gemwire.batch._process import ProcessExecutor
 
-    return ProcessExecutor(options.gemini)
+        return ProcessExecutor(options.gemini)
+    from gemwire.batch._acp import AcpExecutor, gemini_acp_options
+
+    return AcpExecutor(
+        options.acp or gemini_acp_options(options.gemini),
+        agents=options.agents,
+        sessions_per_agent=options.sessions_per_agent,
+        concurrency=options.concurrency,
+    )
 
 
 class _Engine:
@@ -173,7 +179,7 @@ class _Engine:
         self._recording = anyio.Lock()
 
     async def run(self) -> None:
-        async with self._send, self._executor_closed():
+        async with self._send, self._executor:
             await self._send.send(
                 BatchStarted(
                     tasks=len(self._todo),
@@ -198,14 +204,6 @@ class _Engine:
                     remaining=sum(t.id not in finished for t in self._todo),
                 )
             )
-
-    @asynccontextmanager
-    async def _executor_closed(self) -> AsyncGenerator[None]:
-        try:
-            yield
-        finally:
-            with anyio.CancelScope(shield=True):
-                await self._executor.aclose()
 
     async def _task(self, task: Task, slots: anyio.Semaphore) -> None:
         self._running += 1

@@ -23,7 +23,7 @@ _TASK_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
 """Task ids name files in the output folder: no separators, no leading dot."""
 
 Approval = Literal["default", "auto_edit", "yolo", "plan"]
-Permissions = Literal["deny", "read", "edits", "all"]
+Permissions = Literal["deny", "reads", "edits", "all"]
 
 
 class Task(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):

@@ -44,6 +44,20 @@ def batch() -> None:
 @click.argument("tasks_file", metavar="TASKS", type=click.Path(dir_okay=False))
 @click.option("-o", "--out", required=True, help="Output folder (results.jsonl, events/).")
 @click.option("-j", "--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option(
+    "--mode",
+    type=click.Choice(["process", "acp"]),
+    default="process",
+    show_default=True,
+    help="process: one gemini -p per task; acp: long-lived gemini --acp serving many tasks.",
+)
+@click.option(
+    "--agents",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="acp mode: agent processes at most.",
+)
 @click.option("-m", "--model", help="Model for tasks that name none.")
 @click.option(
     "--approval-mode",
@@ -66,6 +80,8 @@ def run(
     tasks_file: str,
     out: str,
     concurrency: int,
+    mode: str,
+    agents: int,
     yolo: bool,
     max_attempts: int,
     as_json: bool,
@@ -84,6 +100,8 @@ def run(
     try:
         tasks = read_tasks(tasks_file)
         options = BatchOptions(
+            mode=mode,  # type: ignore[arg-type]
+            agents=agents,
             concurrency=concurrency,
             max_attempts=max_attempts,
             gemini=GeminiOptions(**{k: v for k, v in gemini.items() if v is not None}),

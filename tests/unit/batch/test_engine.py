@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Self
 
 import anyio
 import pytest
@@ -68,7 +69,10 @@ class Scripted:
         finally:
             self.running -= 1
 
-    async def aclose(self) -> None:
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
         self.closed = True
 
 
