@@ -15,6 +15,11 @@ LINTED := src tests bench
 
 setup: $(BIN)/.gemwire-installed $(CLI_STAMPS)
 
+# Ray only for the tests that need it (`make demo` never installs it).
+$(BIN)/.gemwire-ray-installed: requirements-ray.txt $(BIN)/.gemwire-installed
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-ray.txt
+	touch $@
+
 $(BIN)/.gemwire-installed: pyproject.toml requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -e '.[cli]'
@@ -27,7 +32,7 @@ clis/gemini-%/node_modules/.gemwire-installed: clis/gemini-%/package-lock.json c
 demo: setup
 	$(BIN)/gemwire demo
 
-check: setup
+check: setup $(BIN)/.gemwire-ray-installed
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/mypy

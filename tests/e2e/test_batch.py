@@ -164,3 +164,44 @@ def test_a_bad_tasks_file_is_a_usage_error(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "line 2: template 'missing' is not a folder" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def comparable(out: Path) -> list[tuple[object, ...]]:
+    return sorted(
+        (r.task_id, r.ok, r.answer, r.error, [(f.path, f.change) for f in r.files_changed])
+        for r in read_results(out)
+    )
+
+
+@pytest.mark.slow
+def test_ray_mode_gives_what_local_mode_gives(tmp_path: Path) -> None:
+    ray = pytest.importorskip("ray", reason="make test installs Ray (requirements-ray.txt)")
+    n = 6
+    tasks = read_tasks(tasks_file(tmp_path, n))
+    outs = {}
+    for name, on_ray in (("local", False), ("ray", True)):
+        with ScriptedModel(scenario(n)) as model:
+            env = IsolatedGemini(model.url, root=tmp_path / name)
+            options = BatchOptions(
+                concurrency=3,
+                ray=on_ray,
+                gemini=GeminiOptions(
+                    env=env.environ(),
+                    inherit_env=False,
+                    executable=str(pinned_gemini()),
+                    approval_mode="yolo",
+                ),
+            )
+            if on_ray:
+                ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+            try:
+                summary = run_batch_sync(tasks, tmp_path / name / "out", options)
+            finally:
+                ray.shutdown()
+            assert (summary.ok, summary.failed) == (n, 0), model.problems
+        outs[name] = tmp_path / name / "out"
+        check_outputs(outs[name], n)
+    assert comparable(outs["ray"]) == comparable(outs["local"])
+    assert (
+        json.loads((outs["ray"] / "results.jsonl").read_text().splitlines()[0])["agent"] == "gemini"
+    )

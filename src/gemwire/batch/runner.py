@@ -70,6 +70,11 @@ class BatchOptions(msgspec.Struct, frozen=True, kw_only=True):
     backoff: float = 5.0
     """Seconds the whole batch pauses after a 429; doubles on each one in a row."""
     max_backoff: float = 300.0
+    ray: bool = False
+    """Run the tasks on a Ray cluster (``pip install 'gemwire[ray]'``): one worker per node,
+    each running ``mode`` there; this process keeps the output folder."""
+    ray_address: str | None = None
+    """The cluster, as for ``ray.init`` (``None``: ``RAY_ADDRESS``, else a local one)."""
 
     def __post_init__(self) -> None:
         for name in ("concurrency", "agents", "sessions_per_agent", "max_attempts"):
@@ -77,6 +82,8 @@ class BatchOptions(msgspec.Struct, frozen=True, kw_only=True):
                 raise InvalidOptions(f"{name} must be 1 or more")
         if not 0 < self.backoff <= self.max_backoff:
             raise InvalidOptions("backoff must be over 0 and at most max_backoff")
+        if self.ray_address is not None and not self.ray:
+            raise InvalidOptions("ray_address is for ray=True")
         if self.acp is not None and self.mode != "acp":
             raise InvalidOptions("acp options are for mode='acp'")
 
@@ -144,6 +151,15 @@ def run_batch_sync(
 
 
 def _executor(options: BatchOptions) -> _Executor:
+    if options.ray:
+        from gemwire.batch._ray import RayExecutor
+
+        return RayExecutor(options, options.ray_address)
+    return local_executor(options)
+
+
+def local_executor(options: BatchOptions) -> _Executor:
+    """The executor of ``options.mode`` on this machine (a Ray worker's too)."""
     if options.mode == "process":
         from gemwire.batch._process import ProcessExecutor
 

@@ -25,7 +25,7 @@ class _RunByDefault(click.Group):
     def resolve_command(
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
-        if args and args[0] not in self.commands and not args[0].startswith("-"):
+        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
             args = ["run", *args]
         return super().resolve_command(ctx, args)
 
@@ -73,6 +73,15 @@ def batch() -> None:
     show_default=True,
     help="Attempts for a task that ends rate limited or crashed.",
 )
+@click.option(
+    "--ray",
+    "ray_address",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[ADDRESS]",
+    help="Run on a Ray cluster (ADDRESS as for ray.init; none: RAY_ADDRESS or a local one).",
+)
 @click.option("--gemini-home", help="The folder holding .gemini (GEMINI_CLI_HOME).")
 @click.option("--executable", help="The gemini executable to run.")
 @click.option("--json", "as_json", is_flag=True, help="Print progress as JSON lines.")
@@ -82,6 +91,7 @@ def run(
     concurrency: int,
     mode: str,
     agents: int,
+    ray_address: str | None,
     yolo: bool,
     max_attempts: int,
     as_json: bool,
@@ -103,6 +113,8 @@ def run(
             mode=mode,  # type: ignore[arg-type]
             agents=agents,
             concurrency=concurrency,
+            ray=ray_address is not None,
+            ray_address=ray_address or None,
             max_attempts=max_attempts,
             gemini=GeminiOptions(**{k: v for k, v in gemini.items() if v is not None}),
         )
