@@ -10,10 +10,18 @@ import sys
 import time
 from pathlib import Path
 
+import anyio
 import pytest
 
 from gemwire import GeminiOptions
-from gemwire.batch import BatchOptions, read_results, read_tasks, run_batch_sync
+from gemwire.batch import (
+    BatchOptions,
+    TaskFinished,
+    read_results,
+    read_tasks,
+    run_batch,
+    run_batch_sync,
+)
 from gemwire.testing import (
     FunctionCall,
     IsolatedGemini,
@@ -29,18 +37,16 @@ pytestmark = pytest.mark.e2e
 GEMWIRE = str(Path(sys.executable).with_name("gemwire"))
 
 
-def scenario(n: int) -> Scenario:
+def scenario(n: int, *, write: bool = True) -> Scenario:
     """Task i writes out.txt with its number, then answers "done i" (``when`` keeps the
-    concurrent tasks' turns apart)."""
+    concurrent tasks' turns apart). Without ``write`` a task only answers, as often as asked."""
     turns: list[Reply] = []
     for i in range(n):
-        turns.append(
-            Reply(
-                [FunctionCall("write_file", {"file_path": "out.txt", "content": f"{i}\n"})],
-                when=f"task number {i}.",
-            )
-        )
-        turns.append(Reply([Text(f"done {i}")], when=f"task number {i}."))
+        when = f"task number {i}."
+        if write:
+            call = FunctionCall("write_file", {"file_path": "out.txt", "content": f"{i}\n"})
+            turns.append(Reply([call], when=when))
+        turns.append(Reply([Text(f"done {i}")], when=when, repeat=1 if write else 3))
     return Scenario(turns=[*turns])
 
 
@@ -61,16 +67,20 @@ def tasks_file(tmp_path: Path, n: int) -> Path:
     return path
 
 
-def check_outputs(out: Path, n: int) -> None:
+def check_outputs(out: Path, n: int, agent: str = "gemini") -> None:
     results = read_results(out)
     assert sorted(r.task_id for r in results) == sorted(f"task-{i}" for i in range(n))
     for r in results:
         i = int(r.task_id.split("-")[1])
         assert (r.ok, r.answer, r.error) == (True, f"done {i}", None)
-        assert [(f.path, f.change) for f in r.files_changed] == [("out.txt", "written")]
+        # ACP tells a created file from a modified one; stream-json does not.
+        change = "written" if agent == "gemini" else "created"
+        assert [(f.path, f.change) for f in r.files_changed] == [("out.txt", change)]
         assert (Path(r.workspace) / "out.txt").read_text() == f"{i}\n"
         assert r.workspace == str(out / "workspaces" / r.task_id)
-        assert r.resume == f"gemini --resume {r.session_id}"
+        assert r.agent == agent
+        if agent == "gemini":
+            assert r.resume == f"gemini --resume {r.session_id}"
         events = (out / "events" / f"{r.task_id}.jsonl").read_text().splitlines()
         assert json.loads(events[0])["type"] == "session_started"
         assert json.loads(events[-1])["type"] == "turn_completed"
@@ -138,6 +148,14 @@ def test_sigterm_mid_batch_then_resume_finishes_each_task_once(tmp_path: Path) -
 
 def _gemini_processes(root: Path) -> list[str]:
     """Command lines of live processes whose environment points into ``root``."""
+    return [cmdline for _, cmdline in _gemini(root)]
+
+
+def _gemini_pids(root: Path) -> list[int]:
+    return [pid for pid, _ in _gemini(root)]
+
+
+def _gemini(root: Path) -> list[tuple[int, str]]:
     found = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
@@ -148,7 +166,7 @@ def _gemini_processes(root: Path) -> list[str]:
         except OSError:
             continue
         if str(root).encode() in environ and b"gemini" in cmdline:
-            found.append(cmdline.replace(b"\0", b" ").decode(errors="replace"))
+            found.append((int(proc.name), cmdline.replace(b"\0", b" ").decode(errors="replace")))
     return found
 
 
@@ -205,3 +223,60 @@ def test_ray_mode_gives_what_local_mode_gives(tmp_path: Path) -> None:
     assert (
         json.loads((outs["ray"] / "results.jsonl").read_text().splitlines()[0])["agent"] == "gemini"
     )
+
+
+@pytest.mark.slow
+def test_acp_mode_runs_50_tasks_on_one_agent_process(tmp_path: Path) -> None:
+    n = 50
+    with ScriptedModel(scenario(n)) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        options = BatchOptions(
+            mode="acp",
+            concurrency=8,
+            gemini=GeminiOptions(
+                env=env.environ(),
+                inherit_env=False,
+                executable=str(pinned_gemini()),
+                approval_mode="yolo",
+            ),
+        )
+        summary = run_batch_sync(read_tasks(tasks_file(tmp_path, n)), tmp_path / "out", options)
+        assert model.problems == []
+    assert (summary.tasks, summary.ok, summary.failed) == (n, n, 0)
+    check_outputs(tmp_path / "out", n, agent="acp:gemini")
+    assert len({r.session_id for r in read_results(tmp_path / "out")}) == n
+
+
+def test_an_agent_crash_retries_only_its_own_tasks(tmp_path: Path) -> None:
+    n = 6
+    out = tmp_path / "out"
+    with ScriptedModel(scenario(n, write=False)) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        options = BatchOptions(
+            mode="acp",
+            concurrency=3,
+            gemini=GeminiOptions(
+                env=env.environ(),
+                inherit_env=False,
+                executable=str(pinned_gemini()),
+                approval_mode="yolo",
+            ),
+        )
+
+        async def kill_the_agent_once_a_task_finished() -> None:
+            async with run_batch(read_tasks(tasks_file(tmp_path, n)), out, options) as batch:
+                killed = False
+                async for progress in batch:
+                    if isinstance(progress, TaskFinished) and not killed:
+                        for pid in _gemini_pids(tmp_path):
+                            os.kill(pid, signal.SIGKILL)
+                        killed = True
+
+        anyio.run(kill_the_agent_once_a_task_finished)
+    results = read_results(out)
+    assert sorted((r.task_id, r.ok, r.answer) for r in results) == [
+        (f"task-{i}", True, f"done {i}") for i in range(n)
+    ]
+    retried = [r.task_id for r in results if r.attempts == 2]
+    assert 1 <= len(retried) <= 3  # only those running (-j 3) when the agent died
+    assert all(r.attempts == 1 for r in results if r.task_id not in retried)
