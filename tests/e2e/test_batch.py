@@ -15,7 +15,9 @@ import pytest
 
 from gemwire import GeminiOptions
 from gemwire.batch import (
+    BatchBackoff,
     BatchOptions,
+    Progress,
     TaskFinished,
     read_results,
     read_tasks,
@@ -23,6 +25,7 @@ from gemwire.batch import (
     run_batch_sync,
 )
 from gemwire.testing import (
+    Fail,
     FunctionCall,
     IsolatedGemini,
     Reply,
@@ -280,3 +283,35 @@ def test_an_agent_crash_retries_only_its_own_tasks(tmp_path: Path) -> None:
     retried = [r.task_id for r in results if r.attempts == 2]
     assert 1 <= len(retried) <= 3  # only those running (-j 3) when the agent died
     assert all(r.attempts == 1 for r in results if r.task_id not in retried)
+
+
+@pytest.mark.slow  # Gemini CLI's own backoff between its two retries
+def test_a_429_storm_backs_off_and_the_batch_completes(tmp_path: Path) -> None:
+    n = 4
+    storm = [Fail(429, retry_delay=0, when="task number 1.", repeat=6)]
+    answers = [Reply([Text(f"done {i}")], when=f"task number {i}.") for i in range(n)]
+    out = tmp_path / "out"
+    with ScriptedModel(Scenario(turns=[*storm, *answers])) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        options = BatchOptions(
+            concurrency=2,
+            backoff=0.5,
+            max_attempts=4,
+            gemini=GeminiOptions(
+                env=env.environ(), inherit_env=False, executable=str(pinned_gemini())
+            ),
+        )
+
+        async def go() -> list[Progress]:
+            async with run_batch(read_tasks(tasks_file(tmp_path, n)), out, options) as batch:
+                return [p async for p in batch]
+
+        progress = anyio.run(go)
+    results = {r.task_id: r for r in read_results(out)}
+    assert {k: (r.ok, r.answer) for k, r in results.items()} == {
+        f"task-{i}": (True, f"done {i}") for i in range(n)
+    }
+    assert results["task-1"].attempts >= 2
+    backoffs = [p for p in progress if isinstance(p, BatchBackoff)]
+    assert backoffs
+    assert {p.reason for p in backoffs} == {"rate limited (task-1)"}
