@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Self
 
+import anyio
 import msgspec
 
 from gemwire.batch.tasks import Task
 from gemwire.events import Event
-from gemwire.runners import GeminiOptions, RunResult, run_gemini
+from gemwire.runners import GeminiOptions, RunResult, find_gemini, run_gemini
 
 __all__ = ("ProcessExecutor",)
 
@@ -41,6 +42,10 @@ class ProcessExecutor:
         return run.result
 
     async def __aenter__(self) -> Self:
+        # Found once, before any task starts: a missing CLI ends the batch at once
+        # (`GeminiNotFound`), not as a failure of every task.
+        found = await anyio.to_thread.run_sync(find_gemini, self._base.executable)
+        self._base = msgspec.structs.replace(self._base, executable=found.path)
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:

@@ -37,12 +37,12 @@ from gemwire.batch.progress import (
 )
 from gemwire.batch.results import BatchSummary, FileChange, Outcome, TaskResult, summarize
 from gemwire.batch.tasks import Task
-from gemwire.errors import InvalidOptions
+from gemwire.errors import GemwireError, InvalidOptions
 from gemwire.events import Event, TurnError
 from gemwire.runners import GeminiOptions
 from gemwire.runners.acp import AcpOptions
 
-__all__ = ("Batch", "BatchOptions", "run_batch", "run_batch_sync")
+__all__ = ("Batch", "BatchOptions", "only_gemwire_error", "run_batch", "run_batch_sync")
 
 RETRIED_KINDS = frozenset({"rate_limited", "crashed"})
 """Failures another attempt may fix; every other kind is final."""
@@ -131,6 +131,9 @@ async def run_batch(
             yield Batch(receive)
             # Left before the end: stop the running tasks (a re-run starts them again).
             group.cancel_scope.cancel()
+    except BaseExceptionGroup as group:
+        # What ends a whole batch (no agent, an output folder that fails) is raised as itself.
+        raise only_gemwire_error(group) or group from None
     finally:
         folder.close()
 
@@ -306,3 +309,14 @@ def _relative(path: str, workspace: str) -> str:
         return str(Path(path).relative_to(workspace))
     except ValueError:
         return path
+
+
+def only_gemwire_error(group: BaseExceptionGroup[BaseException]) -> GemwireError | None:
+    """The first gemwire error of a group holding nothing else (else None)."""
+    ours, rest = group.split(GemwireError)
+    if ours is None or rest is not None:
+        return None
+    first: BaseException = ours
+    while isinstance(first, BaseExceptionGroup):
+        first = first.exceptions[0]
+    return first if isinstance(first, GemwireError) else None

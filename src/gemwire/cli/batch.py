@@ -156,6 +156,7 @@ def _run(tasks: list[Any], out: str, options: Any, *, as_json: bool) -> int:
     import anyio
 
     from gemwire.batch import BatchFinished, BatchStopped, run_batch
+    from gemwire.batch.runner import only_gemwire_error
 
     show = _json_line if as_json else _Display(len(tasks)).show
     outcome: dict[str, Any] = {}
@@ -176,6 +177,8 @@ def _run(tasks: list[Any], out: str, options: Any, *, as_json: bool) -> int:
         anyio.run(go)
     except KeyboardInterrupt:
         outcome["signal"] = signal.SIGINT
+    except BaseExceptionGroup as group:
+        raise only_gemwire_error(group) or group from None
     if "signal" in outcome:
         click.echo(
             f"gemwire: batch stopped by {outcome['signal'].name}; re-run to resume", err=True

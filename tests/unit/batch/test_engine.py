@@ -10,6 +10,7 @@ from typing import Self
 import anyio
 import pytest
 
+from gemwire import GeminiOptions
 from gemwire.batch import (
     BatchBackoff,
     BatchFinished,
@@ -24,6 +25,7 @@ from gemwire.batch import (
     run_batch,
     runner as batch_runner,
 )
+from gemwire.errors import GeminiNotFound
 from gemwire.events import Event, FileChanged, MessageDelta, TokenUsage, TurnError
 
 pytestmark = pytest.mark.anyio
@@ -200,3 +202,12 @@ async def test_leaving_early_loses_no_finished_result_and_resumes(
     ids = [r.task_id for r in read_results(tmp_path)]
     assert sorted(ids) == sorted(t.id for t in tasks(30))  # each exactly once
     assert not set(again.calls) & set(first)
+
+
+async def test_a_missing_cli_ends_the_batch_before_any_task(tmp_path: Path) -> None:
+    options = BatchOptions(gemini=GeminiOptions(executable=str(tmp_path / "no-gemini")))
+    with pytest.raises(GeminiNotFound, match="no-gemini"):
+        async with run_batch(tasks(3), tmp_path / "out", options) as batch:
+            async for _ in batch:
+                pass
+    assert read_results(tmp_path / "out") == []
