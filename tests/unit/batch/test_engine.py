@@ -207,7 +207,5 @@ async def test_leaving_early_loses_no_finished_result_and_resumes(
 async def test_a_missing_cli_ends_the_batch_before_any_task(tmp_path: Path) -> None:
     options = BatchOptions(gemini=GeminiOptions(executable=str(tmp_path / "no-gemini")))
     with pytest.raises(GeminiNotFound, match="no-gemini"):
-        async with run_batch(tasks(3), tmp_path / "out", options) as batch:
-            async for _ in batch:
-                pass
+        await run(tasks(3), tmp_path / "out", options)
     assert read_results(tmp_path / "out") == []
