@@ -54,3 +54,4 @@ bench: setup
 	$(BIN)/python bench/runner_overhead.py --runs 5
 	$(BIN)/python bench/sessions.py --repeat 3
 	$(BIN)/python bench/cli_startup.py --runs 21
+	$(BIN)/python bench/replay_memory.py --runs 3

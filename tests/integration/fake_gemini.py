@@ -47,6 +47,19 @@ def main() -> None:
         time.sleep(600)
     elif mode == "output_after_result":
         out(INIT + DELTA % "answer" + RESULT + DELTA % "late" + "a stray line\n")
+    elif mode == "deep_tool_arguments":  # the real CLI passes 3,000-deep arguments through
+        deep = "[" * 3000 + "]" * 3000
+        out(INIT)
+        out(
+            '{"type":"tool_use","timestamp":"t","tool_name":"x","tool_id":"c1",'
+            f'"parameters":{{"a":{deep}}}}}\n'
+        )
+        out('{"type":"message","timestamp":"t","role":"assistant","content":"caf\xe9"}\n')
+        sys.stdout.flush()
+        sys.stdout.buffer.write(
+            b'{"type":"message","timestamp":"t","role":"assistant","content":"\xff"}\n'
+        )
+        out(DELTA % "after" + RESULT)
     else:
         raise SystemExit(f"unknown mode {mode}")
 

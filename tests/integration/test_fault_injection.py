@@ -116,3 +116,16 @@ async def test_a_newer_cli_than_tested_is_announced(tmp_path: Path) -> None:
         agent="gemini", session_id=None, severity="warning", message=message, source="gemwire"
     )
     assert handle.result.notices == [events[0]]
+
+
+async def test_tool_arguments_nested_3000_deep_and_invalid_utf8_end_in_one_turn(
+    tmp_path: Path,
+) -> None:
+    events, result = await run("deep_tool_arguments", tmp_path)
+    unknown = [e for e in events if isinstance(e, Unknown)]
+    assert [(u.upstream_type, u.raw[:40]) for u in unknown] == [
+        (None, '{"type":"tool_use","timestamp":"t","tool')
+    ]
+    notices = [e.message for e in events if isinstance(e, Notice)]
+    assert notices == ["replaced 1 invalid UTF-8 byte(s) in the agent's output"]
+    assert (result.ok, result.answer) == (True, "café\ufffdafter")

@@ -79,12 +79,24 @@ def _js_string(value: Any) -> str:
 
 
 def _part_string(part: Any) -> str:
+    if isinstance(part, list):
+        # Nested lists flattened with a stack, not recursion: a file may nest them deeper
+        # than Python's recursion limit (upstream recurses, on a much deeper JS stack).
+        texts = []
+        stack = [iter(part)]
+        while stack:
+            for item in stack[-1]:
+                if isinstance(item, list):
+                    stack.append(iter(item))
+                    break
+                texts.append(_part_string(item))
+            else:
+                stack.pop()
+        return "".join(texts)
     if not part:
         return ""
     if isinstance(part, str):
         return part
-    if isinstance(part, list):
-        return "".join(_part_string(p) for p in part)
     if not isinstance(part, dict):
         return ""
     for key, render in _VERBOSE_PARTS:

@@ -18,6 +18,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, BinaryIO, Protocol, Self, TextIO
 
+from gemwire.cli.safe_text import terminal_safe, terminal_safe_event
 from gemwire.cli.transcript import Transcript
 from gemwire.events import Event, PermissionRequested, TurnCompleted, encode_event
 
@@ -89,11 +90,14 @@ class QuietOutput(_Plain):
         turn = self._turn
         if turn is None:
             return
-        if turn.answer:
-            self._out.write(turn.answer.rstrip("\n") + "\n")
+        # Exact into a pipe or a file (`answer=$(gemwire run -q ...)`); inert on a terminal.
+        answer = terminal_safe(turn.answer) if self._out.isatty() else turn.answer
+        if answer:
+            self._out.write(answer.rstrip("\n") + "\n")
             self._out.flush()
         if turn.error is not None:
-            self._err.write(f"gemwire: {turn.error.kind}: {turn.error.message}\n")
+            error = terminal_safe_event(turn.error)
+            self._err.write(f"gemwire: {error.kind}: {error.message}\n")
 
 
 class PlainOutput(_Plain):
@@ -104,12 +108,12 @@ class PlainOutput(_Plain):
         self._transcript = Transcript(out)
 
     def show(self, event: Event) -> None:
-        self._transcript.write(event)
+        self._transcript.write(terminal_safe_event(event))
         self._out.flush()
 
     def close(self, resume: str | None = None) -> None:
         if resume:
-            self._out.write(f"resume: {resume}\n")
+            self._out.write(f"resume: {terminal_safe(resume)}\n")
             self._out.flush()
 
 
@@ -148,7 +152,7 @@ class LiveOutput:
 
     def show(self, event: Event) -> None:
         with self._lock:
-            blocks = self.view.apply(event)
+            blocks = self.view.apply(terminal_safe_event(event))
         for block in blocks:
             self.console.print(block)
         if blocks and self._live is not None:
@@ -172,12 +176,18 @@ class LiveOutput:
         from gemwire.cli.permission import PermissionPrompt
 
         with self.paused():
-            return PermissionPrompt(self.console)(request, self.view.title_of(request.call_id))
+            safe = terminal_safe_event(request)
+            chosen = PermissionPrompt(self.console)(safe, self.view.title_of(request.call_id))
+        # The agent gets back the option id it sent, not the one made safe to show.
+        offered = {
+            s.option_id: o.option_id for s, o in zip(safe.options, request.options, strict=True)
+        }
+        return offered.get(chosen, chosen) if chosen is not None else None
 
     def close(self, resume: str | None = None) -> None:
         self.__exit__()
         with self._lock:
-            blocks = self.view.close(resume)
+            blocks = self.view.close(terminal_safe(resume) if resume else None)
         for block in blocks:
             self.console.print(block)
 

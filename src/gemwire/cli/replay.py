@@ -12,6 +12,7 @@ import click
 
 from gemwire.cli.exit_codes import EXIT_OK, EXIT_PROTOCOL, for_error_kind
 from gemwire.cli.run import output_options
+from gemwire.cli.safe_text import terminal_safe
 
 __all__ = ("replay",)
 
@@ -61,7 +62,7 @@ def replay(
                     turn = event
             output.close()
     except MalformedMessageError as exc:
-        click.echo(f"gemwire: {exc}", err=True)
+        click.echo(f"gemwire: {terminal_safe(str(exc))}", err=True)
         sys.exit(EXIT_PROTOCOL)
     assert turn is not None
     sys.exit(EXIT_OK if turn.ok else for_error_kind(turn.error.kind if turn.error else None))

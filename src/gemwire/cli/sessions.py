@@ -1,10 +1,12 @@
 """``gemwire sessions list|show|export``: saved Gemini sessions from the command line.
 
-Exit status: 0 done; 1 no such session, or the file cannot be read; 2 usage error.
+Exit status: 0 done; 1 no such session, the file cannot be read, or (``show``) it is not a
+Gemini session; 2 usage error. Everything shown to a person goes through `terminal_safe`.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO
@@ -12,9 +14,10 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import click
 
 from gemwire.cli.run import output_options
+from gemwire.cli.safe_text import terminal_safe
 
 if TYPE_CHECKING:  # the sessions stack loads when a command runs (a fast `gemwire --help`)
-    from gemwire.sessions import GeminiHome, SessionInfo
+    from gemwire.sessions import Conversation, GeminiHome, SessionInfo
 
 __all__ = ("sessions",)
 
@@ -42,12 +45,48 @@ def sessions() -> None:
 
 
 def _find(home: GeminiHome, ref: str, project: str | None) -> SessionInfo:
+    """``home.find``; a session file named on the command line may also lie outside the
+    home (a copy, an attachment): pointing at it is the user's explicit choice."""
     from gemwire.errors import SessionError
+    from gemwire.sessions import read_session_info
 
     try:
-        return home.find(ref, project)
+        try:
+            return home.find(ref, project)
+        except SessionError:
+            if not (_names_a_file(ref) and os.path.isfile(ref)):
+                raise
+            return read_session_info(ref)
     except SessionError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(terminal_safe(str(exc))) from exc
+
+
+def _names_a_file(ref: str) -> bool:
+    return os.sep in ref or ref.endswith((".json", ".jsonl"))
+
+
+def _load(path: str) -> Conversation:
+    """The session at ``path``; a file that is not one (empty, binary, cut short) is an error."""
+    from gemwire.errors import SessionError
+    from gemwire.sessions import load_session
+
+    try:
+        conversation = load_session(path)
+    except SessionError as exc:
+        raise click.ClickException(terminal_safe(str(exc))) from exc
+    if conversation.session_id is None:
+        why = "; ".join(problem.message for problem in conversation.problems[:3])
+        raise click.ClickException(terminal_safe(f"{path} is not a Gemini session: {why}"))
+    return conversation
+
+
+def _json_safe(info: SessionInfo) -> SessionInfo:
+    """A file name that is not UTF-8 cannot be JSON text: its bad bytes become U+FFFD."""
+    import msgspec
+
+    path = info.path.encode(errors="surrogateescape").decode(errors="replace")
+    subagents = [_json_safe(sub) for sub in info.subagents]
+    return msgspec.structs.replace(info, path=path, subagents=subagents)
 
 
 def _title(info: SessionInfo) -> str:
@@ -73,15 +112,14 @@ def list_(gemini_home: str | None, project: str | None, all_projects: bool, as_j
     out = sys.stdout
     for info in found:
         if as_json:
-            sys.stdout.buffer.write(msgspec.json.encode(info) + b"\n")
+            sys.stdout.buffer.write(msgspec.json.encode(_json_safe(info)) + b"\n")
             continue
         where = f"{info.project or '?'}  " if all_projects else ""
         count = f"{info.messages} messages" + (
             f", {len(info.subagents)} subagents" if info.subagents else ""
         )
-        out.write(
-            f"{where}{info.index:>3}. {_title(info)} ({info.last_updated}, {count}) [{info.id}]\n"
-        )
+        line = f"{where}{info.index:>3}. {_title(info)} ({info.last_updated}, {count}) [{info.id}]"
+        out.write(terminal_safe(line) + "\n")
     if not found and not as_json:
         click.echo("No sessions found.", err=True)
 
@@ -107,17 +145,18 @@ def show(
     from gemwire.sessions import GeminiHome, load_session
 
     info = _find(GeminiHome(gemini_home), ref, project)
+    conversation = _load(info.path)
     output = open_output(
         as_json=as_json, quiet=quiet, verbose=verbose, cwd=info.project, timed=False
     )
     with output:
         if not (as_json or quiet):
-            click.echo(f"# {info.path}")
-        for event in load_session(info.path).events(cwd=info.project):
+            click.echo(terminal_safe(f"# {info.path}"))
+        for event in conversation.events(cwd=info.project):
             output.show(event)
         for sub in info.subagents:
             if not (as_json or quiet):
-                click.echo(f"\n# subagent {sub.id}: {sub.path}")
+                click.echo(terminal_safe(f"\n# subagent {sub.id}: {sub.path}"))
             for event in load_session(sub.path).events(cwd=info.project):
                 output.show(event)
         output.close()

@@ -4,8 +4,8 @@ Nothing the CLI prints stops the stream. Besides wire events, the decoder yields
 
 - `NoiseLine`: a line that is not JSON (slash-command output, banners, debug text);
 - `UnknownWireEvent`: a JSON object with a ``type`` this version does not know;
-- `MalformedLine`: JSON of a known ``type`` in a shape that does not fit, or broken JSON
-  (a line cut short by a crash);
+- `MalformedLine`: JSON of a known ``type`` in a shape that does not fit, broken JSON
+  (a line cut short by a crash), or JSON nested too deeply to decode;
 - `OversizedLine`: a line over the size cap, skipped;
 - `InvalidUtf8`: a line held bytes that are not UTF-8; they were replaced by U+FFFD and
   the line decoded anyway (this record comes right before it).
@@ -25,6 +25,7 @@ import msgspec
 
 from gemwire.errors import MalformedMessageError
 from gemwire.protocol._strict import unknown_fields
+from gemwire.protocol._undecodable import UNDECODABLE, decode_replacing, why_undecodable
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES, LineBuffer, OversizedLine
 from gemwire.wire.gemini_stream import JsonStreamEvent
 
@@ -67,7 +68,6 @@ DecodedItem = (
 _KNOWN_TYPES = frozenset(t.__struct_config__.tag for t in JsonStreamEvent.__args__)
 _typed: msgspec.json.Decoder[JsonStreamEvent] = msgspec.json.Decoder(JsonStreamEvent)
 _untyped = msgspec.json.Decoder()
-_REPLACEMENT = "\ufffd"
 
 
 class GeminiStreamDecoder:
@@ -104,7 +104,7 @@ class GeminiStreamDecoder:
                 try:
                     out.append(_typed.decode(line))
                     continue
-                except (msgspec.DecodeError, UnicodeDecodeError):
+                except UNDECODABLE:
                     pass  # _decode below says what is wrong
             if isinstance(line, OversizedLine):
                 if self.strict:
@@ -121,9 +121,8 @@ class GeminiStreamDecoder:
         if line[:1] == b"{":
             try:
                 event = _typed.decode(line)
-            except (msgspec.DecodeError, UnicodeDecodeError):
-                pass  # the slow path below says what is wrong (msgspec raises the latter
-                # for invalid UTF-8 inside a JSON string)
+            except UNDECODABLE:
+                pass  # the slow path below says what is wrong
             else:
                 if self.strict:
                     self._check_fields(line)
@@ -132,8 +131,7 @@ class GeminiStreamDecoder:
         try:
             text = line.decode()
         except UnicodeDecodeError:
-            text = line.decode(errors="replace")
-            count = text.count(_REPLACEMENT) - line.count(_REPLACEMENT.encode())
+            text, count = decode_replacing(line)
             if self.strict:
                 raise MalformedMessageError(
                     f"{count} invalid UTF-8 byte(s)", line=text, lineno=self.lineno
@@ -143,7 +141,7 @@ class GeminiStreamDecoder:
                 try:
                     out.append(_typed.decode(text))
                     return
-                except msgspec.DecodeError:
+                except UNDECODABLE:
                     pass
         out.append(self._classify(text))
 
@@ -151,6 +149,8 @@ class GeminiStreamDecoder:
         """A line that did not decode as a known event: say what it is."""
         try:
             document = _untyped.decode(text)
+        except RecursionError as exc:
+            return self._malformed(None, text, why_undecodable(exc))
         except msgspec.DecodeError as exc:
             if not text.lstrip().startswith("{"):
                 return NoiseLine(text=text)
@@ -179,10 +179,15 @@ class GeminiStreamDecoder:
         return MalformedLine(type=kind, line=text, reason=reason)
 
     def _check_fields(self, line: bytes) -> None:
-        extra = unknown_fields(_untyped.decode(line), JsonStreamEvent)
+        text = line.decode(errors="replace")
+        try:  # the typed decode skipped unknown fields unread: one may not decode at all
+            document = _untyped.decode(line)
+        except UNDECODABLE as exc:
+            raise MalformedMessageError(
+                why_undecodable(exc), line=text, lineno=self.lineno
+            ) from exc
+        extra = unknown_fields(document, JsonStreamEvent)
         if extra:
             raise MalformedMessageError(
-                f"unknown field(s) {', '.join(extra)}",
-                line=line.decode(errors="replace"),
-                lineno=self.lineno,
+                f"unknown field(s) {', '.join(extra)}", line=text, lineno=self.lineno
             )

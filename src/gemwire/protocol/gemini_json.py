@@ -21,6 +21,7 @@ import msgspec
 
 from gemwire.errors import MalformedMessageError
 from gemwire.protocol._strict import unknown_fields
+from gemwire.protocol._undecodable import UNDECODABLE, why_undecodable
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES, OversizedLine
 from gemwire.protocol.gemini import MalformedLine
 from gemwire.wire.gemini_json import JsonOutput
@@ -39,15 +40,20 @@ def decode_json_output(data: bytes | str, *, strict: bool = False) -> JsonOutput
     """One json-format document; with ``strict``, unknown fields raise too."""
     try:
         output = _typed.decode(data)
-    except (msgspec.DecodeError, UnicodeDecodeError) as exc:
+    except UNDECODABLE as exc:
         text = data if isinstance(data, str) else data.decode(errors="replace")
+        reason = why_undecodable(exc)
         if strict:
-            raise MalformedMessageError(f"not a json-format document: {exc}", line=text) from exc
-        return MalformedLine(type=None, line=text, reason=str(exc))
+            raise MalformedMessageError(f"not a json-format document: {reason}", line=text) from exc
+        return MalformedLine(type=None, line=text, reason=reason)
     if strict:
-        extra = unknown_fields(_untyped.decode(data), JsonOutput)
+        text = data if isinstance(data, str) else data.decode(errors="replace")
+        try:  # the typed decode skipped unknown fields unread: one may not decode at all
+            document = _untyped.decode(data)
+        except UNDECODABLE as exc:
+            raise MalformedMessageError(why_undecodable(exc), line=text) from exc
+        extra = unknown_fields(document, JsonOutput)
         if extra:
-            text = data if isinstance(data, str) else data.decode(errors="replace")
             raise MalformedMessageError(f"unknown field(s) {', '.join(extra)}", line=text)
     return output
 

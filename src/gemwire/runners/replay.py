@@ -1,4 +1,4 @@
-"""Normalize Gemini stream-json output that was already captured: a file, a pipe, a log.
+"""Normalize Gemini output that was already captured: a file, a pipe, a log.
 
 >>> from gemwire import replay_gemini_stream
 >>> lines = [b'{"type":"init","timestamp":"t","session_id":"s","model":"auto"}\\n']
@@ -8,14 +8,23 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator
 
 from gemwire._normalize.gemini import GeminiNormalizer
-from gemwire.events import Event
+from gemwire._normalize.gemini_json import GeminiJsonNormalizer
+from gemwire.events import Event, Notice, TurnCompleted
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.protocol.gemini import GeminiStreamDecoder
+from gemwire.protocol.gemini_json import JsonOutputDecoder
 
 __all__ = ("replay_gemini_stream",)
+
+_JSON_DOCUMENT_NOTICE = (
+    "this is a json-format document (gemini --output-format json), not stream-json: "
+    "read as one document"
+)
+_SNIFF_BYTES = 1 << 16
 
 
 def replay_gemini_stream(
@@ -29,15 +38,63 @@ def replay_gemini_stream(
     """Events for ``gemini --output-format stream-json`` output, as it arrives.
 
     ``chunks`` may be split anywhere (a file read in blocks, a pipe). Ends with exactly
-    one ``turn_completed``. ``cwd`` resolves the relative paths the model used;
-    ``exit_code``, if the process's is known, names the failure when no ``result`` came.
-    ``strict`` raises `MalformedMessageError` for anything outside the known protocol.
+    one ``turn_completed``, after every other event. ``cwd`` resolves the relative paths
+    the model used; ``exit_code``, if the process's is known, names the failure when no
+    ``result`` came. ``strict`` raises `MalformedMessageError` for anything outside the
+    known protocol. A ``--output-format json`` document (its first line is a lone ``{``,
+    which no stream-json output has) is read as one, after a ``notice`` saying so.
     """
+    head, rest = _first_line(iter(chunks))
+    chunks = itertools.chain([head], rest)
+    if head.lstrip().split(b"\n", 1)[0].strip() == b"{":
+        yield from _replay_json_document(chunks, exit_code, strict, max_line_bytes)
+        return
     decoder = GeminiStreamDecoder(strict=strict, max_line_bytes=max_line_bytes)
     normalizer = GeminiNormalizer(cwd=cwd)
+    # Lines after ``result`` (a notice, noise) still come out, before the turn ends.
+    held: list[Event] = []
     for chunk in chunks:
         for item in decoder.feed(chunk):
-            yield from normalizer.feed(item)
+            yield from _hold_turn_end(normalizer.feed(item), held)
     for item in decoder.close():
-        yield from normalizer.feed(item)
+        yield from _hold_turn_end(normalizer.feed(item), held)
     yield from normalizer.finish(exit_code=exit_code)
+    yield from held
+
+
+def _first_line(chunks: Iterator[bytes]) -> tuple[bytes, Iterator[bytes]]:
+    """The first chunks, joined, up to a line with content (or 64 KiB): enough to tell
+    the format without waiting on a live pipe longer than its first line."""
+    head = b""
+    for chunk in chunks:
+        head += chunk
+        if b"\n" in head.lstrip() or len(head) >= _SNIFF_BYTES:
+            break
+    return head, chunks
+
+
+def _replay_json_document(
+    chunks: Iterable[bytes], exit_code: int | None, strict: bool, max_bytes: int
+) -> Iterator[Event]:
+    decoder = JsonOutputDecoder(strict=strict, max_bytes=max_bytes)
+    for chunk in chunks:
+        decoder.feed(chunk)
+    normalizer = GeminiJsonNormalizer()
+    events = normalizer.finish(decoder.close(), exit_code=exit_code)
+    yield Notice(
+        agent="gemini",
+        session_id=None,
+        severity="info",
+        message=_JSON_DOCUMENT_NOTICE,
+        source="gemwire",
+    )
+    yield from events
+
+
+def _hold_turn_end(events: list[Event], held: list[Event]) -> list[Event]:
+    """The events to yield now; a `TurnCompleted` among them goes into ``held``."""
+    for index, event in enumerate(events):
+        if isinstance(event, TurnCompleted):
+            held.append(event)
+            return events[:index] + events[index + 1 :]
+    return events

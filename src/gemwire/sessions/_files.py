@@ -108,13 +108,15 @@ class Conversation(msgspec.Struct, frozen=True, kw_only=True):
         sid = self.session_id
         events = session_events(self.messages, session_id=sid, cwd=cwd, agent=agent)
         yield next(events)  # session_started, then the problems, in line order
+        # Event text is Unicode: a file name that is not UTF-8 shows U+FFFD for its bad bytes.
+        path = self.path.encode(errors="surrogateescape").decode(errors="replace")
         for problem in self.problems:
             where = f"line {problem.line}: " if problem.line else ""
             yield Notice(
                 agent=agent,
                 session_id=sid,
                 severity="warning" if sid else "error",
-                message=f"{self.path}: {where}{problem.message}",
+                message=f"{path}: {where}{problem.message}",
                 source="gemwire",
             )
         yield from events
@@ -189,12 +191,7 @@ def _feed_blocks(replay: RecordReplay, file: Any) -> None:
         count, tail = replay.feed_block(block, lineno)
         lineno += count
     if tail:  # no newline at the end of the file
-        problems = len(replay.problems)
-        replay.feed(tail, lineno)
-        if len(replay.problems) > problems:
-            replay.problems[-1] = Problem(
-                line=lineno, message="partial last line skipped (the CLI may be writing it)"
-            )
+        replay.feed(tail, lineno, last=True)
 
 
 def _str(metadata: dict[str, Any], key: str) -> str | None:

@@ -27,7 +27,8 @@ from typing import Literal
 
 import msgspec
 
-from gemwire.errors import SessionNotFound
+from gemwire.errors import SessionError, SessionNotFound
+from gemwire.protocol._undecodable import UNDECODABLE
 from gemwire.sessions._files import SessionInfo, read_session_info, short_id_of
 from gemwire.wire.gemini_session import SESSION_FILE_PREFIX, ProjectRegistryData
 
@@ -119,7 +120,7 @@ class GeminiHome:
         """``projects.json``: project root -> slug (empty if missing or invalid, as Gemini does)."""
         try:
             data = _registry_decoder.decode((self.gemini_dir / "projects.json").read_bytes())
-        except (OSError, msgspec.DecodeError):
+        except (OSError, *UNDECODABLE):
             return {}
         if not all(_SLUG.fullmatch(slug) for slug in data.projects.values()):
             return {}  # Gemini resets a registry that fails its schema
@@ -210,12 +211,15 @@ class GeminiHome:
                 and (short_id is None or short_id_of(entry.name) == short_id)
             ):
                 continue
-            info = read_session_info(entry.path, project=project.root)
+            info = _summary(Path(entry.path), project.root)
+            if info is None:
+                continue
             folder = subfolders.get(info.id) if info.id else None
             if folder is not None:
                 subagents = [
-                    read_session_info(path, project=project.root, parent_id=info.id)
+                    sub
                     for path in _session_paths(folder)
+                    if (sub := _summary(path, project.root, info.id)) is not None
                 ]
                 info = msgspec.structs.replace(info, subagents=subagents)
             infos.append(info)
@@ -293,6 +297,15 @@ class GeminiHome:
         """
         short = session_id[:8]
         return [info for p in self.project_folders(root) for info in self._chats(p, short)]
+
+
+def _summary(path: Path, project: str | None, parent_id: str | None = None) -> SessionInfo | None:
+    """The file summarized; ``None`` if it cannot be read at all (gone since the folder was
+    listed, no permission): one such file does not stop the listing, as in Gemini."""
+    try:
+        return read_session_info(path, project=project, parent_id=parent_id)
+    except SessionError:
+        return None
 
 
 def _session_paths(folder: Path) -> Iterator[Path]:

@@ -39,6 +39,7 @@ from gemwire._normalize.gemini_session import (
     is_resumable,
     text_of,
 )
+from gemwire.protocol._undecodable import UNDECODABLE, decode_replacing, why_undecodable
 from gemwire.wire.gemini_session import MessageRecord
 
 __all__ = ("MessageSummary", "Problem", "RecordReplay", "legacy_record")
@@ -121,7 +122,7 @@ class RecordReplay:
     def originals(self) -> list[Any]:
         """The kept messages exactly as recorded (with ``keep_raw=True``)."""
         raws = (self._raw[message_id] for message_id in self._messages)
-        return [_decode_any(raw) if isinstance(raw, bytes) else raw for raw in raws]
+        return [_original(raw) if isinstance(raw, bytes) else raw for raw in raws]
 
     @property
     def resumable(self) -> bool:
@@ -151,7 +152,7 @@ class RecordReplay:
             if line.startswith(_MESSAGE_START) and not (rewinds and _REWIND_KEY in line):
                 try:
                     message = decode(line)
-                except (msgspec.ValidationError, msgspec.DecodeError):
+                except UNDECODABLE:
                     pass  # the general path says what is wrong with it
                 else:
                     messages[message.id] = message
@@ -161,24 +162,27 @@ class RecordReplay:
             self.feed_general(line + b"\n", lineno)
         return len(lines), tail
 
-    def feed(self, line: bytes, lineno: int) -> None:
+    def feed(self, line: bytes, lineno: int, *, last: bool = False) -> None:
+        """One line; ``last``: the file's last line, without its newline, where JSON that
+        does not decode is a line the CLI is still writing."""
         # Fast path: the recorder writes message records with "id" first.
         if line.startswith(_MESSAGE_START) and _REWIND_KEY not in line:
             try:
                 self._upsert_line(line)
                 return
-            except (msgspec.ValidationError, msgspec.DecodeError):
+            except UNDECODABLE:
                 pass  # the general path says what is wrong with it
-        self.feed_general(line, lineno)
+        self.feed_general(line, lineno, last=last)
 
-    def feed_general(self, line: bytes, lineno: int) -> None:
+    def feed_general(self, line: bytes, lineno: int, *, last: bool = False) -> None:
         """`feed` without the fast path: decode any JSON, then look at what it is."""
         if not line.strip():
             return
-        try:
-            record = _decode_any(line)
-        except msgspec.DecodeError as exc:
-            self.problems.append(Problem(line=lineno, message=f"not JSON ({exc})"))
+        record, problems = _decode_record(line, lineno)
+        if record is _UNDECODED and last:
+            problems[-1] = Problem(line=lineno, message=_PARTIAL)
+        self.problems.extend(problems)
+        if record is _UNDECODED:
             return
         if not isinstance(record, dict):
             self.problems.append(Problem(line=lineno, message="not a JSON object"))
@@ -273,12 +277,54 @@ class RecordReplay:
             self._keep(record["id"], message, resumable, raw)
 
     def _rewind(self, message_id: str) -> None:
-        ids = list(self._messages)
-        cut = ids.index(message_id) if message_id in self._messages else 0
-        for gone in ids[cut:]:
-            del self._messages[gone]
+        messages = self._messages
+        if message_id not in messages:
+            messages.clear()  # cleared, not rebound: see _replace
+            self._verdicts.clear()
+            self._raw.clear()
+            return
+        # From the end back to the message: each message is dropped once, so a file of
+        # many rewinds loads in linear time (listing every id per rewind was quadratic).
+        gone = None
+        while gone != message_id:
+            gone, _ = messages.popitem()
             self._verdicts.pop(gone, None)
             self._raw.pop(gone, None)
+
+
+_UNDECODED = object()
+_PARTIAL = "partial last line skipped (the CLI may be writing it)"
+
+
+def _decode_record(data: bytes, lineno: int) -> tuple[Any, list[Problem]]:
+    """Any JSON value (`_UNDECODED` if none), and the problems found on the way.
+
+    Invalid UTF-8 is replaced, as Gemini CLI reads the file (Node's ``utf8``), and said.
+    """
+    try:
+        return _decode_any(data), []
+    except UnicodeDecodeError:
+        text, count = decode_replacing(data)
+    except UNDECODABLE as exc:
+        return _UNDECODED, [Problem(line=lineno, message=_not_json(exc))]
+    problems = [Problem(line=lineno, message=f"replaced {count} invalid UTF-8 byte(s)")]
+    try:
+        return _decode_any(text), problems
+    except UNDECODABLE as exc:
+        return _UNDECODED, [*problems, Problem(line=lineno, message=_not_json(exc))]
+
+
+def _original(raw: bytes) -> Any:
+    """A kept line, decoded whole: the typed decode skipped its unknown fields unread, and
+    one of them may hold invalid UTF-8 (replaced, as everywhere in a session file)."""
+    try:
+        return _decode_any(raw)
+    except UnicodeDecodeError:
+        return _decode_any(decode_replacing(raw)[0])
+
+
+def _not_json(exc: Exception) -> str:
+    return f"not JSON ({why_undecodable(exc)})"
 
 
 def _resumable(message: MessageRecord) -> bool:
@@ -292,13 +338,15 @@ def legacy_record(
 
     Returns ``(None, why)`` when it is not a session document.
     """
-    try:
-        document = _decode_any(data)
-    except msgspec.DecodeError as exc:
-        return None, "empty file" if not data.strip() else f"not JSON ({exc})"
+    if not data.strip():
+        return None, "empty file"
+    document, problems = _decode_record(data, 0)
+    if document is _UNDECODED:
+        return None, problems[-1].message
     if not (isinstance(document, dict) and "sessionId" in document):
         return None, "not a Gemini session (no sessionId)"
     replay = RecordReplay(summary=summary, keep_raw=keep_raw)
+    replay.problems.extend(problems)
     metadata = {k: v for k, v in document.items() if k != "messages"}
     replay.metadata.update(metadata)
     # Gemini does not require projectHash here; neither do we.

@@ -77,3 +77,35 @@ def test_a_missing_file_is_a_usage_error() -> None:
     code, _, err = replay("/no/such/file.jsonl")
     assert code == 2
     assert "No such file or directory" in err
+
+
+def test_deep_nesting_and_invalid_utf8_replay_without_a_traceback(tmp_path: Path) -> None:
+    deep = b"[" * 3000 + b"]" * 3000
+    path = tmp_path / "hostile.jsonl"
+    path.write_bytes(
+        b'{"type":"init","timestamp":"t","session_id":"s","model":"auto"}\n'
+        b'{"type":"tool_use","timestamp":"t","tool_name":"x","tool_id":"c1","parameters":'
+        + deep
+        + b"}\n"
+        b'{"type":"message","timestamp":"t","role":"assistant","content":"caf\xe9"}\n'
+        b'{"type":"result","timestamp":"t","status":"success"}\n'
+    )
+    code, out, err = replay(str(path))
+    assert (code, err) == (0, "")
+    lines = out.splitlines()
+    assert lines[0] == "session s (model auto)"
+    assert lines[1].startswith('? unknown message: {"type":"tool_use"')
+    assert lines[2:] == [
+        "! warning: replaced 1 invalid UTF-8 byte(s) in the agent's output",
+        "caf\ufffd",
+        "-- ok (end_turn)",
+    ]
+    code, out, err = replay("--json", str(path))
+    assert (code, err) == (0, "")
+    assert [line.split(b'"')[3] for line in out.encode().splitlines()] == [
+        b"session_started",
+        b"unknown",
+        b"notice",
+        b"message_delta",
+        b"turn_completed",
+    ]

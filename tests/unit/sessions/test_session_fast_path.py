@@ -19,11 +19,10 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from gemwire.sessions import _files, load_session, read_session_info
-from gemwire.sessions._records import Problem, RecordReplay
+from gemwire.sessions._records import RecordReplay
 
 RECORDINGS = Path(__file__).resolve().parents[2] / "fixtures" / "gemini"
 RECORDED = sorted(p for p in RECORDINGS.glob("*/*/*/gemini-home/tmp/*/chats/**/*.jsonl"))
-PARTIAL = "partial last line skipped (the CLI may be writing it)"
 
 
 def general(data: bytes, *, summary: bool = False, keep_raw: bool = False) -> RecordReplay:
@@ -33,10 +32,7 @@ def general(data: bytes, *, summary: bool = False, keep_raw: bool = False) -> Re
     for lineno, line in enumerate(lines, 1):
         replay.feed_general(line + b"\n", lineno)
     if tail:
-        before = len(replay.problems)
-        replay.feed_general(tail, len(lines) + 1)
-        if len(replay.problems) > before:
-            replay.problems[-1] = Problem(line=len(lines) + 1, message=PARTIAL)
+        replay.feed_general(tail, len(lines) + 1, last=True)
     return replay
 
 

@@ -1,0 +1,81 @@
+"""Hostile input for fuzz tests: real recordings, mutated (hypothesis strategies).
+
+Reusable by every decoder's fuzz test (Gemini stream-json, json output, session files, ACP
+frames): draw a recording with `recording`, mutate it with `mutated`, feed it in chunks
+split anywhere (`chunks`), and check the time it took with `within`. Mutations are those a
+real deployment meets or an attacker writes: bytes inserted, deleted or cut off, lines
+duplicated, JSON values nested 3,000 deep (and just around the interpreter's recursion
+limit), invalid UTF-8, terminal escape sequences.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from hypothesis import strategies as st
+
+__all__ = ("DEPTHS", "INVALID_UTF8", "chunks", "mutated", "recording", "within")
+
+DEPTHS = (500, 950, 990, 1000, 3000)
+"""Nesting depths: fine, around the recursion limit (1000), far beyond it."""
+INVALID_UTF8 = (b"\xff", b"\xe9", b"\xc3\x28", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\x80")
+ESCAPES = (b"\x1b[2J", b"\x1b]0;owned\x07", b"\\u001b[2J", b"\\ud800", b"\xe2\x80\xae", b"\r")
+_VALUE_START = re.compile(rb'":\s?')
+_OPERATIONS = ("deep", "utf8", "escape", "insert", "delete", "truncate", "duplicate", "newline")
+
+
+def recording(paths: Sequence[Path]) -> st.SearchStrategy[bytes]:
+    """The bytes of one of ``paths``."""
+    return st.sampled_from(sorted(paths)).map(Path.read_bytes)
+
+
+@st.composite
+def mutated(draw: st.DrawFn, data: bytes, max_mutations: int = 4) -> bytes:
+    """``data`` with one to ``max_mutations`` hostile changes."""
+    out = bytearray(data)
+    for _ in range(draw(st.integers(1, max_mutations))):
+        operation = draw(st.sampled_from(_OPERATIONS))
+        at = draw(st.integers(0, len(out)))
+        if operation == "deep":
+            # Before a value: `"key":[[[...]]],"_":value` is still valid JSON.
+            starts = [m.end() for m in _VALUE_START.finditer(out)]
+            at = draw(st.sampled_from(starts)) if starts else at
+            depth = draw(st.sampled_from(DEPTHS))
+            out[at:at] = b"[" * depth + b"]" * depth + b',"_":'
+        elif operation == "utf8":
+            out[at:at] = draw(st.sampled_from(INVALID_UTF8))
+        elif operation == "escape":
+            out[at:at] = draw(st.sampled_from(ESCAPES))
+        elif operation == "insert":
+            out[at:at] = draw(st.binary(min_size=1, max_size=16))
+        elif operation == "delete":
+            del out[at : at + draw(st.integers(1, 64))]
+        elif operation == "truncate":
+            del out[at:]
+        elif operation == "duplicate":
+            lines = bytes(out).split(b"\n")
+            line = draw(st.sampled_from(lines))
+            lines.insert(draw(st.integers(0, len(lines))), line)
+            out = bytearray(b"\n".join(lines))
+        else:
+            out[at:at] = draw(st.sampled_from((b"\n", b"\r\n", b"\n\n")))
+    return bytes(out)
+
+
+def chunks(data: bytes, size: int) -> Iterator[bytes]:
+    """``data`` in pieces of ``size`` bytes (a pipe splits anywhere)."""
+    for start in range(0, len(data), size):
+        yield data[start : start + size]
+
+
+@contextmanager
+def within(seconds: float) -> Iterator[None]:
+    """Fail if the block took longer than ``seconds`` (generous: the machine is shared)."""
+    started = time.monotonic()
+    yield
+    elapsed = time.monotonic() - started
+    assert elapsed < seconds, f"took {elapsed:.1f} s"

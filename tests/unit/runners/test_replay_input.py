@@ -1,0 +1,59 @@
+"""`replay_gemini_stream` on input a run does not end like: lines after ``result``, and a
+``--output-format json`` document instead of stream-json."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gemwire import replay_gemini_stream
+from gemwire.events import MessageDelta, Notice, TurnCompleted
+
+RECORDED = Path(__file__).resolve().parents[2] / "fixtures" / "gemini" / "0.61.0"
+INIT = b'{"type":"init","timestamp":"t","session_id":"s","model":"auto"}\n'
+RESULT = b'{"type":"result","timestamp":"t","status":"success"}\n'
+LATE = b'{"type":"message","timestamp":"t","role":"assistant","content":"late"}\n'
+
+
+def test_lines_after_the_result_come_out_before_turn_completed() -> None:
+    events = list(replay_gemini_stream([INIT + RESULT + LATE + b"a stray line\n"]))
+    assert [e.type for e in events] == [
+        "session_started",
+        "message_delta",
+        "notice",
+        "turn_completed",
+    ]
+    assert isinstance(events[-1], TurnCompleted)
+    assert events[-1].ok
+
+
+def test_a_json_format_document_is_read_as_one_and_says_so() -> None:
+    data = (RECORDED / "plain_answer/json/run-1.stdout").read_bytes()
+    chunks = [data[i : i + 7] for i in range(0, len(data), 7)]  # split anywhere
+    events = list(replay_gemini_stream(chunks))
+    assert [e.type for e in events] == [
+        "notice",
+        "session_started",
+        "message_delta",
+        "usage",
+        "turn_completed",
+    ]
+    notice = events[0]
+    assert isinstance(notice, Notice)
+    assert notice.message.startswith("this is a json-format document")
+    assert (notice.severity, notice.source) == ("info", "gemwire")
+    assert events[2] == MessageDelta(
+        agent="gemini",
+        session_id="a184e7d4-84b7-40b2-91fa-82814df05386",
+        text="Hello! How can I help you today?",
+    )
+    assert isinstance(events[-1], TurnCompleted)
+    assert events[-1].ok
+
+
+def test_a_json_format_error_document_is_a_failed_turn() -> None:
+    document = b'{\n  "session_id": "s",\n  "error": {"type": "Error", "message": "boom"}\n}\n'
+    events = list(replay_gemini_stream([document]))
+    assert [e.type for e in events] == ["notice", "session_started", "turn_completed"]
+    turn = events[-1]
+    assert isinstance(turn, TurnCompleted)
+    assert (turn.ok, turn.error.message if turn.error else None) == (False, "boom")
