@@ -125,7 +125,9 @@ def run(
     except InvalidOptions as exc:
         raise click.UsageError(str(exc)) from exc
     except AgentNotFound as exc:
-        click.echo(f"gemwire: {exc}", err=True)
+        from gemwire.cli.safe_text import terminal_safe
+
+        click.echo(f"gemwire: {terminal_safe(str(exc))}", err=True)
         sys.exit(EXIT_NOT_FOUND)
     sys.exit(status)
 
@@ -231,6 +233,7 @@ class _Display:
             BatchStopped,
             TaskFinished,
         )
+        from gemwire.cli.safe_text import terminal_safe
 
         if isinstance(progress, BatchStarted):
             self._console.print(
@@ -257,9 +260,14 @@ class _Display:
                     rate=60 * progress.done / max(time.monotonic() - self._started, 1e-3),
                 )
         elif isinstance(progress, BatchBackoff):
-            self._console.print(f"backing off {progress.seconds:.1f} s: {progress.reason}")
+            self._console.print(
+                f"backing off {progress.seconds:.1f} s: {terminal_safe(progress.reason)}",
+                markup=False,
+            )
         elif isinstance(progress, BatchStopped):
-            self._console.print(f"[bold]stopped starting tasks[/]: {progress.reason}")
+            self._console.print(
+                f"stopped starting tasks: {terminal_safe(progress.reason)}", markup=False
+            )
         elif isinstance(progress, BatchFinished):
             if self._bar is not None:
                 self._bar.stop()
