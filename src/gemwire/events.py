@@ -116,6 +116,14 @@ class TokenUsage(_Data, frozen=True, kw_only=True):
     cached_tokens: int | None = None
     total_tokens: int
     by_model: dict[str, ModelUsage] = {}
+    cost_usd: float | UnsetType = UNSET
+    """An **estimate** (derived) from gemwire's price table, where every model used has a
+    price; absent otherwise. See `gemwire.sessions.pricing`."""
+    context_tokens: int | UnsetType = UNSET
+    """Tokens in the context window at the last model request (its prompt and answer),
+    where known; absent otherwise (derived)."""
+    context_window: int | UnsetType = UNSET
+    """The size of that model's context window, where the price table knows it (derived)."""
 
 
 class TurnError(_Data, frozen=True, kw_only=True):
@@ -144,6 +152,12 @@ class _Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", repr_o
     replay: bool | UnsetType = UNSET
     """``True`` on events an ACP agent replayed from a loaded session's history (absent
     otherwise, and then not in the JSON either)."""
+    parent_call_id: str | UnsetType = UNSET
+    """On a subagent's events: the ``call_id`` of the parent session's tool call that ran
+    it (Gemini's ``invoke_agent``). Absent otherwise."""
+    origin: Literal["session_file"] | UnsetType = UNSET
+    """``session_file`` on the events of a live run that gemwire read from the session file
+    the CLI was writing (``follow_session_file``), not from its output. Absent otherwise."""
 
     @property
     def type(self) -> str:

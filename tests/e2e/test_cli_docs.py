@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from gemwire.cli import exit_codes
 from gemwire.testing import IsolatedGemini, Reply, Scenario, ScriptedModel, Text, pinned_gemini
 
 pytestmark = pytest.mark.e2e
@@ -116,3 +117,38 @@ def test_console_transcript(
                 )
                 actual = (result.stdout + result.stderr).split("\n")
             assert_transcript(command, expected, actual)
+
+
+@pytest.mark.parametrize(
+    ("where", "on_terminal", "block"),
+    transcripts(),
+    ids=lambda v: v if isinstance(v, str) and ":" in v else "",
+)
+def test_console_commands_fail_cleanly_with_no_key(
+    where: str, on_terminal: bool, block: str, tmp_path: Path
+) -> None:
+    # Every run fails (Gemini CLI exits 41): each command exits with a documented status
+    # and says why, never with a traceback.
+    home = IsolatedGemini("http://127.0.0.1:9", root=tmp_path, api_key="")
+    env = home.environ(
+        {
+            "PATH": os.pathsep.join(
+                [os.path.dirname(sys.executable), str(pinned_gemini().parent), os.environ["PATH"]]
+            ),
+            "GEMWIRE_CONFIG": str(tmp_path / "config.toml"),
+        }
+    )
+    documented = {value for name, value in vars(exit_codes).items() if name.startswith("EXIT_")}
+    for command, _ in steps(block):
+        result = subprocess.run(
+            ["bash", "-c", command],
+            cwd=home.workspace,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        output = result.stdout + result.stderr
+        assert not re.search(r"^Traceback", output, re.MULTILINE), f"$ {command}\n{output}"
+        assert result.returncode in documented, f"$ {command}\n{output}"

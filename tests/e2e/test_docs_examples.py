@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from gemwire.errors import RunFailed
 from gemwire.events import decode_event
 from gemwire.testing import (
     IsolatedGemini,
@@ -33,23 +34,44 @@ def blocks(language: str) -> list[tuple[str, str]]:
     ]
 
 
+def run_example(
+    where: str, code: str, home: IsolatedGemini, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Examples written for a real account run offline: the pinned CLI is `gemini` on PATH,
+    # the home is isolated and the workspace is here.
+    monkeypatch.setenv("PATH", f"{pinned_gemini().parent}{os.pathsep}{os.environ['PATH']}")
+    isolated = home.environ()
+    for key in set(os.environ) - set(isolated):  # a developer's real key and settings
+        monkeypatch.delenv(key)
+    for key, value in isolated.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(home.workspace)
+    exec(compile(code, where, "exec"), {})  # noqa: S102 - running the docs is the point
+
+
 @pytest.mark.e2e
 @pytest.mark.parametrize(("where", "code"), blocks("python"), ids=lambda v: v if ":" in v else "")
 def test_python_example_runs(
     where: str, code: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    # Examples written for a real account run offline: the pinned CLI is `gemini` on PATH,
-    # a scripted model answers every prompt, the home is isolated and the workspace is here.
-    monkeypatch.setenv("PATH", f"{pinned_gemini().parent}{os.pathsep}{os.environ['PATH']}")
+    # A scripted model answers every prompt.
     with ScriptedModel(Scenario(turns=[Reply([Text("Done.")], repeat=20)])) as model:
-        home = IsolatedGemini(model.url, root=tmp_path)
-        isolated = home.environ()
-        for key in set(os.environ) - set(isolated):  # a developer's real key and settings
-            monkeypatch.delenv(key)
-        for key, value in isolated.items():
-            monkeypatch.setenv(key, value)
-        monkeypatch.chdir(home.workspace)
-        exec(compile(code, where, "exec"), {})  # noqa: S102 - running the docs is the point
+        run_example(where, code, IsolatedGemini(model.url, root=tmp_path), monkeypatch)
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(("where", "code"), blocks("python"), ids=lambda v: v if ":" in v else "")
+def test_python_example_is_correct_when_the_run_fails(
+    where: str, code: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # No key: every run fails (Gemini CLI exits 41). An example may raise only what it
+    # says it raises: the run's typed error, from raise_for_error().
+    home = IsolatedGemini("http://127.0.0.1:9", root=tmp_path, api_key="")
+    try:
+        run_example(where, code, home, monkeypatch)
+    except RunFailed:
+        if "raise_for_error()" not in code:
+            raise
 
 
 @pytest.mark.parametrize(("where", "text"), blocks("json"), ids=lambda v: v if ":" in v else "")

@@ -49,6 +49,7 @@ __all__ = (
     "is_resumable",
     "session_events",
     "text_of",
+    "thought_text",
 )
 
 INJECTED_PREFIXES = ("<session_context>", "<hook_context>")
@@ -229,8 +230,8 @@ def _response(result: Any) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _thought_text(subject: str, description: str) -> str:
-    # Gemini split the streamed thought at its bold first line; put it back together.
+def thought_text(subject: str, description: str) -> str:
+    """A recorded thought as it streamed: Gemini split it at its bold first line."""
     return f"**{subject}**\n\n{description}" if subject else description
 
 
@@ -358,7 +359,7 @@ class SessionNormalizer:
         events: list[Event] = (
             [
                 ThoughtDelta(
-                    agent=agent, session_id=sid, text=_thought_text(t.subject, t.description)
+                    agent=agent, session_id=sid, text=thought_text(t.subject, t.description)
                 )
                 for t in thoughts
             ]

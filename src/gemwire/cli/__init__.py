@@ -1,12 +1,19 @@
-"""The ``gemwire`` command line (``pip install 'gemwire[cli]'``); the only layer importing click.
+"""The ``gemwire`` command line (the ``cli`` extra); the only layer importing click.
 
 Commands live in modules of their own and are registered here with ``main.add_command``.
 They import only click and the standard library at module level, and everything else
 (rich, anyio, the runners) inside the command, so ``gemwire --help`` stays fast
-(bench/cli_startup.py). Exit statuses: `gemwire.cli.exit_codes` and docs/cli.md.
+(bench/cli_startup.py). Exit statuses: `gemwire.cli.exit_codes` and docs/cli.md. The
+``gemwire`` script is `gemwire.__main__.main`, which says how to install the extra if it is
+missing.
 """
 
 from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from typing import Any
 
 import click
 
@@ -17,6 +24,7 @@ from gemwire.cli.config import config
 from gemwire.cli.demo import demo
 from gemwire.cli.doctor import doctor
 from gemwire.cli.exit_codes import (
+    EXIT_BROKEN_PIPE,
     EXIT_CANCELLED,
     EXIT_NOT_FOUND,
     EXIT_OK,
@@ -27,9 +35,11 @@ from gemwire.cli.exit_codes import (
 from gemwire.cli.replay import replay
 from gemwire.cli.run import run
 from gemwire.cli.sessions import sessions
+from gemwire.cli.usage import usage
 
 # The EXIT_* names stay importable from here, where they used to live.
 __all__ = (
+    "EXIT_BROKEN_PIPE",
     "EXIT_CANCELLED",
     "EXIT_NOT_FOUND",
     "EXIT_OK",
@@ -43,7 +53,30 @@ _WITHOUT_DEFAULTS = frozenset({"config", "doctor"})
 """Commands that must work with a broken config file (they report or repair it)."""
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _broken_pipe(exc: BaseException) -> bool:
+    """Whether ``exc`` is only the reader of stdout having gone away (``gemwire run | head``)."""
+    if isinstance(exc, BaseExceptionGroup):  # raised inside a run's task group
+        return all(_broken_pipe(inner) for inner in exc.exceptions)
+    if isinstance(exc, SystemExit):  # rich's Console exits 1 on a broken pipe
+        return isinstance(exc.__context__, BrokenPipeError)
+    return isinstance(exc, BrokenPipeError)
+
+
+class _Gemwire(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BaseException as exc:
+            if not _broken_pipe(exc):
+                raise
+            # As Unix tools do: stop quietly (a run left early has stopped its CLI). Python
+            # would flush stdout again at exit and complain, so stdout goes to /dev/null.
+            with contextlib.suppress(OSError, ValueError):  # a test's captured output
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            ctx.exit(EXIT_BROKEN_PIPE)
+
+
+@click.group(cls=_Gemwire, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="gemwire")
 @click.pass_context
 def main(ctx: click.Context) -> None:
@@ -74,3 +107,4 @@ main.add_command(config)
 main.add_command(sessions)
 main.add_command(acp)
 main.add_command(batch)
+main.add_command(usage)

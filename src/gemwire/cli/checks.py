@@ -409,7 +409,8 @@ def config_file(environ: Mapping[str, str]) -> Check:
     try:
         found = effective(environ)
     except ConfigFileError as exc:
-        return Check("gemwire config", "fail", exc.message, fix="`gemwire config list` / edit it")
+        fix = "`gemwire config set KEY VALUE` or `gemwire config unset KEY` repairs it"
+        return Check("gemwire config", "fail", exc.message, fix=fix)
     summary = f"{path} (none yet)" if not path.exists() else str(path)
     details = [f"{name} = {value!r} ({source})" for name, (value, source) in found.items()]
     return Check("gemwire config", "ok", summary, details)

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import click
 
 from gemwire.cli import settings
 
 __all__ = ("config",)
+
+
+_REPAIR = "gemwire: `gemwire config set KEY VALUE` or `gemwire config unset KEY` repairs it"
 
 
 def _key(name: str) -> settings.Key:
@@ -45,8 +51,9 @@ def path() -> None:
 
 @config.command(name="list")
 def list_() -> None:
-    """Every setting: its value and where it comes from."""
-    found = settings.effective()
+    """Every setting: its value and where it comes from (exit 2 if the file is broken)."""
+    problems: list[str] = []
+    found = settings.effective(problems=problems)
     width = max(len(name) for name in settings.KEYS)
     for name, key in settings.KEYS.items():
         if name in found:
@@ -54,6 +61,11 @@ def list_() -> None:
             click.echo(f"{name:<{width}}  {_show(value)}  ({source})")
         else:
             click.echo(f"{name:<{width}}  -  ({key.help})")
+    for problem in problems:
+        click.echo(f"gemwire: {problem}", err=True)
+    if problems:
+        click.echo(_REPAIR, err=True)
+        raise SystemExit(2)
 
 
 @config.command()
@@ -67,25 +79,44 @@ def get(name: str) -> None:
     click.echo(_show(found[key.name][0]))
 
 
+def _repair(path: Path, values: dict[str, settings.Value], problems: list[str]) -> None:
+    """Write ``values``; what could not be kept is named, and the old file kept beside it."""
+    if problems:
+        backup = path.with_name(path.name + ".bak")
+        shutil.copyfile(path, backup)
+        for problem in problems:
+            click.echo(f"gemwire: dropped from the config file: {problem}", err=True)
+        click.echo(f"gemwire: the file as it was is in {backup}", err=True)
+    settings.write_config(path, values)
+
+
 @config.command(name="set")
 @click.argument("name", metavar="KEY")
 @click.argument("values", metavar="VALUE...", nargs=-1, required=True)
 def set_(name: str, values: tuple[str, ...]) -> None:
-    """Set KEY in the config file (list settings take several values)."""
+    """Set KEY in the config file (list settings take several values, or a,b).
+
+    A broken file is repaired: what cannot be kept is named, and the old file kept
+    as config.toml.bak.
+    """
     key = _key(name)
     value = settings.parse_value(key, values)
     path = settings.config_path()
-    current = settings.read_config(path)
+    current, problems = settings.load_config(path)
     current[key.name] = value
-    settings.write_config(path, current)
+    _repair(path, current, [message for where, message in problems if where != key.name])
 
 
 @config.command()
 @click.argument("name", metavar="KEY")
 def unset(name: str) -> None:
-    """Remove KEY from the config file."""
-    key = _key(name)
+    """Remove KEY from the config file (also a key gemwire does not know, or a bad value)."""
     path = settings.config_path()
-    current = settings.read_config(path)
-    if current.pop(key.name, None) is not None:
-        settings.write_config(path, current)
+    current, problems = settings.load_config(path)
+    name = name.replace("-", "_")
+    unreadable = any(where is None for where, _ in problems)
+    if name not in current and all(where != name for where, _ in problems) and not unreadable:
+        _key(name)  # an unknown name that is not in the file either is a typo
+        return
+    current.pop(name, None)
+    _repair(path, current, [message for where, message in problems if where != name])

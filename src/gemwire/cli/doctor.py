@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -17,6 +18,21 @@ __all__ = ("doctor", "run_checks")
 _MARKS = {"ok": ("✓", "green"), "warn": ("!", "yellow"), "fail": ("✗", "red")}
 
 
+def _pinned_fix() -> str | None:
+    """In a gemwire checkout, how to run the CLI `make demo` installed (it is not on PATH)."""
+    from gemwire.errors import GemwireError
+    from gemwire.testing.pinned import pinned_gemini
+
+    try:
+        launcher = pinned_gemini()
+    except GemwireError:
+        return None
+    return (
+        f"use the Gemini CLI `make demo` installed: export GEMINI_CLI_PATH={launcher} "
+        f"(or `gemwire config set executable {launcher}`)"
+    )
+
+
 def run_checks(
     *, cwd: Path, executable: str | None, gemini_home: str | None, environ: dict[str, str]
 ) -> list[Check]:
@@ -29,6 +45,8 @@ def run_checks(
         configured = settings.defaults(environ)
     executable = executable or str(configured.get("executable") or "") or None
     cli, launcher = checks.gemini_cli(executable, cwd)
+    if launcher is None:
+        cli = dataclasses.replace(cli, fix=_pinned_fix())
     if gemini_home or configured.get("gemini_home"):
         home, source = Path(gemini_home or str(configured["gemini_home"])), "gemwire config"
         if gemini_home:

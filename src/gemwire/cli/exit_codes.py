@@ -8,6 +8,7 @@ from __future__ import annotations
 
 __all__ = (
     "EXIT_AUTH",
+    "EXIT_BROKEN_PIPE",
     "EXIT_CANCELLED",
     "EXIT_NOT_FOUND",
     "EXIT_OK",
@@ -41,6 +42,9 @@ EXIT_TIMEOUT = 124
 """As timeout(1)."""
 EXIT_CANCELLED = 130
 """As a shell reports Ctrl-C: the run was cancelled (Ctrl-C, or a budget)."""
+EXIT_BROKEN_PIPE = 141
+"""As a shell reports a program killed by SIGPIPE: the reader of stdout went away
+(``gemwire run ... | head``); nothing is printed, and a run is stopped."""
 
 FAILED_TURN: dict[str, int] = {
     "not_found": EXIT_NOT_FOUND,

@@ -139,35 +139,56 @@ def show(
 ) -> None:
     """Show session REF: an id, an index from `list`, latest, or a session file's path.
 
-    The same view as a live run (as JSON lines with --json), subagents after their parent.
+    The same view as a live run (as JSON lines with --json). A subagent's events follow the
+    call that ran it (they carry its ``parent_call_id``); subagents no call names, last.
     """
     from gemwire.cli.live import open_output
-    from gemwire.sessions import GeminiHome, load_session
+    from gemwire.events import SessionStarted
+    from gemwire.sessions import GeminiHome, load_session, nested_events, subagent_files
 
     info = _find(GeminiHome(gemini_home), ref, project)
     conversation = _load(info.path)
     output = open_output(
         as_json=as_json, quiet=quiet, verbose=verbose, cwd=info.project, timed=False
     )
+    headers = not (as_json or quiet)
     with output:
-        if not (as_json or quiet):
+        if headers:
             click.echo(terminal_safe(f"# {info.path}"))
-        for event in conversation.events(cwd=info.project):
+        for event in nested_events(conversation, cwd=info.project):
+            if headers and isinstance(event, SessionStarted) and event.parent_call_id:
+                click.echo(
+                    terminal_safe(f"\n# subagent {event.session_id} (call {event.parent_call_id})")
+                )
             output.show(event)
+        linked = {str(path) for path in subagent_files(conversation).values()}
         for sub in info.subagents:
-            if not (as_json or quiet):
+            if sub.path in linked:
+                continue
+            if headers:
                 click.echo(terminal_safe(f"\n# subagent {sub.id}: {sub.path}"))
             for event in load_session(sub.path).events(cwd=info.project):
                 output.show(event)
         output.close()
 
 
-def _lines(info: SessionInfo, fmt: str) -> Iterator[bytes]:
+def _lines(info: SessionInfo, fmt: str, prices: str | None) -> Iterator[bytes]:
     import msgspec
 
     from gemwire.events import encode_event
-    from gemwire.sessions import load_session, to_unified_messages
+    from gemwire.sessions import (
+        load_prices,
+        load_session,
+        to_html,
+        to_markdown,
+        to_unified_messages,
+    )
 
+    if fmt in ("html", "markdown"):
+        render = to_html if fmt == "html" else to_markdown
+        table = load_prices(prices)
+        yield render(load_session(info.path), cwd=info.project, prices=table).encode()
+        return
     if fmt == "events":
         for event in load_session(info.path).events(cwd=info.project):
             yield encode_event(event)
@@ -185,21 +206,38 @@ def _lines(info: SessionInfo, fmt: str) -> Iterator[bytes]:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["events", "claude"]),
+    type=click.Choice(["events", "claude", "html", "markdown"]),
     default="events",
     show_default=True,
-    help="Normalized events, or Claude-compatible messages (UnifiedMessage).",
+    help="Normalized events or Claude-compatible messages (JSON lines), or a transcript "
+    "to read: one self-contained HTML page, or Markdown.",
+)
+@click.option(
+    "--prices",
+    type=click.Path(dir_okay=False),
+    help="html/markdown: a price table (JSON or TOML) laid over gemwire's own.",
 )
 @click.option("-o", "--output", type=click.File("wb"), default="-", help="Write here (- stdout).")
 def export(
-    ref: str, gemini_home: str | None, project: str | None, fmt: str, output: BinaryIO
+    ref: str,
+    gemini_home: str | None,
+    project: str | None,
+    fmt: str,
+    prices: str | None,
+    output: BinaryIO,
 ) -> None:
-    """Export session REF as JSON lines."""
-    from gemwire.errors import SessionError
+    """Export session REF: JSON lines, or a transcript (HTML, Markdown) with its subagents.
+
+    \b
+    gemwire sessions export latest --format html -o session.html
+    """
+    from gemwire.errors import InvalidOptions, SessionError
     from gemwire.sessions import GeminiHome
 
     info = _find(GeminiHome(gemini_home), ref, project)
     try:
-        output.writelines(_lines(info, fmt))
+        output.writelines(_lines(info, fmt, prices))
+    except InvalidOptions as exc:
+        raise click.UsageError(str(exc)) from exc
     except SessionError as exc:
         raise click.ClickException(str(exc)) from exc

@@ -33,6 +33,7 @@ __all__ = (
     "config_path",
     "effective",
     "format_toml",
+    "load_config",
     "parse_value",
     "read_config",
     "write_config",
@@ -89,6 +90,7 @@ KEYS: dict[str, Key] = {
             "what gemwire asks Gemini CLI to print",
             choices=("stream-json", "json"),
         ),
+        Key("prices", str, "a price table for `gemwire usage`, over gemwire's own", path=True),
         Key(
             "permissions",
             str,
@@ -127,32 +129,47 @@ def _check(key: Key, value: object, where: str) -> Value:
     return value
 
 
-def read_config(path: Path) -> dict[str, Value]:
-    """The settings in ``path`` (none if it does not exist), checked key by key."""
+def load_config(path: Path) -> tuple[dict[str, Value], list[tuple[str | None, str]]]:
+    """The valid settings in ``path`` (none if it does not exist), and what is wrong with the
+    rest: (the key, or ``None`` for the whole file; the message)."""
     import tomllib
 
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return {}
+        return {}, []
     except OSError as exc:
         raise ConfigFileError(f"{path}: cannot read it: {exc.strerror}") from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigFileError(f"{path}: not valid TOML: {exc}") from exc
+        return {}, [(None, f"{path}: not valid TOML: {exc}")]
     values: dict[str, Value] = {}
+    problems: list[tuple[str | None, str]] = []
     for name, value in data.items():
         key = KEYS.get(name)
         if key is None:
-            raise ConfigFileError(f"{path}: unknown setting {name!r} (see `gemwire config list`)")
-        values[name] = _check(key, value, str(path))
+            problems.append((name, f"{path}: unknown setting {name!r} (see `gemwire config list`)"))
+            continue
+        try:
+            values[name] = _check(key, value, str(path))
+        except ConfigFileError as exc:
+            problems.append((name, exc.message))
+    return values, problems
+
+
+def read_config(path: Path) -> dict[str, Value]:
+    """The settings in ``path`` (none if it does not exist); a problem is a `ConfigFileError`."""
+    values, problems = load_config(path)
+    if problems:
+        raise ConfigFileError(problems[0][1])
     return values
 
 
 def parse_value(key: Key, texts: Sequence[str], where: str = "") -> Value:
-    """A value typed on the command line or in ``GEMWIRE_<KEY>`` (one text per list item)."""
+    """A value typed on the command line or in ``GEMWIRE_<KEY>`` (a list's items as several
+    texts, or comma-separated, as in ``GEMWIRE_<KEY>``)."""
     where = where or key.name
     if key.type is list:
-        return [text for text in texts if text]
+        return [item.strip() for text in texts for item in text.split(",") if item.strip()]
     if len(texts) != 1:
         raise ConfigFileError(f"{where}: {key.name} takes one value")
     text = texts[0].strip()
@@ -180,18 +197,26 @@ def from_environment(environ: Mapping[str, str] = os.environ) -> dict[str, Value
         text = environ.get(key.env)
         if text is None or text == "":
             continue
-        texts = [t.strip() for t in text.split(",")] if key.type is list else [text]
-        values[key.name] = parse_value(key, texts, where=key.env)
+        values[key.name] = parse_value(key, [text], where=key.env)
     return values
 
 
 def effective(
-    environ: Mapping[str, str] = os.environ,
+    environ: Mapping[str, str] = os.environ, problems: list[str] | None = None
 ) -> dict[str, tuple[Value, str]]:
-    """Every setting that is set, with where it comes from (the file's path, or the variable)."""
+    """Every setting that is set, with where it comes from (the file's path, or the variable).
+
+    What is wrong with the file raises `ConfigFileError`, or is added to ``problems`` if
+    given (``gemwire config list`` shows the rest of a file to repair).
+    """
     path = config_path(environ)
+    if problems is None:
+        values = read_config(path)
+    else:
+        values, found_problems = load_config(path)
+        problems += [message for _, message in found_problems]
     found: dict[str, tuple[Value, str]] = {
-        name: (value, str(path)) for name, value in read_config(path).items()
+        name: (value, str(path)) for name, value in values.items()
     }
     for name, value in from_environment(environ).items():
         found[name] = (value, KEYS[name].env)

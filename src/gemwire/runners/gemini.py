@@ -41,8 +41,10 @@ from gemwire.events import (
     TurnError,
 )
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
+from gemwire.runners._first_start import spawn_first_start
 from gemwire.runners._gemini_outputs import JsonReader, OutputReader, StreamJsonReader
 from gemwire.runners._resume_guard import remove_resume_stubs
+from gemwire.runners._session_follower import SessionFollower, files_changed, with_estimates
 from gemwire.runners.discovery import GeminiExecutable, find_gemini, version_key as _version_key
 from gemwire.runners.session_lock import SessionLock
 
@@ -123,6 +125,11 @@ class GeminiOptions(msgspec.Struct, frozen=True, kw_only=True):
     ``max_model_turns``), which need events as they happen."""
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     """Longer stdout lines (stream-json) or documents (json) are skipped with a notice."""
+    follow_session_file: bool = False
+    """Also read the session file the CLI writes during the run, for what its output lacks:
+    the model's thoughts (``thought_delta``) and each edit's exact change (``file_changed``,
+    ``derived: false``), marked ``origin: "session_file"``, and the context figure on
+    ``turn_completed`` (see runners/_session_follower.py)."""
 
 
 class ResumeToken(msgspec.Struct, frozen=True, kw_only=True):
@@ -258,6 +265,11 @@ class GeminiRun:
         # turn_completed goes last: stdout waits for stderr's notices (boundedly).
         self._stderr_done = anyio.Event()
         self._notices_closed = False
+        self._follower = (
+            SessionFollower(self._home, self._cwd, lambda: self._output.session_id, time.time())
+            if options.follow_session_file
+            else None
+        )
 
     @property
     def result(self) -> RunResult:
@@ -294,7 +306,7 @@ class GeminiRun:
                 await lock.acquire()
             self._lock = lock
         try:
-            child = await Child.spawn(argv, cwd=Path(self._cwd), env=env)
+            child = await spawn_first_start(self._home, argv, cwd=Path(self._cwd), env=env)
         except BaseException:
             self._release()
             raise
@@ -390,6 +402,8 @@ class GeminiRun:
     def _take(self, events: list[Event]) -> list[Event]:
         """Record a batch at once (a cancelled send must not lose any); hold back
         turn_completed. Returns the events to send now."""
+        if self._follower is not None:  # what the session file has gained goes first
+            events = self._follower.poll() + events
         to_send = []
         for event in events:
             if isinstance(event, TurnCompleted):
@@ -402,6 +416,7 @@ class GeminiRun:
         """Record the held turn_completed, with the exit code, and the result with it."""
         held = self._held
         assert held is not None, "the normalizer always completes the turn"
+        held = with_estimates(held, self._follower)
         if held.error is not None and held.error.exit_code is None:
             error = msgspec.structs.replace(held.error, exit_code=exit_code)
             held = msgspec.structs.replace(held, error=error)
@@ -513,7 +528,7 @@ class GeminiRun:
             answer=turn.answer,
             error=turn.error,
             stop_reason=turn.stop_reason,
-            files_changed=[e for e in self._events if isinstance(e, FileChanged)],
+            files_changed=files_changed(self._events),
             usage=turn.usage,
             session_id=turn.session_id,
             duration_s=time.monotonic() - self._started,

@@ -6,6 +6,9 @@ The Claude-compatible form is the ``UnifiedMessage`` of the 2025 agent-cli-sdk s
 ``model``, ``usage`` and the message exactly as recorded in ``_original``. Gemini tool names
 and inputs become Claude's (``read_file`` -> ``Read`` ...), unknown tools keep theirs.
 
+``usage`` carries the spec's camelCase keys (``inputTokens``, ``outputTokens``,
+``cacheReadTokens``, ``totalTokens``) and the same numbers under Claude's snake_case names.
+
 Two choices differ from that spec, both to keep what happened: blocks follow the order of
 events (thinking, the text the model wrote, then each tool call and its result; the spec
 put the text last), and ``info``/``warning``/``error`` messages are kept as ``system``
@@ -189,11 +192,18 @@ def _unified(message: MessageRecord, original: Any) -> dict[str, Any] | None:
     if isinstance(message.model, str):
         unified["model"] = message.model
     if message.tokens:
+        tokens = message.tokens
+        # Both spellings: agent-cli-sdk's UnifiedMessage types usage in camelCase, Claude's
+        # own API in snake_case; a consumer typed to either finds its keys.
         unified["usage"] = {
-            "input_tokens": message.tokens.input,
-            "output_tokens": message.tokens.output,
-            "cache_read_input_tokens": message.tokens.cached,
-            "total_tokens": message.tokens.total,
+            "inputTokens": tokens.input,
+            "outputTokens": tokens.output,
+            "cacheReadTokens": tokens.cached,
+            "totalTokens": tokens.total,
+            "input_tokens": tokens.input,
+            "output_tokens": tokens.output,
+            "cache_read_input_tokens": tokens.cached,
+            "total_tokens": tokens.total,
         }
     unified["_original"] = original
     return unified

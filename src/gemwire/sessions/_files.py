@@ -21,7 +21,7 @@ from gemwire._normalize.gemini_session import SessionMessage, session_events
 from gemwire.errors import SessionError, SessionNotFound
 from gemwire.events import Event, Notice
 from gemwire.sessions._records import MessageSummary, Problem, RecordReplay, legacy_record
-from gemwire.wire.gemini_session import SESSION_FILE_PREFIX
+from gemwire.wire.gemini_session import SESSION_FILE_PREFIX, MessageRecord
 
 __all__ = (
     "Conversation",
@@ -99,12 +99,25 @@ class Conversation(msgspec.Struct, frozen=True, kw_only=True):
     resumable: bool
     originals: list[Any] = []
     """Each message exactly as recorded, unknown fields included (``keep_originals=True``)."""
+    parent_id: str | None = None
+    """A subagent's parent session, and the ``call_id`` of the parent's call that ran it
+    (every event of a subagent carries it as ``parent_call_id``)."""
+    parent_call_id: str | None = None
 
     def events(self, *, cwd: str | None = None, agent: str = "gemini") -> Iterator[Event]:
         """The normalized events: the same vocabulary a live run streams (see docs/sessions.md).
 
         ``cwd`` (the project root) resolves the relative paths the model used.
         """
+        events = self._events(cwd=cwd, agent=agent)
+        if self.parent_call_id is None:
+            yield from events
+            return
+        parent = self.parent_call_id
+        for event in events:
+            yield msgspec.structs.replace(event, parent_call_id=parent)
+
+    def _events(self, *, cwd: str | None, agent: str) -> Iterator[Event]:
         sid = self.session_id
         events = session_events(self.messages, session_id=sid, cwd=cwd, agent=agent)
         yield next(events)  # session_started, then the problems, in line order
@@ -131,17 +144,20 @@ def _open(path: Path) -> Any:
         raise SessionError(f"cannot read {path}: {exc.strerror}") from exc
 
 
-def _replay(path: Path, *, summary: bool, keep_raw: bool = False) -> tuple[RecordReplay, Format]:
+def _replay(
+    path: Path, *, summary: bool, keep_raw: bool = False, message_type: type = MessageRecord
+) -> tuple[RecordReplay, Format]:
     """Replay the file's records; fall back to one legacy JSON document like Gemini does."""
     # Loading builds millions of objects that all stay alive: the cyclic collector would
     # scan them again and again for nothing (it halves the speed of a 100 MB load).
     paused = gc.isenabled()
     gc.disable()
     try:
-        return _replay_file(path, summary=summary, keep_raw=keep_raw)
+        return _replay_file(path, summary=summary, keep_raw=keep_raw, message_type=message_type)
     finally:
         if paused:
-            if not summary:  # a summary keeps nothing of what was built
+            # A summary, or a small message type, keeps little of what was built.
+            if not summary and message_type is MessageRecord:
                 _to_oldest_generation()
             gc.enable()
 
@@ -160,8 +176,10 @@ def _to_oldest_generation() -> None:
         gc.unfreeze()
 
 
-def _replay_file(path: Path, *, summary: bool, keep_raw: bool) -> tuple[RecordReplay, Format]:
-    replay = RecordReplay(summary=summary, keep_raw=keep_raw)
+def _replay_file(
+    path: Path, *, summary: bool, keep_raw: bool, message_type: type
+) -> tuple[RecordReplay, Format]:
+    replay = RecordReplay(summary=summary, keep_raw=keep_raw, message_type=message_type)
     with _open(path) as file:
         try:
             first = file.readline()
@@ -175,7 +193,7 @@ def _replay_file(path: Path, *, summary: bool, keep_raw: bool) -> tuple[RecordRe
             data = file.read()
         except OSError as exc:
             raise SessionError(f"cannot read {path}: {exc.strerror}") from exc
-    legacy, why = legacy_record(data, summary=summary, keep_raw=keep_raw)
+    legacy, why = legacy_record(data, summary=summary, keep_raw=keep_raw, message_type=message_type)
     if legacy is None:
         replay.problems.append(Problem(line=0, message=why or "not a Gemini session"))
         return replay, "jsonl" if path.suffix == ".jsonl" else "json"
@@ -215,6 +233,11 @@ def load_session(path: str | os.PathLike[str], *, keep_originals: bool = False) 
     replay, fmt = _replay(file, summary=False, keep_raw=keep_originals)
     meta = replay.metadata
     directories = meta.get("directories")
+    parent = None
+    if _kind(meta) == "subagent" and isinstance(meta.get("sessionId"), str):
+        from gemwire.sessions._subagents import parent_call  # it reads files with _replay
+
+        parent = parent_call(file, meta["sessionId"])
     return Conversation(
         path=str(file),
         format=fmt,
@@ -231,6 +254,8 @@ def load_session(path: str | os.PathLike[str], *, keep_originals: bool = False) 
         problems=replay.problems,
         resumable=_gemini_lists(replay),
         originals=replay.originals if keep_originals else [],
+        parent_id=parent[0] if parent else None,
+        parent_call_id=parent[1] if parent else None,
     )
 
 

@@ -28,6 +28,8 @@ makes it so.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -77,6 +79,15 @@ _MESSAGE_START = b'{"id":'
 _REWIND_KEY = b'"$rewindTo"'
 
 
+@functools.cache
+def _decoder(message_type: type) -> Callable[[bytes], Any]:
+    return (
+        _decode_message
+        if message_type is MessageRecord
+        else msgspec.json.Decoder(message_type).decode
+    )
+
+
 def _summary(peek: _Peek) -> MessageSummary:
     prompt = None
     if peek.type == "user":
@@ -90,12 +101,18 @@ class RecordReplay:
     """Feed a ``.jsonl`` session's lines; read the final metadata and messages.
 
     ``summary=True`` keeps `MessageSummary` objects instead of whole messages (listing);
-    ``keep_raw=True`` also keeps each message as recorded (`originals`).
+    ``keep_raw=True`` also keeps each message as recorded (`originals`);
+    ``message_type`` decodes messages into a smaller Struct that names only the fields a
+    reader needs (`gemwire.sessions.usage`: tokens), which skips the rest unbuilt.
     """
 
-    def __init__(self, *, summary: bool = False, keep_raw: bool = False) -> None:
+    def __init__(
+        self, *, summary: bool = False, keep_raw: bool = False, message_type: type = MessageRecord
+    ) -> None:
         self.summary = summary
         self.keep_raw = keep_raw
+        self._message_type = message_type
+        self._decode = _decoder(message_type)
         self.metadata: dict[str, Any] = {}
         self.problems: list[Problem] = []
         # Upserts by id keep the first position: a dict in insertion order is the list.
@@ -146,7 +163,7 @@ class RecordReplay:
                 self.feed(line + b"\n", lineno)
             return len(lines), tail
         # The common case, inlined: a message record, decoded straight into its type.
-        messages, verdicts, decode = self._messages, self._verdicts, _decode_message
+        messages, verdicts, decode = self._messages, self._verdicts, self._decode
         rewinds = _REWIND_KEY in block
         for lineno, line in enumerate(lines, first_lineno):
             if line.startswith(_MESSAGE_START) and not (rewinds and _REWIND_KEY in line):
@@ -214,7 +231,7 @@ class RecordReplay:
                 peek.type, peek.content, peek.toolCalls, peek.thoughts
             )
         else:
-            message = _decode_message(line)
+            message = self._decode(line)
             self._messages[message.id] = message
             self._verdicts.pop(message.id, None)
             if self.keep_raw:
@@ -236,7 +253,7 @@ class RecordReplay:
             )
             return _summary(peek), resumable
         try:
-            message: SessionMessage = msgspec.convert(record, MessageRecord)
+            message: SessionMessage = msgspec.convert(record, self._message_type)
         except msgspec.ValidationError as exc:
             kind = record.get("type")
             message = RawMessage(
@@ -332,7 +349,7 @@ def _resumable(message: MessageRecord) -> bool:
 
 
 def legacy_record(
-    data: bytes, *, summary: bool, keep_raw: bool = False
+    data: bytes, *, summary: bool, keep_raw: bool = False, message_type: type = MessageRecord
 ) -> tuple[RecordReplay | None, str | None]:
     """A whole single-JSON session file (``parseLegacyRecordFallback``), as a replay.
 
@@ -345,7 +362,7 @@ def legacy_record(
         return None, problems[-1].message
     if not (isinstance(document, dict) and "sessionId" in document):
         return None, "not a Gemini session (no sessionId)"
-    replay = RecordReplay(summary=summary, keep_raw=keep_raw)
+    replay = RecordReplay(summary=summary, keep_raw=keep_raw, message_type=message_type)
     replay.problems.extend(problems)
     metadata = {k: v for k, v in document.items() if k != "messages"}
     replay.metadata.update(metadata)

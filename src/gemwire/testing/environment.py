@@ -21,27 +21,45 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Self
 
+from gemwire.runners.discovery import version_key
+from gemwire.testing.pinned import CURRENT_VERSION
 from gemwire.testing.scenario import seed_workspace
 
-__all__ = ("DEFAULT_SETTINGS", "FAKE_API_KEY", "IsolatedGemini")
+__all__ = ("DEFAULT_SETTINGS", "FAKE_API_KEY", "IsolatedGemini", "settings_for")
 
 FAKE_API_KEY = "gemwire-fake-key"
 
-# Keys for old and new CLIs side by side: each version ignores the ones it does not know.
 DEFAULT_SETTINGS: Mapping[str, Any] = {
     "security": {"auth": {"selectedType": "gemini-api-key"}},
     "general": {
-        # 0.30+ (enableAutoUpdate*) and 0.15 (disableAutoUpdate, disableUpdateNag)
         "enableAutoUpdate": False,
         "enableAutoUpdateNotification": False,
-        "disableAutoUpdate": True,
-        "disableUpdateNag": True,
         # Session cleanup at startup deletes resumed sessions' files (gemini-protocol.md §5.5).
         "sessionRetention": {"enabled": False},
     },
     "telemetry": {"enabled": False},
     "privacy": {"usageStatisticsEnabled": False},
 }
+"""The settings of an isolated home, in the keys of Gemini CLI 0.30 and newer."""
+
+_BEFORE_0_30: Mapping[str, Any] = {"general": {"disableAutoUpdate": True, "disableUpdateNag": True}}
+"""What 0.15 calls ``enableAutoUpdate*``. 0.30 keeps these keys; 0.61 renames them when it
+starts, rewriting ``settings.json`` in place, and a CLI starting meanwhile on the same home
+reads an empty file (exit 52). So they are written only for the versions that need them."""
+
+
+def settings_for(version: str) -> dict[str, Any]:
+    """`DEFAULT_SETTINGS` in the keys Gemini CLI ``version`` knows, so it has none to rewrite.
+
+    >>> settings_for("0.15.4")["general"]["disableAutoUpdate"]
+    True
+    >>> "disableAutoUpdate" in settings_for("0.61.0")["general"]
+    False
+    """
+    if version_key(version) < (0, 30, 0):
+        return _merge(DEFAULT_SETTINGS, _BEFORE_0_30)
+    return _merge(DEFAULT_SETTINGS, {})
+
 
 # Inherited variables that would change which account, endpoint or home the CLI uses.
 _DROPPED_PREFIXES = ("GEMINI_", "GOOGLE_", "CLOUDSDK_", "VERTEX")
@@ -65,6 +83,8 @@ class IsolatedGemini:
         files: files to seed the workspace with, relative path -> text.
         settings: merged over `DEFAULT_SETTINGS` into the home's ``settings.json``,
             e.g. ``{"general": {"maxAttempts": 1}}``.
+        version: the Gemini CLI version that will run here (default: the current pinned
+            one); the settings are written in the keys it knows (`settings_for`).
         api_key: the key the CLI presents.
         root: create the home and workspace under this folder (kept afterwards, e.g.
             pytest's ``tmp_path``); by default a temporary folder removed on `cleanup()`.
@@ -81,6 +101,7 @@ class IsolatedGemini:
         api_key: str = FAKE_API_KEY,
         root: Path | None = None,
         workspace_name: str = "workspace",
+        version: str = CURRENT_VERSION,
     ) -> None:
         self.base_url = base_url
         self.api_key = api_key
@@ -90,7 +111,7 @@ class IsolatedGemini:
         self.root = self.root.resolve()
         self.home = self.root / "home"
         self.workspace = self.root / workspace_name
-        self.settings = _merge(DEFAULT_SETTINGS, settings or {})
+        self.settings = _merge(settings_for(version), settings or {})
         (self.home / ".gemini").mkdir(parents=True, exist_ok=True)
         self.settings_path.write_text(json.dumps(self.settings, indent=2) + "\n")
         self.workspace.mkdir(parents=True, exist_ok=True)

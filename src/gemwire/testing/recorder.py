@@ -129,7 +129,11 @@ async def run_case(
     argvs: list[list[str]] = []
     with ScriptedModel(case.scenario) as model:
         env = IsolatedGemini(
-            model.url, files=case.scenario.files, settings=case.settings, root=root
+            model.url,
+            files=case.scenario.files,
+            settings=case.settings,
+            root=root,
+            version=version,
         )
         for run in case.runs:
             argv = [gemini, "-o", output_format, *run.args]

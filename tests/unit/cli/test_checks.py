@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from gemwire.cli import checks, main
+from gemwire.cli.doctor import run_checks
 from gemwire.testing import pinned_gemini
 
 SECRET = "AIza-not-a-real-key-0123456789"
@@ -143,6 +144,26 @@ def test_a_missing_cli_or_node_fails(tmp_path: Path, workspace: Path) -> None:
     assert (check.status, launcher) == ("fail", None)
     assert check.summary == f"explicit {tmp_path / 'nope'} is not an executable file"
     assert checks.node(None, {"PATH": str(tmp_path)}).summary == "node is not on PATH"
+
+
+def test_no_cli_anywhere_in_a_checkout_points_at_the_pinned_one(
+    tmp_path: Path, workspace: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # After `make demo` in a checkout, the CLI it ran is in clis/, on no PATH.
+    monkeypatch.delenv("GEMINI_CLI_PATH", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr("gemwire.runners.discovery._COMMON_LOCATIONS", ())
+    environ = {"GEMWIRE_CONFIG": str(tmp_path / "none.toml")}
+    found = run_checks(cwd=workspace, executable=None, gemini_home=str(home), environ=environ)
+    cli = found[1]
+    assert (cli.name, cli.status) == ("Gemini CLI", "fail")
+    assert cli.fix == (
+        f"use the Gemini CLI `make demo` installed: export GEMINI_CLI_PATH={pinned_gemini()} "
+        f"(or `gemwire config set executable {pinned_gemini()}`)"
+    )
+    monkeypatch.setenv("GEMWIRE_CLIS_DIR", str(tmp_path))  # not a checkout with the pinned CLI
+    found = run_checks(cwd=workspace, executable=None, gemini_home=str(home), environ=environ)
+    assert (found[1].status, found[1].fix) == ("fail", None)
 
 
 def test_node_versions_are_read_and_compared() -> None:

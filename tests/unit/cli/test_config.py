@@ -110,8 +110,82 @@ def test_a_broken_file_stops_run_but_not_config_or_doctor(tmp_path: Path) -> Non
     result = CliRunner().invoke(main, ["run", "hi"], env=env)
     assert result.exit_code == 2
     assert "not valid TOML" in result.stderr
-    assert config(tmp_path, "set", "model", "pro")[0] == 2  # says what is wrong, writes nothing
     assert config(tmp_path, "path")[0] == 0
+
+
+HEADER = "# gemwire settings; change them with `gemwire config set KEY VALUE` (docs/cli.md).\n"
+
+
+@pytest.mark.parametrize(
+    ("content", "args", "repaired", "dropped"),
+    [
+        # the broken key itself: set replaces it, unset removes it; the rest is kept
+        ('model = "pro"\ntimeout = "soon"\n', ["set", "timeout", "60"], "timeout = 60.0\n", []),
+        ('model = "pro"\ntimeout = "soon"\n', ["unset", "timeout"], "", []),
+        ('model = "pro"\nmodle = "x"\n', ["unset", "modle"], "", []),
+        # another key broken: it is dropped, named, and kept in the backup
+        (
+            'model = "pro"\nmodle = "x"\n',
+            ["set", "timeout", "60"],
+            "timeout = 60.0\n",
+            ["unknown setting 'modle'"],
+        ),
+        # not TOML at all: nothing can be kept but the new value
+        ("model = \n", ["set", "model", "pro"], None, ["not valid TOML"]),
+        ("model = \n", ["unset", "model"], None, ["not valid TOML"]),
+    ],
+)
+def test_config_set_and_unset_repair_a_broken_file(
+    tmp_path: Path, content: str, args: list[str], repaired: str | None, dropped: list[str]
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(content)
+    code, out, err = config(tmp_path, *args)
+    assert (code, out) == (0, "")
+    if repaired is None:  # an unreadable file
+        expected = HEADER + ('model = "pro"\n' if args[0] == "set" else "")
+    else:
+        expected = HEADER + 'model = "pro"\n' + repaired
+    assert path.read_text() == expected
+    read_config(path)  # loads again, strictly
+    if dropped:
+        lines = err.splitlines()
+        assert len(lines) == len(dropped) + 1
+        for line, problem in zip(lines, dropped, strict=False):
+            assert line.startswith(f"gemwire: dropped from the config file: {path}: {problem}")
+        assert lines[-1] == f"gemwire: the file as it was is in {path}.bak"
+        assert (tmp_path / "config.toml.bak").read_text() == content
+    else:
+        assert err == ""
+        assert not (tmp_path / "config.toml.bak").exists()
+    assert (
+        CliRunner().invoke(main, ["config", "list"], env={"GEMWIRE_CONFIG": str(path)}).exit_code
+        == 0
+    )
+
+
+def test_config_list_shows_what_a_broken_file_still_holds(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('model = "pro"\ntimeout = "soon"\n')
+    code, out, err = config(tmp_path, "list")
+    assert code == 2
+    assert f"model                   pro  ({path})" in out.splitlines()
+    assert err.splitlines() == [
+        f"gemwire: {path}: timeout must be a float, not 'soon'",
+        "gemwire: `gemwire config set KEY VALUE` or `gemwire config unset KEY` repairs it",
+    ]
+
+
+def test_a_typo_in_unset_is_still_a_usage_error(tmp_path: Path) -> None:
+    code, _, err = config(tmp_path, "unset", "modle")
+    assert code == 2
+    assert "unknown setting 'modle'" in err
+
+
+def test_list_values_split_on_commas_as_in_the_environment(tmp_path: Path) -> None:
+    assert config(tmp_path, "set", "include_directories", "a,b", "c d, e")[0] == 0
+    assert config(tmp_path, "get", "include_directories") == (0, "a, b, c d, e\n", "")
+    assert parse_value(KEYS["extensions"], ["x,,y "]) == ["x", "y"]
 
 
 def test_file_then_environment_then_flags(tmp_path: Path) -> None:

@@ -139,6 +139,10 @@ def test_claude_export(materialize: Make) -> None:
     }
     assert write["content"][3]["is_error"] is False
     assert write["usage"] == {
+        "inputTokens": 150,
+        "outputTokens": 12,
+        "cacheReadTokens": 0,
+        "totalTokens": 171,
         "input_tokens": 150,
         "output_tokens": 12,
         "cache_read_input_tokens": 0,

@@ -1,0 +1,195 @@
+"""``gemwire usage``: tokens and estimated cost of the saved sessions of a Gemini home.
+
+Exit status: 0 done; 2 usage error (a bad date, or a price file that cannot be read).
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import date
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from gemwire.sessions import UsageReport, UsageRow
+
+__all__ = ("usage",)
+
+_BAR_WIDTH = 40
+# gemwire.sessions' GROUPINGS, spelled out: importing the sessions stack here would slow
+# down `gemwire --help` (a test keeps the two equal).
+_GROUPINGS = ("day", "week", "month", "model", "project", "session")
+
+
+def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a date like 2026-11-23") from None
+
+
+@click.command()
+@click.option(
+    "--gemini-home",
+    type=click.Path(file_okay=False),
+    help="The folder holding .gemini (default: GEMINI_CLI_HOME, else your home).",
+)
+@click.option(
+    "--by",
+    type=click.Choice(_GROUPINGS),
+    default="day",
+    show_default=True,
+    help="One row per day, ISO week, month, model, project or session.",
+)
+@click.option("--since", callback=_date, help="First day counted, e.g. 2026-11-01.")
+@click.option("--until", callback=_date, help="Last day counted (inclusive).")
+@click.option("--project", help="Only this project: its root folder, or its folder in .gemini/tmp.")
+@click.option(
+    "--prices",
+    type=click.Path(dir_okay=False),
+    help="A price table (JSON or TOML) laid over gemwire's own.",
+)
+@click.option("--json", "as_json", is_flag=True, help="The report as one JSON document.")
+def usage(
+    gemini_home: str | None,
+    by: str,
+    since: date | None,
+    until: date | None,
+    project: str | None,
+    prices: str | None,
+    as_json: bool,
+) -> None:
+    """Tokens and estimated cost of your saved Gemini sessions.
+
+    Every cost is an estimate from a dated price table (see --prices and docs/sessions.md).
+
+    \b
+    gemwire usage
+    gemwire usage --by model --since 2026-11-01
+    gemwire usage --by project --json
+    """
+    import msgspec
+
+    from gemwire.errors import InvalidOptions
+    from gemwire.sessions import usage as collect
+    from gemwire.sessions.pricing import load_prices
+
+    try:
+        table = load_prices(prices)
+    except InvalidOptions as exc:
+        raise click.UsageError(str(exc)) from exc
+    report = collect(
+        gemini_home,
+        by=by,  # type: ignore[arg-type]  # one of _GROUPINGS, checked by click
+        since=since,
+        until=until,
+        project=project,
+        prices=table,
+    )
+    if as_json:
+        sys.stdout.buffer.write(msgspec.json.encode(report) + b"\n")
+        return
+    from rich.console import Console
+
+    show_report(Console(highlight=False), report)
+
+
+def _money(value: float) -> str:
+    if value == 0 or value >= 0.01:
+        return f"${value:,.2f}"
+    return f"${value:.4f}" if value >= 0.0001 else "<$0.0001"
+
+
+def _cost(row: UsageRow) -> str:
+    if row.unpriced_models and not row.cost_usd:
+        return "?"  # nothing in the row has a price
+    return _money(row.cost_usd) + ("*" if row.unpriced_models else "")
+
+
+def _tokens(count: int) -> str:
+    """Exact below 100,000; then 123.4k, 12.3M (the JSON has them exact)."""
+    if count < 100_000:
+        return f"{count:,}"
+    if count < 10_000_000:
+        return f"{count / 1000:,.1f}k"
+    return f"{count / 1_000_000:,.1f}M"
+
+
+def show_report(console: Console, report: UsageReport) -> None:
+    """The report as a table, then (by day) a bar of cost per day, then where prices come from."""
+    from rich import box
+    from rich.table import Table
+
+    if not report.rows:
+        console.print("No model responses found in the saved sessions.")
+        return
+    table = Table(
+        title=f"Gemini usage by {report.by} (cost is an estimate)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    longest = max(len(row.key) for row in report.rows)
+    table.add_column(report.by.capitalize(), min_width=min(longest, 12), overflow="fold")
+    total = report.total
+    # Columns that are zero throughout (often cached, thoughts, tool) only take room.
+    counts = [
+        (name, field)
+        for name, field, always in (
+            ("Input", "input_tokens", True),
+            ("Output", "output_tokens", True),
+            ("Cached", "cached_tokens", False),
+            ("Thought", "thoughts_tokens", False),
+            ("Tool", "tool_tokens", False),
+            ("Total", "total_tokens", True),
+        )
+        if always or getattr(total, field)
+    ]
+    for name in ("Reqs", *(name for name, _ in counts), "Cost"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for row in [*report.rows, total]:
+        table.add_row(
+            row.key,
+            f"{row.requests:,}",
+            *(_tokens(getattr(row, field)) for _, field in counts),
+            _cost(row),
+            end_section=row is report.rows[-1],
+            style="bold" if row is total else None,
+        )
+    console.print(table)
+    if report.by == "day" and len(report.rows) > 1:
+        console.print(cost_bars(report.rows) + "\n")
+    console.print(
+        f"{report.sessions:,} session{'' if report.sessions == 1 else 's'}. "
+        f"Prices as of {report.prices_as_of}: "
+        f"{report.prices_source}."
+    )
+    if report.total.unpriced_models:
+        models = ", ".join(report.total.unpriced_models)
+        console.print(
+            f"No price known for {models}: its tokens are counted, not priced (* partly, "
+            "? not at all); add prices with --prices."
+        )
+
+
+def cost_bars(rows: list[UsageRow], width: int = _BAR_WIDTH) -> str:
+    """A bar per row, as long as its cost is against the largest (``█`` and ``▏`` steps).
+
+    >>> from gemwire.sessions import UsageRow
+    >>> print(cost_bars([UsageRow(key="a", cost_usd=2.0), UsageRow(key="b", cost_usd=0.5)], 8))
+    a ████████ $2.00
+    b ██       $0.50
+    """
+    most = max((row.cost_usd for row in rows), default=0.0)
+    label = max(len(row.key) for row in rows)
+    lines = []
+    for row in rows:
+        filled = round(row.cost_usd / most * width) if most > 0 else 0
+        bar = "█" * filled or ("▏" if row.cost_usd > 0 else "")
+        lines.append(f"{row.key:<{label}} {bar:<{width}} {_money(row.cost_usd)}")
+    return "\n".join(lines)

@@ -1,0 +1,95 @@
+"""Subagent transcripts and the parent tool call that ran each of them.
+
+Gemini CLI 0.61.0 saves a subagent's session (e.g. ``codebase_investigator``) as
+``chats/<parentSessionId>/<agentSessionId>.json[l]`` (``kind: "subagent"``), and records on
+the parent's ``invoke_agent`` tool call the subagent's session id as ``agentId``. That id is
+the link both ways: a parent's calls name their subagent files, and a subagent file's folder
+names the parent session whose calls name it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from gemwire.events import Event, ToolCallStarted
+from gemwire.sessions._files import Conversation, _replay, load_session, short_id_of
+from gemwire.sessions._home import _session_paths
+from gemwire.wire.gemini_session import MessageRecord
+
+__all__ = ("nested_events", "parent_call", "subagent_files")
+
+
+class _Call(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    id: str
+    agentId: str | UnsetType = UNSET
+
+
+class _Calls(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """What linking needs of a message: its tool calls' ids and ``agentId``s."""
+
+    id: str
+    type: Any = None
+    toolCalls: list[_Call] | UnsetType | None = UNSET
+
+
+def _agent_calls(messages: list[Any]) -> dict[str, str]:
+    """``agentId`` -> the id of the call that ran that subagent."""
+    calls = {}
+    for message in messages:
+        for call in getattr(message, "toolCalls", None) or ():
+            if isinstance(call.agentId, str):
+                calls[call.agentId] = call.id
+    return calls
+
+
+def parent_call(path: str | os.PathLike[str], session_id: str) -> tuple[str, str] | None:
+    """(parent session id, call id) of the subagent session ``session_id`` saved at ``path``;
+    ``None`` when no parent file in the folder above names it."""
+    folder = Path(path).parent
+    parent_id = folder.name
+    try:
+        entries = sorted(os.scandir(folder.parent), key=lambda e: e.name)
+    except OSError:
+        return None
+    for entry in entries:
+        if short_id_of(entry.name) != parent_id[:8] or not entry.is_file():
+            continue
+        replay, _ = _replay(Path(entry.path), summary=False, message_type=_Calls)
+        if replay.metadata.get("sessionId") != parent_id:
+            continue
+        call_id = _agent_calls(replay.messages).get(session_id)
+        if call_id is not None:
+            return parent_id, call_id
+    return None
+
+
+def subagent_files(conversation: Conversation) -> dict[str, Path]:
+    """The call id -> subagent file of every subagent a session's calls ran (files that exist)."""
+    if conversation.session_id is None:
+        return {}
+    folder = Path(conversation.path).parent / conversation.session_id
+    calls = _agent_calls([m for m in conversation.messages if isinstance(m, MessageRecord)])
+    files = {}
+    for path in _session_paths(folder):
+        stem = path.name.removesuffix(".jsonl").removesuffix(".json")
+        if stem in calls:
+            files[calls[stem]] = path
+    return files
+
+
+def nested_events(conversation: Conversation, *, cwd: str | None = None) -> Iterator[Event]:
+    """The session's events, each subagent's right after the call that ran it started.
+
+    A subagent's events carry ``parent_call_id``; a subagent file no call names is left out.
+    """
+    files = subagent_files(conversation)
+    for event in conversation.events(cwd=cwd):
+        yield event
+        if isinstance(event, ToolCallStarted) and event.call_id in files:
+            yield from load_session(files[event.call_id]).events(cwd=cwd)

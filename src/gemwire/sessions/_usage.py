@@ -1,0 +1,323 @@
+"""Token usage and estimated cost across the saved sessions of a Gemini home.
+
+    >>> from gemwire.sessions import usage
+    >>> report = usage("/nonexistent", by="day")
+    >>> report.total.requests, report.rows
+    (0, [])
+
+Every model response a session file records carries its ``tokens`` (prompt, answer, cached,
+thoughts, tool-use prompt, total) and the ``model`` that answered; `usage` adds them up per
+day, ISO week, month, model, project or session, and prices them with a `PriceTable`
+(``cost_usd`` is an **estimate**: see `gemwire.sessions.pricing`). Subagent transcripts count
+towards the session that started them.
+
+Fast on a big home: each file is replayed like `load_session` replays it (upserts, rewinds,
+resumes), but messages are decoded only as far as their id, type, timestamp, model and
+tokens; the rest of each line is skipped, not built. A message recorded in more than one
+file (a resume's files, a project folder Gemini copied to its new layout) counts once.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from datetime import date, datetime, tzinfo
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from gemwire.errors import SessionError
+from gemwire.sessions._files import _replay
+from gemwire.sessions._home import GeminiHome, Project, _session_paths
+from gemwire.sessions.pricing import PriceTable, load_prices
+from gemwire.wire.gemini_session import SESSION_FILE_PREFIX, TokensSummary
+
+__all__ = ("GROUPINGS", "UsageReport", "UsageRow", "usage")
+
+Grouping = Literal["day", "week", "month", "model", "project", "session"]
+GROUPINGS: tuple[Grouping, ...] = ("day", "week", "month", "model", "project", "session")
+
+_UNKNOWN_MODEL = "(unknown model)"
+
+
+class _UsageMessage(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """What usage needs of a message record; everything else on the line is skipped."""
+
+    id: str
+    type: Any = None
+    timestamp: Any = None
+    tokens: TokensSummary | UnsetType | None = UNSET
+    model: Any = None
+
+
+class UsageRow(msgspec.Struct, frozen=True, kw_only=True):
+    """The totals of one group (``key``: a day, week, month, model, project or session).
+
+    ``cost_usd`` prices only the models in the price table; ``unpriced_models`` lists the
+    others, whose tokens are counted but cost nothing here.
+    """
+
+    key: str
+    requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    thoughts_tokens: int = 0
+    tool_tokens: int = 0
+    total_tokens: int = 0
+    cost_usd: float = 0.0
+    unpriced_models: list[str] = []
+
+
+class UsageReport(msgspec.Struct, frozen=True, kw_only=True):
+    """`usage`'s answer: one row per group in order, and the total of them all."""
+
+    by: Grouping
+    rows: list[UsageRow]
+    total: UsageRow
+    sessions: int
+    """Sessions with at least one counted response (subagents count with their parent)."""
+    files: int
+    problems: int
+    """Lines or files skipped as unreadable (what `load_session` reports as problems)."""
+    estimate: bool = True
+    """Always true: every cost is an estimate from the price table."""
+    prices_as_of: str
+    prices_source: str
+
+
+class _Entry(msgspec.Struct, frozen=True, gc=False, array_like=True):
+    day: date
+    model: str
+    project: str
+    session: str
+    input: int
+    output: int
+    cached: int
+    thoughts: int
+    tool: int
+    total: int
+    cost: float | None
+
+
+def _files(projects: list[Project]) -> Iterator[tuple[Project, Path, str | None]]:
+    """Every session file: (project, path, parent session id for subagents)."""
+    for project in projects:
+        try:
+            entries = sorted(os.scandir(project.chats_dir), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir():
+                for path in _session_paths(Path(entry.path)):
+                    yield project, path, entry.name
+            elif entry.name.startswith(SESSION_FILE_PREFIX) and entry.name.endswith(
+                (".json", ".jsonl")
+            ):
+                yield project, Path(entry.path), None
+
+
+def _day(timestamp: Any, tz: tzinfo | None, cache: dict[str, date]) -> date | None:
+    if not isinstance(timestamp, str):
+        return None
+    # Responses come seconds apart: the day of the same minute is looked up once.
+    minute = timestamp[:16]
+    day = cache.get(minute)
+    if day is None:
+        try:
+            moment = datetime.fromisoformat(timestamp)
+        except ValueError:
+            return None
+        if moment.tzinfo is None:
+            return moment.date()
+        day = cache[minute] = moment.astimezone(tz).date()
+    return day
+
+
+def _key(entry: _Entry, by: Grouping) -> str:
+    match by:
+        case "day":
+            return entry.day.isoformat()
+        case "week":
+            year, week, _ = entry.day.isocalendar()
+            return f"{year}-W{week:02d}"
+        case "month":
+            return entry.day.strftime("%Y-%m")
+        case "model":
+            return entry.model
+        case "project":
+            return entry.project
+    return entry.session
+
+
+def _matches(project: Project, wanted: str) -> bool:
+    if wanted == project.id:
+        return True
+    return project.root is not None and os.path.realpath(wanted) == project.root
+
+
+def usage(
+    home: GeminiHome | str | os.PathLike[str] | None = None,
+    *,
+    by: Grouping = "day",
+    since: date | None = None,
+    until: date | None = None,
+    project: str | None = None,
+    prices: PriceTable | None = None,
+    tz: tzinfo | None = None,
+) -> UsageReport:
+    """Tokens and estimated cost of every model response saved in a Gemini home.
+
+    Args:
+        home: a `GeminiHome` or the folder holding ``.gemini`` (default: ``GEMINI_CLI_HOME``,
+            else ``~``).
+        by: how rows are grouped; days, weeks (ISO, ``2026-W47``) and months in order,
+            the rest by cost, then name.
+        since: first day counted (inclusive), in ``tz``.
+        until: last day counted (inclusive), in ``tz``.
+        project: only this project: its root folder, or its folder name under ``tmp``.
+        prices: the price table (default: gemwire's own, `load_prices`).
+        tz: the time zone days are counted in (default: this machine's).
+    """
+    gemini = home if isinstance(home, GeminiHome) else GeminiHome(home)
+    table = prices if prices is not None else load_prices()
+    projects = [p for p in gemini.projects() if project is None or _matches(p, project)]
+    entries: list[_Entry] = []
+    seen: set[tuple[str, str]] = set()
+    days: dict[str, date] = {}
+    priced: dict[str, bool] = {}
+    files = problems = 0
+    for folder, path, parent in _files(projects):
+        files += 1
+        try:
+            replay, _ = _replay(path, summary=False, message_type=_UsageMessage)
+        except SessionError:
+            problems += 1
+            continue
+        problems += len(replay.problems)
+        meta = replay.metadata
+        own = meta.get("sessionId")
+        own = own if isinstance(own, str) else str(path)
+        session = parent or own
+        start = meta.get("startTime")
+        where = folder.root or folder.id
+        for message in replay.messages:
+            tokens = getattr(message, "tokens", None)
+            if not tokens or message.type != "gemini" or (own, message.id) in seen:
+                continue
+            seen.add((own, message.id))
+            day = _day(message.timestamp, tz, days) or _day(start, tz, days)
+            if day is None or (since and day < since) or (until and day > until):
+                continue
+            model = message.model if isinstance(message.model, str) else _UNKNOWN_MODEL
+            thoughts = tokens.thoughts or 0
+            tool = tokens.tool or 0
+            entries.append(
+                _Entry(
+                    day,
+                    model,
+                    where,
+                    session,
+                    tokens.input,
+                    tokens.output,
+                    tokens.cached,
+                    thoughts,
+                    tool,
+                    tokens.total,
+                    _cost(table, priced, model, tokens, thoughts, tool),
+                )
+            )
+    return _report(entries, by, table, files, problems)
+
+
+def _cost(
+    table: PriceTable,
+    known: dict[str, bool],
+    model: str,
+    tokens: TokensSummary,
+    thoughts: int,
+    tool: int,
+) -> float | None:
+    if model not in known:
+        known[model] = table.price(model) is not None
+    if not known[model]:
+        return None
+    return table.cost(
+        model,
+        input=tokens.input,
+        output=tokens.output,
+        cached=tokens.cached,
+        thoughts=thoughts,
+        tool=tool,
+    )
+
+
+class _Sum:
+    __slots__ = ("cost", "counts", "unpriced")
+
+    def __init__(self) -> None:
+        self.counts = [0] * 7
+        self.cost = 0.0
+        self.unpriced: set[str] = set()
+
+    def add(self, entry: _Entry) -> None:
+        counts = self.counts
+        counts[0] += 1
+        counts[1] += entry.input
+        counts[2] += entry.output
+        counts[3] += entry.cached
+        counts[4] += entry.thoughts
+        counts[5] += entry.tool
+        counts[6] += entry.total
+        if entry.cost is None:
+            self.unpriced.add(entry.model)
+        else:
+            self.cost += entry.cost
+
+    def row(self, key: str) -> UsageRow:
+        requests, input_, output, cached, thoughts, tool, total = self.counts
+        return UsageRow(
+            key=key,
+            requests=requests,
+            input_tokens=input_,
+            output_tokens=output,
+            cached_tokens=cached,
+            thoughts_tokens=thoughts,
+            tool_tokens=tool,
+            total_tokens=total,
+            cost_usd=self.cost,
+            unpriced_models=sorted(self.unpriced),
+        )
+
+
+def _report(
+    entries: list[_Entry], by: Grouping, table: PriceTable, files: int, problems: int
+) -> UsageReport:
+    groups: dict[str, _Sum] = {}
+    total = _Sum()
+    sessions = set()
+    for entry in entries:
+        key = _key(entry, by)
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = _Sum()
+        group.add(entry)
+        total.add(entry)
+        sessions.add(entry.session)
+    rows = [group.row(key) for key, group in groups.items()]
+    if by in ("day", "week", "month"):
+        rows.sort(key=lambda row: row.key)
+    else:
+        rows.sort(key=lambda row: (-row.cost_usd, -row.total_tokens, row.key))
+    return UsageReport(
+        by=by,
+        rows=rows,
+        total=total.row("total"),
+        sessions=len(sessions),
+        files=files,
+        problems=problems,
+        prices_as_of=table.as_of,
+        prices_source=table.source,
+    )

@@ -1,0 +1,118 @@
+"""`gemwire usage`: the JSON report, the terminal table and bars, filters, price files."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gemwire.cli import main
+
+RECORDING = (
+    Path(__file__).resolve().parents[2]
+    / "fixtures"
+    / "gemini"
+    / "0.61.0"
+    / "session_subagent"
+    / "json"
+    / "gemini-home"
+)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """The recorded subagent session's home, with its placeholders made real."""
+    workspace = tmp_path / "workspace"
+    replacements = {
+        "__PROJECT_HASH__": hashlib.sha256(str(workspace).encode()).hexdigest(),
+        "__WORKSPACE__": str(workspace),
+        "__HOME__": str(tmp_path / "home"),
+    }
+    target = tmp_path / "home" / ".gemini"
+    shutil.copytree(RECORDING, target)
+    for path in target.rglob("*"):
+        if path.is_file():
+            text = path.read_text()
+            for old, new in replacements.items():
+                text = text.replace(old, new)
+            path.write_text(text)
+    return tmp_path / "home"
+
+
+def usage(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    environ = {"GEMWIRE_CONFIG": "/nonexistent/config.toml", "TZ": "UTC", **(env or {})}
+    result = CliRunner().invoke(main, ["usage", *args], env=environ)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_json_report_of_a_recorded_home(home: Path, tmp_path: Path) -> None:
+    prices = tmp_path / "prices.json"
+    prices.write_text(
+        json.dumps(
+            {"as_of": "2026-11-01", "models": {"gemini-3.8-flash": {"input": 1, "output": 2}}}
+        )
+    )
+    code, out, _ = usage(
+        "--gemini-home", str(home), "--by", "model", "--prices", str(prices), "--json"
+    )
+    assert code == 0
+    report = json.loads(out)
+    assert [(r["key"], r["requests"], r["total_tokens"]) for r in report["rows"]] == [
+        ("gemini-3.8-flash", 2, 220),
+        ("gemini-3-flash-preview", 2, 220),
+    ]
+    assert report["rows"][0]["cost_usd"] == pytest.approx((200 * 1 + 20 * 2) / 1e6)
+    assert report["total"]["unpriced_models"] == []
+    assert (report["estimate"], report["prices_as_of"], report["sessions"]) == (
+        True,
+        "2026-11-01",
+        1,
+    )
+    assert report["prices_source"].startswith(str(prices))
+
+
+def test_terminal_table_says_estimate_and_names_unpriced_models(home: Path) -> None:
+    code, out, _ = usage("--gemini-home", str(home))
+    assert code == 0
+    assert "Gemini usage by day (cost is an estimate)" in out
+    assert "2026-11-22" in out
+    assert "No price known for gemini-3.8-flash: its tokens are counted" in out
+    assert "Prices as of 2025-12-17" in out
+
+
+def test_the_price_file_can_come_from_the_config(home: Path, tmp_path: Path) -> None:
+    prices = tmp_path / "p.toml"
+    prices.write_text('as_of = "from-config"\n')
+    code, out, _ = usage("--gemini-home", str(home), "--json", env={"GEMWIRE_PRICES": str(prices)})
+    assert code == 0
+    assert json.loads(out)["prices_as_of"] == "from-config"
+
+
+def test_filters_that_match_nothing_say_so(home: Path) -> None:
+    code, out, _ = usage("--gemini-home", str(home), "--since", "2026-11-23")
+    assert (code, out) == (0, "No model responses found in the saved sessions.\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--since", "yesterday"], "'yesterday' is not a date like 2026-11-23"),
+        (["--prices", "/nonexistent/prices.toml"], "cannot read the price table"),
+        (["--by", "hour"], "'hour' is not one of"),
+    ],
+)
+def test_bad_options_are_usage_errors(home: Path, args: list[str], message: str) -> None:
+    code, _, err = usage("--gemini-home", str(home), *args)
+    assert code == 2
+    assert message in err
+
+
+def test_the_groupings_are_the_libraries() -> None:
+    from gemwire.cli.usage import _GROUPINGS
+    from gemwire.sessions import GROUPINGS
+
+    assert _GROUPINGS == GROUPINGS

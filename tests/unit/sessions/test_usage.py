@@ -1,0 +1,265 @@
+"""`gemwire.sessions.usage` and its price table, against plain sums over recorded sessions."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections import Counter, defaultdict
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gemwire.errors import InvalidOptions
+from gemwire.sessions import load_session, usage
+from gemwire.sessions.pricing import ModelPrice, PriceTable, load_prices
+from gemwire.wire.gemini_session import MessageRecord
+
+
+def _load(path: Path) -> Any:
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# A helper bench/usage.py shares; loaded by path (tests are not a package).
+usage_home = _load(Path(__file__).with_name("usage_home.py"))
+
+FLAT = PriceTable(
+    as_of="test",
+    source="test",
+    models={
+        # Round rates, so that a plain sum in floats is exact enough to compare.
+        "gemini-3.8-flash": ModelPrice(input=1.0, output=2.0, cached=0.5),
+        "gemini-3-flash-preview": ModelPrice(input=3.0, output=4.0),
+        "gemini-2.5-pro": ModelPrice(input=5.0, output=6.0, cached=1.0),
+    },
+)
+
+
+def _plain_sum(unit: Any, tmp: Path) -> tuple[Counter[str], dict[str, Counter[str]]]:
+    """The tokens of a recording's responses, counted with `load_session`: overall and by
+    model; a response recorded in two files of one session counts once."""
+    folder = tmp / "unit"
+    for relative, data in unit.files.items():
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        (folder / relative).write_text(data, encoding="utf-8")
+    seen: set[tuple[str | None, str]] = set()
+    total: Counter[str] = Counter()
+    by_model: dict[str, Counter[str]] = defaultdict(Counter)
+    for relative in unit.files:
+        conversation = load_session(folder / relative)
+        for message in conversation.messages:
+            if not (isinstance(message, MessageRecord) and message.type == "gemini"):
+                continue
+            if not message.tokens or (conversation.session_id, message.id) in seen:
+                continue
+            seen.add((conversation.session_id, message.id))
+            tokens = message.tokens
+            counts = {
+                "requests": 1,
+                "input": tokens.input,
+                "output": tokens.output,
+                "cached": tokens.cached,
+                "thoughts": tokens.thoughts or 0,
+                "tool": tokens.tool or 0,
+                "total": tokens.total,
+            }
+            model = message.model if isinstance(message.model, str) else "(unknown model)"
+            price = FLAT.models.get(model)
+            if price is not None:
+                cached = price.cached if price.cached is not None else price.input
+                counts["micro_usd"] = round(
+                    (tokens.input - tokens.cached + (tokens.tool or 0)) * price.input
+                    + tokens.cached * cached
+                    + (tokens.output + (tokens.thoughts or 0)) * price.output
+                )
+            total.update(counts)
+            by_model[model].update(counts)
+    for path in sorted(folder.rglob("*"), reverse=True):
+        path.unlink() if path.is_file() else path.rmdir()
+    return total, by_model
+
+
+def _row(row: Any) -> dict[str, int]:
+    return {
+        "requests": row.requests,
+        "input": row.input_tokens,
+        "output": row.output_tokens,
+        "cached": row.cached_tokens,
+        "thoughts": row.thoughts_tokens,
+        "tool": row.tool_tokens,
+        "total": row.total_tokens,
+        "micro_usd": round(row.cost_usd * 1_000_000),
+    }
+
+
+def _expected(counter: Counter[str]) -> dict[str, int]:
+    keys = ("requests", "input", "output", "cached", "thoughts", "tool", "total", "micro_usd")
+    return {key: counter[key] for key in keys}
+
+
+@pytest.fixture(scope="module")
+def big_home(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Any], dict[str, Any]]:
+    root = tmp_path_factory.mktemp("usage")
+    copies = usage_home.make_home(root / "home", 10_000)
+    by_unit = {unit.chats: _plain_sum(unit, root) for unit in usage_home.units()}
+    return root / "home", copies, by_unit
+
+
+@pytest.mark.slow
+def test_totals_of_ten_thousand_sessions_equal_a_plain_sum(big_home: Any) -> None:
+    home, copies, by_unit = big_home
+    per_day: dict[str, Counter[str]] = defaultdict(Counter)
+    per_project: dict[str, Counter[str]] = defaultdict(Counter)
+    per_model: dict[str, Counter[str]] = defaultdict(Counter)
+    total: Counter[str] = Counter()
+    for n, unit in copies:
+        unit_total, unit_models = by_unit[unit.chats]
+        per_day[usage_home.day_of(n).isoformat()].update(unit_total)
+        per_project[usage_home.project_of(n)].update(unit_total)
+        for model, counts in unit_models.items():
+            per_model[model].update(counts)
+        total.update(unit_total)
+
+    report = usage(home, by="day", prices=FLAT, tz=None)
+
+    assert sum(1 for _ in home.rglob("session-*")) >= 10_000
+    assert report.problems == 0
+    assert _row(report.total) == _expected(total)
+    assert [row.key for row in report.rows] == sorted(k for k in per_day if per_day[k]["requests"])
+    assert {row.key: _row(row) for row in report.rows} == {
+        key: _expected(c) for key, c in per_day.items() if c["requests"]
+    }
+    by_project = usage(home, by="project", prices=FLAT)
+    assert {row.key: _row(row) for row in by_project.rows} == {
+        key: _expected(c) for key, c in per_project.items()
+    }
+    by_model = usage(home, by="model", prices=FLAT)
+    assert {row.key: _row(row) for row in by_model.rows} == {
+        key: _expected(c) for key, c in per_model.items()
+    }
+    unpriced = sorted(set(per_model) - set(FLAT.models))
+    assert by_model.total.unpriced_models == unpriced
+    assert report.estimate is True
+
+
+@pytest.mark.slow
+def test_filters_by_day_and_project(big_home: Any) -> None:
+    home, copies, by_unit = big_home
+    since, until = date(2026, 9, 10), date(2026, 9, 16)
+    expected: Counter[str] = Counter()
+    days = set()
+    for n, unit in copies:
+        if since <= usage_home.day_of(n) <= until and usage_home.project_of(n) == "/work/beta":
+            expected.update(by_unit[unit.chats][0])
+            days.add(usage_home.day_of(n).isoformat())
+
+    report = usage(home, by="day", since=since, until=until, project="/work/beta", prices=FLAT)
+
+    assert [row.key for row in report.rows] == sorted(days)
+    assert len(days) >= 2
+    assert _row(report.total) == _expected(expected)
+    by_folder = usage(home, since=since, until=until, project="beta", prices=FLAT)
+    assert by_folder.total == report.total
+
+
+@pytest.mark.slow
+def test_weeks_and_months_are_ordered_keys(big_home: Any) -> None:
+    home, _, _ = big_home
+    weeks = usage(home, by="week", prices=FLAT)
+    months = usage(home, by="month", prices=FLAT)
+    assert [row.key for row in months.rows] == ["2026-09", "2026-10", "2026-11"]
+    assert weeks.rows[0].key == "2026-W36"
+    assert [row.key for row in weeks.rows] == sorted(row.key for row in weeks.rows)
+    assert weeks.total == months.total
+
+
+def test_subagent_tokens_count_towards_the_session_that_started_them(
+    materialize: Any,
+) -> None:
+    run = materialize("0.61.0", "session_subagent", "json")
+    report = usage(run.home, by="session", prices=FLAT)
+    [row] = report.rows
+    parent = json.loads(run.session_files()[0].read_text().splitlines()[0])["sessionId"]
+    assert row.key == parent
+    # Two responses of the parent, two of the subagent (gemini-3-flash-preview).
+    assert (row.requests, row.total_tokens) == (4, 440)
+    assert report.sessions == 1
+
+
+def test_a_session_copied_into_the_new_layout_counts_once(materialize: Any) -> None:
+    run = materialize("0.61.0", "thoughts")
+    once = usage(run.home, prices=FLAT).total
+    copy = run.home / ".gemini" / "tmp" / ("a" * 64) / "chats"
+    copy.mkdir(parents=True)
+    for path in run.session_files():
+        (copy / path.name).write_bytes(path.read_bytes())
+    assert usage(run.home, prices=FLAT).total == once
+    assert once.requests == 1
+    assert (once.input_tokens, once.output_tokens, once.thoughts_tokens) == (120, 8, 30)
+
+
+def test_prices_tiers_prefixes_and_unknown_models() -> None:
+    table = load_prices()
+    assert table.as_of
+    assert table.source.startswith("https://ai.google.dev/")
+    pro = table.models["gemini-2.5-pro"]
+    assert table.cost("gemini-2.5-pro", input=100_000, output=1_000) == pytest.approx(
+        (100_000 * pro.input + 1_000 * pro.output) / 1e6
+    )
+    assert table.cost("gemini-2.5-pro", input=300_000, output=1_000) == pytest.approx(
+        (300_000 * 2.5 + 1_000 * 15.0) / 1e6
+    )
+    assert table.cost(
+        "gemini-2.5-flash", input=1_000, output=10, cached=400, thoughts=90, tool=5
+    ) == pytest.approx((605 * 0.3 + 400 * 0.03 + 100 * 2.5) / 1e6)
+    assert (
+        table.price("gemini-2.5-flash-lite-preview-09-2025")
+        == table.models["gemini-2.5-flash-lite"]
+    )
+    assert table.price("gemini-2.5-flashy") is None
+    assert table.cost("no-such-model", input=1, output=1) is None
+
+
+def test_a_users_price_file_is_laid_over_the_shipped_table(tmp_path: Path) -> None:
+    toml = tmp_path / "prices.toml"
+    toml.write_text(
+        'as_of = "2026-11-01"\n[models."gemini-3.8-flash"]\ninput = 0.25\noutput = 1.5\n'
+    )
+    table = load_prices(toml)
+    assert table.as_of == "2026-11-01"
+    assert table.models["gemini-3.8-flash"] == ModelPrice(input=0.25, output=1.5)
+    assert "gemini-2.5-pro" in table.models
+    assert str(toml) in table.source
+    as_json = tmp_path / "prices.json"
+    as_json.write_text(json.dumps({"models": {"m": {"input": 1, "output": 2}}}))
+    assert load_prices(as_json).models["m"] == ModelPrice(input=1, output=2)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("bad.json", "{", "is not valid"),
+        ("bad.toml", "models = 3", "is not valid"),
+        ("shape.json", '{"models": {"m": {"input": "cheap"}}}', "is not valid"),
+        ("missing.json", None, "cannot read"),
+    ],
+)
+def test_a_bad_price_file_is_a_clear_error(
+    tmp_path: Path, name: str, text: str | None, message: str
+) -> None:
+    path = tmp_path / name
+    if text is not None:
+        path.write_text(text)
+    with pytest.raises(InvalidOptions, match=message):
+        load_prices(path)
+
+
+def test_an_empty_or_missing_home_reports_nothing(tmp_path: Path) -> None:
+    report = usage(tmp_path)
+    assert (report.rows, report.total.requests, report.sessions, report.files) == ([], 0, 0, 0)
