@@ -10,77 +10,143 @@ The package's layers are its folders (see DESIGN.md): ``wire`` (exact upstream t
 ``testing`` (the offline test kit) and ``cli``.
 """
 
-from __future__ import annotations
+from __future__ import annotations as annotations
 
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from gemwire._version import __version__
+from gemwire._version import __version__ as __version__
 from gemwire.errors import (
-    AccessDenied,
-    AgentCrashed,
-    AgentFailed,
-    AgentNotFound,
-    AgentProtocolViolated,
-    AgentRequestFailed,
-    ApiFailed,
-    AuthFailed,
-    ConfigInvalid,
-    GeminiNotFound,
-    GemwireError,
-    InvalidInput,
-    InvalidOptions,
-    MalformedMessageError,
-    PromptTooLarge,
-    ProtocolError,
-    QuotaExhausted,
-    RateLimited,
-    RunCancelled,
-    RunFailed,
-    RunTimedOut,
-    ScenarioError,
-    SessionError,
-    SessionNotFound,
-    TurnLimitReached,
-    UnsupportedVersion,
-    UntrustedWorkspace,
+    AccessDenied as AccessDenied,
+    AccountIneligible as AccountIneligible,
+    AgentCrashed as AgentCrashed,
+    AgentFailed as AgentFailed,
+    AgentNotFound as AgentNotFound,
+    AgentProtocolViolated as AgentProtocolViolated,
+    AgentRequestFailed as AgentRequestFailed,
+    ApiFailed as ApiFailed,
+    AuthFailed as AuthFailed,
+    ConfigInvalid as ConfigInvalid,
+    GeminiNotFound as GeminiNotFound,
+    GemwireError as GemwireError,
+    InvalidInput as InvalidInput,
+    InvalidOptions as InvalidOptions,
+    InvalidTasks as InvalidTasks,
+    LockFolderUnsafe as LockFolderUnsafe,
+    MalformedMessageError as MalformedMessageError,
+    PromptTooLarge as PromptTooLarge,
+    ProtocolError as ProtocolError,
+    QuotaExhausted as QuotaExhausted,
+    RateLimited as RateLimited,
+    RunCancelled as RunCancelled,
+    RunFailed as RunFailed,
+    RunTimedOut as RunTimedOut,
+    ScenarioError as ScenarioError,
+    SessionError as SessionError,
+    SessionNotFound as SessionNotFound,
+    TurnLimitReached as TurnLimitReached,
+    UnsupportedVersion as UnsupportedVersion,
+    UntrustedWorkspace as UntrustedWorkspace,
 )
 
 if TYPE_CHECKING:
+    from gemwire.events import Event as Event
     from gemwire.runners import (
-        GeminiExecutable,
-        GeminiOptions,
-        GeminiRun,
-        ResumeToken,
-        RunResult,
-        find_gemini,
-        parse_resume_line,
-        replay_gemini_stream,
-        run_gemini,
-        run_gemini_sync,
+        GeminiExecutable as GeminiExecutable,
+        GeminiOptions as GeminiOptions,
+        GeminiRun as GeminiRun,
+        ResumeToken as ResumeToken,
+        RunResult as RunResult,
+        find_gemini as find_gemini,
+        parse_resume_line as parse_resume_line,
+        replay_gemini_stream as replay_gemini_stream,
+        run_gemini as run_gemini,
+        run_gemini_sync as run_gemini_sync,
     )
-    from gemwire.runners.acp import AcpClient, AcpOptions, AcpTurnResult, run_acp
+    from gemwire.runners.acp import (
+        AcpClient as AcpClient,
+        AcpOptions as AcpOptions,
+        AcpSession as AcpSession,
+        AcpTurn as AcpTurn,
+        AcpTurnResult as AcpTurnResult,
+        PermissionRequest as PermissionRequest,
+        TerminalRequest as TerminalRequest,
+        run_acp as run_acp,
+        run_acp_sync as run_acp_sync,
+    )
+    from gemwire.runners.turn_result import TurnResult as TurnResult
+    from gemwire.sessions import (
+        Conversation as Conversation,
+        GeminiHome as GeminiHome,
+        SessionInfo as SessionInfo,
+        load_session as load_session,
+    )
 
-# The runners pull in anyio and the whole protocol stack (~100 ms); `import gemwire` (and so
-# `gemwire --help`) does not pay for them until one is used.
-_LAZY = {
-    **dict.fromkeys(
-        (
-            "GeminiExecutable",
-            "GeminiOptions",
-            "GeminiRun",
-            "ResumeToken",
-            "RunResult",
-            "find_gemini",
-            "parse_resume_line",
-            "replay_gemini_stream",
-            "run_gemini",
-            "run_gemini_sync",
-        ),
-        "gemwire.runners",
+# The one list of what `gemwire` exports lazily, by module (tests/unit/test_exports.py
+# checks the TYPE_CHECKING imports above against it). The runners pull in anyio and the
+# whole protocol stack (~100 ms); `import gemwire` (and so `gemwire --help`) does not pay
+# for them until one is used.
+_LAZY_EXPORTS: dict[str, tuple[str, ...]] = {
+    "gemwire.events": ("Event",),
+    "gemwire.runners": (
+        "GeminiExecutable",
+        "GeminiOptions",
+        "GeminiRun",
+        "ResumeToken",
+        "RunResult",
+        "find_gemini",
+        "parse_resume_line",
+        "replay_gemini_stream",
+        "run_gemini",
+        "run_gemini_sync",
     ),
-    **dict.fromkeys(("AcpClient", "AcpOptions", "AcpTurnResult", "run_acp"), "gemwire.runners.acp"),
+    "gemwire.runners.acp": (
+        "AcpClient",
+        "AcpOptions",
+        "AcpSession",
+        "AcpTurn",
+        "AcpTurnResult",
+        "PermissionRequest",
+        "TerminalRequest",
+        "run_acp",
+        "run_acp_sync",
+    ),
+    "gemwire.runners.turn_result": ("TurnResult",),
+    "gemwire.sessions": ("Conversation", "GeminiHome", "SessionInfo", "load_session"),
 }
+_LAZY = {name: module for module, names in _LAZY_EXPORTS.items() for name in names}
+_ERRORS = (
+    "AccessDenied",
+    "AccountIneligible",
+    "AgentCrashed",
+    "AgentFailed",
+    "AgentNotFound",
+    "AgentProtocolViolated",
+    "AgentRequestFailed",
+    "ApiFailed",
+    "AuthFailed",
+    "ConfigInvalid",
+    "GeminiNotFound",
+    "GemwireError",
+    "InvalidInput",
+    "InvalidOptions",
+    "InvalidTasks",
+    "LockFolderUnsafe",
+    "MalformedMessageError",
+    "PromptTooLarge",
+    "ProtocolError",
+    "QuotaExhausted",
+    "RateLimited",
+    "RunCancelled",
+    "RunFailed",
+    "RunTimedOut",
+    "ScenarioError",
+    "SessionError",
+    "SessionNotFound",
+    "TurnLimitReached",
+    "UnsupportedVersion",
+    "UntrustedWorkspace",
+)
 
 
 def __getattr__(name: str) -> Any:
@@ -91,47 +157,8 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = (
-    "AccessDenied",
-    "AcpClient",
-    "AcpOptions",
-    "AcpTurnResult",
-    "AgentCrashed",
-    "AgentFailed",
-    "AgentNotFound",
-    "AgentProtocolViolated",
-    "AgentRequestFailed",
-    "ApiFailed",
-    "AuthFailed",
-    "ConfigInvalid",
-    "GeminiExecutable",
-    "GeminiNotFound",
-    "GeminiOptions",
-    "GeminiRun",
-    "GemwireError",
-    "InvalidInput",
-    "InvalidOptions",
-    "MalformedMessageError",
-    "PromptTooLarge",
-    "ProtocolError",
-    "QuotaExhausted",
-    "RateLimited",
-    "ResumeToken",
-    "RunCancelled",
-    "RunFailed",
-    "RunResult",
-    "RunTimedOut",
-    "ScenarioError",
-    "SessionError",
-    "SessionNotFound",
-    "TurnLimitReached",
-    "UnsupportedVersion",
-    "UntrustedWorkspace",
-    "__version__",
-    "find_gemini",
-    "parse_resume_line",
-    "replay_gemini_stream",
-    "run_acp",
-    "run_gemini",
-    "run_gemini_sync",
-)
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
+
+__all__ = tuple(sorted((*_ERRORS, *_LAZY, "__version__")))

@@ -17,8 +17,9 @@ chained with ``raise ... from exc``.
     ├── RunFailed                  a run did not succeed (``.kind``, ``.exit_code``, ``.result``);
     │   │                          one class per ``turn_completed`` error kind:
     │   ├── AuthFailed             auth: no or a bad key, 401/403
+    │   │   └── AccountIneligible  ineligible: Google no longer serves the account's tier
     │   ├── UntrustedWorkspace     untrusted: the folder is not trusted (exit 55)
-    │   ├── RateLimited            rate_limited: HTTP 429 / RESOURCE_EXHAUSTED
+    │   ├── RateLimited            rate_limited: HTTP 429 / RESOURCE_EXHAUSTED (``.retry_delay``)
     │   │   └── QuotaExhausted     quota: a quota that retrying will not fix
     │   ├── ApiFailed              api: any other API error, empty or invalid model responses
     │   ├── InvalidInput           input: no prompt, a bad --resume, an existing --session-id
@@ -33,6 +34,7 @@ chained with ``raise ... from exc``.
     │                              (``.method``, ``.code``, ``.data``; ``.unsupported``)
     ├── AccessDenied               the ACP client refused an agent's file or terminal request
     │                              (``.code``: the JSON-RPC error answered; ``.path``)
+    ├── LockFolderUnsafe           the session lock folder is not the user's alone (``.path``)
     ├── ScenarioError              a scripted-model scenario is invalid (gemwire.testing)
     └── SessionError               a saved session cannot be read (gemwire.sessions)
         └── SessionNotFound        no session matches the id, index, ``latest`` or path given
@@ -46,6 +48,7 @@ from __future__ import annotations
 __all__ = (
     "RUN_FAILURES",
     "AccessDenied",
+    "AccountIneligible",
     "AgentCrashed",
     "AgentFailed",
     "AgentNotFound",
@@ -59,6 +62,7 @@ __all__ = (
     "InvalidInput",
     "InvalidOptions",
     "InvalidTasks",
+    "LockFolderUnsafe",
     "MalformedMessageError",
     "PromptTooLarge",
     "ProtocolError",
@@ -141,11 +145,18 @@ class RunFailed(GemwireError):
     kind = "agent"
 
     def __init__(
-        self, message: str, *, exit_code: int | None = None, result: object = None
+        self,
+        message: str,
+        *,
+        exit_code: int | None = None,
+        result: object = None,
+        retry_delay: float | None = None,
     ) -> None:
         super().__init__(message)
         self.exit_code = exit_code
         self.result = result
+        self.retry_delay = retry_delay
+        """Seconds Google asked to wait before retrying (``rate_limited``, ``quota``)."""
 
 
 class AuthFailed(RunFailed):
@@ -154,6 +165,13 @@ class AuthFailed(RunFailed):
 
 class UntrustedWorkspace(RunFailed):
     kind = "untrusted"
+
+
+class AccountIneligible(AuthFailed):
+    """Gemini CLI's ``IneligibleTierError``: Google ended the service for this account's
+    tier (the message says what to use instead)."""
+
+    kind = "ineligible"
 
 
 class RateLimited(RunFailed):
@@ -204,6 +222,7 @@ RUN_FAILURES: dict[str, type[RunFailed]] = {
     cls.kind: cls
     for cls in (
         AuthFailed,
+        AccountIneligible,
         UntrustedWorkspace,
         RateLimited,
         QuotaExhausted,
@@ -253,6 +272,15 @@ class AgentRequestFailed(GemwireError):
     @property
     def unsupported(self) -> bool:
         return self.code == -32601
+
+
+class LockFolderUnsafe(GemwireError):
+    """The folder for session lock files is not the user's alone (another owner, writable
+    by others, a symlink); gemwire will not put lock files there."""
+
+    def __init__(self, message: str, *, path: str = "") -> None:
+        super().__init__(message)
+        self.path = path
 
 
 class ScenarioError(GemwireError, ValueError):

@@ -68,6 +68,7 @@ ErrorKind = Literal[
     "untrusted",
     "rate_limited",
     "quota",
+    "ineligible",
     "api",
     "input",
     "config",
@@ -132,6 +133,10 @@ class TurnError(_Data, frozen=True, kw_only=True):
     kind: ErrorKind | str
     message: str
     exit_code: int | None = None
+    retry_delay: float | UnsetType = UNSET
+    """Seconds Google asked to wait before retrying (its ``RetryInfo``), or until a quota
+    resets where the message says (``quota``); for ``rate_limited`` and ``quota`` only, and
+    absent (`UNSET`, and not in the JSON) when none was named."""
 
 
 class PlanEntry(_Data, frozen=True, kw_only=True):

@@ -144,3 +144,39 @@ def test_demo_live_on_a_terminal(terminal: Terminal, tmp_path: Path) -> None:
     assert "    +    return a + b" in lines  # the diff of calc.py, from the disk
     assert "    -    return a - b" in lines
     assert "working · " not in screen.text
+
+
+def test_ctrl_c_keeps_what_was_shown_and_prints_the_outcome_and_resume_line(
+    terminal: Terminal, tmp_path: Path
+) -> None:
+    scenario = Scenario(
+        turns=[
+            Reply(
+                [
+                    Text("Starting the long job."),
+                    FunctionCall(
+                        "run_shell_command", {"command": "sleep 600", "description": "wait"}
+                    ),
+                ]
+            ),
+            Reply([Text("never reached")]),
+        ]
+    )
+    with ScriptedModel(scenario) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        argv = [GEMWIRE, "run", "-y", "--executable", str(pinned_gemini())]
+        argv += ["--cwd", str(env.workspace), "wait"]
+        # setsid -c: gemwire gets the terminal as its controlling one, so ^C is a SIGINT
+        screen = terminal(
+            ["setsid", "-w", "-c", *argv], isolated_env(env), keys=[(b"sleep 600", b"\x03")]
+        )
+        assert env.live_processes() == []
+    lines = screen.lines
+    assert screen.exit_code == 130, screen.text
+    assert "Starting the long job." in lines
+    card = next(line for line in lines if line.startswith("⊘ "))  # the running card, kept
+    assert card.startswith("⊘ ▶ run_shell_command  sleep 600")
+    session = lines[0].split(" session ")[1]
+    assert lines[-3].startswith("✗ failed (cancelled) · 1 tool call · ")
+    assert lines[-2].startswith("  cancelled: interrupted (Ctrl-C)")
+    assert lines[-1] == f"↻ resume: gemini --resume {session}"

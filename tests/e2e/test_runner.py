@@ -148,8 +148,11 @@ async def test_no_api_key_fails_before_any_event_as_auth(tmp_path: Path) -> None
         Scenario(turns=[]), "hi", tmp_path, env_changes={"GEMINI_API_KEY": None}
     )
     assert [e.type for e in events] == ["turn_completed"]
-    assert result.error == TurnError(
-        kind="auth", message="the agent exited with code 41 without a result", exit_code=41
+    assert result.error == TurnError(  # Gemini CLI's own words, from its stderr
+        kind="auth",
+        message="When using Gemini API, you must specify the GEMINI_API_KEY environment "
+        "variable.\nUpdate your environment and try again (no reload needed if using .env)!",
+        exit_code=41,
     )
     assert "GEMINI_API_KEY" in result.stderr_tail
     with pytest.raises(AuthFailed) as caught:

@@ -14,6 +14,12 @@ RESULT = (
     '"output_tokens":1,"duration_ms":5,"tool_calls":0}}\n'
 )
 
+RETRY_429 = (
+    'Attempt 1 failed with status 429. Retrying with backoff... _ApiError: {"error":{"code":429,'
+    '"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED",'
+    '"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"12s"}]}}\n'
+)
+
 
 def out(text: str) -> None:
     sys.stdout.write(text)
@@ -28,6 +34,16 @@ def main() -> None:
         line = "x" * 999 + "\n"
         for _ in range(100_000):  # 100 MB while stdout stays quiet
             sys.stderr.write(line)
+        out(DELTA % "survived" + RESULT)
+    elif mode == "secret_across_cut":
+        out(INIT)
+        secret = os.environ["GEMINI_API_KEY"]
+        # A line over 64 KiB that ends, for now, inside the key; the rest comes later.
+        sys.stderr.write("x" * 70_000 + secret[:10])
+        sys.stderr.flush()
+        time.sleep(0.5)
+        sys.stderr.write(secret[10:] + "y" * 100 + "\n")
+        sys.stderr.flush()
         out(DELTA % "survived" + RESULT)
     elif mode == "long_line":
         out(INIT)
@@ -45,6 +61,16 @@ def main() -> None:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         out(INIT)
         time.sleep(600)
+    elif mode == "hang":  # a partial answer, then nothing; says where it is
+        out(INIT + DELTA % "partial")
+        with open(os.environ["FAKE_GEMINI_PID_FILE"], "w") as pid_file:
+            pid_file.write(str(os.getpid()))
+        time.sleep(600)
+    elif mode == "killed_while_retrying":  # 0.61.0's retry line, then killed (e.g. OOM)
+        out(INIT)
+        sys.stderr.write(RETRY_429)
+        sys.stderr.flush()
+        os.kill(os.getpid(), signal.SIGKILL)
     elif mode == "output_after_result":
         out(INIT + DELTA % "answer" + RESULT + DELTA % "late" + "a stray line\n")
     elif mode == "deep_tool_arguments":  # the real CLI passes 3,000-deep arguments through

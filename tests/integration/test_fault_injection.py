@@ -9,7 +9,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from gemwire import GeminiOptions, RunResult, run_gemini
+from gemwire import GeminiOptions, RateLimited, RunResult, run_gemini
 from gemwire.events import Event, MessageDelta, Notice, TurnCompleted, TurnError, Unknown
 
 pytestmark = pytest.mark.anyio
@@ -36,6 +36,16 @@ async def test_a_100_mb_stderr_flood_while_stdout_idles(tmp_path: Path) -> None:
     assert (result.ok, result.answer) == (True, "survived")
     assert result.stderr_tail.count("\n") == 199  # the last 200 lines, not 100 MB
     assert len(result.stderr_tail) < 250_000
+
+
+async def test_a_key_straddling_the_64_kib_cut_of_a_stderr_line_is_masked(tmp_path: Path) -> None:
+    key = "AIzaSyFAKEFAKEFAKEFAKEFAKE0123456789"
+    env = {"FAKE_GEMINI_MODE": "secret_across_cut", "GEMINI_API_KEY": key}
+    events, result = await run("secret_across_cut", tmp_path, env=env)
+    assert result.ok
+    assert key[-10:] not in result.stderr_tail
+    assert result.stderr_tail.splitlines() == ["x" * 2000, "x" * 2000]  # each cut for the tail
+    assert not any(key[-10:] in msgspec.json.encode(e).decode() for e in events)
 
 
 async def test_a_64_mb_line_is_decoded(tmp_path: Path) -> None:
@@ -129,3 +139,30 @@ async def test_tool_arguments_nested_3000_deep_and_invalid_utf8_end_in_one_turn(
     notices = [e.message for e in events if isinstance(e, Notice)]
     assert notices == ["replaced 1 invalid UTF-8 byte(s) in the agent's output"]
     assert (result.ok, result.answer) == (True, "café\ufffdafter")
+
+
+async def test_wait_consumes_the_run_and_returns_its_result(tmp_path: Path) -> None:
+    launcher = tmp_path / "gemini"
+    launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE}" "$@"\n')
+    launcher.chmod(0o755)
+    env = {"FAKE_GEMINI_MODE": "output_after_result"}
+    async with run_gemini("hi", GeminiOptions(executable=str(launcher), env=env)) as handle:
+        result = await handle.wait()
+    assert isinstance(result, RunResult)
+    assert (result.ok, result.answer) == (True, "answer")
+
+
+async def test_killed_while_retrying_429s_is_rate_limited_with_google_s_delay(
+    tmp_path: Path,
+) -> None:
+    _, result = await run("killed_while_retrying", tmp_path)
+    assert result.error == TurnError(
+        kind="rate_limited",
+        message="rate limited: Gemini CLI was retrying (Attempt 1 failed with status 429) "
+        "when the run ended: the agent exited with code -9 without a result",
+        exit_code=-9,
+        retry_delay=12.0,
+    )
+    with pytest.raises(RateLimited) as caught:
+        result.raise_for_error()
+    assert caught.value.retry_delay == 12.0

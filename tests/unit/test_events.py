@@ -256,3 +256,25 @@ def test_the_replay_marker_is_absent_from_json_unless_set() -> None:
         b'{"type":"message_delta","agent":"acp:x","session_id":"s","replay":true,"text":"a"}\n'
     )
     assert decode_event(encode_event(replayed)) == replayed
+
+
+def test_retry_delay_is_in_the_json_only_when_google_named_one() -> None:
+    def turn(error: events.TurnError) -> events.TurnCompleted:
+        return events.TurnCompleted(
+            agent="gemini", ok=False, stop_reason="error", error=error, answer=""
+        )
+
+    limited = events.TurnError(kind="rate_limited", message="m", exit_code=173, retry_delay=7.0)
+    assert json.loads(events.encode_event(turn(limited)))["error"] == {
+        "kind": "rate_limited",
+        "message": "m",
+        "exit_code": 173,
+        "retry_delay": 7.0,
+    }
+    assert events.decode_event(events.encode_event(turn(limited))) == turn(limited)
+    plain = events.TurnError(kind="api", message="m", exit_code=244)
+    assert json.loads(events.encode_event(turn(plain)))["error"] == {
+        "kind": "api",
+        "message": "m",
+        "exit_code": 244,
+    }

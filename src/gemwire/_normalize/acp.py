@@ -53,7 +53,7 @@ from gemwire.protocol.acp import SessionUpdate, UnknownUpdate
 from gemwire.wire import acp
 from gemwire.wire.jsonrpc import ErrorObject
 
-__all__ = ("AcpNormalizer", "error_for", "prompt_text")
+__all__ = ("MAX_DIFF_LINES", "AcpNormalizer", "error_for", "prompt_text")
 
 _FINAL = ("completed", "failed")
 _STATE_UPDATES = (
@@ -69,7 +69,9 @@ _AUTH = ("API key not valid", "API_KEY_INVALID", "Authentication required")
 # JSON-RPC error codes ACP gives a meaning (plus HTTP statuses, which Gemini CLI uses).
 _CODE_KINDS = {
     -32000: "auth",  # ACP auth_required
-    -32002: "not_found",  # ACP resource_not_found
+    # ACP resource_not_found (a session or file the agent does not have): bad input, not
+    # "not_found", which is the agent executable missing (exit 4).
+    -32002: "input",
     -32602: "input",
     -32800: "cancelled",  # ACP request_cancelled
     401: "auth",
@@ -157,17 +159,26 @@ def _text_of(content: list[acp.ToolCallContent]) -> str | None:
     return "\n".join(parts) if parts else None
 
 
+MAX_DIFF_LINES = 5000
+"""Lines (old and new together) above which a diff is not computed: difflib is quadratic
+at worst, and a 90,000-line file held the event loop 25 s. The diff then says so."""
+
+
 def _unified_diff(diffs: list[acp.Diff]) -> str | None:
     chunks: list[str] = []
     for diff in diffs:
-        old = diff.old_text or ""
-        chunks.extend(
-            difflib.unified_diff(
-                old.splitlines(keepends=True),
-                diff.new_text.splitlines(keepends=True),
-                fromfile="/dev/null" if diff.old_text is None else diff.path,
-                tofile=diff.path,
+        old_lines = (diff.old_text or "").splitlines(keepends=True)
+        new_lines = diff.new_text.splitlines(keepends=True)
+        fromfile = "/dev/null" if diff.old_text is None else diff.path
+        if len(old_lines) + len(new_lines) > MAX_DIFF_LINES:
+            chunks.append(
+                f"--- {fromfile}\n+++ {diff.path}\n"
+                f"(not computed: {len(old_lines)} -> {len(new_lines)} lines, "
+                f"over the {MAX_DIFF_LINES}-line limit)\n"
             )
+            continue
+        chunks.extend(
+            difflib.unified_diff(old_lines, new_lines, fromfile=fromfile, tofile=diff.path)
         )
     return "".join(chunks) or None
 

@@ -16,14 +16,22 @@ Why our own, large pipes: Node queues whatever does not fit into a full pipe and
 and then finishing quickly lost everything after the first 128 KiB of that line,
 ``result`` included, and still exited 0 (4 runs of 4 with the default 64 KiB pipe; 0 of 4
 with a 1 MiB pipe). So stdout and stderr are pipes we create with `PIPE_CAPACITY`.
+
+Why a launcher (Linux): a command that clears its environment and detaches (``env -i
+setsid nohup sleep 600 &``) carries no tag and, once its parent is gone, is in no tree
+either. So on Linux the child is started through `reaper` (a subreaper: such orphans
+become its children, and it kills them all when the program exits, when it is told to,
+or when gemwire itself dies).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import signal
+import sys
 import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -33,9 +41,19 @@ import anyio
 import msgspec
 from anyio.abc import Process
 
-from gemwire.errors import AgentNotFound
+from gemwire._transport import reaper
+from gemwire._transport.reaper import proc_stat, process_tree
+from gemwire.errors import AgentNotFound, GemwireError, InvalidOptions
 
-__all__ = ("PIPE_CAPACITY", "Child", "ProcessOutput", "kill_process_group", "run_process")
+__all__ = (
+    "PIPE_CAPACITY",
+    "Child",
+    "ProcessOutput",
+    "kill_process_group",
+    "process_tree",
+    "run_process",
+    "spawn_error",
+)
 
 RUN_TAG = "GEMWIRE_RUN"
 """The environment variable that marks every process of one child's tree."""
@@ -48,39 +66,16 @@ PIPE_CAPACITY = 1 << 20
 
 _READ_SIZE = 1 << 16
 
+_REAPER = sys.platform == "linux" and bool(sys.executable) and os.path.isdir("/proc")
+"""Whether children start through the subreaper launcher (`reaper`)."""
+
+_PROGRAM_ERRORS = {errno.ENOENT, errno.EACCES, errno.ENOEXEC, errno.ENOTDIR, errno.ELOOP}
+
 
 def kill_process_group(pgid: int, sig: signal.Signals) -> None:
     """Signal every process in the group; a group that is already gone is fine."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(pgid, sig)
-
-
-def _stat(pid: int) -> tuple[int, int] | None:
-    """(parent pid, start time) of a live process, from /proc; None if gone or a zombie."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-    # fields[0] is the state (field 3 of stat), so field N is fields[N - 3].
-    return None if fields[0] == "Z" else (int(fields[1]), int(fields[19]))
-
-
-def process_tree(root: int) -> dict[int, int]:
-    """Descendants of ``root`` as pid -> start time (empty where there is no /proc)."""
-    children: dict[int, list[int]] = {}
-    started: dict[int, int] = {}
-    for entry in Path("/proc").glob("[0-9]*"):
-        stat = _stat(int(entry.name))
-        if stat is not None:
-            children.setdefault(stat[0], []).append(int(entry.name))
-            started[int(entry.name)] = stat[1]
-    tree: dict[int, int] = {}
-    todo = list(children.get(root, ()))
-    while todo:
-        pid = todo.pop()
-        tree[pid] = started[pid]
-        todo.extend(children.get(pid, ()))
-    return tree
 
 
 def tagged_processes(tag: str) -> dict[int, int]:
@@ -93,7 +88,7 @@ def tagged_processes(tag: str) -> dict[int, int]:
                 continue
         except OSError:
             continue  # gone, or not ours to read
-        stat = _stat(int(entry.name))
+        stat = proc_stat(int(entry.name))
         if stat is not None:
             found[int(entry.name)] = stat[1]
     return found
@@ -101,10 +96,45 @@ def tagged_processes(tag: str) -> dict[int, int]:
 
 def _signal_all(processes: dict[int, int], sig: signal.Signals) -> None:
     for pid, start in processes.items():
-        stat = _stat(pid)
+        stat = proc_stat(pid)
         if stat is not None and stat[1] == start:  # still that process, not a reused pid
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, sig)
+
+
+def spawn_error(exc: OSError, program: str, cwd: Path | None) -> GemwireError:
+    """What starting ``program`` in ``cwd`` failed on, as the error that says so."""
+    if cwd is not None and (exc.filename == str(cwd) or not os.path.isdir(cwd)):
+        if not os.path.exists(cwd):
+            reason = "the folder does not exist"
+        elif not os.path.isdir(cwd):
+            reason = "it is not a folder"
+        else:
+            reason = f"the folder cannot be entered ({exc.strerror or exc})"
+        return InvalidOptions(f"cannot run {program} in {cwd}: {reason}")
+    if exc.errno in _PROGRAM_ERRORS:
+        return AgentNotFound(f"cannot run {program}: {exc.strerror or exc}", executable=program)
+    return GemwireError(f"cannot start {program}: {exc.strerror or exc}")
+
+
+async def _read_status(fd: int) -> int:
+    """The launcher's word on starting the program: 0, or the errno (a closed pipe: 0,
+    and the exit status tells the rest)."""
+    os.set_blocking(fd, False)
+    data = b""
+    try:
+        while True:
+            await anyio.wait_readable(fd)
+            try:
+                chunk = os.read(fd, 64)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        os.close(fd)
+    return int(data) if data.isdigit() else 0
 
 
 def _open_pipe() -> tuple[int, int]:
@@ -141,30 +171,49 @@ class Child:
     ) -> Self:
         """Start ``argv`` in a new session (its own process group).
 
-        Raises `AgentNotFound` when ``argv[0]`` cannot be executed.
+        Raises `AgentNotFound` when ``argv[0]`` cannot be executed, `InvalidOptions` when
+        ``cwd`` is not a folder that can be entered (see `spawn_error`).
         """
         (out_read, out_write), (err_read, err_write) = _open_pipe(), _open_pipe()
+        status_read, status_write = os.pipe() if _REAPER else (-1, -1)
+        launcher = (
+            [sys.executable, "-I", reaper.__file__, str(status_write), str(os.getpid())]
+            if _REAPER
+            else []
+        )
         tag = uuid.uuid4().hex
         try:
             process = await anyio.open_process(
-                list(argv),
+                [*launcher, *argv],
                 stdout=out_write,
                 stderr=err_write,
                 cwd=cwd,
                 env={**(os.environ if env is None else env), RUN_TAG: tag},
                 start_new_session=True,
+                pass_fds=(status_write,) if _REAPER else (),
             )
         except OSError as exc:
-            for fd in (out_read, err_read):
-                os.close(fd)
-            raise AgentNotFound(
-                f"cannot run {argv[0]}: {exc.strerror or exc}", executable=argv[0]
-            ) from exc
+            for fd in (out_read, err_read, status_read, status_write):
+                if fd >= 0:
+                    os.close(fd)
+            raise spawn_error(exc, argv[0], cwd) from exc
         finally:
             # Only the child may hold the write ends, or reading would never see EOF.
             os.close(out_write)
             os.close(err_write)
-        return cls(process, out_read, err_read, tag)
+        child = cls(process, out_read, err_read, tag)
+        if _REAPER:
+            os.close(status_write)
+            try:
+                code = await _read_status(status_read)
+            except BaseException:
+                await child.aclose()
+                raise
+            if code:  # the launcher could not start the program, and has exited
+                await child.aclose()
+                failure = OSError(code, os.strerror(code), argv[0])
+                raise spawn_error(failure, argv[0], cwd) from failure
+        return child
 
     @property
     def returncode(self) -> int | None:
@@ -227,6 +276,13 @@ class Child:
                 _signal_all(tree | tagged_processes(self._tag), signal.SIGTERM)
                 with anyio.move_on_after(TERMINATE_GRACE):
                     await self._process.wait()
+                if _REAPER and self._process.returncode is None:
+                    # The launcher kills what escaped and exits as the program did; a
+                    # SIGKILL to the group first would orphan the escapees again.
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(self.pid, signal.SIGUSR1)
+                    with anyio.move_on_after(TERMINATE_GRACE):
+                        await self._process.wait()
                 kill_process_group(self.pid, signal.SIGKILL)
                 _signal_all(tree | tagged_processes(self._tag), signal.SIGKILL)
                 await self._process.wait()

@@ -242,7 +242,7 @@ class _Engine:
                     await self._send.send(BatchStopped(reason=self._stopped))
                     return
                 if kind == "rate_limited":
-                    seconds = self._gate.close(_retry_delay(result.error))
+                    seconds = self._gate.close(result.error.retry_delay if result.error else None)
                     await self._send.send(
                         BatchBackoff(seconds=round(seconds, 3), reason=f"rate limited ({task.id})")
                     )
@@ -295,12 +295,6 @@ class _Engine:
             workspace=workspace,
             agent=self._executor.agent,
         )
-
-
-def _retry_delay(error: TurnError | None) -> float | None:
-    """The delay the API asked for, where the error carries one."""
-    delay = getattr(error, "retry_delay", None)
-    return float(delay) if isinstance(delay, int | float) else None
 
 
 def _relative(path: str, workspace: str) -> str:

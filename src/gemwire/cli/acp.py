@@ -19,7 +19,7 @@ _PERMISSIONS = ("ask", "deny", "reads", "edits", "all")
 @click.argument("prompt")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
 @click.option("--cwd", help="The session's folder (default: here).")
-@click.option("--add-dir", "additional_directories", multiple=True, help="More session folders.")
+@click.option("--add-dir", "include_directories", multiple=True, help="More session folders.")
 @click.option(
     "--permissions",
     type=click.Choice(_PERMISSIONS),
@@ -49,7 +49,13 @@ def acp(
     import anyio
 
     from gemwire.cli.live import LiveOutput, open_output
-    from gemwire.errors import AgentCrashed, AgentNotFound, AgentRequestFailed
+    from gemwire.errors import (
+        AgentCrashed,
+        AgentNotFound,
+        AgentRequestFailed,
+        InvalidOptions,
+        RunTimedOut,
+    )
     from gemwire.events import PermissionRequested, TurnCompleted
     from gemwire.runners.acp import (
         AcpOptions,
@@ -103,7 +109,7 @@ def acp(
         with output:
             try:
                 result = anyio.run(go)
-            except (AgentCrashed, AgentRequestFailed) as exc:
+            except (AgentCrashed, AgentRequestFailed, RunTimedOut) as exc:
                 # The agent failed before the turn began: still end with one turn_completed,
                 # its error typed as a turn types it.
                 method = exc.method if isinstance(exc, AgentRequestFailed) else ""
@@ -123,6 +129,8 @@ def acp(
     except AgentNotFound as exc:
         click.echo(f"gemwire: {exc}", err=True)
         sys.exit(EXIT_NOT_FOUND)
+    except InvalidOptions as exc:  # e.g. a --cwd that does not exist
+        raise click.UsageError(str(exc)) from exc
     except KeyboardInterrupt:
         sys.exit(EXIT_CANCELLED)
     sys.exit(EXIT_OK if result.ok else for_error_kind(result.error.kind if result.error else None))

@@ -10,11 +10,14 @@ __all__ = (
     "EXIT_AUTH",
     "EXIT_BROKEN_PIPE",
     "EXIT_CANCELLED",
+    "EXIT_HANGUP",
+    "EXIT_INELIGIBLE",
     "EXIT_NOT_FOUND",
     "EXIT_OK",
     "EXIT_PROTOCOL",
     "EXIT_QUOTA",
     "EXIT_RATE_LIMITED",
+    "EXIT_TERMINATED",
     "EXIT_TIMEOUT",
     "EXIT_TURN_FAILED",
     "EXIT_TURN_LIMIT",
@@ -38,13 +41,20 @@ EXIT_RATE_LIMITED = 6
 EXIT_QUOTA = 7
 EXIT_TURN_LIMIT = 8
 EXIT_UNTRUSTED = 9
+EXIT_INELIGIBLE = 10
+"""Gemini CLI's ``IneligibleTierError``: Google no longer serves the account's tier."""
 EXIT_TIMEOUT = 124
 """As timeout(1)."""
+EXIT_HANGUP = 129
+"""As a shell reports SIGHUP (128 + 1): the run was cancelled because the terminal closed."""
 EXIT_CANCELLED = 130
 """As a shell reports Ctrl-C: the run was cancelled (Ctrl-C, or a budget)."""
 EXIT_BROKEN_PIPE = 141
 """As a shell reports a program killed by SIGPIPE: the reader of stdout went away
 (``gemwire run ... | head``); nothing is printed, and a run is stopped."""
+EXIT_TERMINATED = 143
+"""As a shell reports SIGTERM (128 + 15): the run was cancelled by ``timeout``, ``docker
+stop``, systemd or a CI cancel."""
 
 FAILED_TURN: dict[str, int] = {
     "not_found": EXIT_NOT_FOUND,
@@ -53,6 +63,7 @@ FAILED_TURN: dict[str, int] = {
     "quota": EXIT_QUOTA,
     "turn_limit": EXIT_TURN_LIMIT,
     "untrusted": EXIT_UNTRUSTED,
+    "ineligible": EXIT_INELIGIBLE,
     "timeout": EXIT_TIMEOUT,
     "cancelled": EXIT_CANCELLED,
 }

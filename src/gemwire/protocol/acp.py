@@ -20,13 +20,15 @@ unreadable result an `AgentError` plus a `ProtocolViolation`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Generic, Literal, TypeVar
 
 import msgspec
 
+from gemwire.errors import AgentRequestFailed, GemwireError
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.protocol.jsonrpc import (
+    DECODE_ERRORS,
     ErrorResponse,
     JsonRpcConnection,
     Notification,
@@ -49,15 +51,28 @@ __all__ = (
     "RESULT_TYPES",
     "AcpClientConnection",
     "AcpItem",
+    "AcpSessionState",
     "AgentError",
     "AgentNotification",
     "AgentRequest",
     "AgentResult",
+    "Call",
     "OversizedLine",
     "ProtocolViolation",
     "SessionUpdate",
     "UnknownUpdate",
     "UnservedRequest",
+    "authenticate",
+    "check_prompt",
+    "initialize",
+    "list_sessions",
+    "load_session",
+    "new_session",
+    "prompt",
+    "require_capability",
+    "set_config_option",
+    "set_mode",
+    "set_model",
 )
 
 _M = acp.CLIENT_METHODS
@@ -82,6 +97,134 @@ RESULT_TYPES: dict[str, type[msgspec.Struct]] = {
     _A["session_prompt"]: acp.PromptResponse,
 }
 """Result types of the client's requests; the others' results are kept as plain JSON."""
+
+R = TypeVar("R")
+
+
+class Call(Generic[R]):
+    """One request of the client's and the type its result decodes to: the pending table
+    keeps the type, so the answer comes back typed (``Call[acp.InitializeResponse]``)."""
+
+    __slots__ = ("method", "params", "result_type")
+
+    def __init__(self, method: str, params: Any, result_type: type[R]) -> None:
+        self.method = method
+        self.params = params
+        self.result_type = result_type
+
+
+Json = Any
+"""A result kept as plain JSON (these methods answer ``{}``, or ``null``, or a few fields)."""
+
+
+def initialize(params: acp.InitializeRequest) -> Call[acp.InitializeResponse]:
+    return Call(_A["initialize"], params, acp.InitializeResponse)
+
+
+def authenticate(params: acp.AuthenticateRequest | dict[str, Any]) -> Call[Json]:
+    return Call(_A["authenticate"], params, object)
+
+
+def new_session(params: acp.NewSessionRequest) -> Call[acp.NewSessionResponse]:
+    return Call(_A["session_new"], params, acp.NewSessionResponse)
+
+
+def load_session(params: acp.LoadSessionRequest) -> Call[acp.LoadSessionResponse]:
+    return Call(_A["session_load"], params, acp.LoadSessionResponse)
+
+
+def list_sessions(params: acp.ListSessionsRequest) -> Call[acp.ListSessionsResponse]:
+    return Call(_A["session_list"], params, acp.ListSessionsResponse)
+
+
+def prompt(params: acp.PromptRequest) -> Call[acp.PromptResponse]:
+    return Call(_A["session_prompt"], params, acp.PromptResponse)
+
+
+def set_mode(params: acp.SetSessionModeRequest) -> Call[Json]:
+    return Call(_A["session_set_mode"], params, object)
+
+
+def set_model(params: acp.SetSessionModelRequest) -> Call[Json]:
+    return Call(_A["session_set_model"], params, object)
+
+
+def set_config_option(params: acp.SetSessionConfigOptionRequest) -> Call[Json]:
+    return Call(_A["session_set_config_option"], params, object)
+
+
+def _advertises_load(capabilities: acp.AgentCapabilities) -> bool:
+    return capabilities.load_session
+
+
+def _advertises_list(capabilities: acp.AgentCapabilities) -> bool:
+    return capabilities.session_capabilities.list is not None
+
+
+_CAPABILITY_OF = {_A["session_load"]: _advertises_load, _A["session_list"]: _advertises_list}
+
+
+def require_capability(capabilities: acp.AgentCapabilities, method: str) -> None:
+    """Raise `AgentRequestFailed` (``unsupported``) for an optional method the agent did
+    not advertise in ``initialize``."""
+    advertised = _CAPABILITY_OF.get(method)
+    if advertised is not None and not advertised(capabilities):
+        raise AgentRequestFailed(
+            f"the agent does not advertise {method}", method=method, code=METHOD_NOT_FOUND
+        )
+
+
+_BLOCK_CAPABILITY = {
+    acp.ImageContent: "image",
+    acp.AudioContent: "audio",
+    acp.EmbeddedResource: "embedded_context",
+}
+
+
+def check_prompt(capabilities: acp.AgentCapabilities, blocks: Sequence[acp.ContentBlock]) -> None:
+    """Raise `AgentRequestFailed` for a block the agent's ``promptCapabilities`` do not
+    allow (text and resource links every agent takes)."""
+    allowed = capabilities.prompt_capabilities
+    for block in blocks:
+        name = _BLOCK_CAPABILITY.get(type(block))
+        if name is not None and not getattr(allowed, name):
+            raise AgentRequestFailed(
+                f"the agent does not accept {type(block).__name__} in prompts "
+                f"(promptCapabilities.{name})",
+                method=_A["session_prompt"],
+                code=INVALID_PARAMS,
+            )
+
+
+SessionPhase = Literal["idle", "prompting", "cancelling"]
+
+
+class AcpSessionState:
+    """One session's ordering rules: one turn at a time, and ``session/cancel`` only
+    while a turn runs (once: a second cancel is not sent again)."""
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        self.phase: SessionPhase = "idle"
+
+    def begin_turn(self) -> None:
+        if self.phase != "idle":
+            raise GemwireError(f"session {self.session_id} already has a turn running")
+        self.phase = "prompting"
+
+    def cancel(self) -> bool:
+        """Whether to send ``session/cancel`` now."""
+        if self.phase != "prompting":
+            return False
+        self.phase = "cancelling"
+        return True
+
+    @property
+    def cancelling(self) -> bool:
+        return self.phase == "cancelling"
+
+    def end_turn(self) -> None:
+        self.phase = "idle"
 
 
 class SessionUpdate(msgspec.Struct, frozen=True, kw_only=True):
@@ -174,13 +317,26 @@ class AcpClientConnection:
 
     def __init__(self, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
         self._rpc = JsonRpcConnection(max_line_bytes=max_line_bytes)
+        self._result_types: dict[RequestId, type[Any]] = {}
 
     @property
     def pending(self) -> Mapping[RequestId, str]:
         return self._rpc.pending
 
     def send_request(self, method: str, params: Any) -> tuple[RequestId, bytes]:
+        """An untyped request: its result is typed by `RESULT_TYPES`, else plain JSON."""
         return self._rpc.send_request(method, params)
+
+    def send_call(self, call: Call[Any]) -> tuple[RequestId, bytes]:
+        """A typed request: its `AgentResult` holds a ``call.result_type``."""
+        request_id, data = self._rpc.send_request(call.method, call.params)
+        self._result_types[request_id] = call.result_type
+        return request_id, data
+
+    def forget(self, request_id: RequestId) -> None:
+        """Stop waiting for a request (given up on); its late answer is a violation."""
+        self._rpc.forget(request_id)
+        self._result_types.pop(request_id, None)
 
     def send_notification(self, method: str, params: Any) -> bytes:
         return self._rpc.send_notification(method, params)
@@ -192,6 +348,7 @@ class AcpClientConnection:
         return self._rpc.send_error(request_id, code, message, data)
 
     def close_pending(self) -> dict[RequestId, str]:
+        self._result_types.clear()
         return self._rpc.close_pending()
 
     def receive_data(self, data: bytes) -> list[AcpItem]:
@@ -202,13 +359,16 @@ class AcpClientConnection:
                 case Notification(method="session/update"):
                     items.append(_session_update(message.params))
                 case Notification():
-                    params = None if message.params is None else message.params.decode()
+                    params = (
+                        None if message.params is None else message.params.decode(errors="replace")
+                    )
                     items.append(AgentNotification(method=message.method, params=params))
                 case Request():
                     items.append(_request(message))
                 case Response():
-                    items.extend(_result(message))
+                    items.extend(_result(message, self._result_types.pop(message.id, None)))
                 case ErrorResponse():
+                    self._result_types.pop(message.id, None)
                     items.append(
                         AgentError(id=message.id, method=message.method, error=message.error)
                     )
@@ -222,7 +382,7 @@ def _session_update(params: bytes | None) -> SessionUpdate | UnknownUpdate:
     try:
         notification = _notification_decoder.decode(params or b"null")
         kind = _kind_decoder.decode(notification.update).sessionUpdate
-    except msgspec.DecodeError as exc:
+    except DECODE_ERRORS as exc:
         return UnknownUpdate(session_id=None, kind=None, raw=raw, reason=str(exc))
     decoder = _decoders.get(kind or "") if kind in acp.SESSION_UPDATE_TYPES else None
     if kind is None or decoder is None:
@@ -230,7 +390,7 @@ def _session_update(params: bytes | None) -> SessionUpdate | UnknownUpdate:
         return UnknownUpdate(session_id=notification.session_id, kind=kind, raw=raw, reason=reason)
     try:
         update = decoder.decode(notification.update)
-    except msgspec.DecodeError as exc:
+    except DECODE_ERRORS as exc:
         return UnknownUpdate(
             session_id=notification.session_id, kind=kind, raw=raw, reason=str(exc)
         )
@@ -247,7 +407,7 @@ def _request(message: Request) -> AgentRequest | UnservedRequest:
         )
     try:
         params = _decoders[message.method].decode(message.params or b"null")
-    except msgspec.DecodeError as exc:
+    except DECODE_ERRORS as exc:
         return UnservedRequest(
             id=message.id,
             method=message.method,
@@ -257,8 +417,21 @@ def _request(message: Request) -> AgentRequest | UnservedRequest:
     return AgentRequest(id=message.id, method=message.method, params=params)
 
 
-def _result(message: Response) -> list[AcpItem]:
-    decoder = _decoders.get(message.method) if message.method in RESULT_TYPES else None
+_typed_decoders: dict[type[Any], msgspec.json.Decoder[Any]] = {}
+
+
+def _decoder_for(result_type: type[Any]) -> msgspec.json.Decoder[Any]:
+    decoder = _typed_decoders.get(result_type)
+    if decoder is None:
+        decoder = _typed_decoders[result_type] = msgspec.json.Decoder(result_type)
+    return decoder
+
+
+def _result(message: Response, result_type: type[Any] | None) -> list[AcpItem]:
+    if result_type is not None:
+        decoder: msgspec.json.Decoder[Any] | None = _decoder_for(result_type)
+    else:
+        decoder = _decoders.get(message.method) if message.method in RESULT_TYPES else None
     try:
         if decoder is None:
             return [
@@ -269,7 +442,7 @@ def _result(message: Response) -> list[AcpItem]:
         return [
             AgentResult(id=message.id, method=message.method, result=decoder.decode(message.result))
         ]
-    except msgspec.DecodeError as exc:
+    except DECODE_ERRORS as exc:
         reason = f"the result of {message.method} does not fit its type: {exc}"
         return [
             ProtocolViolation(reason=reason, line=message.result[:2000].decode(errors="replace")),

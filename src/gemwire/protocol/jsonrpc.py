@@ -30,6 +30,7 @@ from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES, LineBuffer, Oversiz
 from gemwire.wire.jsonrpc import INTERNAL_ERROR, ErrorObject, Message, RequestId
 
 __all__ = (
+    "DECODE_ERRORS",
     "ErrorResponse",
     "Incoming",
     "JsonRpcConnection",
@@ -41,6 +42,10 @@ __all__ = (
 )
 
 _PREVIEW = 2000
+
+DECODE_ERRORS = (msgspec.DecodeError, UnicodeDecodeError, RecursionError)
+"""What decoding a peer's bytes can raise: bad JSON or shape, invalid UTF-8 inside a
+string (msgspec checks it only when it makes a ``str``), nesting past the recursion limit."""
 
 
 class Request(msgspec.Struct, frozen=True, kw_only=True):
@@ -154,7 +159,7 @@ class JsonRpcConnection:
     def _message(self, line: bytes) -> list[Incoming]:
         try:
             message = _decoder.decode(line)
-        except msgspec.DecodeError as exc:
+        except DECODE_ERRORS as exc:
             return [_violation(f"not a JSON-RPC message: {exc}", line)]
         if message.jsonrpc != "2.0":
             return [_violation('not JSON-RPC 2.0 ("jsonrpc" is not "2.0")', line)]
@@ -180,7 +185,7 @@ class JsonRpcConnection:
         if not isinstance(error_raw, msgspec.UnsetType) and isinstance(result, msgspec.UnsetType):
             try:
                 error = _error_decoder.decode(error_raw)
-            except msgspec.DecodeError:
+            except DECODE_ERRORS:
                 raw = bytes(error_raw).decode(errors="replace")
                 reason = f"an error response whose error is not an error object: {raw}"
             else:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -26,15 +25,15 @@ import anyio
 import msgspec
 from anyio.abc import ObjectSendStream
 
+from gemwire._normalize.gemini_errors import explained
 from gemwire._transport.process import Child
-from gemwire.errors import RUN_FAILURES, GemwireError, InvalidOptions, PromptTooLarge, RunFailed
+from gemwire._transport.stderr import StderrReader
+from gemwire.errors import GemwireError, InvalidOptions, LockFolderUnsafe, PromptTooLarge
 from gemwire.events import (
     Event,
-    FileChanged,
     MessageDelta,
     Notice,
     SessionStarted,
-    TokenUsage,
     ToolCallFinished,
     ToolCallStarted,
     TurnCompleted,
@@ -43,10 +42,12 @@ from gemwire.events import (
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.runners._first_start import spawn_first_start
 from gemwire.runners._gemini_outputs import JsonReader, OutputReader, StreamJsonReader
+from gemwire.runners._host_signals import HostSignals, host_signals
 from gemwire.runners._resume_guard import remove_resume_stubs
 from gemwire.runners._session_follower import SessionFollower, files_changed, with_estimates
 from gemwire.runners.discovery import GeminiExecutable, find_gemini, version_key as _version_key
 from gemwire.runners.session_lock import SessionLock
+from gemwire.runners.turn_result import TurnResult
 
 __all__ = (
     "MAX_PROMPT_BYTES",
@@ -68,8 +69,6 @@ POST_RESULT_GRACE = 5.0
 STDERR_GRACE = 2.0
 """Seconds to wait for the rest of stderr after the CLI exited (a grandchild may hold it)."""
 
-_STDERR_TAIL_LINES = 200
-_STDERR_LINE_BYTES = 1 << 16
 _RETRY_LINE = re.compile(r"^Attempt (\d+) failed\b")
 _RATE_LIMITED = ("429", "Resource has been exhausted", "RESOURCE_EXHAUSTED")
 
@@ -153,32 +152,14 @@ def parse_resume_line(text: str) -> ResumeToken | None:
     return ResumeToken(engine="gemini", value=matches[-1]) if matches else None
 
 
-class RunResult(msgspec.Struct, frozen=True, kw_only=True):
-    """How a run ended. A partial answer, the session id and usage survive every failure."""
+class RunResult(TurnResult, frozen=True, kw_only=True):
+    """How a run ended (the shared `TurnResult`, and the executable that ran)."""
 
-    ok: bool
-    answer: str
-    error: TurnError | None
-    stop_reason: str
-    files_changed: list[FileChanged]
-    usage: TokenUsage | None
-    session_id: str | None
-    duration_s: float
-    notices: list[Notice]
-    stderr_tail: str
-    exit_code: int | None
     executable: GeminiExecutable
 
     @property
     def resume(self) -> ResumeToken | None:
         return ResumeToken(engine="gemini", value=self.session_id) if self.session_id else None
-
-    def raise_for_error(self) -> None:
-        """Raise the `RunFailed` subclass for the error kind, unless the run succeeded."""
-        if self.ok or self.error is None:
-            return
-        failure = RUN_FAILURES.get(self.error.kind, RunFailed)
-        raise failure(self.error.message, exit_code=self.error.exit_code, result=self)
 
 
 def _named_session(resume: str | None) -> str | None:
@@ -222,6 +203,17 @@ def _reader(options: GeminiOptions, cwd: str) -> OutputReader:
     return StreamJsonReader(cwd=cwd, max_line_bytes=options.max_line_bytes)
 
 
+def _check_limits(options: GeminiOptions) -> None:
+    for name in ("timeout", "idle_timeout"):
+        seconds = getattr(options, name)
+        if seconds is not None and not seconds > 0:
+            raise InvalidOptions(f"{name} must be more than 0 seconds, not {seconds}")
+    for name in ("max_tool_calls", "max_model_turns", "max_rate_limit_retries"):
+        count = getattr(options, name)
+        if count is not None and count < 0:
+            raise InvalidOptions(f"{name} must be 0 or more, not {count}")
+
+
 class GeminiRun:
     """One run of the Gemini CLI; iterate it for events, then read `result`."""
 
@@ -242,24 +234,27 @@ class GeminiRun:
                 f"{', '.join(watched)} need output_format='stream-json': "
                 "the json format prints nothing until the run is over"
             )
+        _check_limits(options)
         self._cwd = str(Path(options.cwd or os.getcwd()).resolve())
         self._executable = find_gemini(options.executable, cwd=self._cwd)
         self._output = _reader(options, self._cwd)
-        self._stderr_tail: deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
         self._events: list[Event] = []
         self._stopped: TurnError | None = None
         self._held: TurnCompleted | None = None  # sent last, once the exit code is known
         self._rate_limit_retries = 0
+        self._retrying: str | None = None  # the last 429 retry, until the model answers
         self._tool_calls = 0
         self._model_turns = 0
         self._in_model_turn = False
         self._started = 0.0
         self._result: RunResult | None = None
         self._receive: AsyncIterator[Event] | None = None
+        self._child: Child | None = None
         self._env = {**(os.environ if options.inherit_env else {}), **options.env}
         if options.gemini_home:
             self._env["GEMINI_CLI_HOME"] = options.gemini_home
-        self._secret = self._env.get("GEMINI_API_KEY") or None
+        secret = self._env.get("GEMINI_API_KEY")
+        self._stderr = StderrReader(secrets=[secret] if secret else [])
         self._home = self._env.get("GEMINI_CLI_HOME") or os.path.expanduser("~")
         self._lock: SessionLock | None = None
         # turn_completed goes last: stdout waits for stderr's notices (boundedly).
@@ -282,10 +277,26 @@ class GeminiRun:
     def executable(self) -> GeminiExecutable:
         return self._executable
 
+    async def cancel(self, message: str = "the caller stopped the run") -> None:
+        """Stop the run: the CLI and everything it started are stopped, and the events go
+        on to one ``turn_completed`` with error kind ``cancelled`` and ``message``.
+
+        Unlike leaving the ``async with`` early, every event is still delivered. Does
+        nothing once the run has ended or was stopped for another reason.
+        """
+        if self._child is not None and self._result is None:
+            await self._stop(self._child, "cancelled", message)
+
     def __aiter__(self) -> AsyncIterator[Event]:
         if self._receive is None:
             raise GemwireError("use the run inside `async with run_gemini(...) as run`")
         return self._receive
+
+    async def wait(self) -> RunResult:
+        """Consume the run's events and return its result (as `AcpTurn.wait` does)."""
+        async for _ in self:
+            pass
+        return self.result
 
     @asynccontextmanager
     async def _running(self) -> AsyncGenerator[GeminiRun]:
@@ -295,20 +306,21 @@ class GeminiRun:
         send, receive = anyio.create_memory_object_stream[Event](max_buffer_size=256)
         self._receive = receive
         known = self.options.session_id or _named_session(self.options.resume)
-        if known:
-            lock = SessionLock(self._home, known)
-            if not lock.try_acquire():
-                await send.send(
-                    self._record(
-                        self._notice(f"waiting for another run of session {known}", "info")
-                    )
-                )
-                await lock.acquire()
-            self._lock = lock
         try:
-            child = await spawn_first_start(self._home, argv, cwd=Path(self._cwd), env=env)
+            if known:
+                lock = SessionLock(self._home, known)
+                if not lock.try_acquire():
+                    waiting = f"waiting for another run of session {known}"
+                    await send.send(self._record(self._notice(waiting, "info")))
+                    await lock.acquire()
+                self._lock = lock
+            child = self._child = await spawn_first_start(
+                self._home, argv, cwd=Path(self._cwd), env=env
+            )
         except BaseException:
             self._release()
+            send.close()
+            receive.close()
             raise
         if self._executable.newer_than_tested:
             notice = self._notice(
@@ -378,6 +390,8 @@ class GeminiRun:
                     if not data:
                         break
                     for event in self._take(self._output.feed(data)):
+                        if isinstance(event, (MessageDelta, ToolCallStarted)):
+                            self._retrying = None  # the retries worked
                         if isinstance(event, SessionStarted):
                             self._lock_new_session(event.session_id)
                         await send.send(event)
@@ -417,8 +431,13 @@ class GeminiRun:
         held = self._held
         assert held is not None, "the normalizer always completes the turn"
         held = with_estimates(held, self._follower)
-        if held.error is not None and held.error.exit_code is None:
-            error = msgspec.structs.replace(held.error, exit_code=exit_code)
+        if held.error is not None:
+            error = held.error
+            if error.exit_code is None:
+                error = msgspec.structs.replace(error, exit_code=exit_code)
+            error = explained(
+                error, self._stderr.lines, exit_code=exit_code, retrying=self._retrying
+            )
             held = msgspec.structs.replace(held, error=error)
         self._record(held)
         self._finalize(exit_code)
@@ -428,7 +447,11 @@ class GeminiRun:
         """Hold the session the CLI named, so that runs resuming it wait for this one."""
         if self._lock is not None or not session_id:
             return
-        lock = SessionLock(self._home, session_id)
+        try:
+            lock = SessionLock(self._home, session_id)
+        except LockFolderUnsafe as exc:  # the run is under way: go on, unguarded
+            self._record(self._notice(f"session {session_id} is not locked: {exc}"))
+            return
         if lock.try_acquire():
             self._lock = lock
         else:  # resumed by `latest` or an index while another run has it: too late to wait
@@ -480,23 +503,15 @@ class GeminiRun:
                 )
 
     async def _read_stderr(self, child: Child, send: ObjectSendStream[Event]) -> None:
-        pending = b""
         async with send:
-            while data := await child.read("stderr"):
-                *lines, pending = (pending + data).split(b"\n")
-                if len(pending) > _STDERR_LINE_BYTES:  # no newline in sight: don't hoard
-                    lines.append(pending)
-                    pending = b""
-                for raw in lines:
-                    await self._stderr_line(child, send, raw.decode(errors="replace"))
-            if pending:
-                await self._stderr_line(child, send, pending.decode(errors="replace"))
+
+            async def on_line(line: str) -> None:
+                await self._stderr_line(child, send, line)
+
+            await self._stderr.pump(lambda: child.read("stderr"), on_line)
             self._stderr_done.set()
 
     async def _stderr_line(self, child: Child, send: ObjectSendStream[Event], line: str) -> None:
-        if self._secret:
-            line = line.replace(self._secret, "***")
-        self._stderr_tail.append(line[:2000])
         for event in self._take(self._output.stderr_line(line)):
             if isinstance(event, SessionStarted):
                 self._lock_new_session(event.session_id)
@@ -514,6 +529,7 @@ class GeminiRun:
         await send.send(self._record(notice))
         limit = self.options.max_rate_limit_retries
         if any(marker in line for marker in _RATE_LIMITED):
+            self._retrying = line.split(". Retrying", 1)[0][:200]
             self._rate_limit_retries += 1
             if limit is not None and self._rate_limit_retries > limit:
                 await self._stop(
@@ -533,7 +549,7 @@ class GeminiRun:
             session_id=turn.session_id,
             duration_s=time.monotonic() - self._started,
             notices=[e for e in self._events if isinstance(e, Notice)],
-            stderr_tail="\n".join(self._stderr_tail),
+            stderr_tail=self._stderr.tail,
             exit_code=exit_code,
             executable=self._executable,
         )
@@ -555,12 +571,20 @@ async def run_gemini(
 
 
 def run_gemini_sync(prompt: str, options: GeminiOptions | None = None) -> RunResult:
-    """`run_gemini` for synchronous callers: runs to the end and returns the result."""
+    """`run_gemini` for synchronous callers: runs to the end and returns the result.
 
-    async def main() -> RunResult:
-        async with run_gemini(prompt, options) as run:
+    In the main thread, SIGTERM and SIGHUP stop the run cleanly first (as `cancel`) and
+    are then delivered again to the handler that was there before: by default, the
+    process ends as it would have, with nothing of the run left behind (`host_signals`).
+    """
+
+    async def main(signals: HostSignals) -> RunResult:
+        async with run_gemini(prompt, options) as run, anyio.create_task_group() as tg:
+            await tg.start(signals.cancel_on_signal, run)
             async for _ in run:
                 pass
+            tg.cancel_scope.cancel()
         return run.result
 
-    return anyio.run(main)
+    with host_signals() as signals:
+        return anyio.run(main, signals)

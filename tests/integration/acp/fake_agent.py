@@ -28,12 +28,12 @@ def raw(line: str) -> None:
     sys.stdout.flush()
 
 
-def update(kind: str, **fields: object) -> None:
+def update(kind: str, session: str = SESSION, **fields: object) -> None:
     send(
         {
             "jsonrpc": "2.0",
             "method": "session/update",
-            "params": {"sessionId": SESSION, "update": {"sessionUpdate": kind, **fields}},
+            "params": {"sessionId": session, "update": {"sessionUpdate": kind, **fields}},
         }
     )
 
@@ -66,6 +66,24 @@ def call(method: str, params: dict[str, object]) -> dict[str, object]:
 
 
 seen: list[dict[str, object]] = []
+sessions: list[str] = []
+prompts: list[tuple[object, str]] = []  # interleave: (request id, session id) waiting
+
+
+def interleave(request_id: object, session_id: str) -> None:
+    """Answer nothing until FAKE_ACP_SESSIONS prompts wait, then send every session's
+    updates interleaved, and end each turn."""
+    prompts.append((request_id, session_id))
+    if len(prompts) < int(os.environ.get("FAKE_ACP_SESSIONS", "2")):
+        return
+    for n in range(int(os.environ.get("FAKE_ACP_CHUNKS", "20"))):
+        for _, sid in prompts:
+            update(
+                "agent_message_chunk", content={"type": "text", "text": f"{sid}:{n} "}, session=sid
+            )
+    for rid, _ in prompts:
+        send({"jsonrpc": "2.0", "id": rid, "result": {"stopReason": "end_turn"}})
+    prompts.clear()
 
 
 def prompt(request_id: object, text: str) -> None:
@@ -86,6 +104,38 @@ def prompt(request_id: object, text: str) -> None:
         call("foo/bar", {"sessionId": SESSION})
         call("fs/write_text_file", {"sessionId": SESSION})  # no path: invalid params
         say("still here")
+    elif MODE == "bad_frames":
+        head = '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"' + SESSION + '",'
+        chunk = '"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":'
+        sys.stdout.flush()
+        out = sys.stdout.buffer
+        out.write((head + chunk).encode() + b'"bad \xff\xfe utf-8"}}}}\n')
+        out.write((head + '"update":' + "[" * 5000 + "]" * 5000 + "}}\n").encode())
+        out.write(b'{"jsonrpc":"2.0","method":"_x","params":{"a":"\xff"}}\n')
+        out.write(b'{"jsonrpc":"2.0","method":"_x","params":' + b"{" * 100_000 + b"\n")
+        out.flush()
+        say("still here")
+    elif MODE == "stderr_flood":
+        block = b"z" * (1 << 20)
+        for _ in range(int(os.environ.get("FAKE_ACP_STDERR_MB", "64"))):
+            sys.stderr.buffer.write(block)
+        sys.stderr.buffer.flush()
+        say("done")
+    elif MODE == "terminal_env":
+        created = call(
+            "terminal/create",
+            {
+                "sessionId": SESSION,
+                "command": "sh",
+                "args": ["-c", "env"],
+                "env": [{"name": "GIT_CONFIG_COUNT", "value": "1"}],
+            },
+        )
+        terminal = created.get("result", {})
+        if isinstance(terminal, dict) and "terminalId" in terminal:
+            ids = {"sessionId": SESSION, "terminalId": terminal["terminalId"]}
+            call("terminal/wait_for_exit", ids)
+            call("terminal/output", ids)
     elif MODE == "big_frame":
         say("a" * 64_000_000)
         say("after")
@@ -141,12 +191,25 @@ def prompt(request_id: object, text: str) -> None:
 
 
 def main() -> None:
+    if MODE == "bad_init":
+        sys.stdout.buffer.write(b'{"jsonrpc":"2.0","method":"_x","params":{"a":"\xff"}}\n')
+        sys.stdout.buffer.write(b"[" * 100_000 + b"\n")
+        sys.stdout.flush()
     while True:
         message = read()
         method, request_id = message.get("method"), message.get("id")
         params = message.get("params")
         assert isinstance(params, dict) or params is None
-        if method == "initialize":
+        if method == "initialize" and MODE == "mute":
+            continue  # never answers
+        if method == "authenticate" and MODE == "echo_secret":
+            assert params is not None
+            meta = params.get("_meta")
+            assert isinstance(meta, dict)
+            text = f"invalid key {meta['api-key']}"
+            error = {"code": -32000, "message": text, "data": {"key": meta["api-key"]}}
+            send({"jsonrpc": "2.0", "id": request_id, "error": error})
+        elif method == "initialize":
             send(
                 {
                     "jsonrpc": "2.0",
@@ -160,12 +223,17 @@ def main() -> None:
             )
             print(f"initialize {json.dumps(params, sort_keys=True)}", file=sys.stderr)
         elif method == "session/new":
-            send({"jsonrpc": "2.0", "id": request_id, "result": {"sessionId": SESSION}})
+            session = SESSION if MODE != "interleave" else f"s{len(sessions)}"
+            sessions.append(session)
+            send({"jsonrpc": "2.0", "id": request_id, "result": {"sessionId": session}})
         elif method == "session/prompt":
             assert params is not None
             blocks = params["prompt"]
             assert isinstance(blocks, list)
-            prompt(request_id, " ".join(b.get("text", "") for b in blocks))
+            if MODE == "interleave":
+                interleave(request_id, str(params["sessionId"]))
+            else:
+                prompt(request_id, " ".join(b.get("text", "") for b in blocks))
         elif request_id is not None:
             send(
                 {

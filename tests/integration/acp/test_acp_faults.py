@@ -23,13 +23,15 @@ from gemwire.events import (
     Unknown,
 )
 from gemwire.runners.acp import (
+    MAX_QUEUED_EVENTS,
     AcpClient,
     AcpOptions,
     AcpTurnResult,
     PermissionRequest,
+    TerminalRequest,
     allow_all_commands,
-    client as acp_client,
     run_acp,
+    turn as acp_turn,
 )
 
 pytestmark = pytest.mark.anyio
@@ -170,7 +172,7 @@ async def test_a_flood_while_the_consumer_is_slow_loses_nothing_and_stays_bounde
         session = await client.new_session()
         async with session.prompt("hi") as turn:
             async for event in turn:
-                most = max(most, len(client._queue))
+                most = max(most, len(session.queue))
                 if isinstance(event, MessageDelta):
                     received.append(event.text)
                     if len(received) % 2000 == 0:
@@ -178,7 +180,7 @@ async def test_a_flood_while_the_consumer_is_slow_loses_nothing_and_stays_bounde
     assert received == [f"{n} " for n in range(20_000)]
     assert turn.result.ok
     # The reader stops once MAX_QUEUED_EVENTS wait (plus what one read of 64 KiB holds).
-    assert acp_client.MAX_QUEUED_EVENTS <= most < acp_client.MAX_QUEUED_EVENTS + 1000
+    assert MAX_QUEUED_EVENTS <= most < MAX_QUEUED_EVENTS + 1000
 
 
 async def test_cancel_answers_a_pending_permission_request_cancelled(tmp_path: Path) -> None:
@@ -227,7 +229,7 @@ async def test_a_permission_handler_cannot_invent_an_option(tmp_path: Path) -> N
 async def test_a_turn_the_agent_never_ends_is_ended_after_cancel(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(acp_client, "CANCEL_GRACE", 0.5)
+    monkeypatch.setattr(acp_turn, "CANCEL_GRACE", 0.5)
     started = time.monotonic()
     events, result = await run("ignore_cancel", tmp_path, timeout=1.0)
     assert result.error == TurnError(kind="timeout", message="the turn took longer than 1 s")
@@ -252,8 +254,8 @@ async def test_leaving_a_turn_early_cancels_it(tmp_path: Path) -> None:
 async def test_terminals_run_under_a_policy_and_honour_the_byte_limit(tmp_path: Path) -> None:
     commands: list[list[str]] = []
 
-    def policy(argv: object, cwd: str) -> bool:
-        commands.append(list(argv))  # type: ignore[call-overload]
+    def policy(request: TerminalRequest) -> bool:
+        commands.append(list(request.argv))
         return True
 
     events, _result = await run("terminal", tmp_path, terminal_policy=policy)
@@ -316,7 +318,7 @@ async def test_the_client_file_system_is_confined_to_the_session_folders(tmp_pat
         "fs",
         tmp_path,
         cwd=str(workspace),
-        additional_directories=(str(extra),),
+        include_directories=(str(extra),),
         env=env,
         serve_reads=True,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import msgspec
@@ -297,3 +298,28 @@ def test_every_started_call_finishes_once_and_the_turn_completes_once(
         assert first_start < first_finish
     assert [e.type for e in events].count("turn_completed") == 1
     assert events[-1].type == "turn_completed"
+
+
+def test_resource_not_found_is_bad_input_not_a_missing_agent() -> None:
+    error = error_for(ErrorObject(code=-32002, message="Resource not found: session x"), "m")
+    assert (error.kind, error.message) == ("input", "m: Resource not found: session x")
+
+
+def test_a_90000_line_diff_does_not_hold_the_event_loop() -> None:
+    n = norm()
+    n.feed(upd("tool_call", toolCallId="w", title="w", kind="edit", status="pending"))
+    old = "".join(f"line {i}\n" for i in range(90_000))
+    new = "".join(f"line {i * 7 % 90_000}\n" for i in range(90_000))
+    started = time.monotonic()
+    content = [{"type": "diff", "path": "/w/big.txt", "oldText": old, "newText": new}]
+    events = n.feed(upd("tool_call_update", toolCallId="w", status="completed", content=content))
+    assert time.monotonic() - started < 5  # difflib took 25 s
+    finished = events[0]
+    assert isinstance(finished, ToolCallFinished)
+    assert finished.diff == (
+        "--- /w/big.txt\n+++ /w/big.txt\n"
+        "(not computed: 90000 -> 90000 lines, over the 5000-line limit)\n"
+    )
+    assert [(e.path, e.change) for e in events if isinstance(e, FileChanged)] == [
+        ("/w/big.txt", "modified")
+    ]

@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -7,8 +11,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from gemwire._transport.process import run_process
-from gemwire.errors import AgentNotFound
+from gemwire._transport.process import Child, run_process
+from gemwire.errors import AgentNotFound, InvalidOptions
 
 pytestmark = pytest.mark.anyio
 
@@ -100,3 +104,114 @@ async def test_a_node_child_that_exits_right_after_a_big_write_loses_nothing() -
     out = await run_process(["node", "-e", script], timeout=60)
     assert out.returncode == 0
     assert out.stdout == b"a" * 600000 + b"\nend\n"
+
+
+def _alive(pid: int, settle: float = 5.0) -> bool:
+    """Whether ``pid`` still runs (not a zombie), looking again for a moment."""
+    deadline = time.monotonic() + settle
+    while True:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return False
+        if state == "Z" or time.monotonic() > deadline:
+            return state != "Z"
+        time.sleep(0.05)
+
+
+def _kill(pid: int) -> None:
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+
+
+ESCAPES = {
+    # Clears the tag, leaves the session and the group, ignores SIGHUP; its parent exits.
+    "env -i setsid nohup": "env -i setsid nohup sh -c 'echo $$ > {pid}; exec sleep 600' "
+    ">/dev/null 2>&1 &",
+    # A double fork with an empty environment: the middle process exits at once.
+    "double fork": "env -i sh -c \"sh -c 'echo \\$\\$ > {pid}; exec sleep 600' "
+    '</dev/null >/dev/null 2>&1 &" &',
+}
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the subreaper launcher is Linux-only")
+@pytest.mark.parametrize("command", ESCAPES.values(), ids=list(ESCAPES))
+async def test_a_detached_command_with_a_cleared_environment_does_not_escape(
+    tmp_path: Path, command: str
+) -> None:
+    pid_file = tmp_path / "pid"
+    script = command.format(pid=pid_file) + f"\nwhile [ ! -s {pid_file} ]; do sleep 0.05; done"
+    out = await run_process(["sh", "-c", script], timeout=30)
+    pid = int(pid_file.read_text())
+    try:
+        assert (out.returncode, out.timed_out) == (0, False)
+        assert not _alive(pid)
+    finally:
+        _kill(pid)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the subreaper launcher is Linux-only")
+async def test_a_detached_command_does_not_escape_a_stop(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    script = ESCAPES["env -i setsid nohup"].format(pid=pid_file) + "\nsleep 600"
+    with anyio.move_on_after(30):
+        async with await Child.spawn(["sh", "-c", script]) as child:
+            while not pid_file.exists() or not pid_file.read_text():  # noqa: ASYNC110
+                await anyio.sleep(0.05)
+            pid = int(pid_file.read_text())
+            await child.stop()
+    try:
+        assert child.returncode == -signal.SIGTERM
+        assert not _alive(pid)
+    finally:
+        _kill(pid)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the subreaper launcher is Linux-only")
+def test_the_tree_is_stopped_when_the_host_process_is_killed(tmp_path: Path) -> None:
+    # A host that dies without cleaning up (SIGKILL): the launcher notices and stops it all.
+    pid_file = tmp_path / "pid"
+    script = ESCAPES["env -i setsid nohup"].format(pid=pid_file) + "\nsleep 600"
+    host = (
+        "import anyio, sys; from gemwire._transport.process import Child\n"
+        "async def main():\n"
+        f"    child = await Child.spawn(['sh', '-c', {script!r}])\n"
+        "    print(child.pid, flush=True); await anyio.sleep(600)\n"
+        "anyio.run(main)\n"
+    )
+    with subprocess.Popen([sys.executable, "-c", host], stdout=subprocess.PIPE) as process:
+        assert process.stdout is not None
+        launcher = int(process.stdout.readline())
+        deadline = time.monotonic() + 30
+        while not pid_file.exists() or not pid_file.read_text():
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        pid = int(pid_file.read_text())
+        process.kill()
+    try:
+        assert not _alive(pid, settle=10)
+        assert not _alive(launcher, settle=10)
+    finally:
+        _kill(pid)
+
+
+async def test_a_missing_working_folder_is_named_as_such(tmp_path: Path) -> None:
+    with pytest.raises(InvalidOptions) as caught:
+        await run_process(["sh", "-c", "true"], cwd=tmp_path / "nope")
+    assert str(caught.value) == f"cannot run sh in {tmp_path / 'nope'}: the folder does not exist"
+
+
+async def test_a_program_without_execute_permission_is_named_as_such(tmp_path: Path) -> None:
+    program = tmp_path / "gemini"
+    program.write_text("#!/bin/sh\n")
+    with pytest.raises(AgentNotFound) as caught:
+        await run_process([str(program)])
+    assert str(caught.value) == f"cannot run {program}: Permission denied"
+
+
+async def test_a_file_as_working_folder_is_named_as_such(tmp_path: Path) -> None:
+    file = tmp_path / "file"
+    file.touch()
+    with pytest.raises(InvalidOptions) as caught:
+        await run_process(["sh", "-c", "true"], cwd=file)
+    assert str(caught.value) == f"cannot run sh in {file}: it is not a folder"

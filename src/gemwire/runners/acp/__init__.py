@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 from gemwire.errors import AccessDenied
-from gemwire.runners.acp.client import (
-    AcpClient,
-    AcpOptions,
-    AcpSession,
-    AcpTurn,
-    AcpTurnResult,
-    Prompt,
-    run_acp,
-    turn_error,
-)
+from gemwire.runners.acp.client import AcpClient
+from gemwire.runners.acp.errors import turn_error
+from gemwire.runners.acp.events import MAX_QUEUED_EVENTS
 from gemwire.runners.acp.files import ConfinedFileSystem
+from gemwire.runners.acp.options import AcpOptions, AcpTurnResult, Prompt
 from gemwire.runners.acp.permissions import (
     PERMISSION_PRESETS,
     PermissionHandler,
@@ -22,9 +16,14 @@ from gemwire.runners.acp.permissions import (
     choose_option,
     permission_preset,
 )
-from gemwire.runners.acp.terminals import TerminalPolicy, allow_all_commands
+from gemwire.runners.acp.run import run_acp, run_acp_sync
+from gemwire.runners.acp.session import AcpSession
+from gemwire.runners.acp.terminals import TerminalPolicy, TerminalRequest, allow_all_commands
+from gemwire.runners.acp.turn import CANCEL_GRACE, AcpTurn
 
 __all__ = (
+    "CANCEL_GRACE",
+    "MAX_QUEUED_EVENTS",
     "PERMISSION_PRESETS",
     "AccessDenied",
     "AcpClient",
@@ -38,9 +37,11 @@ __all__ = (
     "PermissionRequest",
     "Prompt",
     "TerminalPolicy",
+    "TerminalRequest",
     "allow_all_commands",
     "choose_option",
     "permission_preset",
     "run_acp",
+    "run_acp_sync",
     "turn_error",
 )

@@ -9,8 +9,10 @@ in after the check cannot redirect it. Writes go to a new temporary file in the 
 folder (missing folders are made, the same way) and are renamed over the target: atomic, and a symlink at the target is replaced,
 never followed. NUL bytes and relative paths are refused outright.
 
-Refusals raise `AccessDenied`, which the client turns into a JSON-RPC error and a
-``notice``. Blocking calls: the client runs them in a worker thread.
+Only regular files are read or replaced: a FIFO, a device or a socket is refused before
+it is opened (opening a FIFO would block until a writer comes). Refusals raise
+`AccessDenied`, which the client turns into a JSON-RPC error and a ``notice``. Blocking
+calls: the client runs them in a worker thread.
 """
 
 from __future__ import annotations
@@ -59,8 +61,22 @@ class ConfinedFileSystem:
         if not parts:
             raise AccessDenied(f"not a file: {path}", path=path)
         with self._folder(root, parts[:-1], path) as folder:
+            # The type is checked before opening: opening a FIFO blocks until a writer
+            # comes. O_NONBLOCK covers a FIFO swapped in after the check (a regular
+            # file reads the same with it).
             try:
-                fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+                found = os.stat(parts[-1], dir_fd=folder, follow_symlinks=False)
+            except FileNotFoundError as exc:
+                raise AccessDenied(
+                    f"Resource not found: {path}", code=RESOURCE_NOT_FOUND, path=path
+                ) from exc
+            except OSError as exc:
+                raise AccessDenied(f"cannot read {path}: {exc.strerror}", path=path) from exc
+            if not stat.S_ISREG(found.st_mode):
+                raise AccessDenied(f"not a regular file: {path}", path=path)
+            flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+            try:
+                fd = os.open(parts[-1], flags, dir_fd=folder)
             except FileNotFoundError as exc:
                 raise AccessDenied(
                     f"Resource not found: {path}", code=RESOURCE_NOT_FOUND, path=path

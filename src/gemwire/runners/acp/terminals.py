@@ -1,7 +1,17 @@
 """Terminals an ACP agent runs through the client (``terminal/*``), behind a command policy.
 
 Offered only when the host gives a `TerminalPolicy` (headless, the default is none: the
-capability is not advertised and every ``terminal/create`` is refused). Each terminal is
+capability is not advertised and every ``terminal/create`` is refused).
+
+The policy contract: it gets a `TerminalRequest` — the argv that will run, the folder it
+runs in (inside the session's folders, checked first) and the variables the agent asked
+to set — and returns whether to run it. It sees everything that will differ from the
+client's own environment: a terminal's environment is the agent's (``AcpOptions.env``,
+plus this process's unless ``inherit_env`` is false) with the requested variables on
+top, nothing else. A policy that allows ``git status`` should refuse a request that also
+sets ``GIT_CONFIG_*`` (or any variable it does not expect); `allow_all_commands` allows
+everything. Old two-argument policies ``(argv, cwd) -> bool`` still work (deprecated:
+they cannot see the variables). Each terminal is
 a child in its own process group, started and stopped like the Gemini runner's (its
 whole tree is killed on ``terminal/kill``, ``terminal/release`` and when the client
 closes). Output (stdout and stderr together) is kept up to ``outputByteLimit`` bytes,
@@ -10,31 +20,68 @@ dropping from the start at a character boundary, as the spec asks.
 
 from __future__ import annotations
 
-import os
+import inspect
 import signal
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import anyio
+import msgspec
 from anyio.abc import TaskGroup
 
 from gemwire._transport.process import Child
-from gemwire.errors import AccessDenied, AgentNotFound
+from gemwire.errors import AccessDenied, GemwireError
 from gemwire.runners.acp.files import ConfinedFileSystem
 from gemwire.wire import acp
 
-__all__ = ("DEFAULT_OUTPUT_BYTE_LIMIT", "TerminalPolicy", "Terminals", "allow_all_commands")
+__all__ = (
+    "DEFAULT_OUTPUT_BYTE_LIMIT",
+    "TerminalPolicy",
+    "TerminalRequest",
+    "Terminals",
+    "allow_all_commands",
+)
 
 DEFAULT_OUTPUT_BYTE_LIMIT = 1024 * 1024
 """Output kept when the agent names no limit."""
 
-TerminalPolicy = Callable[[Sequence[str], str], bool]
-"""Decides whether a command may run: ``(argv, cwd) -> allowed``."""
+
+class TerminalRequest(msgspec.Struct, frozen=True, kw_only=True):
+    """A command an agent asks to run, as the policy sees it."""
+
+    session_id: str
+    argv: tuple[str, ...]
+    """What will run (a command line with spaces and no args runs as ``/bin/sh -c``)."""
+    cwd: str
+    env: dict[str, str]
+    """The variables the agent asked to set (on top of the agent's own environment)."""
 
 
-def allow_all_commands(argv: Sequence[str], cwd: str) -> bool:
+TerminalPolicy = Callable[[TerminalRequest], bool]
+"""Decides whether a command may run; see the module docstring for the contract."""
+
+
+def allow_all_commands(request: TerminalRequest) -> bool:
     """The policy that allows every command (for trusted, sandboxed hosts)."""
     return True
+
+
+def _adopt(policy: Callable[..., bool]) -> TerminalPolicy:
+    """Wrap a deprecated ``(argv, cwd)`` policy."""
+    try:
+        parameters = inspect.signature(policy).parameters
+    except (TypeError, ValueError):
+        return policy
+    if len(parameters) != 2:
+        return policy
+    warnings.warn(
+        "a terminal policy takes one TerminalRequest now (argv, cwd and env); "
+        "(argv, cwd) policies are deprecated",
+        DeprecationWarning,
+        stacklevel=4,
+    )
+    return lambda request: bool(policy(list(request.argv), request.cwd))
 
 
 def _argv(request: acp.CreateTerminalRequest) -> list[str]:
@@ -90,14 +137,17 @@ class Terminals:
     def __init__(
         self,
         policy: TerminalPolicy,
+        *,
         files: Callable[[str], ConfinedFileSystem],
         cwd: Callable[[str], str],
-        tg: TaskGroup,
+        task_group: TaskGroup,
+        environment: Mapping[str, str],
     ) -> None:
-        self._policy = policy
+        self._policy = _adopt(policy)
         self._files = files  # session id -> its confined file system
         self._cwd = cwd  # session id -> its cwd
-        self._tg = tg
+        self._tg = task_group
+        self._environment = dict(environment)
         self._terminals: dict[str, _Terminal] = {}
         self._count = 0
 
@@ -106,12 +156,15 @@ class Terminals:
         if not self._files(request.session_id).contains(cwd):
             raise AccessDenied(f"terminal cwd outside the session's folders: {cwd}", path=cwd)
         argv = _argv(request)
-        if not self._policy(argv, cwd):
-            raise AccessDenied(f"command not allowed by the terminal policy: {argv[0]}")
-        env = {**os.environ, **{v.name: v.value for v in request.env}}
+        asked = {v.name: v.value for v in request.env}
+        ask = TerminalRequest(session_id=request.session_id, argv=tuple(argv), cwd=cwd, env=asked)
+        if not self._policy(ask):
+            names = f" with {', '.join(sorted(asked))}" if asked else ""
+            raise AccessDenied(f"command not allowed by the terminal policy: {argv[0]}{names}")
+        env = {**self._environment, **asked}
         try:
             child = await Child.spawn(argv, cwd=Path(cwd), env=env)
-        except AgentNotFound as exc:
+        except GemwireError as exc:  # a missing program or folder, no resources
             raise AccessDenied(str(exc)) from exc
         await child.close_input()
         self._count += 1

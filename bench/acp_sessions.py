@@ -1,0 +1,156 @@
+"""N sessions on one ``gemini --acp`` against N ``gemini -p`` processes.
+
+    .venv/bin/python bench/acp_sessions.py [--sessions 20]
+
+Both sides run the same work against the scripted model on 127.0.0.1 with the pinned
+Gemini CLI 0.61.0: N prompts, each in its own folder, each answered by one model turn
+that writes a file and one that answers. ACP: one agent process, N sessions opened (one
+at a time, as the client does for Gemini CLI) and N turns run concurrently. ``-p``: N
+``run_gemini`` runs at once. Reported: wall time, sessions/s, and the peak resident
+memory of all the processes started (the sum of VmRSS over this process's descendants,
+sampled every 50 ms).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import anyio
+
+from gemwire import GeminiOptions, run_gemini
+from gemwire.runners.acp import AcpClient, AcpOptions, AcpSession
+from gemwire.testing import (
+    FunctionCall,
+    IsolatedGemini,
+    Reply,
+    Scenario,
+    ScriptedModel,
+    Text,
+    pinned_gemini,
+)
+
+
+def scenario(count: int) -> Scenario:
+    turns: list[Reply] = []
+    for n in range(count):
+        write = FunctionCall("write_file", {"file_path": f"out-{n}.txt", "content": f"{n}\n"})
+        turns += [Reply([write], when=f"task-{n}:"), Reply([Text("Done.")], when=f"task-{n}:")]
+    return Scenario(turns=list(turns))
+
+
+def descendants_rss_kib(root: int) -> int:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(parent, []).append(int(entry.name))
+    total, todo = 0, list(children.get(root, ()))
+    while todo:
+        pid = todo.pop()
+        todo += children.get(pid, ())
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            continue
+    return total
+
+
+async def measured(work: Callable[[], Awaitable[None]]) -> tuple[float, int]:
+    """Wall seconds of ``work`` and the peak RSS (KiB) of the processes it started."""
+    peak = 0
+    done = anyio.Event()
+
+    async def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, await anyio.to_thread.run_sync(descendants_rss_kib, os.getpid()))
+            await anyio.sleep(0.05)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(sample)
+        started = time.monotonic()
+        await work()
+        elapsed = time.monotonic() - started
+        done.set()
+    return elapsed, peak
+
+
+async def one_agent(count: int, env: IsolatedGemini, folders: list[Path]) -> None:
+    options = AcpOptions(
+        command=(str(pinned_gemini()), "--acp"),
+        cwd=str(env.workspace),
+        env=env.environ(),
+        inherit_env=False,
+        permissions="edits",
+    )
+    async with AcpClient(options) as client:
+
+        async def one(n: int, session: AcpSession) -> None:
+            async with session.prompt(f"task-{n}: write the file") as turn:
+                result = await turn.wait()
+            assert result.ok, result.error
+
+        sessions = [await client.new_session(cwd=str(folders[n])) for n in range(count)]
+        async with anyio.create_task_group() as tg:
+            for n, session in enumerate(sessions):
+                tg.start_soon(one, n, session)
+
+
+async def processes(count: int, env: IsolatedGemini, folders: list[Path]) -> None:
+    async def one(n: int) -> None:
+        options = GeminiOptions(
+            cwd=str(folders[n]),
+            env=env.environ(),
+            inherit_env=False,
+            executable=str(pinned_gemini()),
+            approval_mode="yolo",
+        )
+        async with run_gemini(f"task-{n}: write the file", options) as run:
+            async for _ in run:
+                pass
+        assert run.result.ok, run.result.error
+
+    async with anyio.create_task_group() as tg:
+        for n in range(count):
+            tg.start_soon(one, n)
+
+
+def run(name: str, work: Callable[..., Awaitable[None]], count: int) -> None:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        ScriptedModel(scenario(count)) as model,
+        IsolatedGemini(model.url, root=Path(tmp)) as env,
+    ):
+        folders = [Path(tmp) / f"project-{n}" for n in range(count)]
+        for folder in folders:
+            folder.mkdir()
+        elapsed, peak = anyio.run(measured, lambda: work(count, env, folders))
+        written = sum((folders[n] / f"out-{n}.txt").exists() for n in range(count))
+        assert written == count, f"{name}: {written} of {count} files written"
+    print(
+        f"{name:<28} {count} sessions: {elapsed:6.1f} s, {count / elapsed:5.2f} sessions/s, "
+        f"peak RSS {peak / 1024:7.0f} MiB"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sessions", type=int, default=20)
+    args = parser.parse_args()
+    run("one gemini --acp", one_agent, args.sessions)
+    run("one gemini -p per session", processes, args.sessions)
+
+
+if __name__ == "__main__":
+    main()

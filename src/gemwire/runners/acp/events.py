@@ -1,0 +1,47 @@
+"""A session's events in order, waiting for the turn that reads them."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Sequence
+
+import anyio
+
+from gemwire.events import Event
+
+__all__ = ("MAX_QUEUED_EVENTS", "EventQueue")
+
+MAX_QUEUED_EVENTS = 1024
+"""Events waiting for a slow consumer before the reader stops reading the agent."""
+
+
+class EventQueue:
+    """Events in order; ``wake`` tells the reader a consumer took some (it may read on)."""
+
+    def __init__(self, wake: Callable[[], None]) -> None:
+        self._items: deque[Event] = deque()
+        self._changed = anyio.Event()
+        self._wake = wake
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def put(self, events: Sequence[Event]) -> None:
+        if events:
+            self._items.extend(events)
+            self._changed.set()
+            self._changed = anyio.Event()
+
+    def take_all(self) -> list[Event]:
+        items = list(self._items)
+        self._items.clear()
+        self._wake()
+        return items
+
+    async def get(self) -> Event:
+        while not self._items:
+            await self._changed.wait()
+        event = self._items.popleft()
+        if len(self._items) < MAX_QUEUED_EVENTS:
+            self._wake()
+        return event

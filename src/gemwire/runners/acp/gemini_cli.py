@@ -1,0 +1,69 @@
+"""What is particular to Gemini CLI's ACP agent (``gemini --acp``), in one place.
+
+Applied only when the agent calls itself ``gemini-cli`` in ``initialize``:
+
+- **One ``session/new`` / ``session/load`` at a time.** Gemini CLI registers each new
+  session's folder in its project registry under a file lock taken with exponential
+  backoff: 6 concurrent ``session/new`` on one ``gemini --acp`` (0.61.0) took 0.1, 0.2,
+  0.4 ... 3.3 s, and 20 never finished; issued one at a time, 20 sessions were ready in
+  1.2 s.
+- **The stub of a loaded session.** Gemini CLI writes a stub for a session it loads,
+  which its next start's cleanup deletes together with the session (docs/running.md,
+  "Resuming"): the client removes it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import AsyncIterator, Mapping
+
+import anyio
+
+from gemwire.runners._resume_guard import remove_resume_stubs
+from gemwire.wire import acp
+
+__all__ = ("GEMINI_CLI_AGENT", "GeminiCliQuirks")
+
+GEMINI_CLI_AGENT = "gemini-cli"
+"""The ``agentInfo.name`` Gemini CLI gives in ``initialize``."""
+
+
+class GeminiCliQuirks:
+    """The workarounds above, active only for a ``gemini-cli`` agent."""
+
+    def __init__(self) -> None:
+        self.active = False
+        self._session_lock = anyio.Lock()
+
+    def agent_identified(self, info: acp.Implementation | None) -> None:
+        self.active = info is not None and info.name == GEMINI_CLI_AGENT
+
+    @contextlib.asynccontextmanager
+    async def opening_session(self) -> AsyncIterator[None]:
+        """Held around ``session/new`` and ``session/load``."""
+        if not self.active:
+            yield
+            return
+        async with self._session_lock:
+            yield
+
+    async def protect_loaded_session(
+        self, environment: Mapping[str, str], folder: str, session_id: str
+    ) -> str | None:
+        """Remove the stub of a loaded session; a warning to report if that failed."""
+        if not self.active:
+            return None
+        home = environment.get("GEMINI_CLI_HOME")
+
+        def remove() -> None:
+            remove_resume_stubs(home or os.path.expanduser("~"), folder, session_id)
+
+        try:
+            await anyio.to_thread.run_sync(remove)
+        except OSError as exc:
+            return (
+                f"could not remove the stub file of loaded session {session_id} ({exc}); "
+                "Gemini's session cleanup may delete the session at its next start"
+            )
+        return None

@@ -1,0 +1,93 @@
+"""How to run an ACP agent (`AcpOptions`), and what a turn of it ends with (`AcpTurnResult`)."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Mapping, Sequence
+
+import msgspec
+
+from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
+from gemwire.runners.acp.permissions import PermissionPreset
+from gemwire.runners.turn_result import TurnResult
+from gemwire.wire import acp
+
+__all__ = ("DEFAULT_REQUEST_TIMEOUT", "AcpOptions", "AcpTurnResult", "McpServer", "Prompt")
+
+DEFAULT_REQUEST_TIMEOUT = 300.0
+"""Seconds an agent has to answer ``initialize``, ``authenticate``, ``session/new``,
+``session/load`` and the other requests that are not a turn."""
+
+Prompt = str | Sequence[acp.ContentBlock]
+"""A prompt: text, or ACP content blocks (text, resource links, embedded resources,
+images; whichever the agent's ``promptCapabilities`` allow)."""
+
+McpServer = acp.McpServerStdio | acp.McpServerHttp | acp.McpServerSse
+
+
+class AcpOptions(msgspec.Struct, frozen=True, kw_only=True):
+    """How to run an ACP agent. Only ``command`` is required.
+
+    ``env`` is added to the current environment (unless ``inherit_env`` is false); the
+    agent's terminals get the same environment plus what the agent asks for.
+    ``permissions`` is the preset that answers permission requests unless the client is
+    given a handler. ``serve_reads`` offers ``fs/read_text_file`` (off by default: with it
+    on, Gemini CLI cannot create new files, docs/acp.md explains why); ``serve_writes``
+    offers ``fs/write_text_file``. ``auth_method`` authenticates right after
+    ``initialize`` (and again when the agent answers "auth required").
+    """
+
+    command: tuple[str, ...]
+    cwd: str | None = None
+    include_directories: tuple[str, ...] = ()
+    """More folders of each session (ACP ``additionalDirectories``); the client serves
+    files in them too. The same name as `GeminiOptions.include_directories`."""
+    additional_directories: tuple[str, ...] = ()
+    """Deprecated alias of ``include_directories``."""
+    mcp_servers: tuple[McpServer, ...] = ()
+    env: dict[str, str] = {}
+    inherit_env: bool = True
+    """``False``: ``env`` is the agent's whole environment, not added to this process's."""
+    permissions: PermissionPreset = "deny"
+    allow_always: bool = False
+    """Let the preset pick ``allow_always`` options over ``allow_once``."""
+    serve_reads: bool = False
+    serve_writes: bool = True
+    auth_method: str | None = None
+    load_session: str | None = None
+    """`run_acp` loads this session instead of starting a new one."""
+    mode: str | None = None
+    """`run_acp` sets this mode before the prompt."""
+    model: str | None = None
+    """`run_acp` sets this model before the prompt."""
+    timeout: float | None = None
+    """Seconds for each turn; then it is cancelled and ends with error kind ``timeout``
+    (the Gemini runner's ``timeout`` bounds its one turn the same way)."""
+    request_timeout: float | None = DEFAULT_REQUEST_TIMEOUT
+    """Seconds for each request that is not a turn (``initialize``, ``session/new``, ...);
+    then it raises `RunTimedOut`."""
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+
+    def __post_init__(self) -> None:
+        if self.additional_directories:
+            warnings.warn(
+                "AcpOptions.additional_directories is deprecated: use include_directories",
+                DeprecationWarning,
+                stacklevel=3,
+            )
+            merged = (*self.include_directories, *self.additional_directories)
+            msgspec.structs.force_setattr(self, "include_directories", merged)
+            msgspec.structs.force_setattr(self, "additional_directories", ())
+
+    def environment(self) -> dict[str, str]:
+        """The agent's environment: this process's (unless ``inherit_env`` is false) and
+        ``env``."""
+        inherited: Mapping[str, str] = os.environ if self.inherit_env else {}
+        return {**inherited, **self.env}
+
+
+class AcpTurnResult(TurnResult, frozen=True, kw_only=True):
+    """How a turn ended. The partial answer and usage survive every failure."""
+
+    session_id: str

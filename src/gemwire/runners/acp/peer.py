@@ -1,0 +1,211 @@
+"""The JSON-RPC peer: the agent process, its pipes, and the client's requests in flight.
+
+`AgentPeer` writes what the sans-IO `AcpClientConnection` produces, reads the agent's
+stdout and hands every item the connection decodes to the client — except the answers
+to the client's own requests, which resolve their `Pending`. It never dies on input:
+the connection turns whatever it cannot decode into records, and anything else that goes
+wrong with one chunk becomes a `ProtocolViolation` handed on like the rest. When the
+agent's output ends, every request still waiting fails with `AgentCrashed`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, Generic, TypeVar, cast
+
+import anyio
+
+from gemwire._transport.process import Child
+from gemwire._transport.stderr import StderrReader, mask
+from gemwire.errors import AgentCrashed, AgentRequestFailed, GemwireError, RunTimedOut
+from gemwire.protocol.acp import (
+    AcpClientConnection,
+    AcpItem,
+    AgentError,
+    AgentResult,
+    Call,
+    ProtocolViolation,
+)
+from gemwire.wire.jsonrpc import RequestId
+
+__all__ = ("CLOSE_GRACE", "AgentPeer", "Pending")
+
+CLOSE_GRACE = 2.0
+"""Seconds an agent has to exit once its output ended or its stdin closed."""
+
+R = TypeVar("R")
+
+
+class Pending(Generic[R]):
+    """One request waiting for its answer (or for the agent's end)."""
+
+    __slots__ = ("_done", "_error", "_result", "method", "request_id")
+
+    def __init__(self, request_id: RequestId, method: str) -> None:
+        self.request_id = request_id
+        self.method = method
+        self._done = anyio.Event()
+        self._result: R | None = None
+        self._error: GemwireError | None = None
+
+    @property
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    @property
+    def error(self) -> GemwireError | None:
+        return self._error
+
+    def resolve(self, result: Any = None, error: GemwireError | None = None) -> None:
+        if not self._done.is_set():
+            self._result, self._error = cast(R, result), error
+            self._done.set()
+
+    async def wait(self) -> None:
+        await self._done.wait()
+
+    def outcome(self) -> R:
+        """The result, or the error raised; only once `done`."""
+        if self._error is not None:
+            raise self._error
+        return cast(R, self._result)
+
+
+class AgentPeer:
+    """See the module docstring. ``secrets`` are masked in the stderr tail and in every
+    error message the agent sends."""
+
+    def __init__(
+        self,
+        child: Child,
+        connection: AcpClientConnection,
+        *,
+        secrets: Iterable[str],
+    ) -> None:
+        self._child = child
+        self._conn = connection
+        self._secrets = tuple(s for s in secrets if s)
+        self._pending: dict[RequestId, Pending[Any]] = {}
+        self._write_lock = anyio.Lock()
+        self.stderr = StderrReader(secrets=self._secrets)
+        self.exit_code: int | None = None
+        self.exited = anyio.Event()
+        """Set once the agent's output ended (it exited, or closed its stdout)."""
+        self.control_requests = 0
+        """Requests other than turns still waiting: their answers must be read even
+        while a slow consumer holds the reader back."""
+
+    @property
+    def gone(self) -> bool:
+        return self.exited.is_set()
+
+    def mask(self, text: str) -> str:
+        return mask(text, self._secrets)
+
+    async def send(self, call: Call[R]) -> Pending[R]:
+        """Send a request; its `Pending` is resolved by the answer or by the agent's end."""
+        if self.gone:
+            raise self.crashed(call.method)
+        request_id, data = self._conn.send_call(call)
+        pending: Pending[R] = Pending(request_id, call.method)
+        self._pending[request_id] = pending
+        await self.write(data)
+        return pending
+
+    async def call(self, call: Call[R], timeout: float | None) -> R:  # noqa: ASYNC109 - per request
+        """Send a request and wait for its answer, at most ``timeout`` seconds (then
+        `RunTimedOut`); an error answer raises `AgentRequestFailed`."""
+        self.control_requests += 1
+        try:
+            pending = await self.send(call)
+            with anyio.move_on_after(timeout):
+                await pending.wait()
+            if not pending.done:
+                self._pending.pop(pending.request_id, None)
+                self._conn.forget(pending.request_id)
+                raise RunTimedOut(f"the agent did not answer {call.method} within {timeout:g} s")
+            return pending.outcome()
+        finally:
+            self.control_requests -= 1
+
+    async def notify(self, method: str, params: Any) -> None:
+        if not self.gone:
+            await self.write(self._conn.send_notification(method, params))
+
+    async def reply(self, request_id: RequestId, result: Any) -> None:
+        await self.write(self._conn.send_result(request_id, result))
+
+    async def reply_error(
+        self, request_id: RequestId, code: int, message: str, data: Any = None
+    ) -> None:
+        await self.write(self._conn.send_error(request_id, code, message, data))
+
+    async def write(self, data: bytes) -> None:
+        # If the agent is gone, the reader sees the end of its output and fails what waits.
+        async with self._write_lock:
+            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+                await self._child.write(data)
+
+    def crashed(self, method: str) -> AgentCrashed:
+        code = self.exit_code
+        status = f"exited with code {code}" if code is not None else "closed its output"
+        return AgentCrashed(f"the agent {status} before answering {method}", exit_code=code)
+
+    async def read_stdout(
+        self,
+        may_read: Callable[[], Awaitable[None]],
+        on_item: Callable[[AcpItem], None],
+    ) -> None:
+        """Read until the agent's output ends; ``may_read`` holds the reader back while
+        consumers are behind."""
+        while True:
+            await may_read()
+            data = await self._child.read("stdout")
+            try:
+                items = self._conn.receive_data(data)
+            except Exception as exc:  # noqa: BLE001 - one bad chunk must not end the stream
+                items = [ProtocolViolation(reason=f"unreadable output: {exc!r}", line="")]
+            for item in items:
+                self._take(item, on_item)
+            if not data:
+                break
+        with anyio.move_on_after(CLOSE_GRACE):
+            self.exit_code = await self._child.wait()
+        self.exited.set()
+        self._conn.close_pending()
+        pending, self._pending = self._pending, {}
+        for waiting in pending.values():
+            waiting.resolve(error=self.crashed(waiting.method))
+
+    async def read_stderr(self) -> None:
+        await self.stderr.pump(lambda: self._child.read("stderr"))
+
+    def _take(self, item: AcpItem, on_item: Callable[[AcpItem], None]) -> None:
+        match item:
+            case AgentResult():
+                pending = self._pending.pop(item.id, None)
+                if pending is not None:
+                    pending.resolve(result=item.result)
+            case AgentError():
+                pending = self._pending.pop(item.id, None)
+                if pending is not None:
+                    error = AgentRequestFailed(
+                        self.mask(item.error.message),
+                        method=item.method,
+                        code=item.error.code,
+                        data=_masked(item.error.data, self.mask),
+                    )
+                    pending.resolve(error=error)
+            case _:
+                on_item(item)
+
+
+def _masked(data: object, mask_text: Callable[[str], str]) -> object:
+    if isinstance(data, str):
+        return mask_text(data)
+    if isinstance(data, dict):
+        return {k: _masked(v, mask_text) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_masked(v, mask_text) for v in data]
+    return data

@@ -1,0 +1,75 @@
+"""One turn, start to end: `run_acp` (async) and `run_acp_sync`."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+
+from gemwire.runners.acp.client import AcpClient
+from gemwire.runners.acp.options import AcpOptions, AcpTurnResult, Prompt
+from gemwire.runners.acp.permissions import PermissionHandler
+from gemwire.runners.acp.terminals import TerminalPolicy
+from gemwire.runners.acp.turn import AcpTurn
+
+__all__ = ("run_acp", "run_acp_sync")
+
+
+@asynccontextmanager
+async def run_acp(
+    prompt: Prompt,
+    options: AcpOptions,
+    *,
+    permission_handler: PermissionHandler | None = None,
+    terminal_policy: TerminalPolicy | None = None,
+    credentials: Mapping[str, Any] | None = None,
+) -> AsyncGenerator[AcpTurn]:
+    """Start the agent, open a session (or load ``options.load_session``), set
+    ``options.mode`` / ``options.model``, and send ``prompt``: one turn, start to end.
+
+    Iterate the turn for events (``session_started`` first) and read ``turn.result``.
+    Failures before the prompt raise (`AgentNotFound`, `AgentCrashed`,
+    `AgentRequestFailed`, `RunTimedOut`); every failure after it ends in the
+    ``turn_completed`` event.
+    """
+    async with AcpClient(
+        options,
+        permission_handler=permission_handler,
+        terminal_policy=terminal_policy,
+        credentials=credentials,
+    ) as client:
+        if options.load_session:
+            session = await client.load_session(options.load_session)
+        else:
+            session = await client.new_session()
+        if options.mode:
+            await session.set_mode(options.mode)
+        if options.model:
+            await session.set_model(options.model)
+        async with session.prompt(prompt) as turn:
+            yield turn
+
+
+def run_acp_sync(
+    prompt: Prompt,
+    options: AcpOptions,
+    *,
+    permission_handler: PermissionHandler | None = None,
+    terminal_policy: TerminalPolicy | None = None,
+    credentials: Mapping[str, Any] | None = None,
+) -> AcpTurnResult:
+    """`run_acp` for synchronous callers: runs the turn to the end and returns its result."""
+
+    async def main() -> AcpTurnResult:
+        async with run_acp(
+            prompt,
+            options,
+            permission_handler=permission_handler,
+            terminal_policy=terminal_policy,
+            credentials=credentials,
+        ) as turn:
+            return await turn.wait()
+
+    return anyio.run(main)

@@ -1,0 +1,117 @@
+"""Serving the agent's requests: permissions, the confined file system, terminals.
+
+Each request is served by a task of its own (the client starts it), so a slow
+permission prompt never stops the stream. A refusal (`AccessDenied`) is answered with
+its JSON-RPC error and a ``notice`` on the session; a bug in a handler is answered
+"Internal error", never left unanswered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+
+from gemwire.errors import AccessDenied
+from gemwire.events import Notice
+from gemwire.protocol.acp import AgentRequest
+from gemwire.runners.acp.files import RESOURCE_NOT_FOUND
+from gemwire.runners.acp.options import AcpOptions
+from gemwire.runners.acp.peer import AgentPeer
+from gemwire.runners.acp.session import AcpSession
+from gemwire.runners.acp.terminals import Terminals
+from gemwire.wire import acp
+from gemwire.wire.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND
+
+__all__ = ("AgentRequestServer",)
+
+
+class AgentRequestServer:
+    """Answers one client's agent requests; ``session`` finds a session by id (raising
+    `AccessDenied` for an unknown one), ``broadcast`` reports what belongs to no session."""
+
+    def __init__(
+        self,
+        *,
+        peer: AgentPeer,
+        options: AcpOptions,
+        terminals: Terminals | None,
+        session: Callable[[str], AcpSession],
+        notice: Callable[[str], Notice],
+        broadcast: Callable[[Notice], None],
+    ) -> None:
+        self._peer = peer
+        self._options = options
+        self._terminals = terminals
+        self._session = session
+        self._notice = notice
+        self._broadcast = broadcast
+
+    async def serve(self, request: AgentRequest) -> None:
+        peer = self._peer
+        try:
+            result = await self._handle(request)
+        except AccessDenied as exc:
+            message = peer.mask(str(exc))
+            if exc.code != RESOURCE_NOT_FOUND:  # a missing file is an answer, not a denial
+                self._report(request, f"denied the agent's {request.method}: {message}")
+            data = {"path": exc.path} if exc.path else None
+            await peer.reply_error(request.id, exc.code, message, data)
+        except Exception as exc:  # noqa: BLE001 - a bug in a handler must not leave the agent waiting
+            self._report(request, f"failed to serve the agent's {request.method}: {exc!r}")
+            await peer.reply_error(request.id, INTERNAL_ERROR, "Internal error")
+        else:
+            await peer.reply(request.id, result)
+
+    def _report(self, request: AgentRequest, message: str) -> None:
+        notice = self._notice(self._peer.mask(message))
+        try:
+            session = self._session(getattr(request.params, "session_id", ""))
+        except AccessDenied:
+            self._broadcast(notice)
+        else:
+            session.emit([notice])
+
+    async def _handle(self, request: AgentRequest) -> Any:
+        params = request.params
+        method = request.method
+        if method == "session/request_permission":
+            return await self._session(params.session_id).answer_permission(str(request.id), params)
+        if method == "fs/read_text_file":
+            if not self._options.serve_reads:
+                raise AccessDenied(
+                    "this client does not offer fs/read_text_file", code=METHOD_NOT_FOUND
+                )
+            files = self._session(params.session_id).files
+            text = await anyio.to_thread.run_sync(
+                lambda: files.read_text(params.path, line=params.line, limit=params.limit),
+                abandon_on_cancel=True,
+            )
+            return acp.ReadTextFileResponse(content=text)
+        if method == "fs/write_text_file":
+            if not self._options.serve_writes:
+                raise AccessDenied(
+                    "this client does not offer fs/write_text_file", code=METHOD_NOT_FOUND
+                )
+            files = self._session(params.session_id).files
+            await anyio.to_thread.run_sync(
+                files.write_text, params.path, params.content, abandon_on_cancel=True
+            )
+            return {}
+        terminals = self._terminals
+        if terminals is None:
+            raise AccessDenied("this client does not offer terminals", code=METHOD_NOT_FOUND)
+        self._session(params.session_id)
+        match method:
+            case "terminal/create":
+                return await terminals.create(params)
+            case "terminal/output":
+                return await terminals.output(params)
+            case "terminal/wait_for_exit":
+                return await terminals.wait_for_exit(params)
+            case "terminal/kill":
+                await terminals.kill(params)
+            case _:
+                await terminals.release(params)
+        return {}

@@ -1,0 +1,251 @@
+"""One session of an ACP agent: its own events, its turns one at a time, its settings.
+
+Each session has its own event queue: the client's reader routes every update to the
+session it names, so turns running at once on different sessions each see exactly
+their own events. Events that come while no turn runs (``session_started``, a loaded
+session's replay, mode changes) wait in the queue for the next turn, or for
+`take_events`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+import anyio
+import msgspec
+from anyio.abc import TaskGroup
+
+from gemwire._normalize.acp import AcpNormalizer
+from gemwire.errors import AgentRequestFailed
+from gemwire.events import Event, Notice, PermissionOption
+from gemwire.protocol import acp as protocol
+from gemwire.runners.acp.events import EventQueue
+from gemwire.runners.acp.files import ConfinedFileSystem
+from gemwire.runners.acp.options import AcpOptions, Prompt
+from gemwire.runners.acp.peer import AgentPeer
+from gemwire.runners.acp.permissions import PermissionHandler, PermissionRequest, choose_option
+from gemwire.runners.acp.turn import AcpTurn
+from gemwire.wire import acp
+from gemwire.wire.jsonrpc import METHOD_NOT_FOUND
+
+__all__ = ("AcpSession", "SessionContext")
+
+
+class SessionContext:
+    """What the sessions of one client share: the peer, the options, the handler, the
+    task group their background work runs in."""
+
+    def __init__(
+        self,
+        *,
+        peer: AgentPeer,
+        options: AcpOptions,
+        agent: Callable[[], str],
+        capabilities: Callable[[], acp.AgentCapabilities],
+        permission_handler: PermissionHandler,
+        task_group: TaskGroup,
+        wake: Callable[[], None],
+    ) -> None:
+        self.peer = peer
+        self.options = options
+        self.agent = agent
+        self.capabilities = capabilities
+        self.permission_handler = permission_handler
+        self.task_group = task_group
+        self.wake = wake
+
+    def notice(
+        self,
+        message: str,
+        session_id: str | None = None,
+        severity: Literal["info", "warning", "error"] = "warning",
+    ) -> Notice:
+        return Notice(
+            agent=self.agent(),
+            session_id=session_id,
+            severity=severity,
+            message=message,
+            source="gemwire",
+        )
+
+
+class AcpSession:
+    """One session of an `AcpClient` (from `AcpClient.new_session` / `load_session`)."""
+
+    def __init__(
+        self,
+        context: SessionContext,
+        session_id: str,
+        cwd: str,
+        include_directories: tuple[str, ...],
+        response: acp.NewSessionResponse | None,
+    ) -> None:
+        self.context = context
+        self.session_id = session_id
+        self.cwd = cwd
+        self.include_directories = include_directories
+        self.files = ConfinedFileSystem((cwd, *include_directories))
+        self.normalizer = AcpNormalizer(agent=context.agent(), session_id=session_id)
+        self.state = protocol.AcpSessionState(session_id)
+        self.queue = EventQueue(context.wake)
+        self.modes: acp.SessionModeState | None = None
+        self.models: acp.SessionModelState | None = None
+        self.config_options: list[dict[str, Any]] | None = None
+        self.turn: AcpTurn | None = None
+        """The turn running now, if any."""
+        self.updates = 0
+        """``session/update`` notifications received (a loaded session's replay settles
+        when this stops growing)."""
+        self._permission_scopes: set[anyio.CancelScope] = set()
+        if response is not None:
+            self.loaded(response)
+
+    @property
+    def additional_directories(self) -> tuple[str, ...]:
+        """Deprecated alias of ``include_directories``."""
+        return self.include_directories
+
+    @property
+    def current_mode_id(self) -> str | None:
+        return self.modes.current_mode_id if self.modes else None
+
+    @property
+    def lost(self) -> bool:
+        """The agent process exited: this session is gone with it."""
+        return self.context.peer.gone
+
+    def loaded(self, response: acp.NewSessionResponse | acp.LoadSessionResponse) -> None:
+        self.modes, self.models = response.modes, response.models
+        self.config_options = response.config_options
+
+    def prompt(self, prompt: Prompt) -> AcpTurn:
+        """A turn: use it with ``async with``, iterate it for events, then read
+        ``result`` (or ``await turn.wait()``). One turn at a time per session; turns of
+        different sessions run at once."""
+        blocks: list[acp.ContentBlock] = (
+            [acp.TextContent(text=prompt)] if isinstance(prompt, str) else list(prompt)
+        )
+        protocol.check_prompt(self.context.capabilities(), blocks)
+        return AcpTurn(self, blocks)
+
+    def take_events(self) -> list[Event]:
+        """Events queued while no turn consumed them (e.g. a loaded session's replay)."""
+        return self.queue.take_all()
+
+    def emit(self, events: Sequence[Event]) -> None:
+        if self.turn is not None:
+            self.turn.record(events)
+        self.queue.put(events)
+
+    def feed(self, item: protocol.SessionUpdate | protocol.UnknownUpdate) -> None:
+        self.updates += 1
+        self.emit(self.normalizer.feed(item))
+
+    async def cancel(self) -> None:
+        """Cancel the running turn: pending permission requests are answered
+        ``cancelled``, and the turn ends with stop reason ``cancelled`` (by the agent,
+        or by the client after `CANCEL_GRACE` seconds). Without a running turn, nothing."""
+        if not self.state.cancel():
+            return
+        self.normalizer.cancel_requested()
+        await self.context.peer.notify(
+            "session/cancel", acp.CancelNotification(session_id=self.session_id)
+        )
+        for scope in self._permission_scopes:
+            scope.cancel()
+        if self.turn is not None:
+            self.turn.watch_cancel()
+
+    async def set_mode(self, mode_id: str) -> None:
+        """``session/set_mode``; raises `AgentRequestFailed` if the agent refuses."""
+        await self._call(
+            protocol.set_mode(
+                acp.SetSessionModeRequest(session_id=self.session_id, mode_id=mode_id)
+            )
+        )
+        if self.modes is not None:
+            self.modes = msgspec.structs.replace(self.modes, current_mode_id=mode_id)
+
+    async def set_model(self, model_id: str) -> None:
+        """Choose the model: by ``session/set_model`` where the agent lists ``models``
+        (Gemini CLI), else by a config option of category ``model``."""
+        if self.models is not None:
+            await self._call(
+                protocol.set_model(
+                    acp.SetSessionModelRequest(session_id=self.session_id, model_id=model_id)
+                )
+            )
+            self.models = msgspec.structs.replace(self.models, current_model_id=model_id)
+            return
+        option = next((o for o in self.config_options or [] if o.get("category") == "model"), None)
+        if option is None:
+            raise AgentRequestFailed(
+                "the agent offers no way to choose a model",
+                method="session/set_model",
+                code=METHOD_NOT_FOUND,
+            )
+        await self.set_config_option(str(option["id"]), model_id)
+
+    async def set_config_option(self, config_id: str, value: Any) -> None:
+        """``session/set_config_option``; the agent answers with all options."""
+        result = await self._call(
+            protocol.set_config_option(
+                acp.SetSessionConfigOptionRequest(
+                    session_id=self.session_id, config_id=config_id, value=value
+                )
+            )
+        )
+        if isinstance(result.get("configOptions"), list):
+            self.config_options = result["configOptions"]
+
+    async def _call(self, call: protocol.Call[protocol.Json]) -> dict[str, Any]:
+        result = await self.context.peer.call(call, self.context.options.request_timeout)
+        return result if isinstance(result, dict) else {}
+
+    async def answer_permission(
+        self, request_id: str, params: acp.RequestPermissionRequest
+    ) -> acp.RequestPermissionResponse:
+        """Ask the permission handler; only an option the agent offered is ever sent."""
+        context = self.context
+        self.emit(self.normalizer.permission_requested(request_id, params))
+        offered = {o.option_id: o for o in params.options}
+        kind, title = self.normalizer.describe(params.tool_call.tool_call_id)
+        request = PermissionRequest(
+            request_id=request_id,
+            session_id=self.session_id,
+            call_id=params.tool_call.tool_call_id,
+            title=title,
+            kind=kind,
+            options=[
+                PermissionOption(option_id=o.option_id, name=o.name, kind=o.kind)
+                for o in params.options
+            ],
+            tool_call=params.tool_call,
+        )
+        chosen: str | None = None
+        cancelled = self.state.cancelling
+        if not cancelled:
+            with anyio.CancelScope() as scope:
+                self._permission_scopes.add(scope)
+                try:
+                    chosen = await context.permission_handler(request)
+                except Exception as exc:  # noqa: BLE001 - the host's code: deny, and say why
+                    message = f"the permission handler failed: {exc!r}"
+                    self.emit([context.notice(message, self.session_id)])
+                    chosen = choose_option(request.options, allow=False)
+                finally:
+                    self._permission_scopes.discard(scope)
+            cancelled = scope.cancelled_caught or self.state.cancelling
+        if not cancelled and chosen is not None and chosen not in offered:
+            message = f"the permission handler chose {chosen!r}, which was not offered; denied"
+            self.emit([context.notice(message, self.session_id)])
+            chosen = choose_option(request.options, allow=False)
+        option = None if cancelled or chosen is None else offered[chosen]
+        self.emit(self.normalizer.permission_resolved(request_id, request.call_id, option))
+        outcome: acp.RequestPermissionOutcome = (
+            acp.CancelledPermissionOutcome()
+            if option is None
+            else acp.SelectedPermissionOutcome(option_id=option.option_id)
+        )
+        return acp.RequestPermissionResponse(outcome=outcome)

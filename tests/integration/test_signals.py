@@ -1,0 +1,108 @@
+"""SIGTERM, SIGHUP and Ctrl-C to `gemwire run` and to a program inside `run_gemini_sync`:
+the run is cancelled cleanly (one final turn_completed), nothing is left running, and the
+exit status says which signal it was."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+FAKE = Path(__file__).with_name("fake_gemini.py")
+GEMWIRE = str(Path(sys.executable).with_name("gemwire"))
+
+
+def fake_gemini(tmp_path: Path) -> tuple[str, dict[str, str], Path]:
+    launcher = tmp_path / "gemini"
+    launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE}" "$@"\n')
+    launcher.chmod(0o755)
+    pid_file = tmp_path / "fake.pid"
+    env = {**os.environ, "FAKE_GEMINI_MODE": "hang", "FAKE_GEMINI_PID_FILE": str(pid_file)}
+    return str(launcher), env, pid_file
+
+
+def wait_for(pid_file: Path) -> int:
+    deadline = time.monotonic() + 60
+    while not pid_file.exists() or not pid_file.read_text():
+        assert time.monotonic() < deadline, "the fake gemini never started"
+        time.sleep(0.05)
+    return int(pid_file.read_text())
+
+
+def gone(pid: int, settle: float = 10.0) -> bool:
+    deadline = time.monotonic() + settle
+    while time.monotonic() < deadline:
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                return True
+        except OSError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize(
+    ("sig", "status", "message"),
+    [
+        (signal.SIGTERM, 143, "stopped by SIGTERM"),
+        (signal.SIGHUP, 129, "stopped by SIGHUP (the terminal closed)"),
+        (signal.SIGINT, 130, "interrupted (Ctrl-C)"),
+    ],
+)
+def test_a_signal_to_gemwire_run_json_ends_with_a_cancelled_turn(
+    tmp_path: Path, sig: signal.Signals, status: int, message: str
+) -> None:
+    executable, env, pid_file = fake_gemini(tmp_path)
+    argv = [GEMWIRE, "run", "--json", "--executable", executable, "--cwd", str(tmp_path), "hi"]
+    with subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as cli:
+        fake = wait_for(pid_file)
+        cli.send_signal(sig)
+        out, err = cli.communicate(timeout=60)
+    events = [json.loads(line) for line in out.splitlines()]
+    assert (cli.returncode, err) == (status, b"")
+    assert [e["type"] for e in events] == [
+        "session_started",
+        "message_delta",
+        "turn_completed",
+    ]
+    turn = events[-1]
+    assert (turn["ok"], turn["stop_reason"], turn["answer"]) == (False, "cancelled", "partial")
+    assert turn["error"] == {"kind": "cancelled", "message": message, "exit_code": -15}
+    assert gone(fake)
+
+
+HOST = """
+import signal, sys
+from gemwire import GeminiOptions, run_gemini_sync
+if sys.argv[2] == "handler":
+    signal.signal(signal.SIGTERM, lambda *_: print("host handler ran", flush=True))
+result = run_gemini_sync("hi", GeminiOptions(executable=sys.argv[1]))
+print(result.error.kind, result.error.message, result.answer, flush=True)
+"""
+
+
+@pytest.mark.parametrize("host", ["default", "handler"])
+def test_sigterm_to_a_program_in_run_gemini_sync_cancels_the_run_first(
+    tmp_path: Path, host: str
+) -> None:
+    executable, env, pid_file = fake_gemini(tmp_path)
+    argv = [sys.executable, "-c", HOST, executable, host]
+    with subprocess.Popen(argv, env=env, cwd=tmp_path, stdout=subprocess.PIPE) as program:
+        fake = wait_for(pid_file)
+        program.send_signal(signal.SIGTERM)
+        out, _ = program.communicate(timeout=60)
+    assert gone(fake)
+    if host == "default":  # the run was cleaned up, then SIGTERM did what it does
+        assert (program.returncode, out) == (-signal.SIGTERM, b"")
+    else:
+        assert program.returncode == 0
+        assert out.decode().splitlines() == [
+            "host handler ran",
+            "cancelled stopped by SIGTERM partial",
+        ]
