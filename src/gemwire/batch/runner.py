@@ -38,7 +38,7 @@ from gemwire.batch.progress import (
 from gemwire.batch.results import BatchSummary, FileChange, Outcome, TaskResult, summarize
 from gemwire.batch.tasks import Task
 from gemwire.errors import GemwireError, InvalidOptions
-from gemwire.events import Event, TurnError
+from gemwire.events import Event
 from gemwire.runners import GeminiOptions
 from gemwire.runners.acp import AcpOptions
 
@@ -242,7 +242,9 @@ class _Engine:
                     await self._send.send(BatchStopped(reason=self._stopped))
                     return
                 if kind == "rate_limited":
-                    seconds = self._gate.close(result.error.retry_delay if result.error else None)
+                    seconds = self._gate.close(
+                        (result.error.retry_delay or None) if result.error else None
+                    )
                     await self._send.send(
                         BatchBackoff(seconds=round(seconds, 3), reason=f"rate limited ({task.id})")
                     )
