@@ -4,7 +4,8 @@
 #               installs Debian's chromium for the HTML export's browser test if missing)
 # Both do their own setup: a .venv with pinned tools, and the pinned Gemini CLIs
 # installed by `npm ci` from the committed lockfiles in clis/ (the demo only needs the
-# current one).
+# current one). `make test` also installs the other pinned ACP agents (`make agents`,
+# ~850 MB) and Ray (requirements-ray.txt); `make demo` does neither.
 
 PYTHON ?= python3
 VENV := .venv
@@ -12,10 +13,12 @@ BIN := $(VENV)/bin
 CLI_VERSIONS := 0.61.0 0.30.0 0.15.4
 CLI_STAMPS := $(foreach v,$(CLI_VERSIONS),clis/gemini-$(v)/node_modules/.gemwire-installed)
 CURRENT_CLI_STAMP := $(firstword $(CLI_STAMPS))
+AGENT_DIRS := claude-code-acp-0.16.2 codex-acp-0.16.0 qwen-code-0.24.4 opencode-1.18.33
+AGENT_STAMPS := $(foreach d,$(AGENT_DIRS),clis/$(d)/node_modules/.gemwire-installed)
 LINTED := src tests bench
 DIST ?= dist
 
-.PHONY: setup demo test test-fast check record bench browser dist
+.PHONY: setup agents demo test test-fast check record record-agents bench browser dist
 
 setup: $(BIN)/.gemwire-installed $(CLI_STAMPS)
 
@@ -29,9 +32,16 @@ $(BIN)/.gemwire-installed: pyproject.toml requirements-dev.txt
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -e '.[cli]'
 	touch $@
 
-clis/gemini-%/node_modules/.gemwire-installed: clis/gemini-%/package-lock.json clis/gemini-%/package.json
-	cd clis/gemini-$* && npm ci --no-audit --no-fund --loglevel=error
+# The pinned Gemini CLIs and ACP agents (runners/agents.py names them).
+# npm ci refuses a lockfile that lacks optional packages this registry does not have (Qwen
+# Code's clipboard binaries for other platforms); npm install --no-save installs the same
+# locked versions and leaves the lockfile as it is.
+clis/%/node_modules/.gemwire-installed: clis/%/package-lock.json clis/%/package.json
+	cd clis/$* && (npm ci --no-audit --no-fund --loglevel=error \
+		|| npm install --no-save --no-audit --no-fund --loglevel=error)
 	touch $@
+
+agents: $(AGENT_STAMPS)
 
 demo: $(BIN)/.gemwire-installed $(CURRENT_CLI_STAMP)
 	$(BIN)/gemwire demo
@@ -42,7 +52,7 @@ check: setup $(BIN)/.gemwire-ray-installed
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: check browser
+test: check browser agents
 	$(BIN)/pytest
 
 test-fast: setup browser
@@ -55,6 +65,10 @@ browser:
 # Re-record the fixture corpus from the pinned real CLIs (see tests/fixtures/README.md).
 record: setup
 	$(BIN)/python -m gemwire.testing record tests/fixtures/cases/*.json --out tests/fixtures/gemini
+
+# Re-record the agents' golden events (tests/fixtures/acp/), one agent after another.
+record-agents: setup agents
+	GEMWIRE_RECORD=1 $(BIN)/pytest tests/e2e/agents
 
 # A wheel in dist/ (gemwire is not on PyPI yet): pip install dist/gemwire-*.whl, or
 # 'dist/gemwire-<version>-py3-none-any.whl[cli]' for the command line too.

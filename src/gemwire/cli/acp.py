@@ -17,7 +17,14 @@ _PERMISSIONS = ("ask", "deny", "reads", "edits", "all")
 
 @click.command(context_settings={"ignore_unknown_options": True})
 @click.argument("prompt")
-@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+@click.option(
+    "--agent",
+    # runners.agents.AGENTS, spelled out: importing the runners here would slow every command.
+    type=click.Choice(["claude", "codex", "qwen", "opencode", "gemini"]),
+    help="A built-in agent instead of COMMAND: the pinned install, node_modules/.bin or "
+    "$PATH, or the command in $GEMWIRE_AGENT_<NAME> (docs/agents.md).",
+)
 @click.option("--cwd", help="The session's folder (default: here).")
 @click.option("--add-dir", "include_directories", multiple=True, help="More session folders.")
 @click.option(
@@ -38,6 +45,7 @@ def acp(
     quiet: bool,
     verbose: bool,
     permissions: str | None,
+    agent: str | None,
     **settings: object,
 ) -> None:
     """Send PROMPT (- reads it from stdin) to the ACP agent started by COMMAND.
@@ -45,6 +53,7 @@ def acp(
     \b
     gemwire acp "fix the failing test" --permissions edits -- gemini --acp
     gemwire acp --json "summarize README.md" -- npx @zed-industries/claude-code-acp
+    gemwire acp --agent claude "summarize README.md"
     """
     import anyio
 
@@ -66,6 +75,13 @@ def acp(
         turn_error,
     )
 
+    serve_reads = False
+    if agent is not None:
+        if command:
+            raise click.UsageError("give --agent or COMMAND, not both")
+        command, serve_reads = _built_in(agent)
+    elif not command:
+        raise click.UsageError("give the agent's COMMAND (after --), or --agent NAME")
     if prompt == "-":
         prompt = sys.stdin.read()
     cwd = str(Path(str(settings.get("cwd") or ".")).resolve())
@@ -96,6 +112,7 @@ def acp(
     options = AcpOptions(
         command=command,
         permissions="deny" if permissions == "ask" else permissions,  # type: ignore[arg-type]
+        serve_reads=serve_reads,
         **{k: v for k, v in settings.items() if v is not None},  # type: ignore[arg-type]
     )
 
@@ -134,3 +151,16 @@ def acp(
     except KeyboardInterrupt:
         sys.exit(EXIT_CANCELLED)
     sys.exit(EXIT_OK if result.ok else for_error_kind(result.error.kind if result.error else None))
+
+
+def _built_in(name: str) -> tuple[tuple[str, ...], bool]:
+    """The command of a built-in agent, and the client options it needs."""
+    from gemwire.errors import AgentNotFound
+    from gemwire.runners.agents import AGENTS, resolve_agent
+
+    try:
+        resolved = resolve_agent(name)
+    except AgentNotFound as exc:
+        click.echo(f"gemwire: {exc}", err=True)
+        sys.exit(EXIT_NOT_FOUND)
+    return resolved.command, AGENTS[resolved.name].serve_reads

@@ -72,7 +72,8 @@ def run_checks(
 @click.option("--gemini-home", help="Check this home (GEMINI_CLI_HOME) instead.")
 def doctor(cwd: str | None, executable: str | None, gemini_home: str | None) -> None:
     """Check what will bite a headless run here: the Gemini CLI, Node.js, auth, folder trust,
-    session retention and the Gemini home. Exits 1 when something fails.
+    session retention and the Gemini home; then the built-in ACP agents (installed, version,
+    credentials). Exits 1 when something fails.
 
     Secrets are never printed, only where they are set.
     """
@@ -80,12 +81,13 @@ def doctor(cwd: str | None, executable: str | None, gemini_home: str | None) -> 
     from rich.text import Text
 
     console = Console(highlight=False)
+    from gemwire.cli.agent_checks import agent_checks
+
+    where = Path(cwd or os.getcwd()).resolve()
     found = run_checks(
-        cwd=Path(cwd or os.getcwd()).resolve(),
-        executable=executable,
-        gemini_home=gemini_home,
-        environ=dict(os.environ),
+        cwd=where, executable=executable, gemini_home=gemini_home, environ=dict(os.environ)
     )
+    found += agent_checks(where, Path(os.path.expanduser("~")), os.environ)
     width = max(len(check.name) for check in found)
     for check in found:
         mark, style = _MARKS[check.status]

@@ -162,24 +162,7 @@ class IsolatedGemini:
         moment ago may still be exiting on a loaded machine, so while any is found this
         looks again for up to ``settle`` seconds.
         """
-        deadline = time.monotonic() + settle
-        while (found := self._processes()) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        return found
-
-    def _processes(self) -> list[int]:
-        marker = f"GEMINI_CLI_HOME={self.home}".encode()
-        found = []
-        for environ in Path("/proc").glob("[0-9]*/environ"):
-            try:
-                if marker not in environ.read_bytes().split(b"\0"):
-                    continue
-                state = (environ.parent / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue  # exited meanwhile, or not ours to read
-            if state != "Z":
-                found.append(int(environ.parent.name))
-        return found
+        return live_processes(f"GEMINI_CLI_HOME={self.home}", settle)
 
     def cleanup(self) -> None:
         if self._owns_root:
@@ -190,3 +173,26 @@ class IsolatedGemini:
 
     def __exit__(self, *exc_info: object) -> None:
         self.cleanup()
+
+
+def live_processes(variable: str, settle: float) -> list[int]:
+    """PIDs of live processes whose environment holds ``variable`` (``NAME=value``), looking
+    again for up to ``settle`` seconds while any is found."""
+    deadline = time.monotonic() + settle
+    while (found := _processes(variable.encode())) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return found
+
+
+def _processes(marker: bytes) -> list[int]:
+    found = []
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if marker not in environ.read_bytes().split(b"\0"):
+                continue
+            state = (environ.parent / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue  # exited meanwhile, or not ours to read
+        if state != "Z":
+            found.append(int(environ.parent.name))
+    return found

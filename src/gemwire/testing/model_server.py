@@ -1,4 +1,4 @@
-"""A scripted stand-in for the Gemini API on 127.0.0.1, for the real Gemini CLI to talk to.
+"""A scripted model on 127.0.0.1 that real agents talk to, in their providers' own APIs.
 
     with ScriptedModel(scenario) as model:
         env = IsolatedGemini(model.url, files=scenario.files)
@@ -6,17 +6,27 @@
     assert model.problems == []
     assert model.requests[-1].function_responses()[0]["name"] == "write_file"
 
-The CLI reaches it through ``GOOGLE_GEMINI_BASE_URL``. Requests arrive as
-``POST /<version>/models/<model>:<method>``:
+One server speaks every dialect; the request's path picks it, and the same `Scenario`
+drives them all (one module per API, named as the API names things):
 
-- ``streamGenerateContent`` (the real model turns) consumes the scenario's next turn;
-- ``generateContent`` is a side call (model router, next-speaker check, web tools); it is
+- Gemini (_gemini.py), for Gemini CLI through ``GOOGLE_GEMINI_BASE_URL``:
+  ``POST /<version>/models/<model>:streamGenerateContent`` consumes the next turn;
+  ``generateContent`` is a side call (model router, next-speaker check, web tools),
   answered with one JSON text that satisfies every side call of the pinned CLIs;
-- ``countTokens`` answers a fixed count; anything else gets a Google-style 404.
+  ``countTokens`` answers a fixed count.
+- Anthropic Messages (_anthropic.py), for Claude Code: ``POST /v1/messages`` and
+  ``/v1/messages/count_tokens``.
+- OpenAI Chat Completions (_openai_chat.py), for Qwen Code and OpenCode:
+  ``POST /v1/chat/completions``; ``GET /v1/models``.
+- OpenAI Responses (_openai_responses.py), for Codex: ``POST /v1/responses``.
+
+A streamed Anthropic or OpenAI request that declares tools is a model turn; one without
+tools, or not streamed, is a side call (titles, next-speaker checks) and is answered with
+the same JSON text, without consuming a turn.
 
 Every request is recorded. Anything a scenario did not foresee (no turn left, an unknown
-endpoint) is answered with an HTTP 400 that names the problem, so the CLI stops at once
-instead of retrying, and is listed in `ScriptedModel.problems`.
+endpoint) is answered with an HTTP 400 (404 for an endpoint) that names the problem, so the
+agent stops at once instead of retrying, and is listed in `ScriptedModel.problems`.
 
 The server runs in threads, so it serves sync and async tests alike; `stop()` releases
 hanging responses and closes every connection.
@@ -30,79 +40,57 @@ import socket
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from typing import Any, Literal, Self
 from urllib.parse import parse_qs, urlsplit
 
 import msgspec
 
-from gemwire.testing.scenario import (
-    Delay,
-    Fail,
-    FunctionCall,
-    FunctionCalls,
-    Hang,
-    Reply,
-    Scenario,
-    Text,
-    Thought,
-    Truncate,
-    Turn,
-)
+from gemwire.testing import _anthropic, _gemini, _openai_chat, _openai_responses
+from gemwire.testing._dialect import SIDE_CALL_TEXT, Dialect, Step
+from gemwire.testing.scenario import Delay, Fail, Hang, Reply, Scenario, Text, Truncate, Turn
 
-__all__ = ("RecordedRequest", "ScriptedModel")
+__all__ = ("SIDE_CALL_TEXT", "DialectName", "RecordedRequest", "ScriptedModel")
 
-# One text satisfies every structured side call of 0.15.4, 0.30.0 and 0.61.0: the
-# model router / classifier reads reasoning + model_choice, the next-speaker check reads
-# next_speaker.
-SIDE_CALL_TEXT = json.dumps(
-    {
-        "reasoning": "scripted by gemwire",
-        "model_choice": "flash",
-        "complexity_reasoning": "scripted by gemwire",
-        "complexity_score": 10,
-        "next_speaker": "user",
-    }
-)
+DialectName = Literal["gemini", "anthropic", "openai-chat", "openai-responses"]
 
-_BAD_KEY_BODY = {
-    "error": {
-        "code": 400,
-        "message": "API key not valid. Please pass a valid API key.",
-        "status": "INVALID_ARGUMENT",
-        "details": [
-            {
-                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
-                "reason": "API_KEY_INVALID",
-                "domain": "googleapis.com",
-                "metadata": {"service": "generativelanguage.googleapis.com"},
-            }
-        ],
-    }
+_DIALECTS: dict[DialectName, Dialect] = {
+    "gemini": _gemini,
+    "anthropic": _anthropic,
+    "openai-chat": _openai_chat,
+    "openai-responses": _openai_responses,
 }
 
 
 class RecordedRequest(msgspec.Struct, frozen=True, kw_only=True):
-    """One request the CLI sent, as the server received it."""
+    """One request an agent sent, as the server received it."""
 
     method: str
     path: str
     model: str | None
     rpc: str | None
-    """The API method after the colon: ``streamGenerateContent``, ``generateContent``, ..."""
+    """The Gemini API method after the colon: ``streamGenerateContent``, ``generateContent``,
+    ...; for the other dialects the endpoint: ``messages``, ``count_tokens``,
+    ``chat/completions``, ``responses``, ``models``."""
     api_key: str | None
     body: Any
     turn: int | None = None
     """Index of the scenario turn this request consumed, if any."""
+    dialect: DialectName = "gemini"
 
     def function_declarations(self) -> list[str]:
-        """Names of the tools the CLI declared to the model in this request."""
-        names: list[str] = []
-        for tool in (self.body or {}).get("tools") or []:
-            names.extend(decl["name"] for decl in tool.get("functionDeclarations") or [])
-        return names
+        """Names of the tools the agent declared to the model in this request."""
+        tools = (self.body or {}).get("tools") or []
+        if self.dialect == "gemini":
+            return [
+                decl["name"] for tool in tools for decl in tool.get("functionDeclarations") or []
+            ]
+        if self.dialect == "openai-chat":
+            return [tool["function"]["name"] for tool in tools if "function" in tool]
+        return [tool["name"] for tool in tools if "name" in tool]
 
     def function_responses(self) -> list[dict[str, Any]]:
-        """The ``functionResponse`` parts of the last content: tool results sent back."""
+        """The ``functionResponse`` parts of the last content: tool results sent back
+        (Gemini dialect)."""
         contents = (self.body or {}).get("contents") or []
         if not contents:
             return []
@@ -110,7 +98,8 @@ class RecordedRequest(msgspec.Struct, frozen=True, kw_only=True):
         return [part["functionResponse"] for part in parts if "functionResponse" in part]
 
     def texts(self) -> list[str]:
-        """Every text part of the conversation history sent with this request."""
+        """Every text part of the conversation history sent with this request (Gemini
+        dialect)."""
         return [
             part["text"]
             for content in (self.body or {}).get("contents") or []
@@ -129,6 +118,7 @@ class ScriptedModel:
         self._lock = threading.Lock()
         self._requests: list[RecordedRequest] = []
         self._problems: list[str] = []
+        self._turn_requests = 0
         self._stopping = threading.Event()
         self._connections: set[socket.socket] = set()
         self._server = _Server(self)
@@ -136,9 +126,15 @@ class ScriptedModel:
 
     @property
     def url(self) -> str:
-        """Base URL for ``GOOGLE_GEMINI_BASE_URL``."""
+        """Base URL for ``GOOGLE_GEMINI_BASE_URL`` and ``ANTHROPIC_BASE_URL`` (OpenAI
+        clients want `openai_url`)."""
         host, port = self._server.server_address[:2]
         return f"http://{host!s}:{port}"
+
+    @property
+    def openai_url(self) -> str:
+        """Base URL for OpenAI clients, which add ``/chat/completions`` or ``/responses``."""
+        return f"{self.url}/v1"
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -153,9 +149,9 @@ class ScriptedModel:
 
     @property
     def streaming_requests(self) -> int:
-        """How many model turns the CLI asked for, whether or not a turn was left."""
+        """How many model turns the agent asked for, whether or not a turn was left."""
         with self._lock:
-            return sum(r.rpc == "streamGenerateContent" for r in self._requests)
+            return self._turn_requests
 
     @property
     def turns_served(self) -> int:
@@ -208,11 +204,12 @@ class ScriptedModel:
         with self._lock:
             self._problems.append(message)
 
-    def _take_turn(self, body: Any) -> tuple[int, Turn] | None:
+    def _take_turn(self, dialect: Dialect, body: Any) -> tuple[int, Turn] | None:
         """The first unserved turn for this request: in order, skipping turns whose
         ``when`` the conversation does not contain."""
-        prompt = "\n".join(_user_texts(body))
+        prompt = "\n".join(dialect.user_texts(body))
         with self._lock:
+            self._turn_requests += 1
             for position, index in enumerate(self._unserved):
                 when = self._turns[index].when
                 if when is None or when in prompt:
@@ -282,66 +279,112 @@ class _Handler(BaseHTTPRequestHandler):
     def _handle(self, body: Any) -> None:
         model = self.server.model
         url = urlsplit(self.path)
-        model_name, _, rpc = url.path.rpartition("/models/")[2].partition(":")
-        api_key = self.headers.get("x-goog-api-key") or parse_qs(url.query).get("key", [None])[0]
-        turn: tuple[int, Turn] | None = None
-        reply: dict[str, Any]
-        expected_key = model.scenario.api_key
-        if expected_key is not None and api_key != expected_key:
-            status, reply = 400, _BAD_KEY_BODY
-        elif self.command == "POST" and rpc == "streamGenerateContent":
-            turn = model._take_turn(body)
-            if turn is None:
-                message = (
-                    f"gemwire scripted model: no turn left for streaming request "
-                    f"{model.streaming_requests + 1} ({model.turns_served} of "
-                    f"{model.turns_served + model.turns_left} served)"
-                )
-                model._problem(message)
-                status, reply = 400, _error_body(400, message)
-        elif self.command == "POST" and rpc == "generateContent":
-            status, reply = 200, _side_call_response()
-        elif self.command == "POST" and rpc == "countTokens":
-            status, reply = 200, {"totalTokens": 100}
-        else:
+        route = _route(self.command, url.path, body)
+        if route is None:
             message = f"gemwire scripted model: no such endpoint {self.command} {url.path}"
             model._problem(message)
-            status, reply = 404, _error_body(404, message)
+            self._record(url.path, "gemini", None, None, body)
+            return self._send_json(404, _gemini.error(Fail(status=404, message=message))[1])
+        name, rpc, model_name, action = route
+        dialect = _DIALECTS[name]
+        api_key = self._api_key(name, url.query)
+        expected_key = model.scenario.api_key
+        turn: tuple[int, Turn] | None = None
+        if expected_key is not None and api_key != expected_key:
+            self._record(url.path, name, rpc, model_name, body, api_key)
+            return self._send_bad_key(name)
+        if action == "turn":
+            turn = model._take_turn(dialect, body)
+        self._record(url.path, name, rpc, model_name, body, api_key, turn)
+        if action == "side":
+            if name == "gemini":
+                return self._send_json(200, _gemini.side_call_response())
+            if not (body or {}).get("stream"):
+                side = (
+                    _anthropic.side_call_response(model_name)
+                    if name == "anthropic"
+                    else _openai_chat.side_call_response(model_name)
+                )
+                return self._send_json(200, side)
+            return self._stream(
+                dialect.stream(Reply([Text(SIDE_CALL_TEXT)]), model_name, -1, body), dialect
+            )
+        if action == "count":
+            count = {"totalTokens": 100} if name == "gemini" else _anthropic.count_tokens_response()
+            return self._send_json(200, count)
+        if action == "models":
+            return self._send_json(200, _openai_chat.models_response(model_name))
+        if turn is None:
+            message = (
+                f"gemwire scripted model: no turn left for streaming request "
+                f"{model.streaming_requests} ({model.turns_served} of "
+                f"{model.turns_served + model.turns_left} served)"
+            )
+            model._problem(message)
+            headers, reply = dialect.error(Fail(status=400, message=message))
+            return self._send_json(400, reply, headers)
+        index, scripted = turn
+        if isinstance(scripted, Fail):
+            headers, reply = dialect.error(scripted)
+            return self._send_json(scripted.status, reply, headers)
+        return self._stream(dialect.stream(scripted, model_name, index, body), dialect)
 
-        model._record(
+    def _api_key(self, dialect: DialectName, query: str) -> str | None:
+        if dialect == "gemini":
+            return self.headers.get("x-goog-api-key") or parse_qs(query).get("key", [None])[0]
+        if dialect == "anthropic" and self.headers.get("x-api-key"):
+            return self.headers.get("x-api-key")
+        authorization = self.headers.get("Authorization") or ""
+        return authorization.removeprefix("Bearer ") or None
+
+    def _record(
+        self,
+        path: str,
+        dialect: DialectName,
+        rpc: str | None,
+        model_name: str | None,
+        body: Any,
+        api_key: str | None = None,
+        turn: tuple[int, Turn] | None = None,
+    ) -> None:
+        self.server.model._record(
             RecordedRequest(
                 method=self.command,
-                path=url.path,
+                path=path,
                 model=model_name or None,
-                rpc=rpc or None,
+                rpc=rpc,
                 api_key=api_key,
                 body=body,
                 turn=turn[0] if turn else None,
+                dialect=dialect,
             )
         )
-        if turn is None:
-            self._send_json(status, reply)
-        elif isinstance(turn[1], Fail):
-            self._send_json(turn[1].status, turn[1].body())
-        else:
-            self._stream(turn[1], model_name)
 
-    def _send_json(self, status: int, payload: Any) -> None:
+    def _send_bad_key(self, dialect: DialectName) -> None:
+        if dialect == "gemini":
+            return self._send_json(400, _gemini.BAD_KEY_BODY)
+        status, headers, body = (
+            _anthropic.bad_key() if dialect == "anthropic" else _openai_chat.bad_key()
+        )
+        return self._send_json(status, body, headers)
+
+    def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json; charset=UTF-8")
         self.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
         self.end_headers()
         self.wfile.write(data)
 
-    def _stream(self, reply: Reply, model_name: str) -> None:
+    def _stream(self, steps: list[Step], dialect: Dialect) -> None:
         stopping = self.server.model._stopping
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        steps = _plan(reply)
-        for index, step in enumerate(steps):
+        for step in steps:
             if isinstance(step, Delay):
                 if stopping.wait(step.seconds):
                     return self._drop()
@@ -349,12 +392,10 @@ class _Handler(BaseHTTPRequestHandler):
                 stopping.wait()
                 return self._drop()
             elif isinstance(step, Truncate):
-                self._write_chunk(b'data: {"candidates": [{"content": {"ro')
+                self._write_chunk(dialect.TRUNCATED)
                 return self._drop()
             else:
-                final = index == len(steps) - 1
-                event = _event(step, reply, model_name, final=final)
-                self._write_chunk(b"data: " + json.dumps(event).encode() + b"\r\n\r\n")
+                self._write_chunk(step)
         self.wfile.write(b"0\r\n\r\n")
 
     def _write_chunk(self, data: bytes) -> None:
@@ -368,79 +409,36 @@ class _Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(socket.SHUT_RDWR)
 
 
-_Step = list[dict[str, Any]] | Delay | Hang | Truncate
+_Action = Literal["turn", "side", "count", "models"]
 
 
-def _plan(reply: Reply) -> list[_Step]:
-    """Turn a reply's chunks into server-sent events (lists of parts) and pauses.
-
-    The reply's last step is always an event, the one that carries ``finishReason`` and
-    usage, unless the reply ends by hanging or by cutting the stream.
-    """
-    steps: list[_Step] = []
-    for chunk in reply.chunks:
-        match chunk:
-            case Text(text=text):
-                steps.append([{"text": text}])
-            case Thought(text=text):
-                steps.append([{"text": text, "thought": True}])
-            case FunctionCall():
-                steps.append([_function_call_part(chunk)])
-            case FunctionCalls(calls=calls):
-                steps.append([_function_call_part(call) for call in calls])
-            case Delay() | Hang() | Truncate():
-                steps.append(chunk)
-    if not steps or not isinstance(steps[-1], list | Hang | Truncate):
-        steps.append([])
-    return steps
-
-
-def _function_call_part(call: FunctionCall) -> dict[str, Any]:
-    function_call: dict[str, Any] = {"name": call.name, "args": call.args}
-    if call.id is not None:
-        function_call["id"] = call.id
-    return {"functionCall": function_call}
-
-
-def _event(parts: list[dict[str, Any]], reply: Reply, model_name: str, *, final: bool) -> Any:
-    candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
-    event: dict[str, Any] = {"candidates": [candidate], "modelVersion": model_name}
-    if final:
-        candidate["finishReason"] = reply.finish_reason
-        usage = reply.usage
-        event["usageMetadata"] = {
-            "promptTokenCount": usage.prompt,
-            "candidatesTokenCount": usage.output,
-            "cachedContentTokenCount": usage.cached,
-            "thoughtsTokenCount": usage.thoughts,
-            "totalTokenCount": usage.total,
+def _route(
+    method: str, path: str, body: Any
+) -> tuple[DialectName, str | None, str, _Action] | None:
+    """Which dialect and what for: (dialect, rpc, model, action), or None for no endpoint."""
+    if "/models/" in path:
+        model_name, _, rpc = path.rpartition("/models/")[2].partition(":")
+        actions: dict[str, _Action] = {
+            "streamGenerateContent": "turn",
+            "generateContent": "side",
+            "countTokens": "count",
         }
-    return event
-
-
-def _user_texts(body: Any) -> list[str]:
-    """Text parts of the user's side of the conversation sent with a request."""
-    return [
-        part["text"]
-        for content in (body or {}).get("contents") or []
-        if content.get("role") == "user"
-        for part in content.get("parts") or []
-        if isinstance(part.get("text"), str)
-    ]
-
-
-def _side_call_response() -> dict[str, Any]:
-    return {
-        "candidates": [
-            {
-                "content": {"role": "model", "parts": [{"text": SIDE_CALL_TEXT}]},
-                "finishReason": "STOP",
-                "index": 0,
-            }
-        ],
-        "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
-    }
-
-
-def _error_body(status: int, message: str) -> dict[str, Any]:
-    return Fail(status=status, message=message).body()
+        if method == "POST" and rpc in actions:
+            return "gemini", rpc, model_name, actions[rpc]
+        return None
+    request = body if isinstance(body, dict) else {}
+    model_name = str(request.get("model") or "")
+    # A model turn declares tools and is streamed; anything else is a side call.
+    action: _Action = "turn" if request.get("tools") and request.get("stream") else "side"
+    if method == "POST" and path.endswith("/messages/count_tokens"):
+        return "anthropic", "count_tokens", model_name, "count"
+    if method == "POST" and path.endswith("/messages"):
+        return "anthropic", "messages", model_name, action
+    if method == "POST" and path.endswith("/chat/completions"):
+        return "openai-chat", "chat/completions", model_name, action
+    if method == "POST" and path.endswith("/responses"):
+        # Codex sends every request with tools; its turns are all model turns.
+        return "openai-responses", "responses", model_name, "turn"
+    if method == "GET" and path.endswith("/models"):
+        return "openai-chat", "models", "scripted", "models"
+    return None

@@ -6,10 +6,10 @@ committed lockfile; nothing is installed globally.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from gemwire.errors import GeminiNotFound
+from gemwire.runners.agents import clis_dir
 from gemwire.runners.discovery import TESTED_VERSIONS
 
 __all__ = ("CURRENT_VERSION", "PINNED_VERSIONS", "pinned_gemini")
@@ -18,14 +18,6 @@ CURRENT_VERSION = TESTED_VERSIONS[-1]
 PINNED_VERSIONS = tuple(reversed(TESTED_VERSIONS))
 """Newest first: 0.61.0 is current; 0.30.0 (slug project folders, single-JSON sessions) and
 0.15.4 (hash project folders) keep the older session-file layouts covered."""
-
-
-def _clis_dir() -> Path:
-    configured = os.environ.get("GEMWIRE_CLIS_DIR")
-    if configured:
-        return Path(configured)
-    # A source checkout: <repo>/src/gemwire/testing/pinned.py -> <repo>/clis
-    return Path(__file__).resolve().parents[3] / "clis"
 
 
 def pinned_gemini(version: str = CURRENT_VERSION) -> Path:
@@ -38,7 +30,7 @@ def pinned_gemini(version: str = CURRENT_VERSION) -> Path:
         raise GeminiNotFound(
             f"Gemini CLI {version} is not a pinned version; pinned: {', '.join(PINNED_VERSIONS)}"
         )
-    folder = _clis_dir() / f"gemini-{version}"
+    folder = clis_dir() / f"gemini-{version}"
     launcher = folder / "node_modules" / ".bin" / "gemini"
     if not launcher.exists():
         raise GeminiNotFound(

@@ -190,6 +190,11 @@ def test_doctor_exits_1_on_a_failure_and_prints_no_secret(tmp_path: Path, home: 
         "auth",
         "folder trust",
         "session retention",
+        "agent claude",
+        "agent codex",
+        "agent qwen",
+        "agent opencode",
+        "agent gemini",
     ]
     result = CliRunner().invoke(main, args, env={**env, "GEMINI_CLI_TRUST_WORKSPACE": "true"})
     assert result.exit_code == 0

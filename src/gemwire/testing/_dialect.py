@@ -1,0 +1,86 @@
+"""What each provider API of the scripted model provides to the router in model_server.py.
+
+A dialect turns a scenario turn into the bytes its API streams, and reads the user's text
+out of a request (for ``when``). Each one lives in a module of its own (_gemini.py,
+_anthropic.py, _openai_chat.py, _openai_responses.py) and names things as its API does.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol
+
+from gemwire.testing.scenario import (
+    Chunk,
+    Delay,
+    Fail,
+    FunctionCall,
+    FunctionCalls,
+    Hang,
+    Reply,
+    Text,
+    Thought,
+    Truncate,
+)
+
+__all__ = ("SIDE_CALL_TEXT", "Dialect", "Piece", "Step", "call_id", "pieces", "sse")
+
+# One text satisfies every structured side call the agents make: Gemini CLI's model router /
+# classifier reads reasoning + model_choice, its next-speaker check (and Qwen Code's, a fork)
+# reads next_speaker.
+SIDE_CALL_TEXT = json.dumps(
+    {
+        "reasoning": "scripted by gemwire",
+        "model_choice": "flash",
+        "complexity_reasoning": "scripted by gemwire",
+        "complexity_score": 10,
+        "next_speaker": "user",
+    }
+)
+
+Step = bytes | Delay | Hang | Truncate
+"""What the server does next while streaming: send these bytes, pause, hang, or cut."""
+
+Piece = Text | Thought | FunctionCall | Delay | Hang | Truncate
+
+
+class Dialect(Protocol):
+    """A provider API, as the router needs it."""
+
+    TRUNCATED: bytes
+    """Half an event: what a cut stream ends with."""
+
+    def user_texts(self, body: Any) -> list[str]:
+        """The text of the user's side of the conversation in a request."""
+        ...
+
+    def stream(self, reply: Reply, model: str, turn: int, request: Any) -> list[Step]:
+        """The steps that stream ``reply`` (turn ``turn`` of the scenario) in answer to
+        ``request`` (its JSON body)."""
+        ...
+
+    def error(self, fail: Fail) -> tuple[dict[str, str], Any]:
+        """The headers and JSON body of an HTTP error, as the real API sends them."""
+        ...
+
+
+def pieces(chunks: Sequence[Chunk]) -> Iterator[Piece]:
+    """The chunks with parallel calls spelled out one by one (the providers other than
+    Gemini stream each call as a block, or item, of its own)."""
+    for chunk in chunks:
+        if isinstance(chunk, FunctionCalls):
+            yield from chunk.calls
+        else:
+            yield chunk
+
+
+def call_id(call: FunctionCall, turn: int, index: int, prefix: str) -> str:
+    """The call's id, or a stable one made from where it is (recordings stay the same)."""
+    return call.id if call.id is not None else f"{prefix}gemwire_{turn}_{index}"
+
+
+def sse(data: Any, event: str | None = None) -> bytes:
+    """One server-sent event (Anthropic and the Responses API name each event)."""
+    head = b"event: %s\n" % event.encode() if event else b""
+    return head + b"data: " + json.dumps(data).encode() + b"\n\n"
