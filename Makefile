@@ -84,3 +84,4 @@ bench: setup
 	$(BIN)/python bench/usage.py --repeat 3
 	$(BIN)/python bench/cli_startup.py --runs 21
 	$(BIN)/python bench/replay_memory.py --runs 3
+	$(BIN)/python bench/batch.py --tasks 100 --big 1000 --ray 200

@@ -34,6 +34,7 @@ from gemwire.testing import (
     Text,
     pinned_gemini,
 )
+from gemwire.testing.agents import isolated_agent
 
 pytestmark = pytest.mark.e2e
 
@@ -315,3 +316,19 @@ def test_a_429_storm_backs_off_and_the_batch_completes(tmp_path: Path) -> None:
     backoffs = [p for p in progress if isinstance(p, BatchBackoff)]
     assert backoffs
     assert {p.reason for p in backoffs} == {"rate limited (task-1)"}
+
+
+def test_acp_mode_drives_another_agent(tmp_path: Path) -> None:
+    n = 3
+    scenario = Scenario(turns=[Reply([Text("Hi from Claude.")], repeat=n)])
+    with ScriptedModel(scenario) as model:
+        env = isolated_agent("claude", model, root=tmp_path / "claude")
+        options = BatchOptions(mode="acp", concurrency=n, acp=env.acp_options(permissions="all"))
+        summary = run_batch_sync(read_tasks(tasks_file(tmp_path, n)), tmp_path / "out", options)
+        assert env.live_processes() == []
+    assert (summary.ok, summary.failed) == (n, 0)
+    results = read_results(tmp_path / "out")
+    assert sorted((r.task_id, r.answer) for r in results) == [
+        (f"task-{i}", "Hi from Claude.") for i in range(n)
+    ]
+    assert len({r.session_id for r in results}) == n

@@ -25,10 +25,12 @@ from gemwire.runners.acp import (
     AcpClient,
     AcpOptions,
     AcpSession,
+    PermissionHandler,
     PermissionPreset,
     PermissionRequest,
     permission_preset,
 )
+from gemwire.runners.agents import AGENTS, resolve_agent
 
 __all__ = ("AcpExecutor", "gemini_acp_options")
 
@@ -88,21 +90,58 @@ class _Agent:
             self._retire.set()
 
 
+class _Pool:
+    """The agent processes of one agent command."""
+
+    def __init__(self, options: AcpOptions, per_agent: int, sessions_per_agent: int) -> None:
+        self.options = options
+        self._per_agent = per_agent
+        self._sessions_per_agent = sessions_per_agent
+        self.agents: list[_Agent] = []
+        self._starting = anyio.Lock()
+
+    async def acquire(self, group: TaskGroup, handler: PermissionHandler) -> _Agent:
+        async with self._starting:
+            free = [a for a in self.agents if a.usable and a.running < self._per_agent]
+            agent = min(free, key=lambda a: a.running) if free else None
+            if agent is None:
+                self.agents = [a for a in self.agents if not a.gone.is_set()]
+                agent = _Agent()
+                client = AcpClient(self.options, permission_handler=handler)
+                await group.start(agent.serve, client)
+                self.agents.append(agent)
+            agent.running += 1
+            agent.sessions += 1
+            if agent.sessions >= self._sessions_per_agent:
+                agent.draining = True  # recycled once its running tasks are done
+            return agent
+
+
 class AcpExecutor:
-    """Runs each task as a session of one of ``agents`` agent processes."""
+    """Runs each task as a session of a long-lived agent process: the built-in agent the
+    task names, else ``agent``, else ``options``' command (docs/agents.md); ``agents``
+    processes of each at most."""
 
     def __init__(
-        self, options: AcpOptions, *, agents: int, sessions_per_agent: int, concurrency: int
+        self,
+        options: AcpOptions,
+        *,
+        agent: str | None,
+        agents: int,
+        sessions_per_agent: int,
+        concurrency: int,
     ) -> None:
         self._options = options
+        self._default = agent
         self._per_agent = math.ceil(concurrency / agents)
-        self._max_agents = agents
         self._sessions_per_agent = sessions_per_agent
-        self._agents: list[_Agent] = []
-        self._starting = anyio.Lock()
-        self._handlers: dict[str, Callable[[PermissionRequest], object]] = {}
+        self._pools: dict[str | None, _Pool] = {}
+        self._handlers: dict[str, PermissionHandler] = {}
         self._group: TaskGroup | None = None
-        self.agent = f"acp:{options.command[0].rsplit('/', 1)[-1]}"
+
+    def agent_of(self, task: Task) -> str:
+        name = task.agent or self._default
+        return f"acp:{name}" if name else _name(self._options.command)
 
     async def __aenter__(self) -> Self:
         self._group = await anyio.create_task_group().__aenter__()
@@ -110,13 +149,17 @@ class AcpExecutor:
 
     async def __aexit__(self, *exc_info: object) -> None:
         assert self._group is not None
-        for agent in self._agents:
-            agent.retire(now=True)
+        for pool in self._pools.values():
+            for agent in pool.agents:
+                agent.retire(now=True)
         await self._group.__aexit__(None, None, None)
 
     async def run(self, task: Task, cwd: str, on_event: Callable[[Event], None]) -> Outcome:
+        assert self._group is not None
+        name = task.agent or self._default
+        pool = self._pools.get(name) or self._pool(name)
         try:
-            agent = await self._acquire()
+            agent = await pool.acquire(self._group, self._permission)
         except (AgentCrashed, AgentRequestFailed, RunTimedOut) as exc:
             return _Failed(error=_error_of(exc))  # not AgentNotFound: that ends the batch
         try:
@@ -125,6 +168,16 @@ class AcpExecutor:
             agent.running -= 1
             if agent.draining or not agent.usable:
                 agent.retire()
+
+    def _pool(self, name: str | None) -> _Pool:
+        options = self._options
+        if name is not None:
+            resolved = resolve_agent(name)
+            options = msgspec.structs.replace(
+                options, command=resolved.command, serve_reads=AGENTS[resolved.name].serve_reads
+            )
+        pool = self._pools[name] = _Pool(options, self._per_agent, self._sessions_per_agent)
+        return pool
 
     async def _turn(
         self, agent: _Agent, task: Task, cwd: str, on_event: Callable[[Event], None]
@@ -164,34 +217,11 @@ class AcpExecutor:
         error = TurnError(kind="timeout", message=f"the task took longer than {timeout} s")
         return msgspec.structs.replace(turn.result, ok=False, error=error)
 
-    async def _acquire(self) -> _Agent:
-        async with self._starting:
-            live = [a for a in self._agents if a.usable]
-            free = [a for a in live if a.running < self._per_agent]
-            if free:
-                agent = min(free, key=lambda a: a.running)
-            else:
-                agent = await self._start()
-            agent.running += 1
-            agent.sessions += 1
-            if agent.sessions >= self._sessions_per_agent:
-                agent.draining = True  # recycled once its running tasks are done
-            return agent
-
-    async def _start(self) -> _Agent:
-        assert self._group is not None
-        self._agents = [a for a in self._agents if not a.gone.is_set()]
-        agent = _Agent()
-        client = AcpClient(self._options, permission_handler=self._permission)
-        await self._group.start(agent.serve, client)
-        self._agents.append(agent)
-        return agent
-
     async def _permission(self, request: PermissionRequest) -> str | None:
         handler = self._handlers.get(request.session_id)
         if handler is None:
             return None
-        return await handler(request)  # type: ignore[no-any-return,misc]
+        return await handler(request)
 
 
 def _permissions(task: Task, options: AcpOptions) -> PermissionPreset:
@@ -224,3 +254,7 @@ def gemini_acp_options(gemini: GeminiOptions) -> AcpOptions:
         permissions=_PERMISSIONS_FOR_APPROVAL[gemini.approval_mode or "default"],
         model=gemini.model,
     )
+
+
+def _name(command: tuple[str, ...]) -> str:
+    return f"acp:{command[0].rsplit('/', 1)[-1]}"

@@ -18,7 +18,8 @@ __all__ = ("ProcessExecutor",)
 class ProcessExecutor:
     """Runs each task as its own Gemini CLI process; a task's fields override ``base``."""
 
-    agent = "gemini"
+    def agent_of(self, task: Task) -> str:
+        return "gemini"
 
     def __init__(self, base: GeminiOptions) -> None:
         # The batch backs off as a whole on 429s; a CLI retrying for minutes on its own

@@ -114,7 +114,13 @@ class RayExecutor:
         self._serving: list[Any] = []
         self._next: itertools.cycle[Any] | None = None
         self._started_ray = False
-        self.agent = "gemini" if options.mode == "process" else "acp"
+        from gemwire.batch.runner import local_executor
+
+        # Names only: the executor itself is made on each node.
+        self._names = local_executor(options)
+
+    def agent_of(self, task: Task) -> str:
+        return self._names.agent_of(task)
 
     async def __aenter__(self) -> Self:
         await anyio.to_thread.run_sync(self._start)

@@ -61,8 +61,11 @@ class BatchOptions(msgspec.Struct, frozen=True, kw_only=True):
     ``acp``, the agent is this Gemini CLI with ``--acp`` (its executable, home, env)."""
     acp: AcpOptions | None = None
     """The ACP agent of ``acp`` mode (its command, env, permissions preset)."""
+    agent: str | None = None
+    """``acp`` mode: the built-in agent (``claude``, ``codex``, ``qwen``, ``opencode``,
+    ``gemini``; docs/agents.md) of tasks that name none; else ``acp``'s command."""
     agents: int = 1
-    """``acp`` mode: agent processes at most (Node runs an agent on one core)."""
+    """``acp`` mode: processes of each agent at most (Node runs an agent on one core)."""
     sessions_per_agent: int = 200
     """``acp`` mode: an agent is replaced after serving this many tasks."""
     max_attempts: int = 3
@@ -84,15 +87,14 @@ class BatchOptions(msgspec.Struct, frozen=True, kw_only=True):
             raise InvalidOptions("backoff must be over 0 and at most max_backoff")
         if self.ray_address is not None and not self.ray:
             raise InvalidOptions("ray_address is for ray=True")
-        if self.acp is not None and self.mode != "acp":
-            raise InvalidOptions("acp options are for mode='acp'")
+        if (self.acp is not None or self.agent is not None) and self.mode != "acp":
+            raise InvalidOptions("an ACP agent (acp, agent) needs mode='acp'")
 
 
 class _Executor(Protocol):
     """Runs one task at a time (many at once); entered once for the whole batch."""
 
-    agent: str
-
+    def agent_of(self, task: Task) -> str: ...
     async def __aenter__(self) -> Self: ...
     async def __aexit__(self, *exc_info: object) -> None: ...
     async def run(self, task: Task, cwd: str, on_event: Callable[[Event], None]) -> Outcome: ...
@@ -121,6 +123,13 @@ async def run_batch(
 ) -> AsyncGenerator[Batch]:
     """Run the tasks not yet finished in ``output``; see the module docs."""
     options = options or BatchOptions()
+    if options.mode == "process":
+        named = next((t for t in tasks if t.agent not in (None, "gemini")), None)
+        if named is not None:
+            raise InvalidOptions(
+                f"task {named.id} names agent {named.agent!r}: agents other than gemini "
+                "need mode 'acp'"
+            )
     folder = BatchOutput(output)
     try:
         executor = _executor(options)
@@ -171,6 +180,7 @@ def local_executor(options: BatchOptions) -> _Executor:
 
     return AcpExecutor(
         options.acp or gemini_acp_options(options.gemini),
+        agent=options.agent,
         agents=options.agents,
         sessions_per_agent=options.sessions_per_agent,
         concurrency=options.concurrency,
@@ -278,6 +288,7 @@ class _Engine:
             log.close()
             raise
         await anyio.to_thread.run_sync(log.commit)
+        agent = self._executor.agent_of(task)
         return TaskResult(
             task_id=task.id,
             ok=outcome.ok,
@@ -292,10 +303,10 @@ class _Engine:
             attempts=attempt,
             session_id=outcome.session_id,
             resume=f"gemini --resume {outcome.session_id}"
-            if outcome.session_id and self._executor.agent == "gemini"
+            if outcome.session_id and agent == "gemini"
             else None,
             workspace=workspace,
-            agent=self._executor.agent,
+            agent=agent,
         )
 
 

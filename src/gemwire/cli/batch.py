@@ -52,6 +52,11 @@ def batch() -> None:
     help="process: one gemini -p per task; acp: long-lived gemini --acp serving many tasks.",
 )
 @click.option(
+    "--agent",
+    type=click.Choice(["claude", "codex", "qwen", "opencode", "gemini"]),
+    help="acp mode with this built-in agent (docs/agents.md) for tasks that name none.",
+)
+@click.option(
     "--agents",
     type=click.IntRange(min=1),
     default=1,
@@ -90,6 +95,7 @@ def run(
     out: str,
     concurrency: int,
     mode: str,
+    agent: str | None,
     agents: int,
     ray_address: str | None,
     yolo: bool,
@@ -110,7 +116,8 @@ def run(
     try:
         tasks = read_tasks(tasks_file)
         options = BatchOptions(
-            mode=mode,  # type: ignore[arg-type]
+            mode="acp" if agent else mode,  # type: ignore[arg-type]
+            agent=agent,
             agents=agents,
             concurrency=concurrency,
             ray=ray_address is not None,

@@ -25,7 +25,7 @@ from gemwire.batch import (
     run_batch,
     runner as batch_runner,
 )
-from gemwire.errors import GeminiNotFound
+from gemwire.errors import GeminiNotFound, InvalidOptions
 from gemwire.events import Event, FileChanged, MessageDelta, TokenUsage, TurnError
 
 pytestmark = pytest.mark.anyio
@@ -50,8 +50,6 @@ def failed(kind: str) -> Outcome:
 class Scripted:
     """Each task's attempts end as scripted (then ok); records concurrency."""
 
-    agent = "gemini"
-
     def __init__(self, script: dict[str, list[Outcome]] | None = None, delay: float = 0.01) -> None:
         self.script = {k: list(v) for k, v in (script or {}).items()}
         self.delay = delay
@@ -70,6 +68,9 @@ class Scripted:
             return queue.pop(0) if queue else Outcome(answer=f"did {task.prompt}")
         finally:
             self.running -= 1
+
+    def agent_of(self, task: Task) -> str:
+        return "gemini"
 
     async def __aenter__(self) -> Self:
         return self
@@ -209,3 +210,8 @@ async def test_a_missing_cli_ends_the_batch_before_any_task(tmp_path: Path) -> N
     with pytest.raises(GeminiNotFound, match="no-gemini"):
         await run(tasks(3), tmp_path / "out", options)
     assert read_results(tmp_path / "out") == []
+
+
+async def test_a_task_naming_another_agent_needs_acp_mode(tmp_path: Path) -> None:
+    with pytest.raises(InvalidOptions, match="task t1 names agent 'claude'"):
+        await run([Task(id="t0", prompt="p"), Task(id="t1", prompt="p", agent="claude")], tmp_path)
