@@ -22,6 +22,11 @@ DIST ?= dist
 
 setup: $(BIN)/.gemwire-installed $(CLI_STAMPS)
 
+# Ray only for the tests that need it (`make demo` never installs it).
+$(BIN)/.gemwire-ray-installed: requirements-ray.txt $(BIN)/.gemwire-installed
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-ray.txt
+	touch $@
+
 $(BIN)/.gemwire-installed: pyproject.toml requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -e '.[cli]'
@@ -41,7 +46,7 @@ agents: $(AGENT_STAMPS)
 demo: $(BIN)/.gemwire-installed $(CURRENT_CLI_STAMP)
 	$(BIN)/gemwire demo
 
-check: setup
+check: setup $(BIN)/.gemwire-ray-installed
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/mypy
@@ -79,3 +84,4 @@ bench: setup
 	$(BIN)/python bench/usage.py --repeat 3
 	$(BIN)/python bench/cli_startup.py --runs 21
 	$(BIN)/python bench/replay_memory.py --runs 3
+	$(BIN)/python bench/batch.py --tasks 100 --big 1000 --ray 200

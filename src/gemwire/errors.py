@@ -10,6 +10,7 @@ chained with ``raise ... from exc``.
     ├── UnsupportedVersion         the agent is older than gemwire supports
     ├── PromptTooLarge             the prompt is over what the agent accepts on stdin
     ├── InvalidOptions             options that contradict each other (also a ValueError)
+    │   └── InvalidTasks           a batch's tasks file has bad lines (``.problems``)
     ├── ProtocolError              the bytes are not the protocol (only raised in strict mode;
     │   │                          lenient decoding reports problems as records instead)
     │   └── MalformedMessageError  a line that is not a known message of the known shape
@@ -60,6 +61,7 @@ __all__ = (
     "GemwireError",
     "InvalidInput",
     "InvalidOptions",
+    "InvalidTasks",
     "LockFolderUnsafe",
     "MalformedMessageError",
     "PromptTooLarge",
@@ -123,6 +125,14 @@ class PromptTooLarge(GemwireError, ValueError):
 
 class InvalidOptions(GemwireError, ValueError):
     """Run options that cannot work together; nothing was started."""
+
+
+class InvalidTasks(InvalidOptions):
+    """A batch's tasks cannot run as given; ``problems`` names every bad line."""
+
+    def __init__(self, message: str, *, problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.problems = problems or []
 
 
 class RunFailed(GemwireError):

@@ -19,6 +19,7 @@ import click
 
 from gemwire import __version__
 from gemwire.cli.acp import acp
+from gemwire.cli.batch import batch
 from gemwire.cli.config import config
 from gemwire.cli.demo import demo
 from gemwire.cli.doctor import doctor
@@ -105,4 +106,5 @@ main.add_command(doctor)
 main.add_command(config)
 main.add_command(sessions)
 main.add_command(acp)
+main.add_command(batch)
 main.add_command(usage)

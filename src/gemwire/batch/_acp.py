@@ -1,0 +1,260 @@
+"""``acp`` mode: a few long-lived ACP agent processes, each serving many tasks' sessions.
+
+One ``gemini --acp`` serving 20 sessions did 20 one-turn tasks in 2.9 s where 20 ``gemini -p``
+processes took 30.5 s (BENCHMARKS.md). An agent is replaced when it dies (the tasks it took
+with it end ``crashed``, which the batch retries) and recycled after ``sessions_per_agent``
+sessions, once its running tasks are done.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Self
+
+import anyio
+import msgspec
+from anyio.abc import TaskGroup, TaskStatus
+
+from gemwire.batch.results import Outcome
+from gemwire.batch.tasks import Task
+from gemwire.errors import AgentCrashed, AgentRequestFailed, GemwireError, RunTimedOut
+from gemwire.events import Event, FileChanged, TokenUsage, TurnError
+from gemwire.runners import GeminiOptions
+from gemwire.runners.acp import (
+    AcpClient,
+    AcpOptions,
+    AcpSession,
+    PermissionHandler,
+    PermissionPreset,
+    PermissionRequest,
+    permission_preset,
+)
+from gemwire.runners.agents import AGENTS, resolve_agent
+
+__all__ = ("AcpExecutor", "gemini_acp_options")
+
+_PERMISSIONS_FOR_APPROVAL: dict[str, PermissionPreset] = {
+    "yolo": "all",
+    "auto_edit": "edits",
+    "plan": "reads",
+    "default": "deny",
+}
+"""A task written for Gemini's approval modes means the same in ``acp`` mode."""
+
+
+class _Failed(msgspec.Struct, frozen=True, kw_only=True):
+    """A task that ended before its turn could start (no session)."""
+
+    error: TurnError
+    ok: bool = False
+    answer: str = ""
+    files_changed: list[FileChanged] = []
+    usage: TokenUsage | None = None
+    session_id: str | None = None
+
+
+class _Agent:
+    """One agent process: its client lives in a task of the pool's group until retired."""
+
+    def __init__(self) -> None:
+        self.client: AcpClient | None = None
+        self.sessions = 0
+        self.running = 0
+        self.draining = False
+        self._retire = anyio.Event()
+        self.gone = anyio.Event()
+
+    @property
+    def usable(self) -> bool:
+        client = self.client
+        return client is not None and client.running and not self.draining
+
+    async def serve(
+        self, client: AcpClient, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
+        try:
+            async with client:
+                self.client = client
+                task_status.started()
+                await self._retire.wait()
+        except (AgentCrashed, AgentRequestFailed, RunTimedOut):
+            pass  # the agent died: its tasks already ended ``crashed``; a new one takes over
+        finally:
+            self.gone.set()
+
+    def retire(self, *, now: bool = False) -> None:
+        """Take no more sessions; stop the agent once its running tasks are done."""
+        self.draining = True
+        if now or self.running == 0:
+            self._retire.set()
+
+
+class _Pool:
+    """The agent processes of one agent command."""
+
+    def __init__(self, options: AcpOptions, per_agent: int, sessions_per_agent: int) -> None:
+        self.options = options
+        self._per_agent = per_agent
+        self._sessions_per_agent = sessions_per_agent
+        self.agents: list[_Agent] = []
+        self._starting = anyio.Lock()
+
+    async def acquire(self, group: TaskGroup, handler: PermissionHandler) -> _Agent:
+        async with self._starting:
+            free = [a for a in self.agents if a.usable and a.running < self._per_agent]
+            agent = min(free, key=lambda a: a.running) if free else None
+            if agent is None:
+                self.agents = [a for a in self.agents if not a.gone.is_set()]
+                agent = _Agent()
+                client = AcpClient(self.options, permission_handler=handler)
+                await group.start(agent.serve, client)
+                self.agents.append(agent)
+            agent.running += 1
+            agent.sessions += 1
+            if agent.sessions >= self._sessions_per_agent:
+                agent.draining = True  # recycled once its running tasks are done
+            return agent
+
+
+class AcpExecutor:
+    """Runs each task as a session of a long-lived agent process: the built-in agent the
+    task names, else ``agent``, else ``options``' command (docs/agents.md); ``agents``
+    processes of each at most."""
+
+    def __init__(
+        self,
+        options: AcpOptions,
+        *,
+        agent: str | None,
+        agents: int,
+        sessions_per_agent: int,
+        concurrency: int,
+    ) -> None:
+        self._options = options
+        self._default = agent
+        self._per_agent = math.ceil(concurrency / agents)
+        self._sessions_per_agent = sessions_per_agent
+        self._pools: dict[str | None, _Pool] = {}
+        self._handlers: dict[str, PermissionHandler] = {}
+        self._group: TaskGroup | None = None
+
+    def agent_of(self, task: Task) -> str:
+        name = task.agent or self._default
+        return f"acp:{name}" if name else _name(self._options.command)
+
+    async def __aenter__(self) -> Self:
+        self._group = await anyio.create_task_group().__aenter__()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        assert self._group is not None
+        for pool in self._pools.values():
+            for agent in pool.agents:
+                agent.retire(now=True)
+        await self._group.__aexit__(None, None, None)
+
+    async def run(self, task: Task, cwd: str, on_event: Callable[[Event], None]) -> Outcome:
+        assert self._group is not None
+        name = task.agent or self._default
+        pool = self._pools.get(name) or self._pool(name)
+        try:
+            agent = await pool.acquire(self._group, self._permission)
+        except (AgentCrashed, AgentRequestFailed, RunTimedOut) as exc:
+            return _Failed(error=_error_of(exc))  # not AgentNotFound: that ends the batch
+        try:
+            return await self._turn(agent, task, cwd, on_event)
+        finally:
+            agent.running -= 1
+            if agent.draining or not agent.usable:
+                agent.retire()
+
+    def _pool(self, name: str | None) -> _Pool:
+        options = self._options
+        if name is not None:
+            resolved = resolve_agent(name)
+            options = msgspec.structs.replace(
+                options, command=resolved.command, serve_reads=AGENTS[resolved.name].serve_reads
+            )
+        pool = self._pools[name] = _Pool(options, self._per_agent, self._sessions_per_agent)
+        return pool
+
+    async def _turn(
+        self, agent: _Agent, task: Task, cwd: str, on_event: Callable[[Event], None]
+    ) -> Outcome:
+        assert agent.client is not None
+        try:
+            session = await agent.client.new_session(cwd=cwd)
+        except GemwireError as exc:
+            if not agent.client.running:
+                agent.retire()
+            return _Failed(error=_error_of(exc))
+        self._handlers[session.session_id] = permission_preset(_permissions(task, self._options))
+        try:
+            for event in agent.client.take_events():
+                on_event(event)
+            if task.model:
+                await session.set_model(task.model)
+            return await self._prompt(session, task, on_event)
+        except GemwireError as exc:
+            return _Failed(error=_error_of(exc), session_id=session.session_id)
+        finally:
+            del self._handlers[session.session_id]
+
+    async def _prompt(
+        self, session: AcpSession, task: Task, on_event: Callable[[Event], None]
+    ) -> Outcome:
+        timeout = task.timeout or self._options.timeout
+        async with session.prompt(task.prompt) as turn:
+            with anyio.move_on_after(timeout if timeout else math.inf) as deadline:
+                async for event in turn:
+                    on_event(event)
+            if not deadline.cancelled_caught:
+                return turn.result
+            await turn.cancel()
+            async for event in turn:
+                on_event(event)
+        error = TurnError(kind="timeout", message=f"the task took longer than {timeout} s")
+        return msgspec.structs.replace(turn.result, ok=False, error=error)
+
+    async def _permission(self, request: PermissionRequest) -> str | None:
+        handler = self._handlers.get(request.session_id)
+        if handler is None:
+            return None
+        return await handler(request)
+
+
+def _permissions(task: Task, options: AcpOptions) -> PermissionPreset:
+    if task.permissions:
+        return task.permissions
+    if task.approval_mode:
+        return _PERMISSIONS_FOR_APPROVAL[task.approval_mode]
+    return options.permissions
+
+
+def _error_of(exc: GemwireError) -> TurnError:
+    if isinstance(exc, AgentCrashed):
+        return TurnError(kind="crashed", message=str(exc), exit_code=exc.exit_code)
+    if isinstance(exc, RunTimedOut):
+        return TurnError(kind="timeout", message=str(exc))
+    if isinstance(exc, AgentRequestFailed):
+        return TurnError(kind="agent", message=str(exc))
+    return TurnError(kind=getattr(exc, "kind", "agent"), message=str(exc))
+
+
+def gemini_acp_options(gemini: GeminiOptions) -> AcpOptions:
+    """``gemini --acp`` run as ``gemini`` would be: its executable, home and environment."""
+    env = dict(gemini.env)
+    if gemini.gemini_home:
+        env["GEMINI_CLI_HOME"] = gemini.gemini_home
+    return AcpOptions(
+        command=(gemini.executable or "gemini", "--acp"),
+        env=env,
+        inherit_env=gemini.inherit_env,
+        permissions=_PERMISSIONS_FOR_APPROVAL[gemini.approval_mode or "default"],
+        model=gemini.model,
+    )
+
+
+def _name(command: tuple[str, ...]) -> str:
+    return f"acp:{command[0].rsplit('/', 1)[-1]}"

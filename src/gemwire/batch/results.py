@@ -1,0 +1,107 @@
+"""What a batch writes per finished task (a line of ``results.jsonl``) and the summary of them."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable
+from typing import Protocol
+
+import msgspec
+
+from gemwire.events import FileChanged, TokenUsage, TurnError
+
+__all__ = ("BatchSummary", "FileChange", "Outcome", "TaskResult", "summarize")
+
+
+class Outcome(Protocol):
+    """What a runner's result offers (`RunResult`, an ACP turn's result)."""
+
+    @property
+    def ok(self) -> bool: ...
+    @property
+    def error(self) -> TurnError | None: ...
+    @property
+    def answer(self) -> str: ...
+    @property
+    def files_changed(self) -> list[FileChanged]: ...
+    @property
+    def usage(self) -> TokenUsage | None: ...
+    @property
+    def session_id(self) -> str | None: ...
+
+
+class FileChange(msgspec.Struct, frozen=True, kw_only=True):
+    path: str
+    """Relative to the task's workspace when inside it."""
+    change: str
+
+
+class TaskResult(msgspec.Struct, frozen=True, kw_only=True):
+    """How one task ended; one line of ``results.jsonl``, written once the task is over."""
+
+    task_id: str
+    ok: bool
+    error: TurnError | None
+    answer: str
+    files_changed: list[FileChange]
+    usage: TokenUsage | None
+    duration_s: float
+    """Wall-clock seconds of the last attempt."""
+    attempts: int
+    session_id: str | None
+    resume: str | None
+    """The command that continues the task's session, where there is one."""
+    workspace: str
+    agent: str
+
+    @property
+    def error_kind(self) -> str | None:
+        return self.error.kind if self.error else None
+
+
+class BatchSummary(msgspec.Struct, frozen=True, kw_only=True):
+    """Counts, failures by kind, tokens and duration percentiles of finished tasks."""
+
+    tasks: int
+    ok: int
+    failed: int
+    by_error_kind: dict[str, int]
+    input_tokens: int
+    output_tokens: int
+    total_tokens: int
+    duration_p50_s: float
+    duration_p90_s: float
+    duration_max_s: float
+    tokens_p50: int
+    tokens_p90: int
+
+
+def summarize(results: Iterable[TaskResult]) -> BatchSummary:
+    results = list(results)
+    durations = sorted(r.duration_s for r in results)
+    tokens = sorted(r.usage.total_tokens if r.usage else 0 for r in results)
+    kinds = Counter(r.error_kind or "unknown" for r in results if not r.ok)
+    ok = sum(r.ok for r in results)
+    return BatchSummary(
+        tasks=len(results),
+        ok=ok,
+        failed=len(results) - ok,
+        by_error_kind=dict(kinds.most_common()),
+        input_tokens=sum(r.usage.input_tokens for r in results if r.usage),
+        output_tokens=sum(r.usage.output_tokens for r in results if r.usage),
+        total_tokens=sum(tokens),
+        duration_p50_s=_percentile(durations, 50),
+        duration_p90_s=_percentile(durations, 90),
+        duration_max_s=durations[-1] if durations else 0.0,
+        tokens_p50=int(_percentile(tokens, 50)),
+        tokens_p90=int(_percentile(tokens, 90)),
+    )
+
+
+def _percentile(ordered: list[float] | list[int], pct: int) -> float:
+    """Nearest-rank percentile (0 for no values)."""
+    if not ordered:
+        return 0.0
+    rank = max(1, math.ceil(pct / 100 * len(ordered)))
+    return float(ordered[rank - 1])

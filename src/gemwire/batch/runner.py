@@ -1,0 +1,329 @@
+"""Run many tasks through one agent, bounded, resumable, backing off together on 429s.
+
+    tasks = read_tasks("tasks.jsonl")
+    async with run_batch(tasks, "out", BatchOptions(concurrency=8)) as batch:
+        async for progress in batch:
+            print(progress.type)
+    print(batch.summary)
+
+A task that fails never stops the batch. Re-running over the same output folder skips the
+tasks already in its ``results.jsonl``. Leaving the ``async with`` before the progress ends
+(``break``, an exception, a cancelled scope, the command line's SIGTERM) stops the running
+tasks; what finished is on disk, and a re-run starts the rest.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Literal, Protocol, Self
+
+import anyio
+import msgspec
+from anyio.abc import ObjectSendStream
+
+from gemwire.batch._gate import RateGate
+from gemwire.batch.output import BatchOutput
+from gemwire.batch.progress import (
+    BatchBackoff,
+    BatchFinished,
+    BatchStarted,
+    BatchStopped,
+    Progress,
+    TaskFinished,
+    TaskStarted,
+)
+from gemwire.batch.results import BatchSummary, FileChange, Outcome, TaskResult, summarize
+from gemwire.batch.tasks import Task
+from gemwire.errors import GemwireError, InvalidOptions
+from gemwire.events import Event
+from gemwire.runners import GeminiOptions
+from gemwire.runners.acp import AcpOptions
+
+__all__ = ("Batch", "BatchOptions", "only_gemwire_error", "run_batch", "run_batch_sync")
+
+RETRIED_KINDS = frozenset({"rate_limited", "crashed"})
+"""Failures another attempt may fix; every other kind is final."""
+
+
+class BatchOptions(msgspec.Struct, frozen=True, kw_only=True):
+    """How to run a batch. A task's own fields (model, timeout, ...) win over these."""
+
+    mode: Literal["process", "acp"] = "process"
+    """``process``: one ``gemini -p`` per task. ``acp``: long-lived ACP agent processes,
+    each serving many tasks as sessions (docs/batch.md says when to pick which)."""
+    concurrency: int = 4
+    """Tasks running at once."""
+    gemini: GeminiOptions = GeminiOptions()
+    """The options of every task's run in ``process`` mode; in ``acp`` mode without
+    ``acp``, the agent is this Gemini CLI with ``--acp`` (its executable, home, env)."""
+    acp: AcpOptions | None = None
+    """The ACP agent of ``acp`` mode (its command, env, permissions preset)."""
+    agent: str | None = None
+    """``acp`` mode: the built-in agent (``claude``, ``codex``, ``qwen``, ``opencode``,
+    ``gemini``; docs/agents.md) of tasks that name none; else ``acp``'s command."""
+    agents: int = 1
+    """``acp`` mode: processes of each agent at most (Node runs an agent on one core)."""
+    sessions_per_agent: int = 200
+    """``acp`` mode: an agent is replaced after serving this many tasks."""
+    max_attempts: int = 3
+    """Attempts for a task that ends rate limited or crashed (1: never retried)."""
+    backoff: float = 5.0
+    """Seconds the whole batch pauses after a 429; doubles on each one in a row."""
+    max_backoff: float = 300.0
+    ray: bool = False
+    """Run the tasks on a Ray cluster (``pip install 'gemwire[ray]'``): one worker per node,
+    each running ``mode`` there; this process keeps the output folder."""
+    ray_address: str | None = None
+    """The cluster, as for ``ray.init`` (``None``: ``RAY_ADDRESS``, else a local one)."""
+
+    def __post_init__(self) -> None:
+        for name in ("concurrency", "agents", "sessions_per_agent", "max_attempts"):
+            if getattr(self, name) < 1:
+                raise InvalidOptions(f"{name} must be 1 or more")
+        if not 0 < self.backoff <= self.max_backoff:
+            raise InvalidOptions("backoff must be over 0 and at most max_backoff")
+        if self.ray_address is not None and not self.ray:
+            raise InvalidOptions("ray_address is for ray=True")
+        if (self.acp is not None or self.agent is not None) and self.mode != "acp":
+            raise InvalidOptions("an ACP agent (acp, agent) needs mode='acp'")
+
+
+class _Executor(Protocol):
+    """Runs one task at a time (many at once); entered once for the whole batch."""
+
+    def agent_of(self, task: Task) -> str: ...
+    async def __aenter__(self) -> Self: ...
+    async def __aexit__(self, *exc_info: object) -> None: ...
+    async def run(self, task: Task, cwd: str, on_event: Callable[[Event], None]) -> Outcome: ...
+
+
+class Batch:
+    """A running batch: iterate its progress; `summary` once it is over."""
+
+    def __init__(self, receive: AsyncIterator[Progress]) -> None:
+        self._receive = receive
+        self.summary: BatchSummary | None = None
+
+    def __aiter__(self) -> AsyncIterator[Progress]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncGenerator[Progress]:
+        async for progress in self._receive:
+            if isinstance(progress, BatchFinished):
+                self.summary = progress.summary
+            yield progress
+
+
+@asynccontextmanager
+async def run_batch(
+    tasks: Sequence[Task], output: str | Path, options: BatchOptions | None = None
+) -> AsyncGenerator[Batch]:
+    """Run the tasks not yet finished in ``output``; see the module docs."""
+    options = options or BatchOptions()
+    if options.mode == "process":
+        named = next((t for t in tasks if t.agent not in (None, "gemini")), None)
+        if named is not None:
+            raise InvalidOptions(
+                f"task {named.id} names agent {named.agent!r}: agents other than gemini "
+                "need mode 'acp'"
+            )
+    folder = BatchOutput(output)
+    try:
+        executor = _executor(options)
+        send, receive = anyio.create_memory_object_stream[Progress](64)
+        engine = _Engine(tasks, folder, options, executor, send)
+        async with anyio.create_task_group() as group, receive:
+            group.start_soon(engine.run)
+            yield Batch(receive)
+            # Left before the end: stop the running tasks (a re-run starts them again).
+            group.cancel_scope.cancel()
+    except BaseExceptionGroup as group:
+        # What ends a whole batch (no agent, an output folder that fails) is raised as itself.
+        raise only_gemwire_error(group) or group from None
+    finally:
+        folder.close()
+
+
+def run_batch_sync(
+    tasks: Sequence[Task], output: str | Path, options: BatchOptions | None = None
+) -> BatchSummary:
+    """`run_batch` from synchronous code; the summary of the output folder."""
+
+    async def go() -> BatchSummary:
+        async with run_batch(tasks, output, options) as batch:
+            async for _ in batch:
+                pass
+        assert batch.summary is not None
+        return batch.summary
+
+    return anyio.run(go)
+
+
+def _executor(options: BatchOptions) -> _Executor:
+    if options.ray:
+        from gemwire.batch._ray import RayExecutor
+
+        return RayExecutor(options, options.ray_address)
+    return local_executor(options)
+
+
+def local_executor(options: BatchOptions) -> _Executor:
+    """The executor of ``options.mode`` on this machine (a Ray worker's too)."""
+    if options.mode == "process":
+        from gemwire.batch._process import ProcessExecutor
+
+        return ProcessExecutor(options.gemini)
+    from gemwire.batch._acp import AcpExecutor, gemini_acp_options
+
+    return AcpExecutor(
+        options.acp or gemini_acp_options(options.gemini),
+        agent=options.agent,
+        agents=options.agents,
+        sessions_per_agent=options.sessions_per_agent,
+        concurrency=options.concurrency,
+    )
+
+
+class _Engine:
+    def __init__(
+        self,
+        tasks: Sequence[Task],
+        output: BatchOutput,
+        options: BatchOptions,
+        executor: _Executor,
+        send: ObjectSendStream[Progress],
+    ) -> None:
+        self._todo = [t for t in tasks if t.id not in output.finished]
+        self._skipped = len(tasks) - len(self._todo)
+        self._output = output
+        self._options = options
+        self._executor = executor
+        self._send = send
+        self._gate = RateGate(options.backoff, options.max_backoff)
+        self._stopped: str | None = None
+        self._done = self._failed = self._running = 0
+        self._recording = anyio.Lock()
+
+    async def run(self) -> None:
+        async with self._send, self._executor:
+            await self._send.send(
+                BatchStarted(
+                    tasks=len(self._todo),
+                    skipped=self._skipped,
+                    mode=self._options.mode,
+                    concurrency=self._options.concurrency,
+                )
+            )
+            slots = anyio.Semaphore(self._options.concurrency)
+            async with anyio.create_task_group() as group:
+                for task in self._todo:
+                    await slots.acquire()
+                    await self._gate.wait()
+                    if self._stopped:
+                        slots.release()
+                        break
+                    group.start_soon(self._task, task, slots)
+            finished = self._output.finished
+            await self._send.send(
+                BatchFinished(
+                    summary=summarize(finished.values()),
+                    remaining=sum(t.id not in finished for t in self._todo),
+                )
+            )
+
+    async def _task(self, task: Task, slots: anyio.Semaphore) -> None:
+        self._running += 1
+        try:
+            for attempt in range(1, self._options.max_attempts + 1):
+                if attempt > 1:
+                    await self._gate.wait()
+                if self._stopped:
+                    return
+                await self._send.send(TaskStarted(task_id=task.id, attempt=attempt))
+                result = await self._attempt(task, attempt)
+                kind = result.error_kind
+                if kind == "quota":
+                    # Retrying will not fix it and every other task would hit it too: stop
+                    # starting tasks and leave this one unfinished for a later run.
+                    self._stopped = f"quota exhausted ({task.id}): {result.error.message}"  # type: ignore[union-attr]
+                    await self._send.send(BatchStopped(reason=self._stopped))
+                    return
+                if kind == "rate_limited":
+                    seconds = self._gate.close(
+                        (result.error.retry_delay or None) if result.error else None
+                    )
+                    await self._send.send(
+                        BatchBackoff(seconds=round(seconds, 3), reason=f"rate limited ({task.id})")
+                    )
+                elif result.ok:
+                    self._gate.passed()
+                if kind not in RETRIED_KINDS or attempt == self._options.max_attempts:
+                    async with self._recording:
+                        await anyio.to_thread.run_sync(self._output.record, result)
+                    self._done += 1
+                    self._failed += not result.ok
+                    await self._send.send(
+                        TaskFinished(
+                            result=result,
+                            done=self._done,
+                            failed=self._failed,
+                            running=self._running - 1,
+                        )
+                    )
+                    return
+        finally:
+            self._running -= 1
+            slots.release()
+
+    async def _attempt(self, task: Task, attempt: int) -> TaskResult:
+        workspace = await anyio.to_thread.run_sync(self._output.workspace_for, task)
+        log = self._output.events_for(task)
+        started = time.monotonic()
+        try:
+            outcome = await self._executor.run(task, workspace, log.write)
+        except BaseException:
+            log.close()
+            raise
+        await anyio.to_thread.run_sync(log.commit)
+        agent = self._executor.agent_of(task)
+        return TaskResult(
+            task_id=task.id,
+            ok=outcome.ok,
+            error=outcome.error,
+            answer=outcome.answer,
+            files_changed=[
+                FileChange(path=_relative(f.path, workspace), change=f.change)
+                for f in outcome.files_changed
+            ],
+            usage=outcome.usage,
+            duration_s=round(time.monotonic() - started, 3),
+            attempts=attempt,
+            session_id=outcome.session_id,
+            resume=f"gemini --resume {outcome.session_id}"
+            if outcome.session_id and agent == "gemini"
+            else None,
+            workspace=workspace,
+            agent=agent,
+        )
+
+
+def _relative(path: str, workspace: str) -> str:
+    """A path inside the task's workspace relative to it (the record survives a move)."""
+    try:
+        return str(Path(path).relative_to(workspace))
+    except ValueError:
+        return path
+
+
+def only_gemwire_error(group: BaseExceptionGroup[BaseException]) -> GemwireError | None:
+    """The first gemwire error of a group holding nothing else (else None)."""
+    ours, rest = group.split(GemwireError)
+    if ours is None or rest is not None:
+        return None
+    first: BaseException = ours
+    while isinstance(first, BaseExceptionGroup):
+        first = first.exceptions[0]
+    return first if isinstance(first, GemwireError) else None

@@ -1,0 +1,112 @@
+"""A batch's tasks: one JSON object a line, read and checked before anything starts.
+
+    {"id": "fix-1", "prompt": "fix the failing test", "template": "repos/calc", "timeout": 300}
+
+Paths are relative to the tasks file's folder. A task runs in ``workspace`` as it is, or
+in a fresh copy of ``template`` made for it under the output folder (so a re-run starts
+from the same files); with neither it runs in the folder the batch was started from.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from gemwire.errors import InvalidTasks
+
+__all__ = ("Task", "read_tasks")
+
+_TASK_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
+"""Task ids name files in the output folder: no separators, no leading dot."""
+
+Approval = Literal["default", "auto_edit", "yolo", "plan"]
+Permissions = Literal["deny", "reads", "edits", "all"]
+
+
+class Task(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One task of a batch. Only ``prompt`` is required; ``id`` defaults to the line number."""
+
+    id: str = ""
+    prompt: str
+    workspace: str | None = None
+    """The folder the agent works in, used as it is."""
+    template: str | None = None
+    """A folder copied for this task under the output folder; the agent works in the copy."""
+    model: str | None = None
+    approval_mode: Approval | None = None
+    """Gemini CLI's approval mode (``process`` mode)."""
+    permissions: Permissions | None = None
+    """How an ACP agent's permission requests are answered (``acp`` mode)."""
+    timeout: float | None = None
+    """Seconds for the task; then it ends with kind ``timeout``."""
+    max_turns: int | None = None
+    """Model turns before the task is stopped (kind ``cancelled``)."""
+    agent: str | None = None
+    """An agent name (``acp`` mode); the batch's own agent when not given."""
+
+
+def read_tasks(path: str | Path) -> list[Task]:
+    """The tasks in a JSONL file, paths made absolute; `InvalidTasks` names every bad line."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InvalidTasks(f"cannot read {path}: {exc.strerror or exc}") from exc
+    base = path.resolve().parent
+    decoder = msgspec.json.Decoder(Task)
+    tasks: list[Task] = []
+    problems: list[str] = []
+    seen: dict[str, int] = {}
+    for lineno, line in enumerate(data.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            task = decoder.decode(line)
+        except (msgspec.DecodeError, RecursionError, UnicodeDecodeError) as exc:
+            problems.append(f"line {lineno}: {_reason(exc)}")
+            continue
+        task = _checked(task, lineno, base, problems)
+        if task.id in seen:
+            problems.append(f"line {lineno}: id {task.id!r} is also on line {seen[task.id]}")
+        seen.setdefault(task.id, lineno)
+        tasks.append(task)
+    if problems:
+        raise InvalidTasks(f"{path}: " + "; ".join(problems[:10]), problems=problems)
+    if not tasks:
+        raise InvalidTasks(f"{path}: no tasks")
+    return tasks
+
+
+def _checked(task: Task, lineno: int, base: Path, problems: list[str]) -> Task:
+    task_id = task.id or f"{lineno:05d}"
+    if not _TASK_ID.fullmatch(task_id):
+        problems.append(f"line {lineno}: id {task_id!r} is not 1-128 of A-Z a-z 0-9 . _ -")
+    if task.workspace is not None and task.template is not None:
+        problems.append(f"line {lineno}: give workspace or template, not both")
+    if not task.prompt.strip():
+        problems.append(f"line {lineno}: empty prompt")
+    if task.timeout is not None and not task.timeout > 0:
+        problems.append(f"line {lineno}: timeout must be over 0")
+    if task.max_turns is not None and task.max_turns < 1:
+        problems.append(f"line {lineno}: max_turns must be 1 or more")
+    folders = {}
+    for name in ("workspace", "template"):
+        value = getattr(task, name)
+        if value is None:
+            continue
+        folder = base / value
+        if not folder.is_dir():
+            problems.append(f"line {lineno}: {name} {value!r} is not a folder")
+        folders[name] = str(folder.resolve())
+    return msgspec.structs.replace(task, id=task_id, **folders)
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8"
+    return str(exc)

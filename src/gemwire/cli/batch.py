@@ -1,0 +1,331 @@
+"""``gemwire batch``: many tasks through Gemini CLI, resumable; ``batch report`` shows one again."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from gemwire.cli.exit_codes import EXIT_CANCELLED, EXIT_NOT_FOUND, EXIT_QUOTA, EXIT_TURN_FAILED
+
+if TYPE_CHECKING:
+    from gemwire.batch import BatchSummary, Progress
+
+__all__ = ("batch",)
+
+EXIT_TERMINATED = 143
+EXIT_HANGUP = 129
+
+
+class _RunByDefault(click.Group):
+    """``gemwire batch TASKS`` is ``gemwire batch run TASKS``."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and args[0] not in self.commands and args[0] not in ("-h", "--help"):
+            args = ["run", *args]
+        return super().resolve_command(ctx, args)
+
+
+@click.group(cls=_RunByDefault)
+def batch() -> None:
+    """Run many tasks (a JSONL file) through Gemini CLI; re-run to resume.
+
+    \b
+    gemwire batch tasks.jsonl -o out -j 8      run, or resume, into out/
+    gemwire batch report out                   the summary again
+    """
+
+
+@batch.command("run")
+@click.argument("tasks_file", metavar="TASKS", type=click.Path(dir_okay=False))
+@click.option("-o", "--out", required=True, help="Output folder (results.jsonl, events/).")
+@click.option("-j", "--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option(
+    "--mode",
+    type=click.Choice(["process", "acp"]),
+    default="process",
+    show_default=True,
+    help="process: one gemini -p per task; acp: long-lived gemini --acp serving many tasks.",
+)
+@click.option(
+    "--agent",
+    type=click.Choice(["claude", "codex", "qwen", "opencode", "gemini"]),
+    help="acp mode with this built-in agent (docs/agents.md) for tasks that name none.",
+)
+@click.option(
+    "--agents",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="acp mode: agent processes at most.",
+)
+@click.option("-m", "--model", help="Model for tasks that name none.")
+@click.option(
+    "--approval-mode",
+    type=click.Choice(["default", "auto_edit", "yolo", "plan"]),
+    help="Approval mode for tasks that name none.",
+)
+@click.option("-y", "--yolo", is_flag=True, help="Same as --approval-mode yolo.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Seconds per task.")
+@click.option(
+    "--max-attempts",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="Attempts for a task that ends rate limited or crashed.",
+)
+@click.option(
+    "--ray",
+    "ray_address",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[ADDRESS]",
+    help="Run on a Ray cluster (ADDRESS as for ray.init; none: RAY_ADDRESS or a local one).",
+)
+@click.option("--gemini-home", help="The folder holding .gemini (GEMINI_CLI_HOME).")
+@click.option("--executable", help="The gemini executable to run.")
+@click.option("--json", "as_json", is_flag=True, help="Print progress as JSON lines.")
+def run(
+    tasks_file: str,
+    out: str,
+    concurrency: int,
+    mode: str,
+    agent: str | None,
+    agents: int,
+    ray_address: str | None,
+    yolo: bool,
+    max_attempts: int,
+    as_json: bool,
+    **gemini: Any,
+) -> None:
+    """Run the tasks in TASKS (JSON lines) not yet finished in the output folder.
+
+    Each line: {"id": ..., "prompt": ..., "workspace" or "template": ..., "model": ...,
+    "approval_mode": ..., "timeout": ..., "max_turns": ...}; docs/batch.md.
+    """
+    from gemwire import AgentNotFound, GeminiOptions, InvalidOptions
+    from gemwire.batch import BatchOptions, read_tasks
+
+    if yolo:
+        gemini["approval_mode"] = "yolo"
+    try:
+        tasks = read_tasks(tasks_file)
+        options = BatchOptions(
+            mode="acp" if agent else mode,  # type: ignore[arg-type]
+            agent=agent,
+            agents=agents,
+            concurrency=concurrency,
+            ray=ray_address is not None,
+            ray_address=ray_address or None,
+            max_attempts=max_attempts,
+            gemini=GeminiOptions(**{k: v for k, v in gemini.items() if v is not None}),
+        )
+    except InvalidOptions as exc:
+        raise click.UsageError(str(exc)) from exc
+    try:
+        status = _run(tasks, out, options, as_json=as_json)
+    except InvalidOptions as exc:
+        raise click.UsageError(str(exc)) from exc
+    except AgentNotFound as exc:
+        from gemwire.cli.safe_text import terminal_safe
+
+        click.echo(f"gemwire: {terminal_safe(str(exc))}", err=True)
+        sys.exit(EXIT_NOT_FOUND)
+    sys.exit(status)
+
+
+@batch.command()
+@click.argument("out", type=click.Path(exists=True, file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+def report(out: str, as_json: bool) -> None:
+    """Show the summary of a batch's output folder OUT."""
+    import msgspec
+
+    from gemwire.batch import read_results, summarize
+
+    results = read_results(out)
+    if not results:
+        raise click.UsageError(f"no finished tasks in {out} (no results.jsonl lines)")
+    summary = summarize(results)
+    if as_json:
+        click.echo(msgspec.json.encode(summary).decode())
+    else:
+        _print_summary(summary)
+
+
+def _run(tasks: list[Any], out: str, options: Any, *, as_json: bool) -> int:
+    """Run the batch shown on stdout; the exit status."""
+    import signal
+
+    import anyio
+
+    from gemwire.batch import BatchFinished, BatchStopped, run_batch
+    from gemwire.batch.runner import only_gemwire_error
+
+    show = _json_line if as_json else _Display(len(tasks)).show
+    outcome: dict[str, Any] = {}
+
+    async def go() -> None:
+        async with anyio.create_task_group() as group:
+            group.start_soon(_on_signal, group.cancel_scope, outcome)
+            async with run_batch(tasks, out, options) as running:
+                async for progress in running:
+                    show(progress)
+                    if isinstance(progress, BatchStopped):
+                        outcome["stopped"] = True
+                    elif isinstance(progress, BatchFinished):
+                        outcome["summary"] = progress.summary
+            group.cancel_scope.cancel()
+
+    try:
+        anyio.run(go)
+    except KeyboardInterrupt:
+        outcome["signal"] = signal.SIGINT
+    except BaseExceptionGroup as group:
+        raise only_gemwire_error(group) or group from None
+    if "signal" in outcome:
+        click.echo(
+            f"gemwire: batch stopped by {outcome['signal'].name}; re-run to resume", err=True
+        )
+        return {signal.SIGTERM: EXIT_TERMINATED, signal.SIGHUP: EXIT_HANGUP}.get(
+            outcome["signal"], EXIT_CANCELLED
+        )
+    if outcome.get("stopped"):
+        return EXIT_QUOTA
+    summary: BatchSummary = outcome["summary"]
+    return EXIT_TURN_FAILED if summary.failed else 0
+
+
+async def _on_signal(scope: Any, outcome: dict[str, Any]) -> None:
+    import signal
+
+    import anyio
+
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP, signal.SIGINT) as signals:
+        async for signum in signals:
+            outcome["signal"] = signal.Signals(signum)
+            scope.cancel()
+            return
+
+
+def _json_line(progress: Progress) -> None:
+    import msgspec
+
+    sys.stdout.buffer.write(msgspec.json.encode(progress) + b"\n")
+    sys.stdout.buffer.flush()
+
+
+class _Display:
+    """A progress bar on a terminal; a line per finished task otherwise."""
+
+    def __init__(self, total: int) -> None:
+        from rich.console import Console
+
+        self._console = Console(highlight=False)
+        self._total = total
+        self._tokens = 0
+        self._bar: Any = None
+        self._started = time.monotonic()
+
+    def show(self, progress: Progress) -> None:
+        from gemwire.batch import (
+            BatchBackoff,
+            BatchFinished,
+            BatchStarted,
+            BatchStopped,
+            TaskFinished,
+        )
+        from gemwire.cli.safe_text import terminal_safe
+
+        if isinstance(progress, BatchStarted):
+            self._console.print(
+                f"batch: {progress.tasks} to run, {progress.skipped} already finished, "
+                f"{progress.concurrency} at a time ({progress.mode})"
+            )
+            if self._console.is_terminal and progress.tasks:
+                self._start_bar(progress.tasks)
+        elif isinstance(progress, TaskFinished):
+            result = progress.result
+            self._tokens += result.usage.total_tokens if result.usage else 0
+            mark = "ok" if result.ok else f"failed ({result.error_kind})"
+            if self._bar is None:
+                self._console.print(f"{result.task_id}: {mark} · {result.duration_s:.1f} s")
+            else:
+                if not result.ok:
+                    self._bar.console.print(f"[red]✗[/] {result.task_id}: {mark}")
+                self._bar.update(
+                    self._bar_task,
+                    completed=progress.done,
+                    failed=progress.failed,
+                    running=progress.running,
+                    tokens=self._tokens,
+                    rate=60 * progress.done / max(time.monotonic() - self._started, 1e-3),
+                )
+        elif isinstance(progress, BatchBackoff):
+            self._console.print(
+                f"backing off {progress.seconds:.1f} s: {terminal_safe(progress.reason)}",
+                markup=False,
+            )
+        elif isinstance(progress, BatchStopped):
+            self._console.print(
+                f"stopped starting tasks: {terminal_safe(progress.reason)}", markup=False
+            )
+        elif isinstance(progress, BatchFinished):
+            if self._bar is not None:
+                self._bar.stop()
+            _print_summary(progress.summary, self._console)
+            if progress.remaining:
+                self._console.print(f"{progress.remaining} not finished: re-run to resume")
+
+    def _start_bar(self, total: int) -> None:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        self._bar = Progress(
+            TextColumn("tasks"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("· {task.fields[failed]} failed · {task.fields[running]} running"),
+            TextColumn("· {task.fields[rate]:.1f}/min · {task.fields[tokens]} tokens ·"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=self._console,
+        )
+        self._bar_task = self._bar.add_task(
+            "batch", total=total, failed=0, running=0, tokens=0, rate=0.0
+        )
+        self._bar.start()
+
+
+def _print_summary(summary: BatchSummary, console: Any = None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console(highlight=False)
+    table = Table(title="batch summary", show_header=False, box=None, padding=(0, 2))
+    table.add_row("tasks", f"{summary.tasks} ({summary.ok} ok, {summary.failed} failed)")
+    for kind, count in summary.by_error_kind.items():
+        table.add_row(f"  {kind}", str(count))
+    table.add_row(
+        "tokens",
+        f"{summary.total_tokens} ({summary.input_tokens} in · {summary.output_tokens} out) · "
+        f"p50 {summary.tokens_p50} · p90 {summary.tokens_p90} per task",
+    )
+    table.add_row(
+        "duration",
+        f"p50 {summary.duration_p50_s:.1f} s · p90 {summary.duration_p90_s:.1f} s · "
+        f"max {summary.duration_max_s:.1f} s",
+    )
+    console.print(table)

@@ -1,0 +1,334 @@
+"""gemwire batch against the real Gemini CLI 0.61.0 and the scripted model."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+
+from gemwire import GeminiOptions
+from gemwire.batch import (
+    BatchBackoff,
+    BatchOptions,
+    Progress,
+    TaskFinished,
+    read_results,
+    read_tasks,
+    run_batch,
+    run_batch_sync,
+)
+from gemwire.testing import (
+    Fail,
+    FunctionCall,
+    IsolatedGemini,
+    Reply,
+    Scenario,
+    ScriptedModel,
+    Text,
+    pinned_gemini,
+)
+from gemwire.testing.agents import isolated_agent
+
+pytestmark = pytest.mark.e2e
+
+GEMWIRE = str(Path(sys.executable).with_name("gemwire"))
+
+
+def scenario(n: int, *, write: bool = True) -> Scenario:
+    """Task i writes out.txt with its number, then answers "done i" (``when`` keeps the
+    concurrent tasks' turns apart). Without ``write`` a task only answers, as often as asked."""
+    turns: list[Reply] = []
+    for i in range(n):
+        when = f"task number {i}."
+        if write:
+            call = FunctionCall("write_file", {"file_path": "out.txt", "content": f"{i}\n"})
+            turns.append(Reply([call], when=when))
+        turns.append(Reply([Text(f"done {i}")], when=when, repeat=1 if write else 3))
+    return Scenario(turns=[*turns])
+
+
+def tasks_file(tmp_path: Path, n: int) -> Path:
+    template = tmp_path / "template"
+    template.mkdir(exist_ok=True)
+    (template / "README").write_text("a project\n")
+    path = tmp_path / "tasks.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps(
+                {"id": f"task-{i}", "prompt": f"Do task number {i}.", "template": "template"}
+            )
+            + "\n"
+            for i in range(n)
+        )
+    )
+    return path
+
+
+def check_outputs(out: Path, n: int, agent: str = "gemini") -> None:
+    results = read_results(out)
+    assert sorted(r.task_id for r in results) == sorted(f"task-{i}" for i in range(n))
+    for r in results:
+        i = int(r.task_id.split("-")[1])
+        assert (r.ok, r.answer, r.error) == (True, f"done {i}", None)
+        # ACP tells a created file from a modified one; stream-json does not.
+        change = "written" if agent == "gemini" else "created"
+        assert [(f.path, f.change) for f in r.files_changed] == [("out.txt", change)]
+        assert (Path(r.workspace) / "out.txt").read_text() == f"{i}\n"
+        assert r.workspace == str(out / "workspaces" / r.task_id)
+        assert r.agent == agent
+        if agent == "gemini":
+            assert r.resume == f"gemini --resume {r.session_id}"
+        events = (out / "events" / f"{r.task_id}.jsonl").read_text().splitlines()
+        assert json.loads(events[0])["type"] == "session_started"
+        assert json.loads(events[-1])["type"] == "turn_completed"
+
+
+def test_process_mode_runs_each_task_in_its_own_copy(tmp_path: Path) -> None:
+    n = 6
+    with ScriptedModel(scenario(n)) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        options = BatchOptions(
+            concurrency=3,
+            gemini=GeminiOptions(
+                env=env.environ(),
+                inherit_env=False,
+                executable=str(pinned_gemini()),
+                approval_mode="yolo",
+            ),
+        )
+        summary = run_batch_sync(read_tasks(tasks_file(tmp_path, n)), tmp_path / "out", options)
+        assert model.problems == []
+    assert (summary.tasks, summary.ok, summary.failed) == (n, n, 0)
+    check_outputs(tmp_path / "out", n)
+
+
+def test_sigterm_mid_batch_then_resume_finishes_each_task_once(tmp_path: Path) -> None:
+    n = 8
+    out = tmp_path / "out"
+    with ScriptedModel(scenario(n)) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        argv = [
+            GEMWIRE, "batch", str(tasks_file(tmp_path, n)),
+            "-o", str(out), "-j", "2", "-y", "--executable", str(pinned_gemini()), "--json",
+        ]  # fmt: skip
+        environ = {**env.environ(), "PATH": os.environ["PATH"]}
+        with subprocess.Popen(argv, env=environ, stdout=subprocess.PIPE, text=True) as process:
+            assert process.stdout is not None
+            for line in process.stdout:  # until the first task is finished
+                if json.loads(line)["type"] == "task_finished":
+                    break
+            process.send_signal(signal.SIGTERM)
+            rest = process.stdout.read()
+            assert process.wait(timeout=60) == 143
+        assert "batch_finished" not in rest
+        first = {r.task_id for r in read_results(out)}
+        assert 1 <= len(first) < n
+        time.sleep(0.5)
+        assert _gemini_processes(tmp_path) == []
+    # The stopped tasks' turns were served already: a fresh model serves them again.
+    with ScriptedModel(scenario(n)) as model:
+        environ["GOOGLE_GEMINI_BASE_URL"] = model.url
+        again = subprocess.run(
+            argv, env=environ, capture_output=True, text=True, timeout=300, check=False
+        )
+        assert again.returncode == 0, again.stdout
+        started = [json.loads(line) for line in again.stdout.splitlines()]
+        assert started[0] == {
+            "type": "batch_started",
+            "tasks": n - len(first),
+            "skipped": len(first),
+            "mode": "process",
+            "concurrency": 2,
+        }
+    check_outputs(out, n)
+
+
+def _gemini_processes(root: Path) -> list[str]:
+    """Command lines of live processes whose environment points into ``root``."""
+    return [cmdline for _, cmdline in _gemini(root)]
+
+
+def _gemini_pids(root: Path) -> list[int]:
+    return [pid for pid, _ in _gemini(root)]
+
+
+def _gemini(root: Path) -> list[tuple[int, str]]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            environ = (proc / "environ").read_bytes()
+            cmdline = (proc / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if str(root).encode() in environ and b"gemini" in cmdline:
+            found.append((int(proc.name), cmdline.replace(b"\0", b" ").decode(errors="replace")))
+    return found
+
+
+def test_a_bad_tasks_file_is_a_usage_error(tmp_path: Path) -> None:
+    bad = tmp_path / "tasks.jsonl"
+    bad.write_text('{"prompt": "a"}\n{"prompt": "b", "template": "missing"}\n')
+    done = subprocess.run(
+        [GEMWIRE, "batch", str(bad), "-o", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "line 2: template 'missing' is not a folder" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def comparable(out: Path) -> list[tuple[object, ...]]:
+    return sorted(
+        (r.task_id, r.ok, r.answer, r.error, [(f.path, f.change) for f in r.files_changed])
+        for r in read_results(out)
+    )
+
+
+@pytest.mark.slow
+def test_ray_mode_gives_what_local_mode_gives(tmp_path: Path) -> None:
+    ray = pytest.importorskip("ray", reason="make test installs Ray (requirements-ray.txt)")
+    n = 6
+    tasks = read_tasks(tasks_file(tmp_path, n))
+    outs = {}
+    for name, on_ray in (("local", False), ("ray", True)):
+        with ScriptedModel(scenario(n)) as model:
+            env = IsolatedGemini(model.url, root=tmp_path / name)
+            options = BatchOptions(
+                concurrency=3,
+                ray=on_ray,
+                gemini=GeminiOptions(
+                    env=env.environ(),
+                    inherit_env=False,
+                    executable=str(pinned_gemini()),
+                    approval_mode="yolo",
+                ),
+            )
+            if on_ray:
+                ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+            try:
+                summary = run_batch_sync(tasks, tmp_path / name / "out", options)
+            finally:
+                ray.shutdown()
+            assert (summary.ok, summary.failed) == (n, 0), model.problems
+        outs[name] = tmp_path / name / "out"
+        check_outputs(outs[name], n)
+    assert comparable(outs["ray"]) == comparable(outs["local"])
+    assert (
+        json.loads((outs["ray"] / "results.jsonl").read_text().splitlines()[0])["agent"] == "gemini"
+    )
+
+
+@pytest.mark.slow
+def test_acp_mode_runs_50_tasks_on_one_agent_process(tmp_path: Path) -> None:
+    n = 50
+    with ScriptedModel(scenario(n)) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        options = BatchOptions(
+            mode="acp",
+            concurrency=8,
+            gemini=GeminiOptions(
+                env=env.environ(),
+                inherit_env=False,
+                executable=str(pinned_gemini()),
+                approval_mode="yolo",
+            ),
+        )
+        summary = run_batch_sync(read_tasks(tasks_file(tmp_path, n)), tmp_path / "out", options)
+        assert model.problems == []
+    assert (summary.tasks, summary.ok, summary.failed) == (n, n, 0)
+    check_outputs(tmp_path / "out", n, agent="acp:gemini")
+    assert len({r.session_id for r in read_results(tmp_path / "out")}) == n
+
+
+def test_an_agent_crash_retries_only_its_own_tasks(tmp_path: Path) -> None:
+    n = 6
+    out = tmp_path / "out"
+    with ScriptedModel(scenario(n, write=False)) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        options = BatchOptions(
+            mode="acp",
+            concurrency=3,
+            gemini=GeminiOptions(
+                env=env.environ(),
+                inherit_env=False,
+                executable=str(pinned_gemini()),
+                approval_mode="yolo",
+            ),
+        )
+
+        async def kill_the_agent_once_a_task_finished() -> None:
+            async with run_batch(read_tasks(tasks_file(tmp_path, n)), out, options) as batch:
+                killed = False
+                async for progress in batch:
+                    if isinstance(progress, TaskFinished) and not killed:
+                        for pid in _gemini_pids(tmp_path):
+                            os.kill(pid, signal.SIGKILL)
+                        killed = True
+
+        anyio.run(kill_the_agent_once_a_task_finished)
+    results = read_results(out)
+    assert sorted((r.task_id, r.ok, r.answer) for r in results) == [
+        (f"task-{i}", True, f"done {i}") for i in range(n)
+    ]
+    retried = [r.task_id for r in results if r.attempts == 2]
+    assert 1 <= len(retried) <= 3  # only those running (-j 3) when the agent died
+    assert all(r.attempts == 1 for r in results if r.task_id not in retried)
+
+
+@pytest.mark.slow  # Gemini CLI's own backoff between its two retries
+def test_a_429_storm_backs_off_and_the_batch_completes(tmp_path: Path) -> None:
+    n = 4
+    storm = [Fail(429, retry_delay=0, when="task number 1.", repeat=6)]
+    answers = [Reply([Text(f"done {i}")], when=f"task number {i}.") for i in range(n)]
+    out = tmp_path / "out"
+    with ScriptedModel(Scenario(turns=[*storm, *answers])) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        options = BatchOptions(
+            concurrency=2,
+            backoff=0.5,
+            max_attempts=4,
+            gemini=GeminiOptions(
+                env=env.environ(), inherit_env=False, executable=str(pinned_gemini())
+            ),
+        )
+
+        async def go() -> list[Progress]:
+            async with run_batch(read_tasks(tasks_file(tmp_path, n)), out, options) as batch:
+                return [p async for p in batch]
+
+        progress = anyio.run(go)
+    results = {r.task_id: r for r in read_results(out)}
+    assert {k: (r.ok, r.answer) for k, r in results.items()} == {
+        f"task-{i}": (True, f"done {i}") for i in range(n)
+    }
+    assert results["task-1"].attempts >= 2
+    backoffs = [p for p in progress if isinstance(p, BatchBackoff)]
+    assert backoffs
+    assert {p.reason for p in backoffs} == {"rate limited (task-1)"}
+
+
+def test_acp_mode_drives_another_agent(tmp_path: Path) -> None:
+    n = 3
+    scenario = Scenario(turns=[Reply([Text("Hi from Claude.")], repeat=n)])
+    with ScriptedModel(scenario) as model:
+        env = isolated_agent("claude", model, root=tmp_path / "claude")
+        options = BatchOptions(mode="acp", concurrency=n, acp=env.acp_options(permissions="all"))
+        summary = run_batch_sync(read_tasks(tasks_file(tmp_path, n)), tmp_path / "out", options)
+        assert env.live_processes() == []
+    assert (summary.ok, summary.failed) == (n, 0)
+    results = read_results(tmp_path / "out")
+    assert sorted((r.task_id, r.answer) for r in results) == [
+        (f"task-{i}", "Hi from Claude.") for i in range(n)
+    ]
+    assert len({r.session_id for r in results}) == n
