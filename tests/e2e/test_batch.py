@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -54,6 +55,13 @@ def scenario(n: int, *, write: bool = True) -> Scenario:
     return Scenario(turns=[*turns])
 
 
+def pinned(env: IsolatedGemini, **options: Any) -> GeminiOptions:
+    """The pinned CLI in the isolated home, and ``options``."""
+    return GeminiOptions(
+        env=env.environ(), inherit_env=False, executable=str(pinned_gemini()), **options
+    )
+
+
 def tasks_file(tmp_path: Path, n: int) -> Path:
     template = tmp_path / "template"
     template.mkdir(exist_ok=True)
@@ -96,12 +104,7 @@ def test_process_mode_runs_each_task_in_its_own_copy(tmp_path: Path) -> None:
         env = IsolatedGemini(model.url, root=tmp_path)
         options = BatchOptions(
             concurrency=3,
-            gemini=GeminiOptions(
-                env=env.environ(),
-                inherit_env=False,
-                executable=str(pinned_gemini()),
-                approval_mode="yolo",
-            ),
+            gemini=pinned(env, approval_mode="yolo"),
         )
         summary = run_batch_sync(read_tasks(tasks_file(tmp_path, n)), tmp_path / "out", options)
         assert model.problems == []
@@ -207,12 +210,7 @@ def test_ray_mode_gives_what_local_mode_gives(tmp_path: Path) -> None:
             options = BatchOptions(
                 concurrency=3,
                 ray=on_ray,
-                gemini=GeminiOptions(
-                    env=env.environ(),
-                    inherit_env=False,
-                    executable=str(pinned_gemini()),
-                    approval_mode="yolo",
-                ),
+                gemini=pinned(env, approval_mode="yolo"),
             )
             if on_ray:
                 ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
@@ -237,12 +235,7 @@ def test_acp_mode_runs_50_tasks_on_one_agent_process(tmp_path: Path) -> None:
         options = BatchOptions(
             mode="acp",
             concurrency=8,
-            gemini=GeminiOptions(
-                env=env.environ(),
-                inherit_env=False,
-                executable=str(pinned_gemini()),
-                approval_mode="yolo",
-            ),
+            gemini=pinned(env, approval_mode="yolo"),
         )
         summary = run_batch_sync(read_tasks(tasks_file(tmp_path, n)), tmp_path / "out", options)
         assert model.problems == []
@@ -259,12 +252,7 @@ def test_an_agent_crash_retries_only_its_own_tasks(tmp_path: Path) -> None:
         options = BatchOptions(
             mode="acp",
             concurrency=3,
-            gemini=GeminiOptions(
-                env=env.environ(),
-                inherit_env=False,
-                executable=str(pinned_gemini()),
-                approval_mode="yolo",
-            ),
+            gemini=pinned(env, approval_mode="yolo"),
         )
 
         async def kill_the_agent_once_a_task_finished() -> None:
@@ -298,9 +286,7 @@ def test_a_429_storm_backs_off_and_the_batch_completes(tmp_path: Path) -> None:
             concurrency=2,
             backoff=0.5,
             max_attempts=4,
-            gemini=GeminiOptions(
-                env=env.environ(), inherit_env=False, executable=str(pinned_gemini())
-            ),
+            gemini=pinned(env),
         )
 
         async def go() -> list[Progress]:
