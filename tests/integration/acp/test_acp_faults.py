@@ -240,6 +240,25 @@ async def test_a_turn_the_agent_never_ends_is_ended_after_cancel(
     ]
 
 
+async def test_a_deadline_around_the_whole_client_ends_the_turn_and_the_agent(
+    tmp_path: Path,
+) -> None:
+    # The caller's scope cancels the client's own tasks too: nothing answers the prompt any
+    # more, and leaving must not wait for a turn that cannot end (it hung for ever).
+    started = time.monotonic()
+    with anyio.move_on_after(1) as deadline:
+        async with AcpClient(options("ignore_cancel", tmp_path)) as client:
+            session = await client.new_session()
+            async with session.prompt("hi") as turn:
+                async for _ in turn:
+                    pass
+    assert deadline.cancelled_caught
+    assert time.monotonic() - started < 15
+    assert turn.result.error == TurnError(kind="cancelled", message="the caller stopped the turn")
+    assert turn.result.answer == "working"
+    assert not client.running
+
+
 async def test_leaving_a_turn_early_cancels_it(tmp_path: Path) -> None:
     async with AcpClient(options("permission", tmp_path)) as client:
         session = await client.new_session()

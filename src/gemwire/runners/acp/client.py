@@ -199,6 +199,10 @@ class AcpClient:
         self._child.kill_leftovers()
         with anyio.move_on_after(CLOSE_GRACE):  # let the reader take what is left
             await self._reader_done.wait()
+        if not self._peer.gone:  # the reader went with a cancelled scope: say it exited
+            with anyio.move_on_after(CLOSE_GRACE):
+                self._peer.exit_code = await self._child.wait()
+            self._peer.exited.set()
 
     async def _initialize(self) -> None:
         fs = acp.FileSystemCapabilities(

@@ -32,6 +32,9 @@ CANCEL_GRACE = 10.0
 """Seconds an agent has to end a cancelled turn before the client ends it itself."""
 
 
+_CALLER_STOPPED = "the caller stopped the turn"
+
+
 class _TurnStopped(GemwireError):
     """The client ended a turn the agent did not end."""
 
@@ -83,7 +86,7 @@ class AcpTurn:
     async def __aexit__(self, *exc_info: object) -> None:
         with anyio.CancelScope(shield=True):
             if not self._done.is_set():
-                await self.stop("the caller stopped the turn")
+                await self.stop(_CALLER_STOPPED)
             self._context.wake()
 
     def __aiter__(self) -> AsyncIterator[Event]:
@@ -133,6 +136,18 @@ class AcpTurn:
             pending.resolve(error=_TurnStopped(message))
 
     async def _run(self) -> None:
+        try:
+            response, error = await self._outcome()
+        except anyio.get_cancelled_exc_class():
+            # The scope around the whole client was cancelled (the caller's deadline, Ctrl-C):
+            # nothing will answer the prompt any more, and whoever waits for the turn must
+            # not wait for ever.
+            stopped = TurnError(kind="cancelled", message=_CALLER_STOPPED)
+            self._end(None, self._stopped or stopped)
+            raise
+        self._end(response, error)
+
+    async def _outcome(self) -> tuple[acp.PromptResponse | None, TurnError | None]:
         pending = self._pending
         assert pending is not None
         timeout = self._context.options.timeout
@@ -144,17 +159,19 @@ class AcpTurn:
             )
             await self.session.cancel()
             await pending.wait()
-        response: acp.PromptResponse | None = None
         error = self._stopped
         failure = pending.error
         if isinstance(failure, AgentRequestFailed):
-            error = error or turn_error(failure)
-        elif isinstance(failure, AgentCrashed):
-            error = turn_error(failure)
-        elif failure is not None:
-            error = error or TurnError(kind="cancelled", message=str(failure))
-        elif error is None or error.kind != "timeout":
-            response = pending.outcome()
+            return None, error or turn_error(failure)
+        if isinstance(failure, AgentCrashed):
+            return None, turn_error(failure)
+        if failure is not None:
+            return None, error or TurnError(kind="cancelled", message=str(failure))
+        if error is None or error.kind != "timeout":
+            return pending.outcome(), error
+        return None, error
+
+    def _end(self, response: acp.PromptResponse | None, error: TurnError | None) -> None:
         session = self.session
         duration = int((time.monotonic() - self._started) * 1000)
         events = session.normalizer.finish(response, error=error, duration_ms=duration)
