@@ -73,13 +73,17 @@ class _Agent:
     async def serve(
         self, client: AcpClient, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED
     ) -> None:
+        started = False
         try:
             async with client:
                 self.client = client
                 task_status.started()
+                started = True
                 await self._retire.wait()
         except (AgentCrashed, AgentRequestFailed, RunTimedOut):
-            pass  # the agent died: its tasks already ended ``crashed``; a new one takes over
+            if not started:
+                raise  # the task that wanted this agent fails (and may be retried)
+            # The agent died: its tasks already ended ``crashed``; a new one takes over.
         finally:
             self.gone.set()
 
