@@ -98,12 +98,13 @@ def check_outputs(out: Path, n: int, agent: str = "gemini") -> None:
         assert json.loads(events[-1])["type"] == "turn_completed"
 
 
-def test_process_mode_runs_each_task_in_its_own_copy(tmp_path: Path) -> None:
-    n = 6
+@pytest.mark.slow
+def test_process_mode_runs_50_tasks_each_in_its_own_copy(tmp_path: Path) -> None:
+    n = 50
     with ScriptedModel(scenario(n)) as model:
         env = IsolatedGemini(model.url, root=tmp_path)
         options = BatchOptions(
-            concurrency=3,
+            concurrency=4,
             gemini=pinned(env, approval_mode="yolo"),
         )
         summary = run_batch_sync(read_tasks(tasks_file(tmp_path, n)), tmp_path / "out", options)
