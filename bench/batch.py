@@ -103,6 +103,7 @@ def run(n: int, folder: Path, url: str, options: BatchOptions) -> dict[str, floa
         mode=options.mode,
         concurrency=options.concurrency,
         ray=options.ray,
+        sessions_per_agent=options.sessions_per_agent,
         gemini=gemini,
     )
     own0, kids0 = cpu()
