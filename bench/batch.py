@@ -4,6 +4,7 @@
 
 Every task is one turn ("say ok") of the pinned Gemini CLI 0.61.0 against the scripted
 model, which runs in a process of its own so that gemwire's CPU is this process's alone.
+A task gets 120 s; one that takes longer is counted as failed, not waited for.
 
 1. ``--tasks`` one-turn tasks in each mode: wall time, CPU seconds (this process and its
    children: the CLIs), tasks per CPU-second and their ratio; peak resident memory of the
@@ -94,7 +95,10 @@ def run(n: int, folder: Path, url: str, options: BatchOptions) -> dict[str, floa
     tasks = folder / "tasks.jsonl"
     tasks.write_text(
         "".join(
-            json.dumps({"prompt": f"say ok ({i})", "workspace": str(home.workspace)}) + "\n"
+            json.dumps(
+                {"prompt": f"say ok ({i})", "workspace": str(home.workspace), "timeout": 120}
+            )
+            + "\n"
             for i in range(n)
         )
     )
@@ -112,7 +116,8 @@ def run(n: int, folder: Path, url: str, options: BatchOptions) -> dict[str, floa
         summary = run_batch_sync(read_tasks(tasks), folder / "out", options)
     wall = time.perf_counter() - start
     own1, kids1 = cpu()
-    assert (summary.ok, summary.failed) == (n, 0), summary
+    if summary.failed:
+        print(f"  ({summary.failed} of {n} failed: {summary.by_error_kind})")
     return {
         "wall": wall,
         "own_cpu": own1 - own0,
@@ -146,6 +151,12 @@ def main() -> None:
 
 def figures(args: argparse.Namespace, root: Path, url: str) -> None:
     n = args.tasks
+    if n:
+        compare(n, root, url)
+    big_and_ray(args, root, url)
+
+
+def compare(n: int, root: Path, url: str) -> None:
     print(f"{n} one-turn tasks, pinned Gemini CLI 0.61.0, scripted model, {os.cpu_count()} cores")
     process = run(n, root / "process", url, BatchOptions(mode="process", concurrency=2))
     acp = run(n, root / "acp", url, BatchOptions(mode="acp", concurrency=8))
@@ -159,6 +170,9 @@ def figures(args: argparse.Namespace, root: Path, url: str) -> None:
     per_process = process["peak_rss"] / 2
     per_session = acp["peak_rss"] / 8
     print(f"  RSS per running task, acp / process: {per_session / per_process:.2f}")
+
+
+def big_and_ray(args: argparse.Namespace, root: Path, url: str) -> None:
     if args.big:
         big = run(args.big, root / "big", url, BatchOptions(mode="acp", concurrency=8))
         print(
