@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gemwire.testing import _dialect
 from gemwire.testing._dialect import SIDE_CALL_TEXT, Step, call_id, pieces, sse
 from gemwire.testing.scenario import Delay, Fail, FunctionCall, Hang, Reply, Text, Thought, Truncate
 
@@ -53,20 +54,7 @@ _STOP_REASONS = {"STOP": "end_turn", "MAX_TOKENS": "max_tokens"}
 
 
 def user_texts(body: Any) -> list[str]:
-    texts: list[str] = []
-    for message in (body or {}).get("messages") or []:
-        if message.get("role") != "user":
-            continue
-        content = message.get("content")
-        if isinstance(content, str):
-            texts.append(content)
-            continue
-        texts.extend(
-            block["text"]
-            for block in content or []
-            if block.get("type") == "text" and isinstance(block.get("text"), str)
-        )
-    return texts
+    return _dialect.user_texts((body or {}).get("messages"), "text")
 
 
 def error(fail: Fail) -> tuple[dict[str, str], Any]:

@@ -75,6 +75,25 @@ def pieces(chunks: Sequence[Chunk]) -> Iterator[Piece]:
             yield chunk
 
 
+def user_texts(messages: Any, text_type: str) -> list[str]:
+    """The texts of the user's messages: a message's content is a string, or parts of which
+    those of type ``text_type`` carry text (the same shape in every non-Gemini API)."""
+    texts: list[str] = []
+    for message in messages or []:
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            texts.append(content)
+            continue
+        texts.extend(
+            part["text"]
+            for part in content or []
+            if part.get("type") == text_type and isinstance(part.get("text"), str)
+        )
+    return texts
+
+
 def call_id(call: FunctionCall, turn: int, index: int, prefix: str) -> str:
     """The call's id, or a stable one made from where it is (recordings stay the same)."""
     return call.id if call.id is not None else f"{prefix}gemwire_{turn}_{index}"

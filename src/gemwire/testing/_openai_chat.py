@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gemwire.testing import _dialect
 from gemwire.testing._dialect import SIDE_CALL_TEXT, Step, call_id, pieces
 from gemwire.testing.scenario import Delay, Fail, FunctionCall, Hang, Reply, Text, Thought, Truncate
 
@@ -48,20 +49,7 @@ _FINISH_REASONS = {"STOP": "stop", "MAX_TOKENS": "length"}
 
 
 def user_texts(body: Any) -> list[str]:
-    texts: list[str] = []
-    for message in (body or {}).get("messages") or []:
-        if message.get("role") != "user":
-            continue
-        content = message.get("content")
-        if isinstance(content, str):
-            texts.append(content)
-            continue
-        texts.extend(
-            part["text"]
-            for part in content or []
-            if part.get("type") == "text" and isinstance(part.get("text"), str)
-        )
-    return texts
+    return _dialect.user_texts((body or {}).get("messages"), "text")
 
 
 def error_body(fail: Fail) -> dict[str, Any]:

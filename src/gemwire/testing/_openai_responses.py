@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from gemwire.testing import _dialect
 from gemwire.testing._dialect import Step, call_id, pieces, sse
 from gemwire.testing._openai_chat import bad_key, error
 from gemwire.testing.scenario import Delay, FunctionCall, Hang, Reply, Text, Thought, Truncate
@@ -28,20 +29,7 @@ def user_texts(body: Any) -> list[str]:
     items = (body or {}).get("input")
     if isinstance(items, str):
         return [items]
-    texts: list[str] = []
-    for item in items or []:
-        if item.get("role") != "user":
-            continue
-        content = item.get("content")
-        if isinstance(content, str):
-            texts.append(content)
-            continue
-        texts.extend(
-            part["text"]
-            for part in content or []
-            if part.get("type") == "input_text" and isinstance(part.get("text"), str)
-        )
-    return texts
+    return _dialect.user_texts(items, "input_text")
 
 
 class _Items:
