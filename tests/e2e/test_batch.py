@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -134,8 +133,7 @@ def test_sigterm_mid_batch_then_resume_finishes_each_task_once(tmp_path: Path) -
         assert "batch_finished" not in rest
         first = {r.task_id for r in read_results(out)}
         assert 1 <= len(first) < n
-        time.sleep(0.5)
-        assert _gemini_processes(tmp_path) == []
+        assert env.live_processes() == []
     # The stopped tasks' turns were served already: a fresh model serves them again.
     with ScriptedModel(scenario(n)) as model:
         environ["GOOGLE_GEMINI_BASE_URL"] = model.url
@@ -152,30 +150,6 @@ def test_sigterm_mid_batch_then_resume_finishes_each_task_once(tmp_path: Path) -
             "concurrency": 2,
         }
     check_outputs(out, n)
-
-
-def _gemini_processes(root: Path) -> list[str]:
-    """Command lines of live processes whose environment points into ``root``."""
-    return [cmdline for _, cmdline in _gemini(root)]
-
-
-def _gemini_pids(root: Path) -> list[int]:
-    return [pid for pid, _ in _gemini(root)]
-
-
-def _gemini(root: Path) -> list[tuple[int, str]]:
-    found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            environ = (proc / "environ").read_bytes()
-            cmdline = (proc / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if str(root).encode() in environ and b"gemini" in cmdline:
-            found.append((int(proc.name), cmdline.replace(b"\0", b" ").decode(errors="replace")))
-    return found
 
 
 def test_a_bad_tasks_file_is_a_usage_error(tmp_path: Path) -> None:
@@ -261,7 +235,7 @@ def test_an_agent_crash_retries_only_its_own_tasks(tmp_path: Path) -> None:
                 killed = False
                 async for progress in batch:
                     if isinstance(progress, TaskFinished) and not killed:
-                        for pid in _gemini_pids(tmp_path):
+                        for pid in env.live_processes(settle=0):
                             os.kill(pid, signal.SIGKILL)
                         killed = True
 
