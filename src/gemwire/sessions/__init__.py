@@ -17,7 +17,7 @@ across a home. See docs/sessions.md.
 
 from __future__ import annotations
 
-from gemwire._normalize.gemini_session import RawMessage, SessionMessage
+from gemwire.protocol.gemini_session import Problem, RawMessage, SessionMessage
 from gemwire.sessions._export import claude_tool, to_unified_messages
 from gemwire.sessions._files import (
     Conversation,
@@ -29,7 +29,6 @@ from gemwire.sessions._files import (
 from gemwire.sessions._home import GeminiHome, Project, project_hash
 from gemwire.sessions._html import to_html
 from gemwire.sessions._markdown import to_markdown
-from gemwire.sessions._records import Problem
 from gemwire.sessions._subagents import nested_events, parent_call, subagent_files
 from gemwire.sessions._usage import GROUPINGS, UsageReport, UsageRow, usage
 from gemwire.sessions.pricing import ModelPrice, PriceTable, load_prices

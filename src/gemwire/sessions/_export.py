@@ -24,13 +24,8 @@ from typing import Any
 
 import msgspec
 
-from gemwire._normalize.gemini_session import (
-    INJECTED_PREFIXES,
-    RawMessage,
-    SessionMessage,
-    content_string,
-    text_of,
-)
+from gemwire.protocol.gemini_content import INJECTED_PREFIXES, content_string, text_of
+from gemwire.protocol.gemini_session import RawMessage, SessionMessage
 from gemwire.wire.gemini_session import MessageRecord, ToolCallRecord
 
 __all__ = ("claude_tool", "to_unified_messages")

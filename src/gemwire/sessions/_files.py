@@ -17,10 +17,16 @@ from typing import Any, Literal
 
 import msgspec
 
-from gemwire._normalize.gemini_session import SessionMessage, session_events
+from gemwire._normalize.gemini_session import session_events
 from gemwire.errors import SessionError, SessionNotFound
 from gemwire.events import Event, Notice
-from gemwire.sessions._records import MessageSummary, Problem, RecordReplay, legacy_record
+from gemwire.protocol.gemini_session import (
+    MessageSummary,
+    Problem,
+    RecordReplay,
+    SessionMessage,
+    legacy_record,
+)
 from gemwire.wire.gemini_session import SESSION_FILE_PREFIX, MessageRecord
 
 __all__ = (

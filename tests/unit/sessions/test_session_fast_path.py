@@ -18,8 +18,8 @@ from unittest import mock
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from gemwire.protocol.gemini_session import RecordReplay
 from gemwire.sessions import _files, load_session, read_session_info
-from gemwire.sessions._records import RecordReplay
 
 RECORDINGS = Path(__file__).resolve().parents[2] / "fixtures" / "gemini"
 RECORDED = sorted(p for p in RECORDINGS.glob("*/*/*/gemini-home/tmp/*/chats/**/*.jsonl"))

@@ -34,17 +34,18 @@ from typing import Any
 
 import msgspec
 
-from gemwire._normalize.gemini_session import (
-    RawMessage,
-    SessionMessage,
-    is_ignored_user_content,
-    is_resumable,
-    text_of,
-)
 from gemwire.protocol._undecodable import UNDECODABLE, decode_replacing, why_undecodable
+from gemwire.protocol.gemini_content import is_ignored_user_content, is_resumable, text_of
 from gemwire.wire.gemini_session import MessageRecord
 
-__all__ = ("MessageSummary", "Problem", "RecordReplay", "legacy_record")
+__all__ = (
+    "MessageSummary",
+    "Problem",
+    "RawMessage",
+    "RecordReplay",
+    "SessionMessage",
+    "legacy_record",
+)
 
 
 class Problem(msgspec.Struct, frozen=True, kw_only=True):
@@ -52,6 +53,18 @@ class Problem(msgspec.Struct, frozen=True, kw_only=True):
 
     line: int
     message: str
+
+
+class RawMessage(msgspec.Struct, frozen=True, kw_only=True):
+    """A message record whose shape does not fit `MessageRecord`: kept raw, never dropped."""
+
+    id: str
+    type: str | None
+    raw: str
+    reason: str
+
+
+SessionMessage = MessageRecord | RawMessage
 
 
 class MessageSummary(msgspec.Struct, frozen=True, kw_only=True):
