@@ -9,7 +9,6 @@ live stream (`describe_tool`). The mapping is documented row by row in docs/sess
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
 from typing import Any, Literal
 
 import msgspec
@@ -33,10 +32,10 @@ from gemwire.events import (
     UserMessage,
 )
 from gemwire.protocol.gemini_content import INJECTED_PREFIXES, content_string, text_of
-from gemwire.protocol.gemini_session import RawMessage, SessionMessage
+from gemwire.protocol.gemini_messages import RawMessage, SessionMessage
 from gemwire.wire.gemini_session import FileDiff, MessageRecord, ToolCallRecord
 
-__all__ = ("SessionNormalizer", "file_diff_of", "session_events", "thought_text")
+__all__ = ("SessionNormalizer", "file_diff_of", "thought_text")
 
 _STATUS: dict[str, Literal["completed", "failed", "cancelled"]] = {
     "success": "completed",
@@ -346,19 +345,3 @@ class SessionNormalizer:
             call_id=call.id,
             derived=True,
         )
-
-
-def session_events(
-    messages: Iterable[SessionMessage],
-    *,
-    session_id: str | None,
-    cwd: str | None = None,
-    agent: str = "gemini",
-) -> Iterator[Event]:
-    """Every event of a saved session: `SessionStarted`, then each message's, in order."""
-    normalizer = SessionNormalizer(session_id=session_id, cwd=cwd, agent=agent)
-    yield from normalizer.start()
-    feed = normalizer.feed
-    for message in messages:
-        yield from feed(message)
-    yield from normalizer.finish()

@@ -36,16 +36,17 @@ import msgspec
 
 from gemwire.protocol._undecodable import UNDECODABLE, decode_replacing, why_undecodable
 from gemwire.protocol.gemini_content import is_ignored_user_content, is_resumable, text_of
+from gemwire.protocol.gemini_messages import (
+    MessageId,
+    Messages,
+    converted,
+    message_of,
+    record_verdict,
+    verdict_of,
+)
 from gemwire.wire.gemini_session import MessageRecord
 
-__all__ = (
-    "MessageSummary",
-    "Problem",
-    "RawMessage",
-    "RecordReplay",
-    "SessionMessage",
-    "legacy_record",
-)
+__all__ = ("MessageSummary", "Problem", "RecordReplay", "legacy_record")
 
 
 class Problem(msgspec.Struct, frozen=True, kw_only=True):
@@ -53,18 +54,6 @@ class Problem(msgspec.Struct, frozen=True, kw_only=True):
 
     line: int
     message: str
-
-
-class RawMessage(msgspec.Struct, frozen=True, kw_only=True):
-    """A message record whose shape does not fit `MessageRecord`: kept raw, never dropped."""
-
-    id: str
-    type: str | None
-    raw: str
-    reason: str
-
-
-SessionMessage = MessageRecord | RawMessage
 
 
 class MessageSummary(msgspec.Struct, frozen=True, kw_only=True):
@@ -88,6 +77,7 @@ class _Peek(msgspec.Struct, frozen=True, kw_only=True):
 _decode_message = msgspec.json.Decoder(MessageRecord).decode
 _decode_peek = msgspec.json.Decoder(_Peek).decode
 _decode_any = msgspec.json.Decoder().decode
+_decode_id = msgspec.json.Decoder(MessageId).decode
 _MESSAGE_START = b'{"id":'
 _REWIND_KEY = b'"$rewindTo"'
 
@@ -116,14 +106,22 @@ class RecordReplay:
     ``summary=True`` keeps `MessageSummary` objects instead of whole messages (listing);
     ``keep_raw=True`` also keeps each message as recorded (`originals`);
     ``message_type`` decodes messages into a smaller Struct that names only the fields a
-    reader needs (`gemwire.sessions.usage`: tokens), which skips the rest unbuilt.
+    reader needs (`gemwire.sessions.usage`: tokens), which skips the rest unbuilt;
+    ``lines=True`` keeps a message's line instead, checked but not decoded (`Messages`
+    decodes it when it is read): about a third of the memory.
     """
 
     def __init__(
-        self, *, summary: bool = False, keep_raw: bool = False, message_type: type = MessageRecord
+        self,
+        *,
+        summary: bool = False,
+        keep_raw: bool = False,
+        message_type: type = MessageRecord,
+        lines: bool = False,
     ) -> None:
         self.summary = summary
         self.keep_raw = keep_raw
+        self._lines = lines
         self._message_type = message_type
         self._decode = _decoder(message_type)
         self.metadata: dict[str, Any] = {}
@@ -145,8 +143,8 @@ class RecordReplay:
         )
 
     @property
-    def messages(self) -> list[Any]:
-        return list(self._messages.values())
+    def messages(self) -> Messages:
+        return Messages(list(self._messages.values()))
 
     @property
     def originals(self) -> list[Any]:
@@ -159,7 +157,7 @@ class RecordReplay:
         """Gemini's ``hasResumableContent``: a real prompt or a model message with substance."""
         verdicts = self._verdicts
         return any(
-            verdicts[message_id] if message_id in verdicts else _resumable(message)
+            verdicts[message_id] if message_id in verdicts else verdict_of(message)
             for message_id, message in self._messages.items()
         )
 
@@ -175,8 +173,11 @@ class RecordReplay:
             for lineno, line in enumerate(lines, first_lineno):
                 self.feed(line + b"\n", lineno)
             return len(lines), tail
-        # The common case, inlined: a message record, decoded straight into its type.
-        messages, verdicts, decode = self._messages, self._verdicts, self._decode
+        # The common case, inlined: a message record, decoded straight into its type, or
+        # kept as its line once it is known to decode (UTF-8 is checked a block at a time).
+        lines_only = self._lines and _is_utf8(block)
+        decode = _decode_id if lines_only else self._decode
+        messages, verdicts = self._messages, self._verdicts
         rewinds = _REWIND_KEY in block
         for lineno, line in enumerate(lines, first_lineno):
             if line.startswith(_MESSAGE_START) and not (rewinds and _REWIND_KEY in line):
@@ -185,7 +186,7 @@ class RecordReplay:
                 except UNDECODABLE:
                     pass  # the general path says what is wrong with it
                 else:
-                    messages[message.id] = message
+                    messages[message.id] = line if lines_only else message
                     if verdicts:
                         verdicts.pop(message.id, None)
                     continue
@@ -252,12 +253,7 @@ class RecordReplay:
 
     def _entry(self, record: dict[str, Any]) -> tuple[Any, bool]:
         """The message to keep for ``record``, and Gemini's verdict on it."""
-        resumable = is_resumable(
-            record.get("type"),
-            record.get("content"),
-            record.get("toolCalls"),
-            record.get("thoughts"),
-        )
+        resumable = record_verdict(record)
         if self.summary:
             peek = _Peek(
                 id=record["id"],
@@ -265,17 +261,7 @@ class RecordReplay:
                 content=record.get("content"),
             )
             return _summary(peek), resumable
-        try:
-            message: SessionMessage = msgspec.convert(record, self._message_type)
-        except msgspec.ValidationError as exc:
-            kind = record.get("type")
-            message = RawMessage(
-                id=record["id"],
-                type=kind if isinstance(kind, str) else None,
-                raw=msgspec.json.encode(record).decode(),
-                reason=f"unexpected shape: {exc}",
-            )
-        return message, resumable
+        return converted(record, self._message_type), resumable
 
     def _keep(self, message_id: str, message: Any, resumable: bool, raw: Any) -> None:
         self._messages[message_id] = message
@@ -302,7 +288,7 @@ class RecordReplay:
             message, resumable = self._entry(record)
             raw: Any = record
             previous = self._shelved.get(record["id"])
-            if previous is not None and previous[0].type == record.get("type"):
+            if previous is not None and message_of(previous[0]).type == record.get("type"):
                 message, raw = previous
             self._keep(record["id"], message, resumable, raw)
 
@@ -357,8 +343,14 @@ def _not_json(exc: Exception) -> str:
     return f"not JSON ({why_undecodable(exc)})"
 
 
-def _resumable(message: MessageRecord) -> bool:
-    return is_resumable(message.type, message.content, message.toolCalls, message.thoughts)
+def _is_utf8(block: bytes) -> bool:
+    if block.isascii():
+        return True
+    try:
+        block.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def legacy_record(

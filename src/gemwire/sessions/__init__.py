@@ -17,7 +17,8 @@ across a home. See docs/sessions.md.
 
 from __future__ import annotations
 
-from gemwire.protocol.gemini_session import Problem, RawMessage, SessionMessage
+from gemwire.protocol.gemini_messages import RawMessage, SessionMessage
+from gemwire.protocol.gemini_session import Problem
 from gemwire.sessions._export import claude_tool, to_unified_messages
 from gemwire.sessions._files import (
     Conversation,

@@ -18,14 +18,14 @@ content is in the ``tool_result`` blocks.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from typing import Any
 
 import msgspec
 
 from gemwire.protocol.gemini_content import INJECTED_PREFIXES, content_string, text_of
-from gemwire.protocol.gemini_session import RawMessage, SessionMessage
+from gemwire.protocol.gemini_messages import RawMessage, SessionMessage
 from gemwire.wire.gemini_session import MessageRecord, ToolCallRecord
 
 __all__ = ("claude_tool", "to_unified_messages")
@@ -205,7 +205,7 @@ def _unified(message: MessageRecord, original: Any) -> dict[str, Any] | None:
 
 
 def to_unified_messages(
-    messages: list[SessionMessage], originals: list[Any] | None = None
+    messages: Iterable[SessionMessage], originals: list[Any] | None = None
 ) -> Iterator[dict[str, Any]]:
     """Claude-compatible ``UnifiedMessage`` dicts for a session's messages, in order.
 

@@ -11,22 +11,17 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 import msgspec
 
-from gemwire._normalize.gemini_session import session_events
+from gemwire._normalize.gemini_session import SessionNormalizer
 from gemwire.errors import SessionError, SessionNotFound
 from gemwire.events import Event, Notice
-from gemwire.protocol.gemini_session import (
-    MessageSummary,
-    Problem,
-    RecordReplay,
-    SessionMessage,
-    legacy_record,
-)
+from gemwire.protocol.gemini_messages import SessionMessage
+from gemwire.protocol.gemini_session import MessageSummary, Problem, RecordReplay, legacy_record
 from gemwire.wire.gemini_session import SESSION_FILE_PREFIX, MessageRecord
 
 __all__ = (
@@ -100,7 +95,9 @@ class Conversation(msgspec.Struct, frozen=True, kw_only=True):
     summary: str | None
     kind: Kind
     directories: list[str]
-    messages: list[SessionMessage]
+    messages: Sequence[SessionMessage]
+    """In order; each decoded from its recorded line whenever it is read (see `Messages`),
+    unless loaded with ``keep_originals=True``."""
     problems: list[Problem]
     resumable: bool
     originals: list[Any] = []
@@ -113,20 +110,20 @@ class Conversation(msgspec.Struct, frozen=True, kw_only=True):
     def events(self, *, cwd: str | None = None, agent: str = "gemini") -> Iterator[Event]:
         """The normalized events: the same vocabulary a live run streams (see docs/sessions.md).
 
-        ``cwd`` (the project root) resolves the relative paths the model used.
+        ``cwd`` (the project root) resolves the relative paths the model used. Each message
+        is decoded, mapped and let go in turn: iterating holds one message at a time.
         """
-        events = self._events(cwd=cwd, agent=agent)
-        if self.parent_call_id is None:
-            yield from events
-            return
         parent = self.parent_call_id
-        for event in events:
+        if parent is None:
+            yield from self._events(cwd=cwd, agent=agent)
+            return
+        for event in self._events(cwd=cwd, agent=agent):
             yield msgspec.structs.replace(event, parent_call_id=parent)
 
     def _events(self, *, cwd: str | None, agent: str) -> Iterator[Event]:
         sid = self.session_id
-        events = session_events(self.messages, session_id=sid, cwd=cwd, agent=agent)
-        yield next(events)  # session_started, then the problems, in line order
+        normalizer = SessionNormalizer(session_id=sid, cwd=cwd, agent=agent)
+        yield from normalizer.start()  # session_started, then the problems, in line order
         # Event text is Unicode: a file name that is not UTF-8 shows U+FFFD for its bad bytes.
         path = self.path.encode(errors="surrogateescape").decode(errors="replace")
         for problem in self.problems:
@@ -138,7 +135,10 @@ class Conversation(msgspec.Struct, frozen=True, kw_only=True):
                 message=f"{path}: {where}{problem.message}",
                 source="gemwire",
             )
-        yield from events
+        feed = normalizer.feed
+        for message in self.messages:
+            yield from feed(message)
+        yield from normalizer.finish()
 
 
 def _open(path: Path) -> Any:
@@ -151,7 +151,12 @@ def _open(path: Path) -> Any:
 
 
 def _replay(
-    path: Path, *, summary: bool, keep_raw: bool = False, message_type: type = MessageRecord
+    path: Path,
+    *,
+    summary: bool,
+    keep_raw: bool = False,
+    message_type: type = MessageRecord,
+    lines: bool = False,
 ) -> tuple[RecordReplay, Format]:
     """Replay the file's records; fall back to one legacy JSON document like Gemini does."""
     # Loading builds millions of objects that all stay alive: the cyclic collector would
@@ -159,11 +164,13 @@ def _replay(
     paused = gc.isenabled()
     gc.disable()
     try:
-        return _replay_file(path, summary=summary, keep_raw=keep_raw, message_type=message_type)
+        return _replay_file(
+            path, summary=summary, keep_raw=keep_raw, message_type=message_type, lines=lines
+        )
     finally:
         if paused:
-            # A summary, or a small message type, keeps little of what was built.
-            if not summary and message_type is MessageRecord:
+            # A summary, a small message type or kept lines leave little of what was built.
+            if not (summary or lines) and message_type is MessageRecord:
                 _to_oldest_generation()
             gc.enable()
 
@@ -183,9 +190,11 @@ def _to_oldest_generation() -> None:
 
 
 def _replay_file(
-    path: Path, *, summary: bool, keep_raw: bool, message_type: type
+    path: Path, *, summary: bool, keep_raw: bool, message_type: type, lines: bool
 ) -> tuple[RecordReplay, Format]:
-    replay = RecordReplay(summary=summary, keep_raw=keep_raw, message_type=message_type)
+    replay = RecordReplay(
+        summary=summary, keep_raw=keep_raw, message_type=message_type, lines=lines
+    )
     with _open(path) as file:
         try:
             first = file.readline()
@@ -230,13 +239,15 @@ def _kind(metadata: dict[str, Any]) -> Kind:
 def load_session(path: str | os.PathLike[str], *, keep_originals: bool = False) -> Conversation:
     """Load a session file of any format Gemini CLI writes, read a block of lines at a time.
 
-    ``keep_originals`` also keeps every message exactly as recorded (for exports).
+    ``keep_originals`` also keeps every message exactly as recorded (for exports), and every
+    message decoded; without it, a message is kept as its recorded line (a third of the
+    memory) and decoded whenever ``messages`` or `Conversation.events` reads it.
 
     Raises `SessionNotFound` if there is no such file, `SessionError` if it cannot be read;
     anything wrong inside the file is reported in ``problems``.
     """
     file = Path(path)
-    replay, fmt = _replay(file, summary=False, keep_raw=keep_originals)
+    replay, fmt = _replay(file, summary=False, keep_raw=keep_originals, lines=not keep_originals)
     meta = replay.metadata
     directories = meta.get("directories")
     parent = None
@@ -281,7 +292,7 @@ def read_session_info(
     file = Path(path)
     replay, fmt = _replay(file, summary=True)
     meta = replay.metadata
-    summaries: list[MessageSummary] = replay.messages
+    summaries: Sequence[MessageSummary] = replay.messages
     first_prompt = next((m.prompt for m in summaries if m.prompt), None)
     return SessionInfo(
         id=_str(meta, "sessionId"),

@@ -10,7 +10,7 @@ names the parent session whose calls name it.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ class _Calls(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     toolCalls: list[_Call] | UnsetType | None = UNSET
 
 
-def _agent_calls(messages: list[Any]) -> dict[str, str]:
+def _agent_calls(messages: Iterable[Any]) -> dict[str, str]:
     """``agentId`` -> the id of the call that ran that subagent."""
     calls = {}
     for message in messages:
@@ -74,7 +74,7 @@ def subagent_files(conversation: Conversation) -> dict[str, Path]:
     if conversation.session_id is None:
         return {}
     folder = Path(conversation.path).parent / conversation.session_id
-    calls = _agent_calls([m for m in conversation.messages if isinstance(m, MessageRecord)])
+    calls = _agent_calls(m for m in conversation.messages if isinstance(m, MessageRecord))
     files = {}
     for path in _session_paths(folder):
         stem = path.name.removesuffix(".jsonl").removesuffix(".json")
