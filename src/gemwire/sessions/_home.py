@@ -30,6 +30,7 @@ import msgspec
 from gemwire.errors import SessionError, SessionNotFound
 from gemwire.protocol._undecodable import UNDECODABLE
 from gemwire.sessions._files import SessionInfo, read_session_info, short_id_of
+from gemwire.sessions._index import ListingIndex, stamp_of
 from gemwire.wire.gemini_session import SESSION_FILE_PREFIX, ProjectRegistryData
 
 __all__ = ("GeminiHome", "Project", "project_hash")
@@ -196,12 +197,13 @@ class GeminiHome:
     def _chats(self, project: Project, short_id: str | None = None) -> list[SessionInfo]:
         """The project's main session files, summarized; only those whose name carries
         ``short_id`` when it is given (the name is checked before the file is read)."""
-        chats = Path(project.chats_dir)
+        chats = project.chats_dir
         try:
             entries = sorted(os.scandir(chats), key=lambda e: e.name)
         except OSError:
             return []
-        subfolders = {e.name: Path(e.path) for e in entries if e.is_dir()}
+        subfolders = {e.name: e.path for e in entries if e.is_dir()}
+        index = ListingIndex(chats)
         infos = []
         for entry in entries:
             if not (
@@ -211,18 +213,24 @@ class GeminiHome:
                 and (short_id is None or short_id_of(entry.name) == short_id)
             ):
                 continue
-            info = _summary(Path(entry.path), project.root)
+            info = _summary(index, entry, entry.name, project.root)
             if info is None:
                 continue
             folder = subfolders.get(info.id) if info.id else None
             if folder is not None:
                 subagents = [
                     sub
-                    for path in _session_paths(folder)
-                    if (sub := _summary(path, project.root, info.id)) is not None
+                    for sub_entry in _session_entries(folder)
+                    if (
+                        sub := _summary(
+                            index, sub_entry, f"{info.id}/{sub_entry.name}", project.root, info.id
+                        )
+                    )
+                    is not None
                 ]
                 info = msgspec.structs.replace(info, subagents=subagents)
             infos.append(info)
+        index.save(complete=short_id is None)
         return infos
 
     def sessions(self, root: str | os.PathLike[str] | None = None) -> list[SessionInfo]:
@@ -299,23 +307,46 @@ class GeminiHome:
         return [info for p in self.project_folders(root) for info in self._chats(p, short)]
 
 
-def _summary(path: Path, project: str | None, parent_id: str | None = None) -> SessionInfo | None:
-    """The file summarized; ``None`` if it cannot be read at all (gone since the folder was
-    listed, no permission): one such file does not stop the listing, as in Gemini."""
+def _summary(
+    index: ListingIndex,
+    entry: os.DirEntry[str],
+    name: str,
+    project: str | None,
+    parent_id: str | None = None,
+) -> SessionInfo | None:
+    """The file summarized, from the index while the file is unchanged; ``None`` if it
+    cannot be read at all (gone since the folder was listed, no permission): one such file
+    does not stop the listing, as in Gemini."""
     try:
-        return read_session_info(path, project=project, parent_id=parent_id)
+        stamp = stamp_of(entry.stat())
+    except OSError:
+        return None
+    info = index.get(name, stamp)
+    if info is not None and (info.path, info.project, info.parent_id) == (
+        entry.path,
+        project,
+        parent_id,
+    ):
+        return info
+    try:
+        info = read_session_info(entry.path, project=project, parent_id=parent_id)
     except SessionError:
         return None
+    index.put(name, stamp, info)
+    return info
 
 
-def _session_paths(folder: Path) -> Iterator[Path]:
+def _session_entries(folder: str) -> list[os.DirEntry[str]]:
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError:
-        return
-    for entry in entries:
-        if entry.name.endswith(_SESSION_SUFFIXES) and entry.is_file():
-            yield Path(entry.path)
+        return []
+    return [e for e in entries if e.name.endswith(_SESSION_SUFFIXES) and e.is_file()]
+
+
+def _session_paths(folder: Path) -> Iterator[Path]:
+    for entry in _session_entries(str(folder)):
+        yield Path(entry.path)
 
 
 def _numbered(files: list[SessionInfo]) -> list[SessionInfo]:

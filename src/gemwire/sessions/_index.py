@@ -1,0 +1,111 @@
+"""A listing index: each session file's summary, kept while the file stays as it was.
+
+Listing a project reads every session file in it; most have not changed since the last
+listing. `ListingIndex` keeps one project folder's summaries (`SessionInfo`), each under
+its file's name and (size, mtime_ns, inode): a file that differs in any of them is read
+again. The index lives in gemwire's cache folder (``$XDG_CACHE_HOME/gemwire/listing``,
+else ``~/.cache/gemwire/listing``, private to the user), never in the Gemini home, one file
+per project folder, written whole to a temporary file and renamed over the old one.
+
+An index that cannot be read, is not one (corrupt, another version, another folder's) or
+cannot be written is ignored: the listing reads the files, as without one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+import msgspec
+
+from gemwire.protocol._undecodable import UNDECODABLE
+from gemwire.sessions._files import SessionInfo
+
+__all__ = ("ListingIndex", "stamp_of")
+
+_VERSION = 1
+"""Bump when `SessionInfo`, or what gemwire reads into it, changes: old indexes are ignored."""
+
+Stamp = tuple[int, int, int]
+"""(size, mtime_ns, inode) of a session file."""
+
+
+class _Entry(msgspec.Struct, frozen=True, array_like=True):
+    stamp: Stamp
+    info: SessionInfo
+
+
+class _Document(msgspec.Struct, frozen=True, kw_only=True):
+    version: int
+    folder: str
+    entries: dict[str, _Entry]
+
+
+_encode = msgspec.msgpack.Encoder().encode
+_decode = msgspec.msgpack.Decoder(_Document).decode
+
+
+def _cache_folder() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):  # the XDG spec: a relative path is to be ignored
+        base = os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "gemwire" / "listing"
+
+
+def stamp_of(stat: os.stat_result) -> Stamp:
+    return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+
+
+class ListingIndex:
+    """The summaries of one ``chats`` folder's files, by their path relative to it."""
+
+    def __init__(self, chats: str) -> None:
+        self._folder = os.path.realpath(chats)
+        name = hashlib.sha256(self._folder.encode(errors="surrogateescape")).hexdigest()[:32]
+        self.path = _cache_folder() / f"{name}.msgpack"
+        self._old = self._read()
+        self._new: dict[str, _Entry] = {}
+        self._changed = False
+
+    def _read(self) -> dict[str, _Entry]:
+        try:
+            document = _decode(self.path.read_bytes())
+        except (OSError, *UNDECODABLE):
+            return {}
+        if document.version != _VERSION or document.folder != self._folder:
+            return {}
+        return document.entries
+
+    def get(self, name: str, stamp: Stamp) -> SessionInfo | None:
+        """The summary kept for the file ``name`` if it still has this ``stamp``."""
+        entry = self._old.get(name)
+        if entry is None or entry.stamp != stamp:
+            return None
+        self._new[name] = entry
+        return entry.info
+
+    def put(self, name: str, stamp: Stamp, info: SessionInfo) -> None:
+        self._new[name] = _Entry(stamp, info)
+        self._changed = True
+
+    def save(self, *, complete: bool) -> None:
+        """Write the index if it changed; ``complete``: every file of the folder was looked
+        at (entries not looked at are files that are gone), else they are kept."""
+        entries = self._new if complete else {**self._old, **self._new}
+        if not self._changed and len(entries) == len(self._old):
+            return
+        document = _Document(version=_VERSION, folder=self._folder, entries=entries)
+        # Best effort: a cache that cannot be written is a listing that reads the files.
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".listing-")
+            try:
+                with os.fdopen(fd, "wb") as file:
+                    file.write(_encode(document))
+                os.replace(temporary, self.path)
+            except OSError:
+                os.unlink(temporary)
+                raise
