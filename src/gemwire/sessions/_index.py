@@ -55,6 +55,15 @@ def _cache_folder() -> Path:
     return Path(base) / "gemwire" / "listing"
 
 
+def _is_text(*names: str) -> bool:
+    """Whether file names can be stored: one that is not UTF-8 (surrogate escapes) cannot."""
+    try:
+        "".join(names).encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def stamp_of(stat: os.stat_result) -> Stamp:
     return (stat.st_size, stat.st_mtime_ns, stat.st_ino)
 
@@ -88,8 +97,9 @@ class ListingIndex:
         return entry.info
 
     def put(self, name: str, stamp: Stamp, info: SessionInfo) -> None:
-        self._new[name] = _Entry(stamp, info)
-        self._changed = True
+        if _is_text(name, info.path, info.project or "", self._folder):
+            self._new[name] = _Entry(stamp, info)
+            self._changed = True
 
     def save(self, *, complete: bool) -> None:
         """Write the index if it changed; ``complete``: every file of the folder was looked

@@ -182,3 +182,19 @@ def test_the_index_is_written_atomically(materialize: Make, cache: Path) -> None
     [(temporary, target)] = replaced
     assert temporary.startswith(".listing-")
     assert [p.name for p in cache.iterdir()] == [os.path.basename(target)]
+
+
+def test_a_file_name_that_is_not_utf8_is_listed_but_not_indexed(
+    materialize: Make, cache: Path
+) -> None:
+    run = materialize("0.61.0", "plain_answer")
+    [recorded] = run.session_files()
+    name = os.fsencode(run.chats) + b"/session-2026-01-01T00-00-eeeeeeee\xff.jsonl"
+    with open(name, "wb") as file:
+        file.write(recorded.read_bytes().replace(b"1463b159-95bf", b"2463b159-95bf"))
+    home = GeminiHome(run.home)
+    first = home.session_files(run.workspace)
+    assert home.session_files(run.workspace) == first
+    [index] = cache.iterdir()
+    entries = msgspec.msgpack.decode(index.read_bytes())["entries"]
+    assert list(entries) == [recorded.name]
