@@ -113,12 +113,11 @@ class Conversation(msgspec.Struct, frozen=True, kw_only=True):
         ``cwd`` (the project root) resolves the relative paths the model used. Each message
         is decoded, mapped and let go in turn: iterating holds one message at a time.
         """
+        events = self._events(cwd=cwd, agent=agent)
         parent = self.parent_call_id
         if parent is None:
-            yield from self._events(cwd=cwd, agent=agent)
-            return
-        for event in self._events(cwd=cwd, agent=agent):
-            yield msgspec.structs.replace(event, parent_call_id=parent)
+            return events  # not wrapped: a generator less for every event to pass through
+        return (msgspec.structs.replace(event, parent_call_id=parent) for event in events)
 
     def _events(self, *, cwd: str | None, agent: str) -> Iterator[Event]:
         sid = self.session_id
