@@ -32,6 +32,7 @@ __all__ = (
     "RawMessage",
     "SessionMessage",
     "converted",
+    "decode_message_id",
     "message_of",
     "record_verdict",
     "verdict_of",
@@ -58,7 +59,8 @@ class MessageId(msgspec.Struct, frozen=True):
 
 _decode_message = msgspec.json.Decoder(MessageRecord).decode
 _decode_any = msgspec.json.Decoder().decode
-_decode_id = msgspec.json.Decoder(MessageId).decode
+decode_message_id = msgspec.json.Decoder(MessageId).decode
+"""A message line decoded only as far as its ``id`` (``.id``)."""
 
 
 def converted(record: dict[str, Any], message_type: type = MessageRecord) -> Any:
@@ -88,7 +90,7 @@ def _record(line: bytes) -> dict[str, Any] | RawMessage:
         record: dict[str, Any] = _decode_any(line)
     except UNDECODABLE as exc:  # see the module's docstring
         return RawMessage(
-            id=_decode_id(line).id,
+            id=decode_message_id(line).id,
             type=None,
             raw=line.decode(),
             reason=f"not JSON ({why_undecodable(exc)})",

@@ -19,9 +19,11 @@ Lines Gemini skips silently (not JSON, not an object, no known shape) are report
 `Problem`s. In ``summary`` mode messages are only classified, not kept whole (listing).
 
 Speed: fed a block of lines at a time (`RecordReplay.feed_block`), it decodes a line that
-starts with ``{"id":`` (as the recorder writes messages) straight into a `MessageRecord`;
-anything else, or a line that does not fit, takes the general path
-(`RecordReplay.feed_general`: any JSON, then a look at what it is), which decides the same.
+starts with ``{"id":`` (as the recorder writes messages) straight into a `MessageRecord`, or,
+keeping lines (``lines=True``), only as far as its ``id``, keeping the line to be decoded when
+it is read (`gemwire.protocol.gemini_messages`); anything else, or a line that does not fit,
+takes the general path (`RecordReplay.feed_general`: any JSON, then a look at what it is),
+which decides the same.
 Whether the file is resumable is judged only when asked, stopping at the first message that
 makes it so.
 """
@@ -37,9 +39,9 @@ import msgspec
 from gemwire.protocol._undecodable import UNDECODABLE, decode_replacing, why_undecodable
 from gemwire.protocol.gemini_content import is_ignored_user_content, is_resumable, text_of
 from gemwire.protocol.gemini_messages import (
-    MessageId,
     Messages,
     converted,
+    decode_message_id,
     message_of,
     record_verdict,
     verdict_of,
@@ -77,7 +79,6 @@ class _Peek(msgspec.Struct, frozen=True, kw_only=True):
 _decode_message = msgspec.json.Decoder(MessageRecord).decode
 _decode_peek = msgspec.json.Decoder(_Peek).decode
 _decode_any = msgspec.json.Decoder().decode
-_decode_id = msgspec.json.Decoder(MessageId).decode
 _MESSAGE_START = b'{"id":'
 _REWIND_KEY = b'"$rewindTo"'
 
@@ -176,7 +177,7 @@ class RecordReplay:
         # The common case, inlined: a message record, decoded straight into its type, or
         # kept as its line once it is known to decode (UTF-8 is checked a block at a time).
         lines_only = self._lines and _is_utf8(block)
-        decode = _decode_id if lines_only else self._decode
+        decode = decode_message_id if lines_only else self._decode
         messages, verdicts = self._messages, self._verdicts
         rewinds = _REWIND_KEY in block
         for lineno, line in enumerate(lines, first_lineno):

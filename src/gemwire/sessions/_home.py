@@ -218,16 +218,12 @@ class GeminiHome:
                 continue
             folder = subfolders.get(info.id) if info.id else None
             if folder is not None:
-                subagents = [
-                    sub
-                    for sub_entry in _session_entries(folder)
-                    if (
-                        sub := _summary(
-                            index, sub_entry, f"{info.id}/{sub_entry.name}", project.root, info.id
-                        )
-                    )
-                    is not None
-                ]
+                subagents = []
+                for sub_entry in _session_entries(folder):
+                    name = f"{info.id}/{sub_entry.name}"
+                    sub = _summary(index, sub_entry, name, project.root, info.id)
+                    if sub is not None:
+                        subagents.append(sub)
                 info = msgspec.structs.replace(info, subagents=subagents)
             infos.append(info)
         index.save(complete=short_id is None)
@@ -314,25 +310,24 @@ def _summary(
     project: str | None,
     parent_id: str | None = None,
 ) -> SessionInfo | None:
-    """The file summarized, from the index while the file is unchanged; ``None`` if it
-    cannot be read at all (gone since the folder was listed, no permission): one such file
-    does not stop the listing, as in Gemini."""
+    """The file ``name`` (as the index knows it) summarized, from the index while the file
+    is unchanged; ``None`` if it cannot be read at all (gone since the folder was listed, no
+    permission): one such file does not stop the listing, as in Gemini."""
     try:
         stamp = stamp_of(entry.stat())
     except OSError:
         return None
     info = index.get(name, stamp)
-    if info is not None and (info.path, info.project, info.parent_id) == (
+    if info is None or (info.path, info.project, info.parent_id) != (
         entry.path,
         project,
         parent_id,
     ):
-        return info
-    try:
-        info = read_session_info(entry.path, project=project, parent_id=parent_id)
-    except SessionError:
-        return None
-    index.put(name, stamp, info)
+        try:
+            info = read_session_info(entry.path, project=project, parent_id=parent_id)
+        except SessionError:
+            return None
+        index.put(name, stamp, info)
     return info
 
 
