@@ -1,17 +1,16 @@
 """A saved session's messages, kept as recorded lines and decoded only when read.
 
-A decoded message takes about three times the bytes of its line (hundreds of small
-objects), so a loaded conversation keeps each message's final line instead and `Messages`
+A decoded message takes two to three times the bytes of its line (many small objects), so a loaded conversation keeps each message's final line instead and `Messages`
 decodes it on the way out: one message at a time while its events are mapped, which is
 also faster than building them all first. A line is only kept undecoded once it is known
 to be valid JSON and UTF-8 with a string ``id`` (what the replay needs to place it); the
 rest of the decision (does it fit `MessageRecord`, else a `RawMessage`) is the one the
 replay would have made at once, made later.
 
-One difference: msgspec decodes a number beyond a double's range (``1e999``) as an error
-but skips it valid, so a message holding one in a known field, read whole at once, is a
-`Problem` (not JSON) that leaves the earlier version in place; kept as a line, it becomes a
-`RawMessage` saying so. Gemini CLI never writes such a number (``JSON.stringify`` writes
+One difference: msgspec refuses a number beyond a double's range (``1e999``) when it
+decodes it, not when it skips it, so a message holding one in a known field, decoded at once,
+is a `Problem` (not JSON) that leaves the earlier version in place; kept as a line, it becomes
+a `RawMessage` saying so. Gemini CLI never writes such a number (``JSON.stringify`` writes
 ``null`` for infinities).
 """
 
