@@ -50,19 +50,8 @@ from gemwire.errors import (
 )
 
 if TYPE_CHECKING:
+    from gemwire._normalize.gemini_replay import replay_gemini_stream as replay_gemini_stream
     from gemwire.events import Event as Event
-    from gemwire.runners import (
-        GeminiExecutable as GeminiExecutable,
-        GeminiOptions as GeminiOptions,
-        GeminiRun as GeminiRun,
-        ResumeToken as ResumeToken,
-        RunResult as RunResult,
-        find_gemini as find_gemini,
-        parse_resume_line as parse_resume_line,
-        replay_gemini_stream as replay_gemini_stream,
-        run_gemini as run_gemini,
-        run_gemini_sync as run_gemini_sync,
-    )
     from gemwire.runners.acp import (
         AcpClient as AcpClient,
         AcpOptions as AcpOptions,
@@ -73,6 +62,19 @@ if TYPE_CHECKING:
         TerminalRequest as TerminalRequest,
         run_acp as run_acp,
         run_acp_sync as run_acp_sync,
+    )
+    from gemwire.runners.discovery import (
+        GeminiExecutable as GeminiExecutable,
+        find_gemini as find_gemini,
+    )
+    from gemwire.runners.gemini import (
+        GeminiOptions as GeminiOptions,
+        GeminiRun as GeminiRun,
+        ResumeToken as ResumeToken,
+        RunResult as RunResult,
+        parse_resume_line as parse_resume_line,
+        run_gemini as run_gemini,
+        run_gemini_sync as run_gemini_sync,
     )
     from gemwire.runners.turn_result import TurnResult as TurnResult
     from gemwire.sessions import (
@@ -88,15 +90,15 @@ if TYPE_CHECKING:
 # for them until one is used.
 _LAZY_EXPORTS: dict[str, tuple[str, ...]] = {
     "gemwire.events": ("Event",),
-    "gemwire.runners": (
-        "GeminiExecutable",
+    # Each name from the module that defines it: `gemwire replay` does not load the runners.
+    "gemwire._normalize.gemini_replay": ("replay_gemini_stream",),
+    "gemwire.runners.discovery": ("GeminiExecutable", "find_gemini"),
+    "gemwire.runners.gemini": (
         "GeminiOptions",
         "GeminiRun",
         "ResumeToken",
         "RunResult",
-        "find_gemini",
         "parse_resume_line",
-        "replay_gemini_stream",
         "run_gemini",
         "run_gemini_sync",
     ),

@@ -380,8 +380,8 @@ def node(launcher: Path | None, environ: Mapping[str, str]) -> Check:
     """The Node.js that runs the CLI (``#!/usr/bin/env node``) and the version it needs."""
     import anyio
 
-    from gemwire._transport.process import run_process
     from gemwire.errors import AgentNotFound
+    from gemwire.runners.process import run_process
 
     need = _required_node(launcher)
     wanted = f"Node.js {need[0]}.{need[1]} or newer"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gemwire._normalize.gemini_replay import replay_gemini_stream
 from gemwire.runners.discovery import GeminiExecutable, find_gemini
 from gemwire.runners.gemini import (
     GeminiOptions,
@@ -12,15 +13,11 @@ from gemwire.runners.gemini import (
     run_gemini,
     run_gemini_sync,
 )
-from gemwire.runners.provider import GeminiCliProvider, ProviderResult
-from gemwire.runners.replay import replay_gemini_stream
 
 __all__ = (
-    "GeminiCliProvider",
     "GeminiExecutable",
     "GeminiOptions",
     "GeminiRun",
-    "ProviderResult",
     "ResumeToken",
     "RunResult",
     "find_gemini",

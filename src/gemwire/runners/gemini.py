@@ -43,11 +43,11 @@ from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.runners._first_start import spawn_first_start
 from gemwire.runners._gemini_outputs import JsonReader, OutputReader, StreamJsonReader
 from gemwire.runners._host_signals import HostSignals, host_signals
-from gemwire.runners._resume_guard import remove_resume_stubs
 from gemwire.runners._session_follower import SessionFollower, files_changed, with_estimates
 from gemwire.runners.discovery import GeminiExecutable, find_gemini, version_key as _version_key
 from gemwire.runners.session_lock import SessionLock
 from gemwire.runners.turn_result import TurnResult
+from gemwire.sessions import remove_resume_stubs
 
 __all__ = (
     "MAX_PROMPT_BYTES",
