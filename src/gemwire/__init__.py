@@ -68,13 +68,15 @@ if TYPE_CHECKING:
         find_gemini as find_gemini,
     )
     from gemwire.runners.gemini import (
-        GeminiOptions as GeminiOptions,
         GeminiRun as GeminiRun,
+        run_gemini as run_gemini,
+        run_gemini_sync as run_gemini_sync,
+    )
+    from gemwire.runners.gemini_options import GeminiOptions as GeminiOptions
+    from gemwire.runners.gemini_result import (
         ResumeToken as ResumeToken,
         RunResult as RunResult,
         parse_resume_line as parse_resume_line,
-        run_gemini as run_gemini,
-        run_gemini_sync as run_gemini_sync,
     )
     from gemwire.runners.turn_result import TurnResult as TurnResult
     from gemwire.sessions import (
@@ -93,15 +95,9 @@ _LAZY_EXPORTS: dict[str, tuple[str, ...]] = {
     # Each name from the module that defines it: `gemwire replay` does not load the runners.
     "gemwire._normalize.gemini_replay": ("replay_gemini_stream",),
     "gemwire.runners.discovery": ("GeminiExecutable", "find_gemini"),
-    "gemwire.runners.gemini": (
-        "GeminiOptions",
-        "GeminiRun",
-        "ResumeToken",
-        "RunResult",
-        "parse_resume_line",
-        "run_gemini",
-        "run_gemini_sync",
-    ),
+    "gemwire.runners.gemini": ("GeminiRun", "run_gemini", "run_gemini_sync"),
+    "gemwire.runners.gemini_options": ("GeminiOptions",),
+    "gemwire.runners.gemini_result": ("ResumeToken", "RunResult", "parse_resume_line"),
     "gemwire.runners.acp": (
         "AcpClient",
         "AcpOptions",

@@ -13,8 +13,9 @@ from gemwire._normalize.gemini_json import GeminiJsonNormalizer
 from gemwire.events import Event, TurnError
 from gemwire.protocol.gemini import GeminiStreamDecoder
 from gemwire.protocol.gemini_json import ErrorDocumentScanner, JsonOutputDecoder
+from gemwire.runners.gemini_options import OutputFormat
 
-__all__ = ("JsonReader", "OutputReader", "StreamJsonReader")
+__all__ = ("JsonReader", "OutputReader", "StreamJsonReader", "output_reader")
 
 
 class OutputReader(Protocol):
@@ -72,3 +73,9 @@ class JsonReader:
 
     def finish(self, *, exit_code: int | None, stopped: TurnError | None) -> list[Event]:
         return self._normalizer.finish(self._decoder.close(), exit_code=exit_code, stopped=stopped)
+
+
+def output_reader(output_format: OutputFormat, *, cwd: str, max_line_bytes: int) -> OutputReader:
+    if output_format == "json":
+        return JsonReader(max_line_bytes=max_line_bytes)
+    return StreamJsonReader(cwd=cwd, max_line_bytes=max_line_bytes)
