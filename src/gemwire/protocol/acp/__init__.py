@@ -23,64 +23,16 @@ ordering rules in ``session_state``; every name is imported from here.
 
 from __future__ import annotations
 
-from gemwire.protocol.acp.calls import (
-    Call,
-    Json,
-    R,
-    authenticate,
-    check_prompt,
-    initialize,
-    list_sessions,
-    load_session,
-    new_session,
-    prompt,
-    require_capability,
-    set_config_option,
-    set_mode,
-    set_model,
-)
-from gemwire.protocol.acp.connection import REQUEST_TYPES, RESULT_TYPES, AcpClientConnection
-from gemwire.protocol.acp.items import (
-    AcpItem,
-    AgentError,
-    AgentNotification,
-    AgentRequest,
-    AgentResult,
-    SessionUpdate,
-    UnknownUpdate,
-    UnservedRequest,
-)
-from gemwire.protocol.acp.session_state import AcpSessionState
+from gemwire.protocol.acp import calls, connection, items, session_state
+from gemwire.protocol.acp.calls import *
+from gemwire.protocol.acp.connection import *
+from gemwire.protocol.acp.items import *
+from gemwire.protocol.acp.session_state import *
 from gemwire.protocol.framing import OversizedLine
 from gemwire.protocol.jsonrpc import ProtocolViolation
 
-__all__ = (
-    "REQUEST_TYPES",
-    "RESULT_TYPES",
-    "AcpClientConnection",
-    "AcpItem",
-    "AcpSessionState",
-    "AgentError",
-    "AgentNotification",
-    "AgentRequest",
-    "AgentResult",
-    "Call",
-    "Json",
-    "OversizedLine",
-    "ProtocolViolation",
-    "R",
-    "SessionUpdate",
-    "UnknownUpdate",
-    "UnservedRequest",
-    "authenticate",
-    "check_prompt",
-    "initialize",
-    "list_sessions",
-    "load_session",
-    "new_session",
-    "prompt",
-    "require_capability",
-    "set_config_option",
-    "set_mode",
-    "set_model",
-)
+__all__: list[str] = ["OversizedLine", "ProtocolViolation"]
+__all__ += connection.__all__
+__all__ += calls.__all__
+__all__ += items.__all__
+__all__ += session_state.__all__

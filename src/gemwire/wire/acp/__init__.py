@@ -20,192 +20,34 @@ imported from here: ``from gemwire.wire import acp`` then ``acp.PromptRequest``.
 
 from __future__ import annotations
 
-from gemwire.wire.acp.content import (
-    Annotations,
-    AudioContent,
-    ContentBlock,
-    EmbeddedResource,
-    ImageContent,
-    ResourceContents,
-    ResourceLink,
-    TextContent,
+from gemwire.wire.acp import (
+    content,
+    fs,
+    initialize,
+    methods,
+    permissions,
+    session_updates,
+    sessions,
+    terminals,
+    tool_calls,
 )
-from gemwire.wire.acp.fs import (
-    ReadTextFileRequest,
-    ReadTextFileResponse,
-    WriteTextFileRequest,
-)
-from gemwire.wire.acp.initialize import (
-    AgentCapabilities,
-    AuthenticateRequest,
-    AuthMethod,
-    ClientCapabilities,
-    FileSystemCapabilities,
-    Implementation,
-    InitializeRequest,
-    InitializeResponse,
-    McpCapabilities,
-    PromptCapabilities,
-    SessionCapabilities,
-)
-from gemwire.wire.acp.methods import (
-    AGENT_METHODS,
-    CLIENT_METHODS,
-    PROTOCOL_VERSION,
-    SCHEMA_VERSION,
-)
-from gemwire.wire.acp.permissions import (
-    CancelledPermissionOutcome,
-    PermissionOption,
-    RequestPermissionOutcome,
-    RequestPermissionRequest,
-    RequestPermissionResponse,
-    SelectedPermissionOutcome,
-)
-from gemwire.wire.acp.session_updates import (
-    SESSION_UPDATE_TYPES,
-    AvailableCommand,
-    AvailableCommandsUpdate,
-    ConfigOptionUpdate,
-    ContentChunk,
-    Cost,
-    CurrentModeUpdate,
-    Plan,
-    PlanEntry,
-    SessionInfoUpdate,
-    SessionNotification,
-    UsageUpdate,
-)
-from gemwire.wire.acp.sessions import (
-    CancelNotification,
-    HttpHeader,
-    ListSessionsRequest,
-    ListSessionsResponse,
-    LoadSessionRequest,
-    LoadSessionResponse,
-    McpServer,
-    McpServerHttp,
-    McpServerSse,
-    McpServerStdio,
-    ModelInfo,
-    NewSessionRequest,
-    NewSessionResponse,
-    PromptRequest,
-    PromptResponse,
-    SessionInfo,
-    SessionMode,
-    SessionModelState,
-    SessionModeState,
-    SetSessionConfigOptionRequest,
-    SetSessionModelRequest,
-    SetSessionModeRequest,
-    Usage,
-)
-from gemwire.wire.acp.terminals import (
-    CreateTerminalRequest,
-    CreateTerminalResponse,
-    EnvVariable,
-    KillTerminalRequest,
-    ReleaseTerminalRequest,
-    TerminalExitStatus,
-    TerminalOutputRequest,
-    TerminalOutputResponse,
-    WaitForTerminalExitRequest,
-    WaitForTerminalExitResponse,
-)
-from gemwire.wire.acp.tool_calls import (
-    Content,
-    Diff,
-    Terminal,
-    ToolCall,
-    ToolCallContent,
-    ToolCallLocation,
-    ToolCallUpdate,
-)
+from gemwire.wire.acp.content import *
+from gemwire.wire.acp.fs import *
+from gemwire.wire.acp.initialize import *
+from gemwire.wire.acp.methods import *
+from gemwire.wire.acp.permissions import *
+from gemwire.wire.acp.session_updates import *
+from gemwire.wire.acp.sessions import *
+from gemwire.wire.acp.terminals import *
+from gemwire.wire.acp.tool_calls import *
 
-__all__ = (
-    "AGENT_METHODS",
-    "CLIENT_METHODS",
-    "PROTOCOL_VERSION",
-    "SCHEMA_VERSION",
-    "SESSION_UPDATE_TYPES",
-    "AgentCapabilities",
-    "Annotations",
-    "AudioContent",
-    "AuthMethod",
-    "AuthenticateRequest",
-    "AvailableCommand",
-    "AvailableCommandsUpdate",
-    "CancelNotification",
-    "CancelledPermissionOutcome",
-    "ClientCapabilities",
-    "ConfigOptionUpdate",
-    "Content",
-    "ContentBlock",
-    "ContentChunk",
-    "Cost",
-    "CreateTerminalRequest",
-    "CreateTerminalResponse",
-    "CurrentModeUpdate",
-    "Diff",
-    "EmbeddedResource",
-    "EnvVariable",
-    "FileSystemCapabilities",
-    "HttpHeader",
-    "ImageContent",
-    "Implementation",
-    "InitializeRequest",
-    "InitializeResponse",
-    "KillTerminalRequest",
-    "ListSessionsRequest",
-    "ListSessionsResponse",
-    "LoadSessionRequest",
-    "LoadSessionResponse",
-    "McpCapabilities",
-    "McpServer",
-    "McpServerHttp",
-    "McpServerSse",
-    "McpServerStdio",
-    "ModelInfo",
-    "NewSessionRequest",
-    "NewSessionResponse",
-    "PermissionOption",
-    "Plan",
-    "PlanEntry",
-    "PromptCapabilities",
-    "PromptRequest",
-    "PromptResponse",
-    "ReadTextFileRequest",
-    "ReadTextFileResponse",
-    "ReleaseTerminalRequest",
-    "RequestPermissionOutcome",
-    "RequestPermissionRequest",
-    "RequestPermissionResponse",
-    "ResourceContents",
-    "ResourceLink",
-    "SelectedPermissionOutcome",
-    "SessionCapabilities",
-    "SessionInfo",
-    "SessionInfoUpdate",
-    "SessionMode",
-    "SessionModeState",
-    "SessionModelState",
-    "SessionNotification",
-    "SetSessionConfigOptionRequest",
-    "SetSessionModeRequest",
-    "SetSessionModelRequest",
-    "Terminal",
-    "TerminalExitStatus",
-    "TerminalOutputRequest",
-    "TerminalOutputResponse",
-    "TextContent",
-    "ToolCall",
-    "ToolCallContent",
-    "ToolCallLocation",
-    "ToolCallUpdate",
-    "Usage",
-    "UsageUpdate",
-    "WaitForTerminalExitRequest",
-    "WaitForTerminalExitResponse",
-    "WriteTextFileRequest",
-)
+__all__: list[str] = []
+__all__ += methods.__all__
+__all__ += initialize.__all__
+__all__ += sessions.__all__
+__all__ += content.__all__
+__all__ += tool_calls.__all__
+__all__ += session_updates.__all__
+__all__ += permissions.__all__
+__all__ += fs.__all__
+__all__ += terminals.__all__
