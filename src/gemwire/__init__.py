@@ -15,39 +15,11 @@ from __future__ import annotations as annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from gemwire import errors as _errors
 from gemwire._version import __version__ as __version__
-from gemwire.errors import (
-    AccessDenied as AccessDenied,
-    AccountIneligible as AccountIneligible,
-    AgentCrashed as AgentCrashed,
-    AgentFailed as AgentFailed,
-    AgentNotFound as AgentNotFound,
-    AgentProtocolViolated as AgentProtocolViolated,
-    AgentRequestFailed as AgentRequestFailed,
-    ApiFailed as ApiFailed,
-    AuthFailed as AuthFailed,
-    ConfigInvalid as ConfigInvalid,
-    GeminiNotFound as GeminiNotFound,
-    GemwireError as GemwireError,
-    InvalidInput as InvalidInput,
-    InvalidOptions as InvalidOptions,
-    InvalidTasks as InvalidTasks,
-    LockFolderUnsafe as LockFolderUnsafe,
-    MalformedMessageError as MalformedMessageError,
-    PromptTooLarge as PromptTooLarge,
-    ProtocolError as ProtocolError,
-    QuotaExhausted as QuotaExhausted,
-    RateLimited as RateLimited,
-    RunCancelled as RunCancelled,
-    RunFailed as RunFailed,
-    RunTimedOut as RunTimedOut,
-    ScenarioError as ScenarioError,
-    SessionError as SessionError,
-    SessionNotFound as SessionNotFound,
-    TurnLimitReached as TurnLimitReached,
-    UnsupportedVersion as UnsupportedVersion,
-    UntrustedWorkspace as UntrustedWorkspace,
-)
+
+# The whole exception tree, as errors.__all__ lists it (RUN_FAILURES is not exported here).
+from gemwire.errors import *
 
 if TYPE_CHECKING:
     from gemwire._normalize.gemini_replay import replay_gemini_stream as replay_gemini_stream
@@ -113,38 +85,7 @@ _LAZY_EXPORTS: dict[str, tuple[str, ...]] = {
     "gemwire.sessions": ("Conversation", "GeminiHome", "SessionInfo", "load_session"),
 }
 _LAZY = {name: module for module, names in _LAZY_EXPORTS.items() for name in names}
-_ERRORS = (
-    "AccessDenied",
-    "AccountIneligible",
-    "AgentCrashed",
-    "AgentFailed",
-    "AgentNotFound",
-    "AgentProtocolViolated",
-    "AgentRequestFailed",
-    "ApiFailed",
-    "AuthFailed",
-    "ConfigInvalid",
-    "GeminiNotFound",
-    "GemwireError",
-    "InvalidInput",
-    "InvalidOptions",
-    "InvalidTasks",
-    "LockFolderUnsafe",
-    "MalformedMessageError",
-    "PromptTooLarge",
-    "ProtocolError",
-    "QuotaExhausted",
-    "RateLimited",
-    "RunCancelled",
-    "RunFailed",
-    "RunTimedOut",
-    "ScenarioError",
-    "SessionError",
-    "SessionNotFound",
-    "TurnLimitReached",
-    "UnsupportedVersion",
-    "UntrustedWorkspace",
-)
+_ERRORS = tuple(name for name in _errors.__all__ if name != "RUN_FAILURES")
 
 
 def __getattr__(name: str) -> Any:
