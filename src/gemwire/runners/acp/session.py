@@ -10,6 +10,7 @@ session's replay, mode changes) wait in the queue for the next turn, or for
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import anyio
@@ -32,28 +33,18 @@ from gemwire.wire.jsonrpc import METHOD_NOT_FOUND
 __all__ = ("AcpSession", "SessionContext")
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
 class SessionContext:
     """What the sessions of one client share: the peer, the options, the handler, the
     task group their background work runs in."""
 
-    def __init__(
-        self,
-        *,
-        peer: AgentPeer,
-        options: AcpOptions,
-        agent: Callable[[], str],
-        capabilities: Callable[[], acp.AgentCapabilities],
-        permission_handler: PermissionHandler,
-        task_group: TaskGroup,
-        wake: Callable[[], None],
-    ) -> None:
-        self.peer = peer
-        self.options = options
-        self.agent = agent
-        self.capabilities = capabilities
-        self.permission_handler = permission_handler
-        self.task_group = task_group
-        self.wake = wake
+    peer: AgentPeer
+    options: AcpOptions
+    agent: Callable[[], str]
+    capabilities: Callable[[], acp.AgentCapabilities]
+    permission_handler: PermissionHandler
+    task_group: TaskGroup
+    wake: Callable[[], None]
 
     def notice(
         self,
