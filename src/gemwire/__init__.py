@@ -5,9 +5,10 @@
             print(event.type)
     run.result.raise_for_error()
 
-The package's layers are its folders (see DESIGN.md): ``wire`` (exact upstream types),
-``protocol`` (sans-IO parsing), ``runners`` (the async API), ``sessions`` (saved sessions),
-``testing`` (the offline test kit) and ``cli``.
+The package's layers are its folders (docs/architecture.md): ``wire`` (exact upstream
+types), ``protocol`` (sans-IO parsing), ``_normalize`` (the reducers), ``_transport``
+(processes), ``runners`` (the async API), ``sessions`` (saved sessions), ``batch``,
+``adapters``, ``testing`` (the offline test kit) and ``cli``.
 """
 
 from __future__ import annotations as annotations
