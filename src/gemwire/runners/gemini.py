@@ -227,12 +227,12 @@ class GeminiRun:
                     if not data:
                         break
                     for event in self._take(self._output.feed(data)):
+                        spent = self._budget.spent_by(event)  # the stop comes after the event
                         if isinstance(event, SessionStarted):
                             self._lock_new_session(event.session_id)
                         await send.send(event)
                         if isinstance(event, SessionStarted):
                             await self._protect_resumed_session(send)
-                        spent = self._budget.spent_by(event)
                         if spent is not None:
                             await self._stop(child, "cancelled", spent)
             if wall.cancelled_caught:
