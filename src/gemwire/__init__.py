@@ -7,7 +7,7 @@
 
 The package's layers are its folders (see DESIGN.md): ``wire`` (exact upstream types),
 ``protocol`` (sans-IO parsing), ``runners`` (the async API), ``sessions`` (saved sessions),
-``testing`` (the offline test kit) and ``cli``.
+``checks`` (what a run here needs), ``testing`` (the offline test kit) and ``cli``.
 """
 
 from __future__ import annotations as annotations
@@ -50,6 +50,11 @@ from gemwire.errors import (
 )
 
 if TYPE_CHECKING:
+    from gemwire.checks import (
+        Check as Check,
+        check_agents as check_agents,
+        check_gemini_environment as check_gemini_environment,
+    )
     from gemwire.events import Event as Event
     from gemwire.runners import (
         GeminiExecutable as GeminiExecutable,
@@ -87,6 +92,7 @@ if TYPE_CHECKING:
 # whole protocol stack (~100 ms); `import gemwire` (and so `gemwire --help`) does not pay
 # for them until one is used.
 _LAZY_EXPORTS: dict[str, tuple[str, ...]] = {
+    "gemwire.checks": ("Check", "check_agents", "check_gemini_environment"),
     "gemwire.events": ("Event",),
     "gemwire.runners": (
         "GeminiExecutable",
