@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 
 import click
 
+from gemwire.cli.exit_codes import EXIT_NOT_FOUND, exit_status
+from gemwire.cli.options import AGENT_NAMES, output_options
+
 if TYPE_CHECKING:
     from gemwire.cli.live import Output
     from gemwire.events import TurnCompleted, TurnError
-
-from gemwire.cli.exit_codes import EXIT_NOT_FOUND, exit_status
-from gemwire.cli.options import AGENT_NAMES, output_options
 
 __all__ = ("acp",)
 

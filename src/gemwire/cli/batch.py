@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from gemwire.cli.exit_codes import EXIT_NOT_FOUND, EXIT_QUOTA, EXIT_TURN_FAILED
-from gemwire.cli.options import AGENT_NAMES, APPROVAL_MODES, SECONDS
+from gemwire.cli.options import AGENT_NAMES, SECONDS, approval_options
 
 if TYPE_CHECKING:
     from gemwire.batch import BatchSummary, Progress
@@ -62,12 +62,7 @@ def batch() -> None:
     help="acp mode: agent processes at most.",
 )
 @click.option("-m", "--model", help="Model for tasks that name none.")
-@click.option(
-    "--approval-mode",
-    type=APPROVAL_MODES,
-    help="Approval mode for tasks that name none.",
-)
-@click.option("-y", "--yolo", is_flag=True, help="Same as --approval-mode yolo.")
+@approval_options("Approval mode for tasks that name none.")
 @click.option("--timeout", type=SECONDS, help="Seconds per task.")
 @click.option(
     "--max-attempts",

@@ -7,14 +7,13 @@ from typing import Any, TypeVar
 
 import click
 
-__all__ = ("AGENT_NAMES", "APPROVAL_MODES", "COUNT", "SECONDS", "output_options")
+__all__ = ("AGENT_NAMES", "COUNT", "SECONDS", "approval_options", "output_options")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 AGENT_NAMES = click.Choice(["claude", "codex", "qwen", "opencode", "gemini"])
 """`gemwire.runners.agents.AGENTS`, spelled out: importing the runners here would slow every
 command (tests/unit/runners/test_agents.py checks they agree)."""
-APPROVAL_MODES = click.Choice(["default", "auto_edit", "yolo", "plan"])
 SECONDS = click.FloatRange(min=0, min_open=True)
 COUNT = click.IntRange(min=0)
 
@@ -32,3 +31,16 @@ def output_options(command: F) -> F:
     ):
         command = option(command)
     return command
+
+
+def approval_options(what: str) -> Callable[[F], F]:
+    """``--approval-mode`` (``what`` is its help) and ``-y`` / ``--yolo``, its shorthand."""
+
+    def add(command: F) -> F:
+        command = click.option("-y", "--yolo", is_flag=True, help="Same as --approval-mode yolo.")(
+            command
+        )
+        modes = click.Choice(["default", "auto_edit", "yolo", "plan"])
+        return click.option("--approval-mode", type=modes, help=what)(command)
+
+    return add

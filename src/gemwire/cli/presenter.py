@@ -37,6 +37,7 @@ from gemwire.events import (
 )
 
 __all__ = (
+    "DIFF_LINES",
     "PREVIEW_LINES",
     "Preview",
     "Tally",

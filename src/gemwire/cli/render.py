@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gemwire.cli.presenter import (
+    DIFF_LINES,
     Preview,
     duration,
     exit_code_note,
@@ -122,7 +123,7 @@ def _note(text: str) -> Text:
     return Text(text, style="dim italic")
 
 
-def diff(text: str, limit: int | None = None) -> Group:
+def diff(text: str, limit: int | None = DIFF_LINES) -> Group:
     """A unified diff, coloured line by line (its first ``limit`` lines)."""
     return _diff(preview(text, limit))
 

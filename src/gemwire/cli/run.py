@@ -10,7 +10,7 @@ import click
 from click.core import ParameterSource
 
 from gemwire.cli.exit_codes import EXIT_NOT_FOUND, EXIT_TURN_FAILED, exit_status
-from gemwire.cli.options import APPROVAL_MODES, COUNT, SECONDS, output_options
+from gemwire.cli.options import COUNT, SECONDS, approval_options, output_options
 
 __all__ = ("run",)
 
@@ -18,12 +18,7 @@ __all__ = ("run",)
 @click.command()
 @click.argument("prompt")
 @click.option("-m", "--model", help="Model or alias (auto, pro, flash, flash-lite).")
-@click.option(
-    "--approval-mode",
-    type=APPROVAL_MODES,
-    help="Which tools run without asking; headless, the rest are not offered.",
-)
-@click.option("-y", "--yolo", is_flag=True, help="Same as --approval-mode yolo.")
+@approval_options("Which tools run without asking; headless, the rest are not offered.")
 @click.option(
     "--cwd",
     type=click.Path(exists=True, file_okay=False),

@@ -20,21 +20,15 @@ def home(tmp_path: Path) -> Path:
     return tmp_path / "home"
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    (tmp_path / "work" / "project").mkdir(parents=True)
-    return tmp_path / "work" / "project"
-
-
 def test_no_cli_anywhere_in_a_checkout_points_at_the_pinned_one(
-    tmp_path: Path, workspace: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # After `make demo` in a checkout, the CLI it ran is in clis/, on no PATH.
     monkeypatch.delenv("GEMINI_CLI_PATH", raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr("gemwire.runners.discovery._COMMON_LOCATIONS", ())
     environ = {"GEMWIRE_CONFIG": str(tmp_path / "none.toml")}
-    found = run_checks(cwd=workspace, executable=None, gemini_home=str(home), environ=environ)
+    found = run_checks(cwd=tmp_path, executable=None, gemini_home=str(home), environ=environ)
     cli = found[1]
     assert (cli.name, cli.status) == ("Gemini CLI", "fail")
     assert cli.fix == (
@@ -42,7 +36,7 @@ def test_no_cli_anywhere_in_a_checkout_points_at_the_pinned_one(
         f"(or `gemwire config set executable {pinned_gemini()}`)"
     )
     monkeypatch.setenv("GEMWIRE_CLIS_DIR", str(tmp_path))  # not a checkout with the pinned CLI
-    found = run_checks(cwd=workspace, executable=None, gemini_home=str(home), environ=environ)
+    found = run_checks(cwd=tmp_path, executable=None, gemini_home=str(home), environ=environ)
     assert (found[1].status, found[1].fix) == ("fail", None)
 
 
