@@ -8,7 +8,8 @@
 The package's layers are its folders (docs/architecture.md): ``wire`` (exact upstream
 types), ``protocol`` (sans-IO parsing), ``_normalize`` (the reducers), ``_transport``
 (processes), ``runners`` (the async API), ``sessions`` (saved sessions), ``batch``,
-``adapters``, ``testing`` (the offline test kit) and ``cli``.
+``adapters``, ``checks`` (what a run here needs), ``testing`` (the offline test kit) and
+``cli``.
 """
 
 from __future__ import annotations as annotations
@@ -24,6 +25,11 @@ from gemwire.errors import *
 
 if TYPE_CHECKING:
     from gemwire._normalize.gemini_replay import replay_gemini_stream as replay_gemini_stream
+    from gemwire.checks import (
+        Check as Check,
+        check_agents as check_agents,
+        check_gemini_environment as check_gemini_environment,
+    )
     from gemwire.events import Event as Event
     from gemwire.runners.acp import (
         AcpClient as AcpClient,
@@ -65,6 +71,7 @@ if TYPE_CHECKING:
 # for them until one is used.
 _LAZY_EXPORTS: dict[str, tuple[str, ...]] = {
     "gemwire.events": ("Event",),
+    "gemwire.checks": ("Check", "check_agents", "check_gemini_environment"),
     # Each name from the module that defines it: `gemwire replay` does not load the runners.
     "gemwire._normalize.gemini_replay": ("replay_gemini_stream",),
     "gemwire.runners.discovery": ("GeminiExecutable", "find_gemini"),

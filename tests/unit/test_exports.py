@@ -18,6 +18,7 @@ ANNOTATED = {
     "AcpSession",
     "AcpTurn",
     "AcpTurnResult",
+    "Check",
     "PermissionRequest",
     "TerminalRequest",
     "TurnResult",

@@ -103,9 +103,9 @@ class QuietOutput(_Plain):
 class PlainOutput(_Plain):
     """The plain transcript: no colour, no cursor movement, one line at a time."""
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, *, verbose: bool = False) -> None:
         self._out = out
-        self._transcript = Transcript(out)
+        self._transcript = Transcript(out, verbose=verbose)
 
     def show(self, event: Event) -> None:
         self._transcript.write(terminal_safe_event(event))
@@ -220,4 +220,4 @@ def open_output(
 
         view = View(cwd=cwd, verbose=verbose, clock=time.monotonic if timed else None)
         return LiveOutput(Console(highlight=False), view)
-    return PlainOutput(sys.stdout)
+    return PlainOutput(sys.stdout, verbose=verbose)

@@ -10,8 +10,8 @@ from typing import BinaryIO
 
 import click
 
-from gemwire.cli.exit_codes import EXIT_OK, EXIT_PROTOCOL, for_error_kind
-from gemwire.cli.run import output_options
+from gemwire.cli.exit_codes import EXIT_PROTOCOL, exit_status
+from gemwire.cli.options import output_options
 from gemwire.cli.safe_text import terminal_safe
 
 __all__ = ("replay",)
@@ -65,4 +65,4 @@ def replay(
         click.echo(f"gemwire: {terminal_safe(str(exc))}", err=True)
         sys.exit(EXIT_PROTOCOL)
     assert turn is not None
-    sys.exit(EXIT_OK if turn.ok else for_error_kind(turn.error.kind if turn.error else None))
+    sys.exit(exit_status(turn))
