@@ -1,31 +1,61 @@
-"""Layer 4: the public API that composes transport, protocol and normalizer."""
+"""Layer 4: the public API that composes transport, protocol and normalizer.
+
+Its names are imported on first use: ``gemwire replay`` needs only `replay_gemini_stream`,
+and a process runner pulls in anyio, the transport and the session files (~70 ms).
+"""
 
 from __future__ import annotations
 
-from gemwire.runners.discovery import GeminiExecutable, find_gemini
-from gemwire.runners.gemini import (
-    GeminiOptions,
-    GeminiRun,
-    ResumeToken,
-    RunResult,
-    parse_resume_line,
-    run_gemini,
-    run_gemini_sync,
-)
-from gemwire.runners.provider import GeminiCliProvider, ProviderResult
-from gemwire.runners.replay import replay_gemini_stream
+import importlib
+from typing import TYPE_CHECKING, Any
 
-__all__ = (
-    "GeminiCliProvider",
-    "GeminiExecutable",
-    "GeminiOptions",
-    "GeminiRun",
-    "ProviderResult",
-    "ResumeToken",
-    "RunResult",
-    "find_gemini",
-    "parse_resume_line",
-    "replay_gemini_stream",
-    "run_gemini",
-    "run_gemini_sync",
-)
+if TYPE_CHECKING:
+    from gemwire.runners.discovery import (
+        GeminiExecutable as GeminiExecutable,
+        find_gemini as find_gemini,
+    )
+    from gemwire.runners.gemini import (
+        GeminiOptions as GeminiOptions,
+        GeminiRun as GeminiRun,
+        ResumeToken as ResumeToken,
+        RunResult as RunResult,
+        parse_resume_line as parse_resume_line,
+        run_gemini as run_gemini,
+        run_gemini_sync as run_gemini_sync,
+    )
+    from gemwire.runners.provider import (
+        GeminiCliProvider as GeminiCliProvider,
+        ProviderResult as ProviderResult,
+    )
+    from gemwire.runners.replay import replay_gemini_stream as replay_gemini_stream
+
+_LAZY_EXPORTS: dict[str, tuple[str, ...]] = {
+    "gemwire.runners.discovery": ("GeminiExecutable", "find_gemini"),
+    "gemwire.runners.gemini": (
+        "GeminiOptions",
+        "GeminiRun",
+        "ResumeToken",
+        "RunResult",
+        "parse_resume_line",
+        "run_gemini",
+        "run_gemini_sync",
+    ),
+    "gemwire.runners.provider": ("GeminiCliProvider", "ProviderResult"),
+    "gemwire.runners.replay": ("replay_gemini_stream",),
+}
+_LAZY = {name: module for module, names in _LAZY_EXPORTS.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'gemwire.runners' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
+
+__all__ = tuple(sorted(_LAZY))
