@@ -130,7 +130,9 @@ class GeminiNormalizer:
         for item in items:
             # A table by exact type: a chain of isinstance checks per line cost more than
             # building the event.
-            handler = handlers.get(item.__class__) or _handler_of(item)
+            handler = handlers.get(item.__class__)
+            if handler is None:
+                raise TypeError(f"not a decoded Gemini stream item: {item!r}")
             handler(self, item, out)
         return out
 
@@ -382,6 +384,7 @@ class GeminiNormalizer:
         )
 
 
+# What `GeminiNormalizer.feed_all` calls for each type of `DecodedItem`.
 _Handler = Callable[[GeminiNormalizer, Any, list[Event]], None]
 _HANDLERS: dict[type, _Handler] = {
     InitEvent: GeminiNormalizer._init,
@@ -396,11 +399,3 @@ _HANDLERS: dict[type, _Handler] = {
     OversizedLine: GeminiNormalizer._oversized,
     InvalidUtf8: GeminiNormalizer._invalid_utf8,
 }
-
-
-def _handler_of(item: object) -> _Handler:
-    """The handler of a subclass of a decoded item's type (the table has exact types)."""
-    for kind in type(item).__mro__:
-        if kind in _HANDLERS:
-            return _HANDLERS[kind]
-    raise TypeError(f"not a decoded Gemini stream item: {item!r}")

@@ -62,6 +62,7 @@ BUILTIN_TOOL_KINDS: dict[str, str] = {
 
 # Parameter names that hold a path, newest first (read_file took absolute_path until 0.2x).
 _PATH_PARAMS = ("file_path", "absolute_path", "dir_path", "path")
+_PATH_KEYS = frozenset(_PATH_PARAMS)
 # What to show as a title, per tool; other tools show their name.
 _TITLE_PARAMS = {
     "run_shell_command": "command",
@@ -115,21 +116,20 @@ def describe_tool(name: str, params: dict[str, Any], cwd: str | None = None) -> 
 
     Relative paths are resolved against ``cwd`` when it is known (as ACP reports them).
     """
-    # Called for every tool call of every stream and session: plain loops and lookups.
-    path = None
-    for key in _PATH_PARAMS:
-        value = params.get(key)
-        if value and isinstance(value, str):
-            path = value
-            break
+    # Called for every tool call of every stream and session: plain lookups, no generators.
     locations: list[Location] = []
-    if path is not None:
-        line = params.get("start_line")
-        if not isinstance(line, int):
-            offset = params.get("offset")  # 0-based, before 0.45
-            line = offset + 1 if isinstance(offset, int) else None
-        locations.append(Location(path=_resolve(path, cwd), line=line))
-    title = path or name
+    title = name
+    if not _PATH_KEYS.isdisjoint(params):  # most calls name no path: one C-level check
+        for key in _PATH_PARAMS:
+            path = params.get(key)
+            if path and isinstance(path, str):
+                line = params.get("start_line")
+                if not isinstance(line, int):
+                    offset = params.get("offset")  # 0-based, before 0.45
+                    line = offset + 1 if isinstance(offset, int) else None
+                locations.append(Location(path=_resolve(path, cwd), line=line))
+                title = path
+                break
     title_param = _TITLE_PARAMS.get(name)
     if title_param is not None:
         value = params.get(title_param)
