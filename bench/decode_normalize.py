@@ -96,10 +96,8 @@ def gemwire_decode_normalize(data: bytes) -> int:
     decoder, normalizer = GeminiStreamDecoder(), GeminiNormalizer()
     count = 0
     for start in range(0, len(data), CHUNK):
-        for item in decoder.feed(data[start : start + CHUNK]):
-            count += len(normalizer.feed(item))
-    for item in decoder.close():
-        count += len(normalizer.feed(item))
+        count += len(normalizer.feed_all(decoder.feed(data[start : start + CHUNK])))
+    count += len(normalizer.feed_all(decoder.close()))
     return count + len(normalizer.finish())
 
 
