@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 import msgspec
+from msgspec import UNSET
 
 from gemwire._normalize.gemini_errors import (
     FATAL_KINDS,
@@ -86,6 +87,9 @@ def _usage(stats: StreamStats) -> TokenUsage:
         },
     )
 
+
+# The tools whose success changes a file: ``write_file`` and ``replace``.
+_FILE_WRITERS = frozenset({"write_file", "replace"})
 
 # An open tool call: its name, the model's parameters, and the files it touches.
 _OpenCall = tuple[str, dict[str, Any], list[Location]]
@@ -229,11 +233,11 @@ class GeminiNormalizer:
             message = f"tool result for unknown call {item.tool_id!r} ({item.status})"
             out.append(self._notice("warning", message, "gemwire"))
             return
-        output = item.output if isinstance(item.output, str) else None
+        output = None if item.output is UNSET else item.output
         error = (
-            ToolError(type=item.error.type, message=item.error.message)
-            if isinstance(item.error, WireError)
-            else None
+            None
+            if item.error is UNSET
+            else ToolError(type=item.error.type, message=item.error.message)
         )
         ok = item.status == "success"
         out.append(
@@ -247,23 +251,21 @@ class GeminiNormalizer:
                 diff=find_unified_diff(output) if output else None,
             )
         )
-        if ok:
+        if ok and call[0] in _FILE_WRITERS:
             changed = self._file_changed(item.tool_id, call)
             if changed is not None:
                 out.append(changed)
 
     def _file_changed(self, call_id: str, call: _OpenCall) -> FileChanged | None:
+        """What a successful call of one of `_FILE_WRITERS` changed."""
         name, params, locations = call
+        if not locations:
+            return None
         change: Literal["created", "modified", "written"]
         if name == "write_file":
             change = "written"
-        elif name == "replace":
-            # replace with an empty old_string creates the file (it fails if one exists).
+        else:  # replace; with an empty old_string it creates the file (it fails if one exists)
             change = "created" if params.get("old_string") == "" else "modified"
-        else:
-            return None
-        if not locations:
-            return None
         return FileChanged(
             agent=self._agent,
             session_id=self._session_id,
