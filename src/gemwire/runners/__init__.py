@@ -6,8 +6,9 @@ and a process runner pulls in anyio, the transport and the session files (~70 ms
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from gemwire._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from gemwire.runners.discovery import (
@@ -43,19 +44,5 @@ _LAZY_EXPORTS: dict[str, tuple[str, ...]] = {
     "gemwire.runners.provider": ("GeminiCliProvider", "ProviderResult"),
     "gemwire.runners.replay": ("replay_gemini_stream",),
 }
-_LAZY = {name: module for module, names in _LAZY_EXPORTS.items() for name in names}
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module 'gemwire.runners' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_LAZY[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
-
-
-__all__ = tuple(sorted(_LAZY))
+__getattr__, __dir__ = lazy_exports(globals(), _LAZY_EXPORTS)
+__all__ = tuple(sorted(n for names in _LAZY_EXPORTS.values() for n in names))
