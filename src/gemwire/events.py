@@ -87,6 +87,9 @@ ERROR_KINDS: tuple[str, ...] = get_args(ErrorKind)
 StopReason = Literal["end_turn", "max_turn_requests", "max_tokens", "refusal", "cancelled", "error"]
 
 
+# gc=False on events and their data: they never form reference cycles (their containers
+# hold JSON values), so the collector need not track them; a stream of many thousands of
+# events held in batches made it walk all of them again and again.
 class _Data(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """Plain data inside events (not an event itself)."""
 
