@@ -119,7 +119,7 @@ def describe_tool(name: str, params: dict[str, Any], cwd: str | None = None) -> 
     # Called for every tool call of every stream and session: plain lookups, no generators.
     locations: list[Location] = []
     title = name
-    if not _PATH_KEYS.isdisjoint(params):  # most calls name no path: one C-level check
+    if not _PATH_KEYS.isdisjoint(params):  # shell, search, web: no path, one C-level check
         for key in _PATH_PARAMS:
             path = params.get(key)
             if path and isinstance(path, str):

@@ -1,7 +1,8 @@
 """Layer 4: the public API that composes transport, protocol and normalizer.
 
-Its names are imported on first use: ``gemwire replay`` needs only `replay_gemini_stream`,
-and a process runner pulls in anyio, the transport and the session files (~70 ms).
+Its names are imported on first use (`gemwire._lazy`): ``gemwire replay`` needs only
+`replay_gemini_stream`, not the process runner with anyio, the transport and the session
+files.
 """
 
 from __future__ import annotations
