@@ -14,10 +14,10 @@ types), ``protocol`` (sans-IO parsing), ``_normalize`` (the reducers), ``_transp
 
 from __future__ import annotations as annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from gemwire import errors as _errors
+from gemwire._lazy import lazy_exports
 from gemwire._version import __version__ as __version__
 
 # The whole exception tree, as errors.__all__ lists it (RUN_FAILURES is not exported here).
@@ -92,20 +92,10 @@ _LAZY_EXPORTS: dict[str, tuple[str, ...]] = {
     "gemwire.runners.turn_result": ("TurnResult",),
     "gemwire.sessions": ("Conversation", "GeminiHome", "SessionInfo", "load_session"),
 }
-_LAZY = {name: module for module, names in _LAZY_EXPORTS.items() for name in names}
 _ERRORS = tuple(name for name in _errors.__all__ if name != "RUN_FAILURES")
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module 'gemwire' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_LAZY[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
-
-
-__all__ = tuple(sorted((*_ERRORS, *_LAZY, "__version__")))
+__getattr__, __dir__ = lazy_exports(globals(), _LAZY_EXPORTS)
+__all__ = tuple(
+    sorted((*_ERRORS, *(n for names in _LAZY_EXPORTS.values() for n in names), "__version__"))
+)

@@ -41,13 +41,13 @@ class StreamJsonReader:
         return self._normalizer.session_id
 
     def feed(self, data: bytes) -> list[Event]:
-        return [event for item in self._decoder.feed(data) for event in self._normalizer.feed(item)]
+        return self._normalizer.feed_all(self._decoder.feed(data))
 
     def stderr_line(self, line: str) -> list[Event]:
         return []
 
     def finish(self, *, exit_code: int | None, stopped: TurnError | None) -> list[Event]:
-        events = [event for item in self._decoder.close() for event in self._normalizer.feed(item)]
+        events = self._normalizer.feed_all(self._decoder.close())
         return events + self._normalizer.finish(exit_code=exit_code, stopped=stopped)
 
 
