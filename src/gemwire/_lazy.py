@@ -1,8 +1,8 @@
 """A package's names imported from their modules on first use (PEP 562).
 
-``gemwire`` and ``gemwire.runners`` export names whose modules pull in anyio, the transport
-and the whole protocol stack; imported eagerly, every ``import gemwire`` (and so
-``gemwire --help`` and ``gemwire replay``) would pay for all of it.
+``gemwire`` exports names whose modules pull in anyio, the transport and the whole protocol
+stack; imported eagerly, every ``import gemwire`` (and so ``gemwire --help`` and ``gemwire
+replay``) would pay for all of it.
 """
 
 from __future__ import annotations
