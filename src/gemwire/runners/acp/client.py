@@ -345,8 +345,8 @@ class AcpClient:
 
     def take_events(self) -> list[Event]:
         """Events no turn has taken yet, now: the client's own (protocol notices) and
-        those of every session without a running turn (e.g. a replay after
-        ``load_session``)."""
+        those of every session without an open turn (e.g. a replay after
+        ``load_session``). A turn's events stay its own until its caller leaves it."""
         return self._router.take_events()
 
     # Sessions -----------------------------------------------------------------------

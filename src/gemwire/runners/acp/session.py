@@ -101,6 +101,9 @@ class AcpSession:
         self.config_options: list[dict[str, Any]] | None = None
         self.turn: AcpTurn | None = None
         """The turn running now, if any."""
+        self.reader: AcpTurn | None = None
+        """The turn a caller reads, from ``async with`` to its end: what the queue holds
+        until its ``turn_completed`` is its own, even after the agent ended it."""
         self.updates = 0
         """``session/update`` notifications received (`settle_replay` watches it)."""
         self._permission_scopes: set[anyio.CancelScope] = set()
@@ -147,7 +150,10 @@ class AcpSession:
         return AcpTurn(self, blocks)
 
     def take_events(self) -> list[Event]:
-        """Events queued while no turn consumed them (e.g. a loaded session's replay)."""
+        """Events queued while no turn consumed them (e.g. a loaded session's replay);
+        none while a turn is open (they are its own)."""
+        if self.reader is not None:
+            return []
         return self.queue.take_all()
 
     def emit(self, events: Sequence[Event]) -> None:
