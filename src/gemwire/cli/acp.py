@@ -81,10 +81,11 @@ def acp(
     )
 
     serve_reads = False
+    agent_env: dict[str, str] = {}
     if agent is not None:
         if command:
             raise click.UsageError("give --agent or COMMAND, not both")
-        command, serve_reads = _built_in(agent)
+        command, serve_reads, agent_env = _built_in(agent)
     elif not command:
         raise click.UsageError("give the agent's COMMAND (after --), or --agent NAME")
     if prompt == "-":
@@ -119,6 +120,7 @@ def acp(
         command=command,
         permissions="deny" if permissions == "ask" else permissions,  # type: ignore[arg-type]
         serve_reads=serve_reads,
+        env=agent_env,
         **{k: v for k, v in settings.items() if v is not None},  # type: ignore[arg-type]
     )
 
@@ -166,8 +168,8 @@ def _before_the_turn(
     return turn
 
 
-def _built_in(name: str) -> tuple[tuple[str, ...], bool]:
-    """The command of a built-in agent, and the client options it needs."""
+def _built_in(name: str) -> tuple[tuple[str, ...], bool, dict[str, str]]:
+    """The command of a built-in agent, the client options and the environment it needs."""
     from gemwire.errors import AgentNotFound
     from gemwire.runners.agents import AGENTS, resolve_agent
 
@@ -176,4 +178,5 @@ def _built_in(name: str) -> tuple[tuple[str, ...], bool]:
     except AgentNotFound as exc:
         click.echo(f"gemwire: {exc}", err=True)
         sys.exit(EXIT_NOT_FOUND)
-    return resolved.command, AGENTS[resolved.name].serve_reads
+    spec = AGENTS[resolved.name]
+    return resolved.command, spec.serve_reads, spec.env
