@@ -280,8 +280,7 @@ class _Engine:
             slots.release()
 
     async def _attempt(self, task: Task, attempt: int) -> TaskResult:
-        workspace = await anyio.to_thread.run_sync(self._output.workspace_for, task)
-        log = self._output.events_for(task)
+        workspace, log = await anyio.to_thread.run_sync(self._output.begin, task)
         started = time.monotonic()
         try:
             outcome = await self._executor.run(task, workspace, log.write)
