@@ -177,8 +177,12 @@ class AcpExecutor:
         options = self._options
         if name is not None:
             resolved = resolve_agent(name)
+            spec = AGENTS[resolved.name]
             options = msgspec.structs.replace(
-                options, command=resolved.command, serve_reads=AGENTS[resolved.name].serve_reads
+                options,
+                command=resolved.command,
+                serve_reads=spec.serve_reads,
+                env={**spec.env, **options.env},
             )
         pool = self._pools[name] = _Pool(options, self._per_agent, self._sessions_per_agent)
         return pool
@@ -195,7 +199,7 @@ class AcpExecutor:
             return _Failed(error=_error_of(exc))
         self._handlers[session.session_id] = permission_preset(_permissions(task, self._options))
         try:
-            for event in agent.client.take_events():
+            for event in session.take_events():
                 on_event(event)
             if task.model:
                 await session.set_model(task.model)
@@ -248,7 +252,7 @@ def _error_of(exc: GemwireError) -> TurnError:
 
 def gemini_acp_options(gemini: GeminiOptions) -> AcpOptions:
     """``gemini --acp`` run as ``gemini`` would be: its executable, home and environment."""
-    env = dict(gemini.env)
+    env = {**AGENTS["gemini"].env, **gemini.env}
     if gemini.gemini_home:
         env["GEMINI_CLI_HOME"] = gemini.gemini_home
     return AcpOptions(

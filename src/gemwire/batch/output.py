@@ -113,6 +113,11 @@ class BatchOutput:
     def events_for(self, task: Task) -> EventLog:
         return EventLog(self.folder / "events" / f"{task.id}.jsonl")
 
+    def begin(self, task: Task) -> tuple[str, EventLog]:
+        """An attempt's folder and its fresh events file (both touch the disk: for a
+        worker thread, not the event loop)."""
+        return self.workspace_for(task), self.events_for(task)
+
     def record(self, result: TaskResult) -> None:
         """Mark the task finished: one whole line, on disk before this returns."""
         self._results.write(self._encoder.encode(result) + b"\n")

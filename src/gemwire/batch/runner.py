@@ -66,8 +66,9 @@ class BatchOptions(msgspec.Struct, frozen=True, kw_only=True):
     ``gemini``; docs/agents.md) of tasks that name none; else ``acp``'s command."""
     agents: int = 1
     """``acp`` mode: processes of each agent at most (Node runs an agent on one core)."""
-    sessions_per_agent: int = 200
-    """``acp`` mode: an agent is replaced after serving this many tasks."""
+    sessions_per_agent: int = 100
+    """``acp`` mode: an agent is replaced after serving this many tasks (it keeps every
+    session it served: Gemini CLI 0.61.0 grows by ~2 MiB a session)."""
     max_attempts: int = 3
     """Attempts for a task that ends rate limited or crashed (1: never retried)."""
     backoff: float = 5.0
@@ -279,8 +280,7 @@ class _Engine:
             slots.release()
 
     async def _attempt(self, task: Task, attempt: int) -> TaskResult:
-        workspace = await anyio.to_thread.run_sync(self._output.workspace_for, task)
-        log = self._output.events_for(task)
+        workspace, log = await anyio.to_thread.run_sync(self._output.begin, task)
         started = time.monotonic()
         try:
             outcome = await self._executor.run(task, workspace, log.write)

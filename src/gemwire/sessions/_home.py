@@ -196,14 +196,19 @@ class GeminiHome:
 
     def _chats(self, project: Project, short_id: str | None = None) -> list[SessionInfo]:
         """The project's main session files, summarized; only those whose name carries
-        ``short_id`` when it is given (the name is checked before the file is read)."""
+        ``short_id`` when it is given (the name is checked before the file is read).
+
+        A listing (no ``short_id``) takes what it can from the listing index; the few files of
+        one session are read, never taken from it: files are deleted by what they say
+        (`gemwire.sessions.remove_resume_stubs`).
+        """
         chats = project.chats_dir
         try:
             entries = sorted(os.scandir(chats), key=lambda e: e.name)
         except OSError:
             return []
         subfolders = {e.name: e.path for e in entries if e.is_dir()}
-        index = ListingIndex(chats)
+        index = ListingIndex(chats) if short_id is None else None
         infos = []
         for entry in entries:
             if not (
@@ -226,7 +231,8 @@ class GeminiHome:
                         subagents.append(sub)
                 info = msgspec.structs.replace(info, subagents=subagents)
             infos.append(info)
-        index.save(complete=short_id is None)
+        if index is not None:
+            index.save()
         return infos
 
     def sessions(self, root: str | os.PathLike[str] | None = None) -> list[SessionInfo]:
@@ -304,7 +310,7 @@ class GeminiHome:
 
 
 def _summary(
-    index: ListingIndex,
+    index: ListingIndex | None,
     entry: os.DirEntry[str],
     name: str,
     project: str | None,
@@ -313,6 +319,8 @@ def _summary(
     """The file ``name`` (as the index knows it) summarized, from the index while the file
     is unchanged; ``None`` if it cannot be read at all (gone since the folder was listed, no
     permission): one such file does not stop the listing, as in Gemini."""
+    if index is None:
+        return _read(entry, project, parent_id)
     try:
         stamp = stamp_of(entry.stat())
     except OSError:
@@ -323,12 +331,19 @@ def _summary(
         project,
         parent_id,
     ):
-        try:
-            info = read_session_info(entry.path, project=project, parent_id=parent_id)
-        except SessionError:
-            return None
-        index.put(name, stamp, info)
+        info = _read(entry, project, parent_id)
+        if info is not None:
+            index.put(name, stamp, info)
     return info
+
+
+def _read(
+    entry: os.DirEntry[str], project: str | None, parent_id: str | None
+) -> SessionInfo | None:
+    try:
+        return read_session_info(entry.path, project=project, parent_id=parent_id)
+    except SessionError:
+        return None
 
 
 def _session_entries(folder: str) -> list[os.DirEntry[str]]:

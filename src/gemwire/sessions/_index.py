@@ -101,13 +101,12 @@ class ListingIndex:
             self._new[name] = _Entry(stamp, info)
             self._changed = True
 
-    def save(self, *, complete: bool) -> None:
-        """Write the index if it changed; ``complete``: every file of the folder was looked
-        at (entries not looked at are files that are gone), else they are kept."""
-        entries = self._new if complete else {**self._old, **self._new}
-        if not self._changed and len(entries) == len(self._old):
+    def save(self) -> None:
+        """Write the index if it changed: the files looked at since it was read (entries not
+        looked at are files that are gone)."""
+        if not self._changed and len(self._new) == len(self._old):
             return
-        document = _Document(version=_VERSION, folder=self._folder, entries=entries)
+        document = _Document(version=_VERSION, folder=self._folder, entries=self._new)
         # Best effort: a cache that cannot be written is a listing that reads the files.
         with contextlib.suppress(OSError):
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)

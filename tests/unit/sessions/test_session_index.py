@@ -12,7 +12,7 @@ from unittest import mock
 import msgspec
 import pytest
 
-from gemwire.sessions import GeminiHome, SessionInfo, _home
+from gemwire.sessions import GeminiHome, SessionInfo, _home, read_session_info
 from gemwire.sessions._index import ListingIndex
 
 Make = Callable[..., Any]  # conftest.Materialized
@@ -85,23 +85,33 @@ def test_a_file_rewritten_to_the_same_size_is_read_again(materialize: Make, cach
     assert listed(run)[0].first_prompt == "remember the number 9"
 
 
-def test_files_that_are_gone_leave_the_index_and_a_filtered_listing_keeps_the_rest(
-    materialize: Make, cache: Path
-) -> None:
+def test_files_that_are_gone_leave_the_index(materialize: Make, cache: Path) -> None:
     run = materialize("0.61.0", "resume")
     home = GeminiHome(run.home)
     [path] = run.session_files()
     copy = path.with_name(path.name.replace("a5478449", "b5478449"))
     copy.write_bytes(path.read_bytes().replace(b"a5478449-", b"b5478449-"))
     assert len(home.session_files(run.workspace)) == 2
-    with read_nothing():
-        assert [i.path for i in home.files_of("b5478449", run.workspace)] == [str(copy)]
-        assert len(home.session_files(run.workspace)) == 2  # both still in the index
     copy.unlink()
     assert [i.path for i in home.session_files(run.workspace)] == [str(path)]
     [index] = cache.iterdir()
     entries = msgspec.msgpack.decode(index.read_bytes())["entries"]
     assert list(entries) == [path.name]
+
+
+def test_the_files_of_one_session_are_read_never_taken_from_the_index(
+    materialize: Make, cache: Path
+) -> None:
+    """What `remove_resume_stubs` deletes is decided by the files themselves."""
+    run = materialize("0.61.0", "resume")
+    home = GeminiHome(run.home)
+    listed(run)
+    [index] = cache.iterdir()
+    written = index.read_bytes()
+    with mock.patch.object(_home, "read_session_info", wraps=read_session_info) as read:
+        [info] = home.files_of("a5478449", run.workspace)
+    assert [c.args[0] for c in read.call_args_list] == [info.path]
+    assert index.read_bytes() == written
 
 
 @pytest.mark.parametrize(

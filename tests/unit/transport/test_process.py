@@ -11,8 +11,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from gemwire._transport.process import Child, run_process
+from gemwire._transport.process import Child
 from gemwire.errors import AgentNotFound, InvalidOptions
+from gemwire.runners.process import run_process
 
 pytestmark = pytest.mark.anyio
 
