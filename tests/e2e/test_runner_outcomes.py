@@ -6,6 +6,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from corpus import CASES
 
 from gemwire import GeminiOptions, run_gemini
 from gemwire.events import Notice, ToolCallFinished
@@ -13,7 +14,6 @@ from gemwire.testing import IsolatedGemini, ScriptedModel, load_case, pinned_gem
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
-CASES = Path(__file__).resolve().parents[1] / "fixtures" / "cases"
 
 # case -> (ok, stop_reason, error kind, exit code, failed tool error types)
 EXPECTED = {

@@ -24,6 +24,7 @@ from typing import Any
 import anyio
 import msgspec
 import pytest
+from corpus import AGENT_GOLDEN as GOLDEN
 
 from gemwire.events import Event, MessageDelta, SessionUpdated, ToolCallFinished
 from gemwire.runners.acp import AcpTurnResult, run_acp
@@ -33,7 +34,6 @@ from gemwire.testing.agents import isolated_agent
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
-GOLDEN = Path(__file__).resolve().parents[2] / "fixtures" / "acp"
 RECORD = os.environ.get("GEMWIRE_RECORD") == "1"
 
 Call = Callable[[Path], FunctionCall]

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import io
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from corpus import RECORDED
 from rich.console import Console
 
 from gemwire.cli import main
@@ -20,8 +20,6 @@ from gemwire.events import (
     TurnError,
     decode_event,
 )
-
-RECORDED = Path(__file__).resolve().parents[2] / "fixtures" / "gemini" / "0.61.0"
 
 
 class Terminal(io.StringIO):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
-from pathlib import Path
 
+from corpus import RECORDED
 from hypothesis import given, strategies as st
 from rich.console import Console, RenderableType
 from rich.text import Text
@@ -38,7 +38,6 @@ from gemwire.events import (
     UserMessage,
 )
 
-RECORDED = Path(__file__).resolve().parents[2] / "fixtures" / "gemini" / "0.61.0"
 CWD = "/work/space"
 
 
