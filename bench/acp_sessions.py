@@ -22,7 +22,7 @@ from pathlib import Path
 
 import anyio
 
-from gemwire import GeminiOptions, run_gemini
+from gemwire import run_gemini
 from gemwire.runners.acp import AcpClient, AcpOptions, AcpSession
 from gemwire.testing import (
     FunctionCall,
@@ -107,13 +107,7 @@ async def one_agent(count: int, env: IsolatedGemini, folders: list[Path]) -> Non
 
 async def processes(count: int, env: IsolatedGemini, folders: list[Path]) -> None:
     async def one(n: int) -> None:
-        options = GeminiOptions(
-            cwd=str(folders[n]),
-            env=env.environ(),
-            inherit_env=False,
-            executable=str(pinned_gemini()),
-            approval_mode="yolo",
-        )
+        options = env.gemini_options(cwd=str(folders[n]), approval_mode="yolo")
         async with run_gemini(f"task-{n}: write the file", options) as run:
             async for _ in run:
                 pass

@@ -29,9 +29,8 @@ import time
 from pathlib import Path
 from typing import Self
 
-from gemwire import GeminiOptions
 from gemwire.batch import BatchOptions, read_tasks, run_batch_sync
-from gemwire.testing import IsolatedGemini, pinned_gemini
+from gemwire.testing import IsolatedGemini
 
 MODEL = """
 import sys, time
@@ -109,7 +108,7 @@ def run(
             for i in range(n)
         )
     )
-    gemini = GeminiOptions(env=home.environ(), inherit_env=False, executable=str(pinned_gemini()))
+    gemini = home.gemini_options()
     options = BatchOptions(
         mode=options.mode,
         concurrency=options.concurrency,

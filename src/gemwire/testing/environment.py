@@ -21,8 +21,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Self
 
+import msgspec
+
+from gemwire.runners import GeminiOptions
 from gemwire.runners.discovery import version_key
-from gemwire.testing.pinned import CURRENT_VERSION
+from gemwire.testing.pinned import CURRENT_VERSION, pinned_gemini
 from gemwire.testing.scenario import seed_workspace
 
 __all__ = ("DEFAULT_SETTINGS", "FAKE_API_KEY", "IsolatedGemini", "settings_for")
@@ -105,6 +108,7 @@ class IsolatedGemini:
     ) -> None:
         self.base_url = base_url
         self.api_key = api_key
+        self.version = version
         self._owns_root = root is None
         self.root = Path(tempfile.mkdtemp(prefix="gemwire-")) if root is None else root
         # The CLI resolves symlinks in paths it reports; so must we, to recognise them.
@@ -147,6 +151,17 @@ class IsolatedGemini:
         )
         env.update(extra or {})
         return env
+
+    def gemini_options(self, **changes: Any) -> GeminiOptions:
+        """`GeminiOptions` that run the pinned CLI of `version` here, in `environ()` alone
+        (nothing inherited); ``changes`` override any field."""
+        options = GeminiOptions(
+            cwd=str(self.workspace),
+            env=self.environ(),
+            inherit_env=False,
+            executable=str(pinned_gemini(self.version)),
+        )
+        return msgspec.structs.replace(options, **changes)
 
     def session_files(self) -> list[Path]:
         """Every session file the CLI wrote under this home, sorted by path."""
