@@ -6,7 +6,8 @@ import io
 from collections.abc import Sequence
 
 from corpus import RECORDED
-from hypothesis import given, strategies as st
+from hostile import texts
+from hypothesis import given
 from rich.console import Console, RenderableType
 from rich.text import Text
 
@@ -337,7 +338,7 @@ def test_a_failed_turn_without_usage_still_reads_well() -> None:
     )
 
 
-@given(st.text(alphabet="ab`~ \n", max_size=60))
+@given(texts("ab`~ \n", max_size=60))
 def test_settled_text_and_the_rest_are_the_whole_text(streamed: str) -> None:
     settled, rest = split_settled(streamed)
     assert streamed.endswith(rest)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from hostile import texts
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from gemwire.protocol.jsonrpc import (
@@ -93,7 +94,7 @@ def test_a_line_over_the_cap_is_skipped_and_the_stream_goes_on() -> None:
 MESSAGES = st.lists(
     st.fixed_dictionaries(
         {"jsonrpc": st.just("2.0"), "method": st.sampled_from(["a", "b/c"])},
-        optional={"params": st.dictionaries(st.text(max_size=5), st.text(max_size=20), max_size=3)},
+        optional={"params": st.dictionaries(texts(max_size=5), texts(max_size=20), max_size=3)},
     ),
     max_size=8,
 )
