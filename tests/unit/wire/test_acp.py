@@ -92,7 +92,7 @@ def typed_parts(path: Path) -> list[tuple[str, Any, Any]]:
 
 
 def default_of(field: inspect.Field) -> Any:
-    if field.default_factory is not inspect.NODEFAULT:
+    if field.default_factory is not msgspec.NODEFAULT:
         return msgspec.to_builtins(field.default_factory())
     return msgspec.to_builtins(field.default)
 
