@@ -5,6 +5,7 @@ decoded into its type and encoded back, field for field."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +15,12 @@ from corpus import AGENT_GOLDEN
 from msgspec import inspect
 
 from gemwire.protocol._strict import unknown_fields
+from gemwire.runners.agents import AGENTS
 from gemwire.wire import acp
 from gemwire.wire.jsonrpc import ErrorObject
 
 FRAMES = sorted(AGENT_GOLDEN.glob("*/*.frames"))
+INDEX = re.compile(r"\[\d+\]")
 
 PARAMS: dict[str, type[msgspec.Struct]] = {
     # client -> agent
@@ -59,6 +62,11 @@ RESULTS: dict[str, type[msgspec.Struct]] = {
 """The result type of each method that answers with more than ``null`` or ``{}``."""
 
 
+UNSERVED = {"craft/drainMidTurnQueue"}
+"""What recorded agents ask of the client outside ACP, answered "Method not found"
+(Qwen Code's queue of prompts typed during a turn)."""
+
+
 def typed_parts(path: Path) -> list[tuple[str, Any, Any]]:
     """(where, JSON value, its wire type) of every typed part of every frame in ``path``:
     params, results, errors, and each ``session/update``'s update."""
@@ -71,6 +79,9 @@ def typed_parts(path: Path) -> list[tuple[str, Any, Any]]:
             method = frame["method"]
             if "id" in frame:
                 pending[(sender, frame["id"])] = method
+            if method not in PARAMS:
+                assert method in UNSERVED, f"{where}: {method} has no wire type"
+                continue
             parts.append((f"{where} {method}", frame.get("params"), PARAMS[method]))
             if method == "session/update":
                 update = frame["params"]["update"]
@@ -86,6 +97,7 @@ def typed_parts(path: Path) -> list[tuple[str, Any, Any]]:
         elif method in RESULTS:
             parts.append((f"{where} {method} result", frame["result"], RESULTS[method]))
         else:
+            assert method not in UNSERVED, f"{where}: {method} was served"
             assert frame["result"] in (None, {}), where
     assert pending == {}, f"{path}: unanswered {pending}"
     return parts
@@ -153,19 +165,24 @@ def test_every_recorded_frame_round_trips_field_for_field(path: Path) -> None:
 
 
 def test_the_fields_the_wire_types_leave_out() -> None:
-    """What the recorded agents send that the wire types do not declare: kept out on
-    purpose (listed here), so new upstream fields show up."""
+    """What the recorded agents send that the wire types do not declare, listed so that a
+    new upstream field shows up here (the client needs none of these)."""
     unknown = {
-        f"{path.parent.name}: {typ.__name__}{field.removeprefix('$')}"
+        f"{path.parent.name}: {typ.__name__}{INDEX.sub('[]', field.removeprefix('$'))}"
         for path in FRAMES
         for _, value, typ in typed_parts(path)
         for field in unknown_fields(value, typ)
     }
-    assert unknown == set()
+    assert unknown == {
+        # codex-acp 0.16.0 speaks a newer schema: auth capabilities, env-var auth methods.
+        "codex: InitializeResponse.agentCapabilities.auth",
+        "codex: InitializeResponse.agentCapabilities.mcpCapabilities.acp",
+        "codex: InitializeResponse.authMethods[].vars",
+    }
 
 
-def test_the_recordings_cover_the_agents() -> None:
-    assert {p.parent.name for p in FRAMES} >= {"gemini"}
+def test_every_agent_is_recorded() -> None:
+    assert {p.parent.name for p in FRAMES} == set(AGENTS)
 
 
 def test_the_client_sends_exact_wire_names() -> None:
