@@ -79,6 +79,7 @@ dist:
 # Throughput figures recorded in BENCHMARKS.md.
 bench: setup
 	$(BIN)/python bench/decode_normalize.py --repeat 7
+	$(BIN)/python bench/replay_process.py --runs 7
 	$(BIN)/python bench/runner_overhead.py --runs 5
 	$(BIN)/python bench/sessions.py --repeat 3
 	$(BIN)/python bench/usage.py --repeat 3

@@ -5,64 +5,32 @@
             print(event.type)
     run.result.raise_for_error()
 
-The package's layers are its folders (see DESIGN.md): ``wire`` (exact upstream types),
-``protocol`` (sans-IO parsing), ``runners`` (the async API), ``sessions`` (saved sessions),
-``testing`` (the offline test kit) and ``cli``.
+The package's layers are its folders (docs/architecture.md): ``wire`` (exact upstream
+types), ``protocol`` (sans-IO parsing), ``_normalize`` (the reducers), ``_transport``
+(processes), ``runners`` (the async API), ``sessions`` (saved sessions), ``batch``,
+``adapters``, ``checks`` (what a run here needs), ``testing`` (the offline test kit) and
+``cli``.
 """
 
 from __future__ import annotations as annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from gemwire import errors as _errors
+from gemwire._lazy import lazy_exports
 from gemwire._version import __version__ as __version__
-from gemwire.errors import (
-    AccessDenied as AccessDenied,
-    AccountIneligible as AccountIneligible,
-    AgentCrashed as AgentCrashed,
-    AgentFailed as AgentFailed,
-    AgentNotFound as AgentNotFound,
-    AgentProtocolViolated as AgentProtocolViolated,
-    AgentRequestFailed as AgentRequestFailed,
-    ApiFailed as ApiFailed,
-    AuthFailed as AuthFailed,
-    ConfigInvalid as ConfigInvalid,
-    GeminiNotFound as GeminiNotFound,
-    GemwireError as GemwireError,
-    InvalidInput as InvalidInput,
-    InvalidOptions as InvalidOptions,
-    InvalidTasks as InvalidTasks,
-    LockFolderUnsafe as LockFolderUnsafe,
-    MalformedMessageError as MalformedMessageError,
-    PromptTooLarge as PromptTooLarge,
-    ProtocolError as ProtocolError,
-    QuotaExhausted as QuotaExhausted,
-    RateLimited as RateLimited,
-    RunCancelled as RunCancelled,
-    RunFailed as RunFailed,
-    RunTimedOut as RunTimedOut,
-    ScenarioError as ScenarioError,
-    SessionError as SessionError,
-    SessionNotFound as SessionNotFound,
-    TurnLimitReached as TurnLimitReached,
-    UnsupportedVersion as UnsupportedVersion,
-    UntrustedWorkspace as UntrustedWorkspace,
-)
+
+# The whole exception tree, as errors.__all__ lists it (RUN_FAILURES is not exported here).
+from gemwire.errors import *
 
 if TYPE_CHECKING:
-    from gemwire.events import Event as Event
-    from gemwire.runners import (
-        GeminiExecutable as GeminiExecutable,
-        GeminiOptions as GeminiOptions,
-        GeminiRun as GeminiRun,
-        ResumeToken as ResumeToken,
-        RunResult as RunResult,
-        find_gemini as find_gemini,
-        parse_resume_line as parse_resume_line,
-        replay_gemini_stream as replay_gemini_stream,
-        run_gemini as run_gemini,
-        run_gemini_sync as run_gemini_sync,
+    from gemwire._normalize.gemini_replay import replay_gemini_stream as replay_gemini_stream
+    from gemwire.checks import (
+        Check as Check,
+        check_agents as check_agents,
+        check_gemini_environment as check_gemini_environment,
     )
+    from gemwire.events import Event as Event
     from gemwire.runners.acp import (
         AcpClient as AcpClient,
         AcpOptions as AcpOptions,
@@ -73,6 +41,21 @@ if TYPE_CHECKING:
         TerminalRequest as TerminalRequest,
         run_acp as run_acp,
         run_acp_sync as run_acp_sync,
+    )
+    from gemwire.runners.discovery import (
+        GeminiExecutable as GeminiExecutable,
+        find_gemini as find_gemini,
+    )
+    from gemwire.runners.gemini import (
+        GeminiRun as GeminiRun,
+        run_gemini as run_gemini,
+        run_gemini_sync as run_gemini_sync,
+    )
+    from gemwire.runners.gemini_options import GeminiOptions as GeminiOptions
+    from gemwire.runners.gemini_result import (
+        ResumeToken as ResumeToken,
+        RunResult as RunResult,
+        parse_resume_line as parse_resume_line,
     )
     from gemwire.runners.turn_result import TurnResult as TurnResult
     from gemwire.sessions import (
@@ -88,18 +71,13 @@ if TYPE_CHECKING:
 # for them until one is used.
 _LAZY_EXPORTS: dict[str, tuple[str, ...]] = {
     "gemwire.events": ("Event",),
-    "gemwire.runners": (
-        "GeminiExecutable",
-        "GeminiOptions",
-        "GeminiRun",
-        "ResumeToken",
-        "RunResult",
-        "find_gemini",
-        "parse_resume_line",
-        "replay_gemini_stream",
-        "run_gemini",
-        "run_gemini_sync",
-    ),
+    "gemwire.checks": ("Check", "check_agents", "check_gemini_environment"),
+    # Each name from the module that defines it: `gemwire replay` does not load the runners.
+    "gemwire._normalize.gemini_replay": ("replay_gemini_stream",),
+    "gemwire.runners.discovery": ("GeminiExecutable", "find_gemini"),
+    "gemwire.runners.gemini": ("GeminiRun", "run_gemini", "run_gemini_sync"),
+    "gemwire.runners.gemini_options": ("GeminiOptions",),
+    "gemwire.runners.gemini_result": ("ResumeToken", "RunResult", "parse_resume_line"),
     "gemwire.runners.acp": (
         "AcpClient",
         "AcpOptions",
@@ -114,51 +92,10 @@ _LAZY_EXPORTS: dict[str, tuple[str, ...]] = {
     "gemwire.runners.turn_result": ("TurnResult",),
     "gemwire.sessions": ("Conversation", "GeminiHome", "SessionInfo", "load_session"),
 }
-_LAZY = {name: module for module, names in _LAZY_EXPORTS.items() for name in names}
-_ERRORS = (
-    "AccessDenied",
-    "AccountIneligible",
-    "AgentCrashed",
-    "AgentFailed",
-    "AgentNotFound",
-    "AgentProtocolViolated",
-    "AgentRequestFailed",
-    "ApiFailed",
-    "AuthFailed",
-    "ConfigInvalid",
-    "GeminiNotFound",
-    "GemwireError",
-    "InvalidInput",
-    "InvalidOptions",
-    "InvalidTasks",
-    "LockFolderUnsafe",
-    "MalformedMessageError",
-    "PromptTooLarge",
-    "ProtocolError",
-    "QuotaExhausted",
-    "RateLimited",
-    "RunCancelled",
-    "RunFailed",
-    "RunTimedOut",
-    "ScenarioError",
-    "SessionError",
-    "SessionNotFound",
-    "TurnLimitReached",
-    "UnsupportedVersion",
-    "UntrustedWorkspace",
+_ERRORS = tuple(name for name in _errors.__all__ if name != "RUN_FAILURES")
+
+
+__getattr__, __dir__ = lazy_exports(globals(), _LAZY_EXPORTS)
+__all__ = tuple(
+    sorted((*_ERRORS, *(n for names in _LAZY_EXPORTS.values() for n in names), "__version__"))
 )
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module 'gemwire' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_LAZY[name]), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
-
-
-__all__ = tuple(sorted((*_ERRORS, *_LAZY, "__version__")))

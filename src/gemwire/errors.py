@@ -218,25 +218,12 @@ class AgentFailed(RunFailed):
     kind = "agent"
 
 
-RUN_FAILURES: dict[str, type[RunFailed]] = {
-    cls.kind: cls
-    for cls in (
-        AuthFailed,
-        AccountIneligible,
-        UntrustedWorkspace,
-        RateLimited,
-        QuotaExhausted,
-        ApiFailed,
-        InvalidInput,
-        ConfigInvalid,
-        TurnLimitReached,
-        RunTimedOut,
-        RunCancelled,
-        AgentCrashed,
-        AgentProtocolViolated,
-        AgentFailed,
-    )
-}
+def _subclasses(cls: type[RunFailed]) -> list[type[RunFailed]]:
+    return [c for sub in cls.__subclasses__() for c in (sub, *_subclasses(sub))]
+
+
+# Built once, here: a caller's own subclass of a RunFailed class never takes over a kind.
+RUN_FAILURES: dict[str, type[RunFailed]] = {cls.kind: cls for cls in _subclasses(RunFailed)}
 """The exception class for each error kind; unknown kinds raise `RunFailed` itself."""
 
 

@@ -19,6 +19,7 @@ so (``derived``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal, get_args
 
 import msgspec
@@ -53,6 +54,7 @@ __all__ = (
     "UserMessage",
     "decode_event",
     "encode_event",
+    "encode_events",
     "event_schema",
 )
 
@@ -85,7 +87,10 @@ ERROR_KINDS: tuple[str, ...] = get_args(ErrorKind)
 StopReason = Literal["end_turn", "max_turn_requests", "max_tokens", "refusal", "cancelled", "error"]
 
 
-class _Data(msgspec.Struct, frozen=True, kw_only=True):
+# gc=False on events and their data: they never form reference cycles (their containers
+# hold JSON values), so the collector need not track them; a stream of many thousands of
+# events held in batches made it walk all of them again and again.
+class _Data(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """Plain data inside events (not an event itself)."""
 
 
@@ -151,7 +156,9 @@ class PermissionOption(_Data, frozen=True, kw_only=True):
     kind: Literal["allow_once", "allow_always", "reject_once", "reject_always"] | str
 
 
-class _Event(msgspec.Struct, frozen=True, kw_only=True, tag_field="type", repr_omit_defaults=True):
+class _Event(
+    msgspec.Struct, frozen=True, kw_only=True, tag_field="type", repr_omit_defaults=True, gc=False
+):
     agent: str
     session_id: str | None = None
     replay: bool | UnsetType = UNSET
@@ -347,6 +354,11 @@ _decoder: msgspec.json.Decoder[Event] = msgspec.json.Decoder(Event)
 def encode_event(event: Event) -> bytes:
     """One event as a JSON line (with the trailing newline)."""
     return _encoder.encode(event) + b"\n"
+
+
+def encode_events(events: Iterable[Event]) -> bytes:
+    """Events as JSON lines, each with its trailing newline: `encode_event` for each, joined."""
+    return _encoder.encode_lines(events)
 
 
 def decode_event(data: bytes | str) -> Event:

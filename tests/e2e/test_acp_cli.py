@@ -67,8 +67,8 @@ def test_a_transcript_denying_by_default(tmp_path: Path) -> None:
     lines = out.splitlines()
     assert lines[1:3] == ["> write a", "Writing."]
     assert "[edit] edit: Writing to a.txt" in lines
-    assert "  ? permission: cancel" in lines
-    assert "  -> cancelled: permission not given (Reject)" in lines
+    assert "  ? permission: Reject" in lines
+    assert "  -> cancelled: rejected: permission not given (Reject)" in lines
     assert lines[-1].startswith("-- ok (end_turn)")
     assert not (env.workspace / "a.txt").exists()
 

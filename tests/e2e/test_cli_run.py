@@ -55,7 +55,7 @@ def test_run_prints_a_transcript_and_the_resume_line(tmp_path: Path) -> None:
         f"  written: {tmp_path.resolve()}/workspace/a.txt",
         "Done.",
     ]
-    assert lines[-2].startswith("-- ok (end_turn) · 222 tokens")
+    assert lines[-2].startswith("-- ok (end_turn) · 1 tool call · 1 file changed · 222 tokens")
     session = lines[0].split()[1]
     assert lines[-1] == f"resume: gemini --resume {session}"
 

@@ -382,7 +382,7 @@ def test_files_changed_are_file_changed_events() -> None:
 
 
 def test_the_adr_0014_provider_shape(tmp_path: Path) -> None:
-    from gemwire.runners import GeminiCliProvider, ProviderResult
+    from gemwire.adapters import GeminiCliProvider, ProviderResult
 
     scenario = Scenario(
         turns=[

@@ -71,6 +71,12 @@ def main() -> None:
         sys.stderr.write(RETRY_429)
         sys.stderr.flush()
         os.kill(os.getpid(), signal.SIGKILL)
+    elif mode == "long_run":  # 50,000 events of a newer CLI, 1,005 failed attempts on stderr
+        out(INIT)
+        for n in range(1, 1006):
+            sys.stderr.write(f"Attempt {n} failed: boom. Retrying...\n")
+        sys.stderr.flush()
+        out('{"type":"progress","timestamp":"t"}\n' * 50_000 + DELTA % "done" + RESULT)
     elif mode == "output_after_result":
         out(INIT + DELTA % "answer" + RESULT + DELTA % "late" + "a stray line\n")
     elif mode == "deep_tool_arguments":  # the real CLI passes 3,000-deep arguments through

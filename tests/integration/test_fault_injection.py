@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 import msgspec
@@ -12,6 +14,7 @@ import pytest
 from gemwire import GeminiOptions, RateLimited, RunResult, run_gemini
 from gemwire._transport import process
 from gemwire.events import Event, MessageDelta, Notice, TurnCompleted, TurnError, Unknown
+from gemwire.runners.turn_result import MAX_KEPT_NOTICES
 
 pytestmark = pytest.mark.anyio
 
@@ -154,6 +157,29 @@ async def test_wait_consumes_the_run_and_returns_its_result(tmp_path: Path) -> N
         result = await handle.wait()
     assert isinstance(result, RunResult)
     assert (result.ok, result.answer) == (True, "answer")
+
+
+async def test_a_long_run_keeps_its_result_not_its_events(tmp_path: Path) -> None:
+    launcher = tmp_path / "gemini"
+    launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE}" "$@"\n')
+    launcher.chmod(0o755)
+    env = {"FAKE_GEMINI_MODE": "long_run"}
+    gc.collect()
+    tracemalloc.start()
+    try:
+        async with run_gemini("hi", GeminiOptions(executable=str(launcher), env=env)) as handle:
+            result = await handle.wait()
+        gc.collect()
+        held, _ = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # 50,000 events kept would be 12 MB.
+    assert held < 3_000_000, held
+    assert (result.ok, result.answer) == (True, "done")
+    notices = [n.message for n in result.notices]
+    assert len(notices) == MAX_KEPT_NOTICES
+    assert notices[0] == "Attempt 6 failed: boom. Retrying..."
+    assert notices[-1] == "Attempt 1005 failed: boom. Retrying..."
 
 
 async def test_killed_while_retrying_429s_is_rate_limited_with_google_s_delay(

@@ -106,3 +106,39 @@ def test_sigterm_to_a_program_in_run_gemini_sync_cancels_the_run_first(
             "host handler ran",
             "cancelled stopped by SIGTERM partial",
         ]
+
+
+FAKE_AGENT = Path(__file__).parent / "acp" / "fake_agent.py"
+
+
+@pytest.mark.parametrize(
+    ("sig", "status"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)]
+)
+def test_a_signal_to_gemwire_acp_json_cancels_the_turn_and_stops_the_agent(
+    tmp_path: Path, sig: signal.Signals, status: int
+) -> None:
+    pid_file = tmp_path / "agent.pid"
+    agent = f'echo $$ > "{pid_file}"; exec "{sys.executable}" "{FAKE_AGENT}"'
+    argv = [GEMWIRE, "acp", "--json", "--cwd", str(tmp_path), "hi", "--", "sh", "-c", agent]
+    env = {**os.environ, "FAKE_ACP_MODE": "until_cancelled"}
+    with subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as cli:
+        assert cli.stdout is not None
+        first = [json.loads(cli.stdout.readline()) for _ in range(3)]  # the turn is running
+        cli.send_signal(sig)
+        out, err = cli.communicate(timeout=60)
+    events = [*first, *(json.loads(line) for line in out.splitlines())]
+    assert (cli.returncode, err) == (status, b"")
+    assert [e["type"] for e in events] == [
+        "session_started",
+        "user_message",
+        "message_delta",
+        "turn_completed",
+    ]
+    turn = events[-1]
+    assert (turn["ok"], turn["stop_reason"], turn["answer"]) == (False, "cancelled", "working")
+    assert turn["error"] == {
+        "kind": "cancelled",
+        "message": "the turn was cancelled",
+        "exit_code": None,
+    }
+    assert gone(wait_for(pid_file))

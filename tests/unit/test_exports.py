@@ -5,11 +5,15 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import subprocess
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 import gemwire
+import gemwire.runners
 import gemwire.runners.acp
 
 ANNOTATED = {
@@ -18,6 +22,7 @@ ANNOTATED = {
     "AcpSession",
     "AcpTurn",
     "AcpTurnResult",
+    "Check",
     "PermissionRequest",
     "TerminalRequest",
     "TurnResult",
@@ -36,18 +41,23 @@ def test_all_is_sorted_and_unique() -> None:
     assert len(gemwire.runners.acp.__all__) == len(set(gemwire.runners.acp.__all__))
 
 
-@pytest.mark.parametrize("name", sorted(gemwire.__all__))
-def test_every_exported_name_resolves(name: str) -> None:
-    assert getattr(gemwire, name) is not None
-    assert name in dir(gemwire)
+LAZY_PACKAGES = [gemwire]
+EXPORTS = [(package, name) for package in LAZY_PACKAGES for name in sorted(package.__all__)]
+
+
+@pytest.mark.parametrize(("package", "name"), EXPORTS, ids=lambda x: getattr(x, "__name__", x))
+def test_every_exported_name_resolves(package: ModuleType, name: str) -> None:
+    assert getattr(package, name) is not None
+    assert name in dir(package)
 
 
 def test_what_callers_annotate_with_is_exported() -> None:
     assert set(gemwire.__all__) >= ANNOTATED
 
 
-def test_the_type_checking_imports_match_the_lazy_table() -> None:
-    tree = ast.parse(Path(inspect.getfile(gemwire)).read_text())
+@pytest.mark.parametrize("package", LAZY_PACKAGES, ids=lambda p: p.__name__)
+def test_the_type_checking_imports_match_the_lazy_table(package: ModuleType) -> None:
+    tree = ast.parse(Path(inspect.getfile(package)).read_text())
     block = next(n for n in tree.body if isinstance(n, ast.If))
     imported = {
         (node.module, alias.name)
@@ -55,8 +65,19 @@ def test_the_type_checking_imports_match_the_lazy_table() -> None:
         if isinstance(node, ast.ImportFrom)
         for alias in node.names
     }
-    lazy = {(module, name) for module, names in gemwire._LAZY_EXPORTS.items() for name in names}
+    lazy = {(module, name) for module, names in package._LAZY_EXPORTS.items() for name in names}
     assert imported == lazy
+
+
+def test_replaying_imports_no_runner_of_processes() -> None:
+    # gemwire replay needs the decoder and the normalizer, not anyio and the transport.
+    code = (
+        "import sys, gemwire._normalize.gemini_replay; "
+        "print(sorted(m for m in ('anyio', 'gemwire._transport', 'gemwire.runners.gemini') "
+        "if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == "[]\n"
 
 
 @pytest.mark.parametrize("name", sorted(gemwire.runners.acp.__all__))

@@ -17,18 +17,17 @@ row, in docs/acp.md.
 
 from __future__ import annotations
 
-import difflib
-from typing import Any, Literal
+from typing import Literal
 
 import msgspec
 
+from gemwire._normalize.acp_tool_calls import OpenCall, change_of, text_of, unified_diff
+from gemwire._normalize.acp_usage import prompt_usage
 from gemwire.events import (
-    TOOL_KINDS,
     Event,
     FileChanged,
     Location,
     MessageDelta,
-    ModelUsage,
     Notice,
     PermissionOption,
     PermissionRequested,
@@ -38,7 +37,6 @@ from gemwire.events import (
     SessionStarted,
     SessionUpdated,
     ThoughtDelta,
-    TokenUsage,
     ToolCallFinished,
     ToolCallStarted,
     ToolCallUpdated,
@@ -51,9 +49,8 @@ from gemwire.events import (
 )
 from gemwire.protocol.acp import SessionUpdate, UnknownUpdate
 from gemwire.wire import acp
-from gemwire.wire.jsonrpc import ErrorObject
 
-__all__ = ("MAX_DIFF_LINES", "AcpNormalizer", "error_for", "prompt_text")
+__all__ = ("AcpNormalizer", "prompt_text")
 
 _FINAL = ("completed", "failed")
 _STATE_UPDATES = (
@@ -63,42 +60,6 @@ _STATE_UPDATES = (
     "session_info_update",
     "usage_update",
 )
-_RATE_LIMITED = ("Resource has been exhausted", "RESOURCE_EXHAUSTED")
-_AUTH = ("API key not valid", "API_KEY_INVALID", "Authentication required")
-
-# JSON-RPC error codes ACP gives a meaning (plus HTTP statuses, which Gemini CLI uses).
-_CODE_KINDS = {
-    -32000: "auth",  # ACP auth_required
-    # ACP resource_not_found (a session or file the agent does not have): bad input, not
-    # "not_found", which is the agent executable missing (exit 4).
-    -32002: "input",
-    -32602: "input",
-    -32800: "cancelled",  # ACP request_cancelled
-    401: "auth",
-    403: "auth",
-    429: "rate_limited",
-}
-
-
-def error_for(error: ErrorObject, method: str) -> TurnError:
-    """The typed failure an agent's JSON-RPC error stands for.
-
-    Gemini CLI answers a failed prompt with the HTTP status as the code and the API's
-    message (gemini-protocol.md §6.7): a 400 saying ``API key not valid`` is ``auth``.
-    """
-    message = error.message
-    if error.data is not None and not isinstance(error.data, dict | list):
-        message = f"{message}: {error.data}"
-    elif isinstance(error.data, dict) and isinstance(error.data.get("details"), str):
-        message = f"{message}: {error.data['details']}"
-    kind = _CODE_KINDS.get(error.code)
-    if any(marker in error.message for marker in _RATE_LIMITED):
-        kind = "rate_limited"
-    elif any(marker in error.message for marker in _AUTH):
-        kind = "auth"
-    elif kind is None:
-        kind = "api" if 400 <= error.code < 600 else "agent"
-    return TurnError(kind=kind, message=f"{method}: {message}" if method else message)
 
 
 def prompt_text(prompt: list[acp.ContentBlock]) -> str:
@@ -117,131 +78,6 @@ def prompt_text(prompt: list[acp.ContentBlock]) -> str:
     return " ".join(parts)
 
 
-class _Call:
-    __slots__ = ("content", "kind", "locations", "raw_output", "rejected", "status", "title")
-
-    def __init__(self, update: acp.ToolCall | acp.ToolCallUpdate) -> None:
-        self.title = update.title or update.tool_call_id
-        self.kind = _kind(update.kind)
-        self.status = update.status or "pending"
-        self.content: list[acp.ToolCallContent] = update.content or []
-        self.locations: list[acp.ToolCallLocation] = update.locations or []
-        self.raw_output: Any = update.raw_output
-        self.rejected: str | None = None
-
-    def apply(self, update: acp.ToolCallUpdate | acp.ToolCall) -> None:
-        if update.title:
-            self.title = update.title
-        if update.kind:
-            self.kind = _kind(update.kind)
-        if update.status:
-            self.status = update.status
-        if update.content is not None:
-            self.content = update.content
-        if update.locations is not None:
-            self.locations = update.locations
-        if update.raw_output is not None:
-            self.raw_output = update.raw_output
-
-
-def _kind(kind: str | None) -> str:
-    return kind if kind in TOOL_KINDS else "other"
-
-
-def _text_of(content: list[acp.ToolCallContent]) -> str | None:
-    parts = []
-    for item in content:
-        match item:
-            case acp.Content(content=acp.TextContent(text=text)):
-                parts.append(text)
-            case acp.Terminal():
-                parts.append(f"[terminal {item.terminal_id}]")
-    return "\n".join(parts) if parts else None
-
-
-MAX_DIFF_LINES = 5000
-"""Lines (old and new together) above which a diff is not computed: difflib is quadratic
-at worst, and a 90,000-line file held the event loop 25 s. The diff then says so."""
-
-
-def _unified_diff(diffs: list[acp.Diff]) -> str | None:
-    chunks: list[str] = []
-    for diff in diffs:
-        old_lines = (diff.old_text or "").splitlines(keepends=True)
-        new_lines = diff.new_text.splitlines(keepends=True)
-        fromfile = "/dev/null" if diff.old_text is None else diff.path
-        if len(old_lines) + len(new_lines) > MAX_DIFF_LINES:
-            chunks.append(
-                f"--- {fromfile}\n+++ {diff.path}\n"
-                f"(not computed: {len(old_lines)} -> {len(new_lines)} lines, "
-                f"over the {MAX_DIFF_LINES}-line limit)\n"
-            )
-            continue
-        chunks.extend(
-            difflib.unified_diff(old_lines, new_lines, fromfile=fromfile, tofile=diff.path)
-        )
-    return "".join(chunks) or None
-
-
-def _change(diff: acp.Diff) -> Literal["created", "modified", "deleted"]:
-    meta_kind = diff.meta.get("kind") if isinstance(diff.meta, dict) else None
-    if meta_kind == "add" or (meta_kind is None and diff.old_text is None):
-        return "created"
-    return "deleted" if meta_kind == "delete" else "modified"
-
-
-def _usage(response: acp.PromptResponse) -> TokenUsage | None:
-    if response.usage is not None:
-        u = response.usage
-        return TokenUsage(
-            input_tokens=u.input_tokens,
-            output_tokens=u.output_tokens,
-            cached_tokens=u.cached_read_tokens,
-            total_tokens=u.total_tokens,
-        )
-    quota = response.meta.get("quota") if isinstance(response.meta, dict) else None
-    if not isinstance(quota, dict):
-        return None
-    try:  # Gemini CLI's _meta.quota (gemini-protocol.md §6.7)
-        return msgspec.convert(quota, _GeminiQuota).usage()
-    except msgspec.ValidationError:
-        return None
-
-
-class _TokenCount(msgspec.Struct, frozen=True):
-    input_tokens: int = 0
-    output_tokens: int = 0
-
-
-class _ModelQuota(msgspec.Struct, frozen=True):
-    model: str
-    token_count: _TokenCount = _TokenCount()
-
-
-class _GeminiQuota(msgspec.Struct, frozen=True):
-    token_count: _TokenCount = _TokenCount()
-    model_usage: list[_ModelQuota] = []
-
-    def usage(self) -> TokenUsage:
-        by_model: dict[str, tuple[int, int]] = {}
-        for entry in self.model_usage:
-            inp, out = by_model.get(entry.model, (0, 0))
-            by_model[entry.model] = (
-                inp + entry.token_count.input_tokens,
-                out + entry.token_count.output_tokens,
-            )
-        total = self.token_count
-        return TokenUsage(
-            input_tokens=total.input_tokens,
-            output_tokens=total.output_tokens,
-            total_tokens=total.input_tokens + total.output_tokens,
-            by_model={
-                model: ModelUsage(input_tokens=i, output_tokens=o, total_tokens=i + o)
-                for model, (i, o) in by_model.items()
-            },
-        )
-
-
 class AcpNormalizer:
     """Reduces one ACP session to normalized events; see the module docstring.
 
@@ -253,7 +89,7 @@ class AcpNormalizer:
     def __init__(self, *, agent: str, session_id: str) -> None:
         self._agent = agent
         self._session_id = session_id
-        self._calls: dict[str, _Call] = {}
+        self._calls: dict[str, OpenCall] = {}
         self._answer: list[str] = []
         self._after_tools = False
         self._replaying = False
@@ -359,7 +195,7 @@ class AcpNormalizer:
         return [MessageDelta(agent=agent, session_id=sid, text=text)]
 
     def _start(self, call_id: str, update: acp.ToolCall | acp.ToolCallUpdate) -> list[Event]:
-        call = self._calls[call_id] = _Call(update)
+        call = self._calls[call_id] = OpenCall(update)
         self._after_tools = True
         raw_input = update.raw_input
         return [
@@ -400,14 +236,14 @@ class AcpNormalizer:
                 session_id=self._session_id,
                 call_id=call_id,
                 status=call.status,
-                content=_text_of(call.content),
+                content=text_of(call.content),
             )
         ]
 
     def _finish(self, call_id: str) -> list[Event]:
         agent, sid = self._agent, self._session_id
         call = self._calls.pop(call_id)
-        text = _text_of(call.content)
+        text = text_of(call.content)
         if text is None and call.raw_output is not None:
             raw = call.raw_output
             text = raw if isinstance(raw, str) else msgspec.json.encode(raw).decode()
@@ -423,7 +259,7 @@ class AcpNormalizer:
                 error=ToolError(type="failed", message=text or "the tool call failed")
                 if failed
                 else None,
-                diff=_unified_diff(diffs),
+                diff=unified_diff(diffs),
             )
         ]
         if not failed:
@@ -432,7 +268,7 @@ class AcpNormalizer:
                     agent=agent,
                     session_id=sid,
                     path=diff.path,
-                    change=_change(diff),
+                    change=change_of(diff),
                     call_id=call_id,
                     derived=False,
                 )
@@ -511,7 +347,7 @@ class AcpNormalizer:
         """The turn ended: with the agent's answer to ``session/prompt``, or ``error``."""
         agent, sid = self._agent, self._session_id
         events = self._close_open_calls(cancelled=self._cancelling or error is not None)
-        usage = _usage(response) if response is not None else None
+        usage = prompt_usage(response) if response is not None else None
         if usage is not None:
             events.append(UsageReported(agent=agent, session_id=sid, usage=usage))
         if response is None:

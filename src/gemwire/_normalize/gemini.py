@@ -8,9 +8,11 @@ from ``finish()``. The mapping is documented, row by row, in docs/events.md.
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable, Iterable
+from typing import Any, Literal
 
 import msgspec
+from msgspec import UNSET
 
 from gemwire._normalize.gemini_errors import (
     FATAL_KINDS,
@@ -23,6 +25,7 @@ from gemwire._normalize.gemini_tools import describe_tool, find_unified_diff
 from gemwire.events import (
     Event,
     FileChanged,
+    Location,
     MessageDelta,
     ModelUsage,
     Notice,
@@ -85,12 +88,11 @@ def _usage(stats: StreamStats) -> TokenUsage:
     )
 
 
-class _OpenCall:
-    __slots__ = ("name", "params")
+# The tools whose success changes a file: ``write_file`` and ``replace``.
+_FILE_WRITERS = frozenset({"write_file", "replace"})
 
-    def __init__(self, name: str, params: dict[str, object]) -> None:
-        self.name = name
-        self.params = params
+# An open tool call: its name, the model's parameters, and the files it touches.
+_OpenCall = tuple[str, dict[str, Any], list[Location]]
 
 
 class GeminiNormalizer:
@@ -123,47 +125,20 @@ class GeminiNormalizer:
         return self._session_id
 
     def feed(self, item: DecodedItem) -> list[Event]:
-        agent, sid = self._agent, self._session_id
-        match item:
-            case InitEvent():
-                self._session_id = item.session_id
-                return [SessionStarted(agent=agent, session_id=item.session_id, model=item.model)]
-            case MessageEvent(role="user"):
-                return [UserMessage(agent=agent, session_id=sid, text=item.content)]
-            case MessageEvent(content=content) if content == _PROMPT_FLAG_DEPRECATION:
-                return [self._notice("warning", content.rstrip("\n"), "upstream")]
-            case MessageEvent():
-                if self._after_tools and self._answer:
-                    self._answer.append("\n\n")  # text of a later model turn
-                self._after_tools = False
-                self._answer.append(item.content)
-                return [MessageDelta(agent=agent, session_id=sid, text=item.content)]
-            case ToolUseEvent():
-                self._after_tools = True
-                return [self._start_call(item)]
-            case ToolResultEvent():
-                return self._finish_call(item)
-            case ErrorEvent():
-                if item.message.startswith(TURN_CUT_SHORT):
-                    self._cut_short = True
-                if item.severity == "error":
-                    self._last_error_notice = item.message
-                return [self._notice(item.severity, item.message, "upstream")]
-            case ResultEvent():
-                return self._result(item)
-            case NoiseLine():
-                return [self._notice("info", item.text, "upstream")]
-            case UnknownWireEvent() | MalformedLine():
-                return [
-                    Unknown(agent=agent, session_id=sid, upstream_type=item.type, raw=item.line)
-                ]
-            case OversizedLine():
-                message = f"skipped a {item.size}-byte line: over the {item.limit}-byte limit"
-                return [self._notice("warning", message, "gemwire")]
-            case InvalidUtf8():
-                message = f"replaced {item.count} invalid UTF-8 byte(s) in the agent's output"
-                return [self._notice("warning", message, "gemwire")]
-        raise TypeError(f"not a decoded Gemini stream item: {item!r}")
+        return self.feed_all((item,))
+
+    def feed_all(self, items: Iterable[DecodedItem]) -> list[Event]:
+        """The events of many items, in order: `feed` for each, in one list."""
+        out: list[Event] = []
+        handlers = _HANDLERS
+        for item in items:
+            # A table by exact type: a chain of isinstance checks per line cost more than
+            # building the event.
+            handler = handlers.get(item.__class__)
+            if handler is None:
+                raise TypeError(f"not a decoded Gemini stream item: {item!r}")
+            handler(self, item, out)
+        return out
 
     def finish(
         self, *, exit_code: int | None = None, stopped: TurnError | None = None
@@ -214,78 +189,126 @@ class GeminiNormalizer:
             source=source,
         )
 
-    def _start_call(self, item: ToolUseEvent) -> ToolCallStarted:
-        facts = describe_tool(item.tool_name, item.parameters, self._cwd)
-        self._calls[item.tool_id] = _OpenCall(item.tool_name, item.parameters)
-        return ToolCallStarted(
-            agent=self._agent,
-            session_id=self._session_id,
-            call_id=item.tool_id,
-            name=item.tool_name,
-            kind=facts.kind,
-            title=facts.title,
-            input=item.parameters,
-            locations=facts.locations,
-            mcp_server=facts.mcp_server,
-            mcp_tool=facts.mcp_tool,
+    def _init(self, item: InitEvent, out: list[Event]) -> None:
+        self._session_id = item.session_id
+        out.append(SessionStarted(agent=self._agent, session_id=item.session_id, model=item.model))
+
+    def _message(self, item: MessageEvent, out: list[Event]) -> None:
+        content = item.content
+        if item.role == "user":
+            out.append(UserMessage(agent=self._agent, session_id=self._session_id, text=content))
+        elif content == _PROMPT_FLAG_DEPRECATION:
+            out.append(self._notice("warning", content.rstrip("\n"), "upstream"))
+        else:
+            if self._after_tools:
+                if self._answer:
+                    self._answer.append("\n\n")  # text of a later model turn
+                self._after_tools = False
+            self._answer.append(content)
+            out.append(MessageDelta(agent=self._agent, session_id=self._session_id, text=content))
+
+    def _tool_use(self, item: ToolUseEvent, out: list[Event]) -> None:
+        self._after_tools = True
+        name, params = item.tool_name, item.parameters
+        facts = describe_tool(name, params, self._cwd)
+        self._calls[item.tool_id] = (name, params, facts.locations)
+        out.append(
+            ToolCallStarted(
+                agent=self._agent,
+                session_id=self._session_id,
+                call_id=item.tool_id,
+                name=name,
+                kind=facts.kind,
+                title=facts.title,
+                input=params,
+                locations=facts.locations,
+                mcp_server=facts.mcp_server,
+                mcp_tool=facts.mcp_tool,
+            )
         )
 
-    def _finish_call(self, item: ToolResultEvent) -> list[Event]:
-        agent, sid = self._agent, self._session_id
+    def _tool_result(self, item: ToolResultEvent, out: list[Event]) -> None:
         call = self._calls.pop(item.tool_id, None)
         if call is None:
             message = f"tool result for unknown call {item.tool_id!r} ({item.status})"
-            return [self._notice("warning", message, "gemwire")]
-        output = item.output if isinstance(item.output, str) else None
+            out.append(self._notice("warning", message, "gemwire"))
+            return
+        output = None if item.output is UNSET else item.output
         error = (
-            ToolError(type=item.error.type, message=item.error.message)
-            if isinstance(item.error, WireError)
-            else None
+            None
+            if item.error is UNSET
+            else ToolError(type=item.error.type, message=item.error.message)
         )
-        events: list[Event] = [
+        ok = item.status == "success"
+        out.append(
             ToolCallFinished(
-                agent=agent,
-                session_id=sid,
+                agent=self._agent,
+                session_id=self._session_id,
                 call_id=item.tool_id,
-                status="completed" if item.status == "success" else "failed",
+                status="completed" if ok else "failed",
                 output=output,
                 error=error,
                 diff=find_unified_diff(output) if output else None,
             )
-        ]
-        if item.status == "success":
+        )
+        if ok and call[0] in _FILE_WRITERS:
             changed = self._file_changed(item.tool_id, call)
             if changed is not None:
-                events.append(changed)
-        return events
+                out.append(changed)
 
     def _file_changed(self, call_id: str, call: _OpenCall) -> FileChanged | None:
+        """What a successful call of one of `_FILE_WRITERS` changed."""
+        name, params, locations = call
+        if not locations:
+            return None
         change: Literal["created", "modified", "written"]
-        if call.name == "write_file":
+        if name == "write_file":
             change = "written"
-        elif call.name == "replace":
-            # replace with an empty old_string creates the file (it fails if one exists).
-            change = "created" if call.params.get("old_string") == "" else "modified"
-        else:
-            return None
-        facts = describe_tool(call.name, call.params, self._cwd)
-        if not facts.locations:
-            return None
+        else:  # replace; with an empty old_string it creates the file (it fails if one exists)
+            change = "created" if params.get("old_string") == "" else "modified"
         return FileChanged(
             agent=self._agent,
             session_id=self._session_id,
-            path=facts.locations[0].path,
+            path=locations[0].path,
             change=change,
             call_id=call_id,
             derived=True,
         )
 
+    def _error(self, item: ErrorEvent, out: list[Event]) -> None:
+        if item.message.startswith(TURN_CUT_SHORT):
+            self._cut_short = True
+        if item.severity == "error":
+            self._last_error_notice = item.message
+        out.append(self._notice(item.severity, item.message, "upstream"))
+
+    def _noise(self, item: NoiseLine, out: list[Event]) -> None:
+        out.append(self._notice("info", item.text, "upstream"))
+
+    def _unknown(self, item: UnknownWireEvent | MalformedLine, out: list[Event]) -> None:
+        out.append(
+            Unknown(
+                agent=self._agent,
+                session_id=self._session_id,
+                upstream_type=item.type,
+                raw=item.line,
+            )
+        )
+
+    def _oversized(self, item: OversizedLine, out: list[Event]) -> None:
+        message = f"skipped a {item.size}-byte line: over the {item.limit}-byte limit"
+        out.append(self._notice("warning", message, "gemwire"))
+
+    def _invalid_utf8(self, item: InvalidUtf8, out: list[Event]) -> None:
+        message = f"replaced {item.count} invalid UTF-8 byte(s) in the agent's output"
+        out.append(self._notice("warning", message, "gemwire"))
+
     def _close_open_calls(self) -> list[Event]:
         events: list[Event] = []
-        for call_id, call in self._calls.items():
+        for call_id, (name, _, _) in self._calls.items():
             events.append(
                 self._notice(
-                    "warning", f"{call.name} call {call_id!r} never reported a result", "gemwire"
+                    "warning", f"{name} call {call_id!r} never reported a result", "gemwire"
                 )
             )
             events.append(
@@ -299,25 +322,26 @@ class GeminiNormalizer:
         self._calls.clear()
         return events
 
-    def _result(self, item: ResultEvent) -> list[Event]:
-        agent, sid = self._agent, self._session_id
+    def _result(self, item: ResultEvent, out: list[Event]) -> None:
         if self._completed:
             message = f"ignored a second result ({item.status}); the first one stands"
-            return [self._notice("warning", message, "gemwire")]
-        events = self._close_open_calls()
+            out.append(self._notice("warning", message, "gemwire"))
+            return
+        out += self._close_open_calls()
+        agent, sid = self._agent, self._session_id
         stats = item.stats if isinstance(item.stats, StreamStats) else None
         usage = _usage(stats) if stats is not None else None
         if usage is not None:
-            events.append(UsageReported(agent=agent, session_id=sid, usage=usage))
+            out.append(UsageReported(agent=agent, session_id=sid, usage=usage))
         duration = stats.duration_ms if stats is not None else None
         if item.status == "success":
             stop_reason = "max_turn_requests" if self._cut_short else "end_turn"
-            events.append(
+            out.append(
                 self._complete(
                     ok=True, stop_reason=stop_reason, error=None, usage=usage, duration_ms=duration
                 )
             )
-            return events
+            return
         if isinstance(item.error, WireError):
             kind = FATAL_KINDS.get(item.error.type) or (
                 api_error_kind(item.error.message) if "API Error" in item.error.message else "agent"
@@ -330,7 +354,7 @@ class GeminiNormalizer:
             )
         stop_reason = stop_reason_for(error.kind)
         # Gemini reports duration_ms 0 on every error path: unknown, not instant.
-        events.append(
+        out.append(
             self._complete(
                 ok=False,
                 stop_reason=stop_reason,
@@ -339,7 +363,6 @@ class GeminiNormalizer:
                 duration_ms=duration or None,
             )
         )
-        return events
 
     def _complete(
         self,
@@ -361,3 +384,20 @@ class GeminiNormalizer:
             usage=usage,
             duration_ms=duration_ms,
         )
+
+
+# What `GeminiNormalizer.feed_all` calls for each type of `DecodedItem`.
+_Handler = Callable[[GeminiNormalizer, Any, list[Event]], None]
+_HANDLERS: dict[type, _Handler] = {
+    InitEvent: GeminiNormalizer._init,
+    MessageEvent: GeminiNormalizer._message,
+    ToolUseEvent: GeminiNormalizer._tool_use,
+    ToolResultEvent: GeminiNormalizer._tool_result,
+    ErrorEvent: GeminiNormalizer._error,
+    ResultEvent: GeminiNormalizer._result,
+    NoiseLine: GeminiNormalizer._noise,
+    UnknownWireEvent: GeminiNormalizer._unknown,
+    MalformedLine: GeminiNormalizer._unknown,
+    OversizedLine: GeminiNormalizer._oversized,
+    InvalidUtf8: GeminiNormalizer._invalid_utf8,
+}

@@ -62,6 +62,7 @@ BUILTIN_TOOL_KINDS: dict[str, str] = {
 
 # Parameter names that hold a path, newest first (read_file took absolute_path until 0.2x).
 _PATH_PARAMS = ("file_path", "absolute_path", "dir_path", "path")
+_PATH_KEYS = frozenset(_PATH_PARAMS)
 # What to show as a title, per tool; other tools show their name.
 _TITLE_PARAMS = {
     "run_shell_command": "command",
@@ -99,15 +100,15 @@ def split_mcp_name(name: str) -> tuple[str, str] | None:
 
 
 def _resolve(path: str, cwd: str | None) -> str:
-    if cwd is None or posixpath.isabs(path):
+    if cwd is None or path.startswith("/"):
         return path
     return posixpath.normpath(posixpath.join(cwd, path))
 
 
 def _first_line(text: str) -> str:
-    line = text.strip().split("\n", 1)[0]
-    shortened = line[:_TITLE_LIMIT]
-    return shortened if shortened == text.strip() else shortened + "…"
+    stripped = text.strip()
+    shortened = stripped.partition("\n")[0][:_TITLE_LIMIT]
+    return shortened if shortened == stripped else shortened + "…"
 
 
 def describe_tool(name: str, params: dict[str, Any], cwd: str | None = None) -> ToolFacts:
@@ -115,26 +116,34 @@ def describe_tool(name: str, params: dict[str, Any], cwd: str | None = None) -> 
 
     Relative paths are resolved against ``cwd`` when it is known (as ACP reports them).
     """
-    path = next((v for k in _PATH_PARAMS if isinstance(v := params.get(k), str) and v), None)
+    # Called for every tool call of every stream and session: plain lookups, no generators.
     locations: list[Location] = []
-    if path is not None:
-        line = params.get("start_line")
-        if not isinstance(line, int):
-            offset = params.get("offset")  # 0-based, before 0.45
-            line = offset + 1 if isinstance(offset, int) else None
-        locations.append(Location(path=_resolve(path, cwd), line=line))
+    title = name
+    if not _PATH_KEYS.isdisjoint(params):  # shell, search, web: no path, one C-level check
+        for key in _PATH_PARAMS:
+            path = params.get(key)
+            if path and isinstance(path, str):
+                line = params.get("start_line")
+                if not isinstance(line, int):
+                    offset = params.get("offset")  # 0-based, before 0.45
+                    line = offset + 1 if isinstance(offset, int) else None
+                locations.append(Location(path=_resolve(path, cwd), line=line))
+                title = path
+                break
     title_param = _TITLE_PARAMS.get(name)
-    title_value = params.get(title_param) if title_param else None
-    if isinstance(title_value, str) and title_value.strip():
-        title = _first_line(title_value)
-    else:
-        title = path or name
+    if title_param is not None:
+        value = params.get(title_param)
+        if isinstance(value, str) and value and not value.isspace():
+            title = _first_line(value)
+    kind = BUILTIN_TOOL_KINDS.get(name)
+    if kind is not None:
+        return ToolFacts(kind=kind, title=title, locations=locations)
     mcp = split_mcp_name(name)
-    if mcp is not None and name not in BUILTIN_TOOL_KINDS:
+    if mcp is not None:
         return ToolFacts(
             kind="other", title=title, locations=locations, mcp_server=mcp[0], mcp_tool=mcp[1]
         )
-    return ToolFacts(kind=BUILTIN_TOOL_KINDS.get(name, "other"), title=title, locations=locations)
+    return ToolFacts(kind="other", title=title, locations=locations)
 
 
 _DIFF_START = re.compile(r"^(Index: .*\n=+\n)?--- .*\n\+\+\+ .*\n@@ ", re.MULTILINE)

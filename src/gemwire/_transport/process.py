@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import Self
 
 import anyio
-import msgspec
 from anyio.abc import Process
 
 from gemwire._transport import reaper
@@ -48,10 +47,8 @@ from gemwire.errors import AgentNotFound, GemwireError, InvalidOptions
 __all__ = (
     "PIPE_CAPACITY",
     "Child",
-    "ProcessOutput",
     "kill_process_group",
     "process_tree",
-    "run_process",
     "spawn_error",
 )
 
@@ -309,53 +306,3 @@ class Child:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
-
-
-class ProcessOutput(msgspec.Struct, frozen=True, kw_only=True):
-    """What a finished child left: its exit status and everything it wrote."""
-
-    returncode: int
-    """Exit status; negative for death by signal (``-9`` for SIGKILL), as subprocess does."""
-    stdout: bytes
-    stderr: bytes
-    timed_out: bool
-
-
-async def run_process(
-    argv: Sequence[str],
-    *,
-    input: bytes = b"",
-    cwd: Path | None = None,
-    env: Mapping[str, str] | None = None,
-    timeout: float | None = None,  # noqa: ASYNC109 - timing out is an outcome (timed_out)
-) -> ProcessOutput:
-    """Run ``argv`` to completion with ``input`` on stdin (written at once, then closed).
-
-    stdout and stderr are drained concurrently, so a chatty stderr cannot block the
-    child. On timeout or cancellation the whole process group is stopped. After the child
-    exits, anything it left running in its group (background shell commands) is killed.
-
-    Raises `AgentNotFound` when ``argv[0]`` cannot be executed.
-    """
-    captured = {"stdout": bytearray(), "stderr": bytearray()}
-
-    async def drain(child: Child, stream: str) -> None:
-        while data := await child.read(stream):
-            captured[stream] += data
-
-    async with await Child.spawn(argv, cwd=cwd, env=env) as child, anyio.create_task_group() as tg:
-        tg.start_soon(drain, child, "stdout")
-        tg.start_soon(drain, child, "stderr")
-        await child.send_input(input)
-        with anyio.move_on_after(timeout) as scope:
-            await child.wait()
-        await child.stop()
-        # Leftover grandchildren would keep the pipes open and the drains waiting.
-        child.kill_leftovers()
-    assert child.returncode is not None
-    return ProcessOutput(
-        returncode=child.returncode,
-        stdout=bytes(captured["stdout"]),
-        stderr=bytes(captured["stderr"]),
-        timed_out=scope.cancelled_caught,
-    )

@@ -195,7 +195,7 @@ class AcpExecutor:
             return _Failed(error=_error_of(exc))
         self._handlers[session.session_id] = permission_preset(_permissions(task, self._options))
         try:
-            for event in agent.client.take_events():
+            for event in session.take_events():
                 on_event(event)
             if task.model:
                 await session.set_model(task.model)

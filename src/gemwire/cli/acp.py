@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from gemwire.cli.exit_codes import EXIT_CANCELLED, EXIT_NOT_FOUND, EXIT_OK, for_error_kind
-from gemwire.cli.run import output_options
+from gemwire.cli.exit_codes import EXIT_NOT_FOUND, exit_status
+from gemwire.cli.options import AGENT_NAMES, output_options
+
+if TYPE_CHECKING:
+    from gemwire.cli.live import Output
+    from gemwire.events import TurnCompleted, TurnError
 
 __all__ = ("acp",)
 
@@ -20,8 +25,7 @@ _PERMISSIONS = ("ask", "deny", "reads", "edits", "all")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 @click.option(
     "--agent",
-    # runners.agents.AGENTS, spelled out: importing the runners here would slow every command.
-    type=click.Choice(["claude", "codex", "qwen", "opencode", "gemini"]),
+    type=AGENT_NAMES,
     help="A built-in agent instead of COMMAND: the pinned install, node_modules/.bin or "
     "$PATH, or the command in $GEMWIRE_AGENT_<NAME> (docs/agents.md).",
 )
@@ -58,6 +62,7 @@ def acp(
     import anyio
 
     from gemwire.cli.live import LiveOutput, open_output
+    from gemwire.cli.signals import REASONS, SignalStop
     from gemwire.errors import (
         AgentCrashed,
         AgentNotFound,
@@ -65,7 +70,7 @@ def acp(
         InvalidOptions,
         RunTimedOut,
     )
-    from gemwire.events import PermissionRequested, TurnCompleted
+    from gemwire.events import PermissionRequested, TurnError
     from gemwire.runners.acp import (
         AcpOptions,
         AcpTurnResult,
@@ -84,6 +89,7 @@ def acp(
         raise click.UsageError("give the agent's COMMAND (after --), or --agent NAME")
     if prompt == "-":
         prompt = sys.stdin.read()
+    name = f"acp:{Path(command[0]).name}"
     cwd = str(Path(str(settings.get("cwd") or ".")).resolve())
     output = open_output(as_json=as_json, quiet=quiet, verbose=verbose, cwd=cwd)
     interactive = isinstance(output, LiveOutput) and sys.stdin.isatty()
@@ -97,7 +103,7 @@ def acp(
 
         async def ask(request: PermissionRequest) -> str | None:
             event = PermissionRequested(
-                agent=f"acp:{Path(command[0]).name}",
+                agent=name,
                 session_id=request.session_id,
                 request_id=request.request_id,
                 call_id=request.call_id,
@@ -116,8 +122,11 @@ def acp(
         **{k: v for k, v in settings.items() if v is not None},  # type: ignore[arg-type]
     )
 
+    stop = SignalStop()
+
     async def go() -> AcpTurnResult:
         async with run_acp(prompt, options, permission_handler=handler) as turn:
+            stop.cancels(turn.stop)
             async for event in turn:
                 output.show(event)
         return turn.result
@@ -125,32 +134,36 @@ def acp(
     try:
         with output:
             try:
-                result = anyio.run(go)
+                result: AcpTurnResult | TurnCompleted | None = stop.run(go)
             except (AgentCrashed, AgentRequestFailed, RunTimedOut) as exc:
                 # The agent failed before the turn began: still end with one turn_completed,
                 # its error typed as a turn types it.
                 method = exc.method if isinstance(exc, AgentRequestFailed) else ""
-                error = turn_error(exc, method)
-                output.show(
-                    TurnCompleted(
-                        agent=f"acp:{Path(command[0]).name}",
-                        ok=False,
-                        stop_reason="error",
-                        error=error,
-                        answer="",
-                    )
-                )
-                output.close()
-                sys.exit(for_error_kind(error.kind))
+                result = _before_the_turn(output, name, "error", turn_error(exc, method))
+            if result is None:  # a signal while the agent was starting
+                assert stop.caught is not None
+                error = TurnError(kind="cancelled", message=REASONS[stop.caught])
+                result = _before_the_turn(output, name, "cancelled", error)
             output.close()
     except AgentNotFound as exc:
         click.echo(f"gemwire: {exc}", err=True)
         sys.exit(EXIT_NOT_FOUND)
     except InvalidOptions as exc:  # e.g. a --cwd that does not exist
         raise click.UsageError(str(exc)) from exc
-    except KeyboardInterrupt:
-        sys.exit(EXIT_CANCELLED)
-    sys.exit(EXIT_OK if result.ok else for_error_kind(result.error.kind if result.error else None))
+    stop.exit_if_stopped()
+    assert result is not None
+    sys.exit(exit_status(result))
+
+
+def _before_the_turn(
+    output: Output, agent: str, stop_reason: str, error: TurnError
+) -> TurnCompleted:
+    """The turn_completed of a turn that never began: the stream still ends with one."""
+    from gemwire.events import TurnCompleted
+
+    turn = TurnCompleted(agent=agent, ok=False, stop_reason=stop_reason, error=error, answer="")
+    output.show(turn)
+    return turn
 
 
 def _built_in(name: str) -> tuple[tuple[str, ...], bool]:

@@ -8,15 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gemwire.cli.exit_codes import EXIT_CANCELLED, EXIT_NOT_FOUND, EXIT_QUOTA, EXIT_TURN_FAILED
+from gemwire.cli.exit_codes import EXIT_NOT_FOUND, EXIT_QUOTA, EXIT_TURN_FAILED
+from gemwire.cli.options import AGENT_NAMES, SECONDS, approval_options
 
 if TYPE_CHECKING:
     from gemwire.batch import BatchSummary, Progress
 
 __all__ = ("batch",)
-
-EXIT_TERMINATED = 143
-EXIT_HANGUP = 129
 
 
 class _RunByDefault(click.Group):
@@ -53,7 +51,7 @@ def batch() -> None:
 )
 @click.option(
     "--agent",
-    type=click.Choice(["claude", "codex", "qwen", "opencode", "gemini"]),
+    type=AGENT_NAMES,
     help="acp mode with this built-in agent (docs/agents.md) for tasks that name none.",
 )
 @click.option(
@@ -64,13 +62,8 @@ def batch() -> None:
     help="acp mode: agent processes at most.",
 )
 @click.option("-m", "--model", help="Model for tasks that name none.")
-@click.option(
-    "--approval-mode",
-    type=click.Choice(["default", "auto_edit", "yolo", "plan"]),
-    help="Approval mode for tasks that name none.",
-)
-@click.option("-y", "--yolo", is_flag=True, help="Same as --approval-mode yolo.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), help="Seconds per task.")
+@approval_options("Approval mode for tasks that name none.")
+@click.option("--timeout", type=SECONDS, help="Seconds per task.")
 @click.option(
     "--max-attempts",
     type=click.IntRange(min=1),
@@ -160,57 +153,35 @@ def report(out: str, as_json: bool) -> None:
 
 def _run(tasks: list[Any], out: str, options: Any, *, as_json: bool) -> int:
     """Run the batch shown on stdout; the exit status."""
-    import signal
-
-    import anyio
-
     from gemwire.batch import BatchFinished, BatchStopped, run_batch
     from gemwire.batch.runner import only_gemwire_error
+    from gemwire.cli.signals import SignalStop
 
     show = _json_line if as_json else _Display(len(tasks)).show
-    outcome: dict[str, Any] = {}
+    stop = SignalStop()  # a signal cancels it all: run_batch stops every task cleanly
 
-    async def go() -> None:
-        async with anyio.create_task_group() as group:
-            group.start_soon(_on_signal, group.cancel_scope, outcome)
-            async with run_batch(tasks, out, options) as running:
-                async for progress in running:
-                    show(progress)
-                    if isinstance(progress, BatchStopped):
-                        outcome["stopped"] = True
-                    elif isinstance(progress, BatchFinished):
-                        outcome["summary"] = progress.summary
-            group.cancel_scope.cancel()
+    async def go() -> BatchSummary | None:
+        """The summary; ``None`` when the batch stopped starting tasks (a quota)."""
+        stopped, summary = False, None
+        async with run_batch(tasks, out, options) as running:
+            async for progress in running:
+                show(progress)
+                if isinstance(progress, BatchStopped):
+                    stopped = True
+                elif isinstance(progress, BatchFinished):
+                    summary = progress.summary
+        return None if stopped else summary
 
     try:
-        anyio.run(go)
-    except KeyboardInterrupt:
-        outcome["signal"] = signal.SIGINT
+        summary = stop.run(go)
     except BaseExceptionGroup as group:
         raise only_gemwire_error(group) or group from None
-    if "signal" in outcome:
-        click.echo(
-            f"gemwire: batch stopped by {outcome['signal'].name}; re-run to resume", err=True
-        )
-        return {signal.SIGTERM: EXIT_TERMINATED, signal.SIGHUP: EXIT_HANGUP}.get(
-            outcome["signal"], EXIT_CANCELLED
-        )
-    if outcome.get("stopped"):
+    if stop.caught is not None:
+        click.echo(f"gemwire: batch stopped by {stop.caught.name}; re-run to resume", err=True)
+        stop.exit_if_stopped()
+    if summary is None:
         return EXIT_QUOTA
-    summary: BatchSummary = outcome["summary"]
     return EXIT_TURN_FAILED if summary.failed else 0
-
-
-async def _on_signal(scope: Any, outcome: dict[str, Any]) -> None:
-    import signal
-
-    import anyio
-
-    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP, signal.SIGINT) as signals:
-        async for signum in signals:
-            outcome["signal"] = signal.Signals(signum)
-            scope.cancel()
-            return
 
 
 def _json_line(progress: Progress) -> None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from gemwire.cli.exit_codes import EXIT_CANCELLED, EXIT_NOT_FOUND, EXIT_OK, EXIT_TURN_FAILED
+from gemwire.cli.exit_codes import EXIT_NOT_FOUND, EXIT_OK, EXIT_TURN_FAILED
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -178,8 +178,8 @@ def demo(gemini: str | None, root: Path | None, verbose: bool) -> None:
     from rich.console import Console
 
     from gemwire import GeminiNotFound, GeminiOptions, UnsupportedVersion, find_gemini
+    from gemwire.cli.gemini_run import show_gemini_run
     from gemwire.cli.live import open_output
-    from gemwire.cli.run import show_run
     from gemwire.testing import CURRENT_VERSION, IsolatedGemini, ScriptedModel, pinned_gemini
 
     console = Console(highlight=False, soft_wrap=True)
@@ -218,12 +218,7 @@ def demo(gemini: str | None, root: Path | None, verbose: bool) -> None:
         console.print(f"  model      {model.url}", style="dim")
         console.print(f"  workspace  {cwd}, a small project whose tests fail\n", style="dim")
         output = open_output(verbose=verbose, cwd=cwd)
-
-        try:
-            result = show_run(DEMO_PROMPT, options, output)
-        except KeyboardInterrupt:
-            sys.exit(EXIT_CANCELLED)
-
+        result = show_gemini_run(DEMO_PROMPT, options, output)
         changes = _disk_changes(env.workspace, scenario.files)
         _show_changes(console, env.workspace, scenario.files, changes)
         claimed = {os.path.relpath(change.path, env.workspace) for change in result.files_changed}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -11,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from gemwire.cli.checks import Check
+    from gemwire.checks import Check
 
 __all__ = ("doctor", "run_checks")
 
@@ -33,36 +32,47 @@ def _pinned_fix() -> str | None:
     )
 
 
+def _config_file(environ: dict[str, str]) -> Check:
+    """gemwire's own settings file: where it is, and whether it loads."""
+    from gemwire.checks import Check
+    from gemwire.cli.settings import ConfigFileError, config_path, effective
+
+    path = config_path(environ)
+    try:
+        found = effective(environ)
+    except ConfigFileError as exc:
+        fix = "`gemwire config set KEY VALUE` or `gemwire config unset KEY` repairs it"
+        return Check(name="gemwire config", status="fail", summary=exc.message, fix=fix)
+    summary = f"{path} (none yet)" if not path.exists() else str(path)
+    details = tuple(f"{name} = {value!r} ({source})" for name, (value, source) in found.items())
+    return Check(name="gemwire config", status="ok", summary=summary, details=details)
+
+
 def run_checks(
     *, cwd: Path, executable: str | None, gemini_home: str | None, environ: dict[str, str]
 ) -> list[Check]:
-    """Every check, in the order a person fixes things: config, CLI, Node, home, auth, trust."""
-    from gemwire.cli import checks, settings
+    """gemwire's config, then `check_gemini_environment` with the executable and home the
+    flags or the config name; in a checkout, a missing CLI's fix names the pinned one."""
+    import msgspec
 
-    config = checks.config_file(environ)
+    from gemwire.checks import check_gemini_environment
+    from gemwire.cli import settings
+
+    config = _config_file(environ)
     configured: dict[str, settings.Value] = {}
     if config.status != "fail":
         configured = settings.defaults(environ)
-    executable = executable or str(configured.get("executable") or "") or None
-    cli, launcher = checks.gemini_cli(executable, cwd)
-    if launcher is None:
-        cli = dataclasses.replace(cli, fix=_pinned_fix())
-    if gemini_home or configured.get("gemini_home"):
-        home, source = Path(gemini_home or str(configured["gemini_home"])), "gemwire config"
-        if gemini_home:
-            source = "--gemini-home"
-    elif environ.get("GEMINI_CLI_HOME"):
-        home, source = Path(environ["GEMINI_CLI_HOME"]), "GEMINI_CLI_HOME"
-    else:
-        home, source = Path(os.path.expanduser("~")), "the user's home"
-    return [
-        config,
-        cli,
-        checks.node(launcher, environ),
-        checks.gemini_home(home, source),
-        checks.auth(home, cwd, environ),
-        checks.trust(home, cwd, environ),
-        checks.retention(home, cwd),
+    found = check_gemini_environment(
+        cwd,
+        executable=executable or str(configured.get("executable") or "") or None,
+        gemini_home=gemini_home or str(configured.get("gemini_home") or "") or None,
+        environ=environ,
+    )
+    return [config] + [
+        msgspec.structs.replace(check, fix=_pinned_fix())
+        if check.name == "Gemini CLI" and check.status == "fail"
+        else check
+        for check in found
     ]
 
 
@@ -80,14 +90,14 @@ def doctor(cwd: str | None, executable: str | None, gemini_home: str | None) -> 
     from rich.console import Console
     from rich.text import Text
 
-    console = Console(highlight=False)
-    from gemwire.cli.agent_checks import agent_checks
+    from gemwire.checks import check_agents
 
+    console = Console(highlight=False)
     where = Path(cwd or os.getcwd()).resolve()
     found = run_checks(
         cwd=where, executable=executable, gemini_home=gemini_home, environ=dict(os.environ)
     )
-    found += agent_checks(where, Path(os.path.expanduser("~")), os.environ)
+    found += check_agents(where)
     width = max(len(check.name) for check in found)
     for check in found:
         mark, style = _MARKS[check.status]

@@ -6,6 +6,11 @@ the status of its error kind (`FAILED_TURN`), ``1`` for kinds without one of the
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from gemwire.events import TurnError
+
 __all__ = (
     "EXIT_AUTH",
     "EXIT_BROKEN_PIPE",
@@ -24,6 +29,7 @@ __all__ = (
     "EXIT_UNTRUSTED",
     "EXIT_USAGE",
     "FAILED_TURN",
+    "exit_status",
     "for_error_kind",
 )
 
@@ -77,3 +83,21 @@ def for_error_kind(kind: str | None) -> int:
     (6, 1, 1)
     """
     return FAILED_TURN.get(kind or "", EXIT_TURN_FAILED)
+
+
+class Outcome(Protocol):
+    """How a turn ended: `RunResult`, `AcpTurnResult`, the `TurnCompleted` event."""
+
+    @property
+    def ok(self) -> bool: ...
+
+    @property
+    def error(self) -> TurnError | None: ...
+
+
+def exit_status(outcome: Outcome) -> int:
+    """The exit status of a command whose turn ended with ``outcome``: 0 when it succeeded,
+    else the status of its error kind (`for_error_kind`)."""
+    if outcome.ok:
+        return EXIT_OK
+    return for_error_kind(outcome.error.kind if outcome.error else None)

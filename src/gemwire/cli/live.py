@@ -1,11 +1,12 @@
 """Where the events go: a live view on a terminal, a plain transcript, JSON lines, or the answer.
 
 Every command that streams events (``run``, ``replay``, ``acp``, ``demo``) picks its output
-with `open_output` and then only calls `Output.show` per event and `Output.close` at the
-end. The live view is rich's ``Live`` around a `View`: settled blocks are printed once
-above it, and the moving part (streaming text, running tool calls, the footer) is redrawn
-in place ten times a second. Anything that is not a terminal, or ``NO_COLOR``, or
-``TERM=dumb``, gets the plain, colourless, line-by-line `Transcript` instead.
+with `open_output` and then only calls `Output.show` per event (or `Output.show_all` per
+batch) and `Output.close` at the end. The live view is rich's ``Live`` around a `View`:
+settled blocks are printed once above it, and the moving part (streaming text, running tool
+calls, the footer) is redrawn in place ten times a second. Anything that is not a terminal,
+or ``NO_COLOR``, or ``TERM=dumb``, gets the plain, colourless, line-by-line `Transcript`
+instead.
 """
 
 from __future__ import annotations
@@ -14,13 +15,13 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, BinaryIO, Protocol, Self, TextIO
 
 from gemwire.cli.safe_text import terminal_safe, terminal_safe_event
 from gemwire.cli.transcript import Transcript
-from gemwire.events import Event, PermissionRequested, TurnCompleted, encode_event
+from gemwire.events import Event, PermissionRequested, TurnCompleted, encode_event, encode_events
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -49,11 +50,16 @@ class Output(Protocol):
     def show(self, event: Event) -> None:
         """Show one event as it arrives."""
 
+    def show_all(self, events: Iterable[Event]) -> None:
+        """Show events that arrived together (JSON lines are written at once)."""
+        for event in events:
+            self.show(event)
+
     def close(self, resume: str | None = None) -> None:
         """The stream ended; ``resume`` is the command that continues the session, if any."""
 
 
-class _Plain:
+class _Plain(Output):
     def __enter__(self) -> Self:
         return self
 
@@ -69,6 +75,12 @@ class JsonOutput(_Plain):
 
     def show(self, event: Event) -> None:
         self._out.write(encode_event(event))
+        self._out.flush()
+
+    def show_all(self, events: Iterable[Event]) -> None:
+        # One encoder call, one write and one flush for the lot: a replayed file's
+        # thousands of events cost a write each otherwise.
+        self._out.write(encode_events(events))
         self._out.flush()
 
     def close(self, resume: str | None = None) -> None:
@@ -103,9 +115,9 @@ class QuietOutput(_Plain):
 class PlainOutput(_Plain):
     """The plain transcript: no colour, no cursor movement, one line at a time."""
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, *, verbose: bool = False) -> None:
         self._out = out
-        self._transcript = Transcript(out)
+        self._transcript = Transcript(out, verbose=verbose)
 
     def show(self, event: Event) -> None:
         self._transcript.write(terminal_safe_event(event))
@@ -117,7 +129,7 @@ class PlainOutput(_Plain):
             self._out.flush()
 
 
-class LiveOutput:
+class LiveOutput(Output):
     """The live view: settled blocks printed once, the moving part redrawn in place.
 
     The view is redrawn by a thread of ours, not by ``Live``'s own: ``Live`` moves the
@@ -245,4 +257,4 @@ def open_output(
 
         view = View(cwd=cwd, verbose=verbose, clock=time.monotonic if timed else None)
         return LiveOutput(Console(highlight=False), view)
-    return PlainOutput(sys.stdout)
+    return PlainOutput(sys.stdout, verbose=verbose)

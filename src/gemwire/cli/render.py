@@ -7,7 +7,6 @@ way every time and is snapshot-tested with a capture console (tests/unit/cli/tes
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 from rich.console import Group, RenderableType
@@ -16,6 +15,21 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from gemwire.cli.presenter import (
+    DIFF_LINES,
+    Preview,
+    duration,
+    exit_code_note,
+    figure,
+    offered,
+    plan_mark,
+    preview,
+    prompt_lines,
+    session_parts,
+    show_path,
+    tool_result,
+    unknown_text,
+)
 from gemwire.events import (
     FileChanged,
     Notice,
@@ -35,7 +49,6 @@ __all__ = (
     "ToolCard",
     "answer",
     "diff",
-    "duration",
     "file_change",
     "files_summary",
     "footer",
@@ -47,9 +60,7 @@ __all__ = (
     "prompt",
     "resume",
     "session",
-    "show_path",
     "thought",
-    "tokens",
     "tool_card",
     "unknown",
 )
@@ -75,10 +86,7 @@ _STATUS = {
     "failed": ("✗", "red"),
     "cancelled": ("⊘", "yellow"),
 }
-_PREVIEW_LINES = 6
-"""Output lines shown under a finished tool call (all of them with ``--verbose``)."""
-_DIFF_LINES = 20
-_PROMPT_LINES = 4
+_PLAN_STYLES = {"completed": "green", "in_progress": "yellow"}
 _CHANGE_STYLES = {"created": "green", "written": "green", "modified": "yellow", "deleted": "red"}
 
 
@@ -102,68 +110,40 @@ class ToolCard:
         return None if end is None else max(0.0, end - self.started_at)
 
 
-def duration(seconds: float) -> str:
-    """``0.3 s``, ``12 s``, ``2 m 05 s``."""
-    if seconds < 10:
-        return f"{seconds:.1f} s"
-    if seconds < 60:
-        return f"{seconds:.0f} s"
-    minutes, rest = divmod(round(seconds), 60)
-    return f"{minutes} m {rest:02d} s"
+def _rows(lines: Preview, style: str) -> list[RenderableType]:
+    """One row a line, the note on what was left out in dim italics."""
+    return [_note(text) if note else _row(text, style) for text, note in lines.rows()]
 
 
-def tokens(usage: TokenUsage) -> str:
-    """``662 tokens (601 in · 61 out)``, and `` · N cached`` when some were."""
-    cached = f" · {usage.cached_tokens} cached" if usage.cached_tokens else ""
-    return (
-        f"{usage.total_tokens} tokens ({usage.input_tokens} in · {usage.output_tokens} out{cached})"
+def _row(line: str, style: str) -> Text:
+    return Text(line.expandtabs(4), style=style, no_wrap=True, overflow="ellipsis")
+
+
+def _note(text: str) -> Text:
+    return Text(text, style="dim italic")
+
+
+def diff(text: str, limit: int | None = DIFF_LINES) -> Group:
+    """A unified diff, coloured line by line (its first ``limit`` lines)."""
+    return _diff(preview(text, limit))
+
+
+def _diff(lines: Preview) -> Group:
+    return Group(
+        *[_note(text) if note else _row(text, _diff_style(text)) for text, note in lines.rows()]
     )
 
 
-def show_path(path: str, cwd: str | None) -> str:
-    """``path`` relative to ``cwd`` when it lies inside it."""
-    if cwd and os.path.isabs(path):
-        relative = os.path.relpath(path, cwd)
-        if not relative.startswith(".."):
-            return relative
-    return path
-
-
-def _lines(text: str, limit: int | None, style: str, *, tail: bool = False) -> list[RenderableType]:
-    """The first ``limit`` lines of ``text`` (the last ones with ``tail``), one row each."""
-    lines = text.rstrip("\n").split("\n")
-    hidden = 0 if limit is None else max(0, len(lines) - limit)
-    shown = lines[hidden:] if tail else lines[: len(lines) - hidden]
-    out: list[RenderableType] = [
-        Text(line.expandtabs(4), style=style, no_wrap=True, overflow="ellipsis") for line in shown
-    ]
-    if hidden:
-        what = f"{'earlier' if tail else 'more'} line{'s' if hidden != 1 else ''}"
-        more = Text(f"… {hidden} {what}", style="dim italic")
-        out.insert(0 if tail else len(out), more)
-    return out
-
-
-def diff(text: str, limit: int | None = _DIFF_LINES) -> Group:
-    """A unified diff, coloured line by line."""
-    lines = text.rstrip("\n").split("\n")
-    shown = lines if limit is None else lines[:limit]
-    out: list[RenderableType] = []
-    for line in shown:
-        if line.startswith(("+++", "---")):
-            style = "bold"
-        elif line.startswith("+"):
-            style = "green"
-        elif line.startswith("-"):
-            style = "red"
-        elif line.startswith("@@"):
-            style = "cyan"
-        else:
-            style = "dim"
-        out.append(Text(line.expandtabs(4), style=style, no_wrap=True, overflow="ellipsis"))
-    if len(lines) > len(shown):
-        out.append(Text(f"… {len(lines) - len(shown)} more lines", style="dim italic"))
-    return Group(*out)
+def _diff_style(line: str) -> str:
+    if line.startswith(("+++", "---")):
+        return "bold"
+    if line.startswith("+"):
+        return "green"
+    if line.startswith("-"):
+        return "red"
+    if line.startswith("@@"):
+        return "cyan"
+    return "dim"
 
 
 def tool_card(
@@ -202,20 +182,17 @@ def tool_card(
         Text(duration(elapsed), style="dim") if elapsed is not None else Text(""),
     )
     body: list[RenderableType] = []
-    limit = None if verbose else _PREVIEW_LINES
-    finished = card.finished
-    if finished is None:
+    if card.finished is None:
         if card.progress:
-            body += _lines(card.progress, 3, "dim", tail=True)
-    elif finished.error is not None:
-        body.append(
-            Text(f"{finished.error.type}: {finished.error.message}", style="red", overflow="fold")
-        )
-    elif finished.diff:
-        body.append(diff(finished.diff, None if verbose else _DIFF_LINES))
-    elif finished.output and finished.output.strip():
-        # A command's last lines say how it went (the failure, the summary); a file's first.
-        body += _lines(finished.output, limit, "dim", tail=kind == "execute")
+            body += _rows(preview(card.progress, 3, tail=True), "dim")
+    elif result := tool_result(card.finished, kind=kind, verbose=verbose):
+        what, lines = result
+        if what == "error":
+            body.append(Text(lines.lines[0], style="red", overflow="fold"))
+        elif what == "diff":
+            body.append(_diff(lines))
+        else:
+            body += _rows(lines, "dim")
     if not body:
         return head
     return Group(head, Padding(Group(*body), (0, 0, 0, 4)))
@@ -235,19 +212,14 @@ def files_summary(files: list[FileChanged], cwd: str | None = None) -> Renderabl
 
 
 def session(event: SessionStarted) -> RenderableType:
-    parts = [event.agent + (f" {event.agent_version}" if event.agent_version else "")]
-    if event.model:
-        parts.append(f"model {event.model}")
-    if event.session_id:
-        parts.append(f"session {event.session_id}")
-    return Text(" · ".join(parts), style="dim")
+    return Text(" · ".join(session_parts(event)), style="dim")
 
 
 def prompt(text: str) -> RenderableType:
     """The user's prompt, its first lines."""
-    lines = text.rstrip("\n").split("\n")
-    shown = "\n".join(lines[:_PROMPT_LINES])
-    more = f"\n  … {len(lines) - _PROMPT_LINES} more lines" if len(lines) > _PROMPT_LINES else ""
+    lines = prompt_lines(text)
+    shown = "\n".join(lines.lines)
+    more = f"\n  {lines.more}" if lines.more else ""
     return Text.assemble(("> ", "bold cyan"), (shown, "bold"), (more, "dim italic"))
 
 
@@ -269,15 +241,13 @@ def notice(event: Notice) -> RenderableType:
 
 
 def unknown(event: Unknown) -> RenderableType:
-    what = event.upstream_type or "message"
-    return Text(f"? unknown {what}: {event.raw[:200]}", style="dim", overflow="ellipsis")
+    return Text(unknown_text(event), style="dim", overflow="ellipsis")
 
 
 def plan(event: PlanUpdated) -> RenderableType:
-    marks = {"completed": ("✓", "green"), "in_progress": ("▸", "yellow")}
     lines: list[RenderableType] = [Text("Plan", style="bold")]
     for entry in event.entries:
-        mark, style = marks.get(entry.status, ("○", "dim"))
+        mark, style = plan_mark(entry), _PLAN_STYLES.get(entry.status, "dim")
         done = "strike dim" if entry.status == "completed" else ""
         lines.append(Text.assemble("  ", (mark, style), " ", (entry.content, done)))
     return Group(*lines)
@@ -285,8 +255,9 @@ def plan(event: PlanUpdated) -> RenderableType:
 
 def permission_asked(event: PermissionRequested, title: str | None = None) -> RenderableType:
     what = f" for {title}" if title else ""
-    offered = ", ".join(option.name for option in event.options)
-    return Text.assemble(("? ", "bold magenta"), f"permission asked{what}: ", (offered, "dim"))
+    return Text.assemble(
+        ("? ", "bold magenta"), f"permission asked{what}: ", (offered(event), "dim")
+    )
 
 
 def permission_resolved(event: PermissionResolved, name: str | None = None) -> RenderableType:
@@ -306,7 +277,7 @@ def footer(
     """The line under the moving part: what is happening, the usage so far, the time."""
     parts = ["working" if started else "starting"]
     if tool_calls:
-        parts.append(f"{tool_calls} tool call{'s' if tool_calls != 1 else ''}")
+        parts.append(figure(tool_calls, "tool call"))
     if usage is not None:
         parts.append(f"{usage.total_tokens} tokens")
     if elapsed is not None:
@@ -314,24 +285,9 @@ def footer(
     return Text.assemble((SPINNER[frame % len(SPINNER)], "yellow"), " ", (" · ".join(parts), "dim"))
 
 
-def outcome(
-    turn: TurnCompleted,
-    *,
-    tool_calls: int,
-    files: int,
-    elapsed: float | None = None,
-) -> RenderableType:
-    """How the turn ended: ``✓ done`` or ``✗ failed`` with the error, then the figures."""
-    figures = []
-    if tool_calls:
-        figures.append(f"{tool_calls} tool call{'s' if tool_calls != 1 else ''}")
-    if files:
-        figures.append(f"{files} file{'s' if files != 1 else ''} changed")
-    if turn.usage is not None:
-        figures.append(tokens(turn.usage))
-    seconds = turn.duration_ms / 1000 if turn.duration_ms is not None else elapsed
-    if seconds is not None:
-        figures.append(duration(seconds))
+def outcome(turn: TurnCompleted, figures: list[str]) -> RenderableType:
+    """How the turn ended: ``✓ done`` or ``✗ failed`` with the error, then the figures
+    (`Tally.outcome_figures`)."""
     head = Text.assemble(
         ("✓ done", "bold green") if turn.ok else ("✗ failed", "bold red"),
         (f" ({turn.stop_reason})", "dim") if turn.stop_reason != "end_turn" else "",
@@ -339,8 +295,11 @@ def outcome(
     )
     if turn.error is None:
         return head
-    code = f" (exit code {turn.error.exit_code})" if turn.error.exit_code is not None else ""
-    reason = Text.assemble((turn.error.kind, "bold red"), f": {turn.error.message}", (code, "dim"))
+    reason = Text.assemble(
+        (turn.error.kind, "bold red"),
+        f": {turn.error.message}",
+        (exit_code_note(turn.error), "dim"),
+    )
     return Group(head, Padding(reason, (0, 0, 0, 2)))
 
 

@@ -10,8 +10,8 @@ from typing import BinaryIO
 
 import click
 
-from gemwire.cli.exit_codes import EXIT_OK, EXIT_PROTOCOL, for_error_kind
-from gemwire.cli.run import output_options
+from gemwire.cli.exit_codes import EXIT_PROTOCOL, exit_status
+from gemwire.cli.options import output_options
 from gemwire.cli.safe_text import terminal_safe
 
 __all__ = ("replay",)
@@ -46,23 +46,23 @@ def replay(
     gemwire replay run.jsonl
     gemini -o stream-json -p "fix the tests" | gemwire replay --json -
     """
-    from gemwire import MalformedMessageError, replay_gemini_stream
+    from gemwire._normalize.gemini_replay import replay_gemini_batches
     from gemwire.cli.live import open_output
-    from gemwire.events import TurnCompleted
+    from gemwire.errors import MalformedMessageError
+    from gemwire.events import Event, TurnCompleted
 
     output = open_output(
         as_json=as_json, quiet=quiet, verbose=verbose, cwd=cwd, timed=_is_live(file)
     )
-    turn: TurnCompleted | None = None  # exactly one comes, whatever the input
+    last: Event | None = None
     try:
         with output:
-            for event in replay_gemini_stream(_chunks(file), strict=strict, cwd=cwd):
-                output.show(event)
-                if isinstance(event, TurnCompleted):
-                    turn = event
+            for events in replay_gemini_batches(_chunks(file), strict=strict, cwd=cwd):
+                output.show_all(events)
+                last = events[-1]
             output.close()
     except MalformedMessageError as exc:
         click.echo(f"gemwire: {terminal_safe(str(exc))}", err=True)
         sys.exit(EXIT_PROTOCOL)
-    assert turn is not None
-    sys.exit(EXIT_OK if turn.ok else for_error_kind(turn.error.kind if turn.error else None))
+    assert isinstance(last, TurnCompleted), last  # exactly one comes, last, whatever the input
+    sys.exit(exit_status(last))

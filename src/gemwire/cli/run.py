@@ -3,70 +3,22 @@
 from __future__ import annotations
 
 import os
-import signal
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 from click.core import ParameterSource
 
-from gemwire.cli.exit_codes import (
-    EXIT_CANCELLED,
-    EXIT_HANGUP,
-    EXIT_NOT_FOUND,
-    EXIT_TERMINATED,
-    EXIT_TURN_FAILED,
-    for_error_kind,
-)
+from gemwire.cli.exit_codes import EXIT_NOT_FOUND, EXIT_TURN_FAILED, exit_status
+from gemwire.cli.options import COUNT, SECONDS, approval_options, output_options
 
-if TYPE_CHECKING:
-    from anyio.abc import TaskStatus
-
-    from gemwire import GeminiOptions, GeminiRun, RunResult
-    from gemwire.cli.live import Output
-
-__all__ = ("output_options", "run", "show_run")
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-_STOPPING = {
-    signal.SIGINT: "interrupted (Ctrl-C)",
-    signal.SIGTERM: "stopped by SIGTERM",
-    signal.SIGHUP: "stopped by SIGHUP (the terminal closed)",
-}
-"""The signals that cancel a run, and what the turn's error says."""
-_SIGNAL_EXITS = {signal.SIGTERM: EXIT_TERMINATED, signal.SIGHUP: EXIT_HANGUP}
-
-_SECONDS = click.FloatRange(min=0, min_open=True)
-_COUNT = click.IntRange(min=0)
-
-
-def output_options(command: F) -> F:
-    """``--json``, ``--quiet`` and ``--verbose``: the outputs every streaming command offers."""
-    for option in reversed(
-        (
-            click.option(
-                "--json", "as_json", is_flag=True, help="Print normalized events as JSON lines."
-            ),
-            click.option("-q", "--quiet", is_flag=True, help="Print only the final answer."),
-            click.option("-v", "--verbose", is_flag=True, help="Show every line of tool output."),
-        )
-    ):
-        command = option(command)
-    return command
+__all__ = ("run",)
 
 
 @click.command()
 @click.argument("prompt")
 @click.option("-m", "--model", help="Model or alias (auto, pro, flash, flash-lite).")
-@click.option(
-    "--approval-mode",
-    type=click.Choice(["default", "auto_edit", "yolo", "plan"]),
-    help="Which tools run without asking; headless, the rest are not offered.",
-)
-@click.option("-y", "--yolo", is_flag=True, help="Same as --approval-mode yolo.")
+@approval_options("Which tools run without asking; headless, the rest are not offered.")
 @click.option(
     "--cwd",
     type=click.Path(exists=True, file_okay=False),
@@ -83,11 +35,11 @@ def output_options(command: F) -> F:
 @click.option("--session-id", help="Start a new session with this id.")
 @click.option("--gemini-home", help="The folder holding .gemini (GEMINI_CLI_HOME).")
 @click.option("--executable", help="The gemini executable to run.")
-@click.option("--timeout", type=_SECONDS, help="Seconds for the whole run.")
-@click.option("--idle-timeout", type=_SECONDS, help="Seconds without output before stopping.")
-@click.option("--max-tool-calls", type=_COUNT, help="Stop after this many tool calls.")
-@click.option("--max-model-turns", type=_COUNT, help="Stop after this many model turns.")
-@click.option("--max-rate-limit-retries", type=_COUNT, help="Stop after this many 429 retries.")
+@click.option("--timeout", type=SECONDS, help="Seconds for the whole run.")
+@click.option("--idle-timeout", type=SECONDS, help="Seconds without output before stopping.")
+@click.option("--max-tool-calls", type=COUNT, help="Stop after this many tool calls.")
+@click.option("--max-model-turns", type=COUNT, help="Stop after this many model turns.")
+@click.option("--max-rate-limit-retries", type=COUNT, help="Stop after this many 429 retries.")
 @click.option(
     "-o",
     "--output-format",
@@ -128,6 +80,7 @@ def run(
         PromptTooLarge,
         UnsupportedVersion,
     )
+    from gemwire.cli.gemini_run import show_gemini_run
     from gemwire.cli.live import open_output
 
     if prompt == "-":
@@ -149,54 +102,13 @@ def run(
     output = open_output(as_json=as_json, quiet=quiet, verbose=verbose, cwd=cwd)
 
     try:
-        result = show_run(prompt, run_options, output)
+        result = show_gemini_run(prompt, run_options, output)
     except (AgentNotFound, UnsupportedVersion) as exc:
         click.echo(f"gemwire: {exc}", err=True)
         sys.exit(EXIT_NOT_FOUND)
     except (PromptTooLarge, InvalidOptions) as exc:
         raise click.UsageError(str(exc)) from exc
-    except KeyboardInterrupt:
-        sys.exit(EXIT_CANCELLED)
     except GemwireError as exc:  # nothing started: an unsafe lock folder, no resources
         click.echo(f"gemwire: {exc}", err=True)
         sys.exit(EXIT_TURN_FAILED)
-    sys.exit(0 if result.ok else for_error_kind(result.error.kind if result.error else None))
-
-
-def show_run(prompt: str, options: GeminiOptions, output: Output) -> RunResult:
-    """Run Gemini CLI on ``prompt``, every event shown in ``output``, closed with the
-    resume line; the result.
-
-    Ctrl-C, SIGTERM and SIGHUP stop the run as `GeminiRun.cancel` does: the events go on
-    to ``turn_completed`` (kind ``cancelled``) and the view keeps what it showed. After
-    SIGTERM or SIGHUP the process then exits 143 or 129, as a shell reports them.
-    """
-    import anyio
-
-    from gemwire import run_gemini
-
-    caught: list[signal.Signals] = []
-
-    async def stop_on_signal(
-        handle: GeminiRun, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED
-    ) -> None:
-        with anyio.open_signal_receiver(*_STOPPING) as received:
-            task_status.started()
-            async for sig in received:
-                caught.append(sig)
-                await handle.cancel(_STOPPING[sig])
-
-    async def go() -> RunResult:
-        async with run_gemini(prompt, options) as handle, anyio.create_task_group() as tg:
-            await tg.start(stop_on_signal, handle)
-            async for event in handle:
-                output.show(event)
-            tg.cancel_scope.cancel()
-        return handle.result
-
-    with output:
-        result = anyio.run(go)
-        output.close(result.resume.command if result.resume else None)
-    if caught and caught[0] in _SIGNAL_EXITS:
-        sys.exit(_SIGNAL_EXITS[caught[0]])
-    return result
+    sys.exit(exit_status(result))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
 
-from gemwire.cli.run import output_options
+from gemwire.cli.options import output_options
 from gemwire.cli.safe_text import terminal_safe
 
 if TYPE_CHECKING:  # the sessions stack loads when a command runs (a fast `gemwire --help`)

@@ -1,9 +1,24 @@
-"""A plain, line-by-line transcript of events, for people (no colour, no terminal tricks)."""
+"""A plain, line-by-line transcript of events, for people (no colour, no terminal tricks).
+
+It says what the live view says, worded by the same `gemwire.cli.presenter`, one line
+after another: answer text flows inline as it streams, everything else is a line of its
+own, and the turn ends with the plan (if any) and one line for the outcome.
+"""
 
 from __future__ import annotations
 
 from typing import TextIO
 
+from gemwire.cli.presenter import (
+    Preview,
+    Tally,
+    exit_code_note,
+    offered,
+    plan_mark,
+    prompt_lines,
+    tool_result,
+    unknown_text,
+)
 from gemwire.events import (
     Event,
     FileChanged,
@@ -22,73 +37,98 @@ from gemwire.events import (
 
 __all__ = ("Transcript",)
 
-_OUTPUT_LINES = 8
+_STATUS = {"completed": "ok", "failed": "FAILED", "cancelled": "cancelled"}
+_LINE = 200
+"""Characters of a line of tool output (a terminal cuts at its width; a file has none)."""
 
 
 class Transcript:
-    """Writes events as they come; answer text flows inline until something else happens."""
+    """Writes events as they come; streamed text flows inline until something else happens.
 
-    def __init__(self, out: TextIO) -> None:
+    Args:
+        out: where the lines go.
+        verbose: every line of tool output, not the first few.
+    """
+
+    def __init__(self, out: TextIO, *, verbose: bool = False) -> None:
         self._out = out
-        self._mid_line = False
+        self._verbose = verbose
+        self._tally = Tally()
+        self._streaming: type[Event] | None = None  # what the line being written streams
 
     def write(self, event: Event) -> None:
+        self._tally.apply(event)
         if isinstance(event, MessageDelta | ThoughtDelta):
-            text = event.text if isinstance(event, MessageDelta) else f"(thinking) {event.text}"
-            self._out.write(text)
-            self._mid_line = not text.endswith("\n")
+            if self._streaming is not type(event):
+                self._end_line()
+                if isinstance(event, ThoughtDelta):
+                    self._out.write("(thinking) ")
+                self._streaming = type(event)
+            self._out.write(event.text)
+            if event.text.endswith("\n"):
+                self._streaming = None
             return
-        if self._mid_line:
-            self._out.write("\n")
-            self._mid_line = False
+        self._end_line()
         for line in self._lines(event):
             self._out.write(line + "\n")
+
+    def _end_line(self) -> None:
+        if self._streaming is not None:
+            self._out.write("\n")
+            self._streaming = None
 
     def _lines(self, event: Event) -> list[str]:
         match event:
             case SessionStarted():
-                return [f"session {event.session_id} (model {event.model})"]
+                model = f" (model {event.model})" if event.model else ""
+                return [f"session {event.session_id or '(no id)'}{model}"]
             case UserMessage():
-                return [f"> {line}" for line in event.text.rstrip("\n").split("\n")]
+                return _rows(prompt_lines(event.text), "> ", "  ")
             case ToolCallStarted():
                 return [f"[{event.kind}] {event.name}: {event.title}"]
             case ToolCallFinished():
-                mark = {"completed": "ok", "failed": "FAILED", "cancelled": "cancelled"}[
-                    event.status
-                ]
-                lines = [f"  -> {mark}" + (f": {event.error.message}" if event.error else "")]
-                if event.output and not event.error:
-                    output = event.output.rstrip("\n").split("\n")
-                    lines += [f"  | {line[:200]}" for line in output[:_OUTPUT_LINES]]
-                    if len(output) > _OUTPUT_LINES:
-                        lines.append(f"  | ... {len(output) - _OUTPUT_LINES} more lines")
-                return lines
+                return self._finished(event)
             case FileChanged():
                 return [f"  {event.change}: {event.path}"]
             case PermissionRequested():
-                options = ", ".join(o.option_id for o in event.options)
-                return [f"  ? permission asked ({options})"]
+                title = self._tally.title_of(event.call_id)
+                what = f" for {title}" if title else ""
+                return [f"  ? permission asked{what}: {offered(event)}"]
             case PermissionResolved():
-                return [f"  ? permission: {event.option_id or 'cancelled'}"]
+                chosen = self._tally.option_name(event.option_id) or event.option_id
+                return [f"  ? permission: {chosen or 'cancelled'}"]
             case Notice():
                 return [f"! {event.severity}: {event.message}"]
             case Unknown():
-                return [f"? unknown {event.upstream_type or 'message'}: {event.raw[:200]}"]
+                return [unknown_text(event)]
             case TurnCompleted():
-                return [self._outcome(event)]
+                return [*self._plan(), self._outcome(event)]
         return []
 
-    @staticmethod
-    def _outcome(turn: TurnCompleted) -> str:
+    def _finished(self, event: ToolCallFinished) -> list[str]:
+        kind = self._tally.kind_of(event.call_id)
+        result = tool_result(event, kind=kind, verbose=self._verbose)
+        head = f"  -> {_STATUS[event.status]}"
+        if result is None:
+            return [head]
+        what, lines = result
+        if what == "error":
+            return [f"{head}: {lines.lines[0]}"]
+        return [head, *(f"  | {text[:_LINE]}" for text, _ in lines.rows())]
+
+    def _plan(self) -> list[str]:
+        plan = self._tally.plan
+        if plan is None:
+            return []
+        return ["plan:", *(f"  {plan_mark(entry)} {entry.content}" for entry in plan.entries)]
+
+    def _outcome(self, turn: TurnCompleted) -> str:
         parts = [f"ok ({turn.stop_reason})" if turn.ok else f"FAILED ({turn.stop_reason})"]
         if turn.error:
-            parts.append(f"{turn.error.kind}: {turn.error.message}")
-        if turn.usage:
-            u = turn.usage
-            cached = f", {u.cached_tokens} cached" if u.cached_tokens is not None else ""
-            parts.append(
-                f"{u.total_tokens} tokens ({u.input_tokens} in, {u.output_tokens} out{cached})"
-            )
-        if turn.duration_ms is not None:
-            parts.append(f"{turn.duration_ms / 1000:.1f} s")
+            parts.append(f"{turn.error.kind}: {turn.error.message}{exit_code_note(turn.error)}")
+        parts += self._tally.outcome_figures(turn)
         return "-- " + " · ".join(parts)
+
+
+def _rows(lines: Preview, prefix: str, note_prefix: str) -> list[str]:
+    return [f"{note_prefix if note else prefix}{text}" for text, note in lines.rows()]

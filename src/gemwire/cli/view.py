@@ -16,6 +16,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from gemwire.cli import render
+from gemwire.cli.presenter import Tally
 from gemwire.events import (
     Event,
     FileChanged,
@@ -26,7 +27,6 @@ from gemwire.events import (
     PlanUpdated,
     SessionStarted,
     ThoughtDelta,
-    TokenUsage,
     ToolCallFinished,
     ToolCallStarted,
     ToolCallUpdated,
@@ -87,27 +87,20 @@ class View:
         self.verbose = verbose
         self._clock = clock
         self._started_at = clock() if clock else None
+        self.tally = Tally()
         self._text = ""
         self._thought = ""
         self._cards: dict[str, render.ToolCard] = {}
-        self._titles: dict[str, str] = {}
-        self._options: dict[str, str] = {}
-        self._tool_calls = 0
-        self._files: dict[str, FileChanged] = {}
-        self._usage: TokenUsage | None = None
-        self._plan: PlanUpdated | None = None
-        self._session: SessionStarted | None = None
-        self._turn: TurnCompleted | None = None
         self._last = ""  # what the last settled block was: "text" or "other"
 
     @property
     def turn(self) -> TurnCompleted | None:
         """The `TurnCompleted` event, once it came."""
-        return self._turn
+        return self.tally.turn
 
     def title_of(self, call_id: str | None) -> str | None:
         """The title of a tool call seen so far (for a permission prompt)."""
-        return self._titles.get(call_id) if call_id else None
+        return self.tally.title_of(call_id)
 
     def _now(self) -> float | None:
         return self._clock() if self._clock else None
@@ -134,6 +127,7 @@ class View:
     def apply(self, event: Event) -> list[RenderableType]:
         """Take one event; returns the blocks that are settled now, in order."""
         blocks: list[RenderableType] = []
+        self.tally.apply(event)
         match event:
             case MessageDelta():
                 self._flush(blocks, keep="text")
@@ -145,10 +139,8 @@ class View:
                 settled, self._thought = split_settled(self._thought + event.text)
                 if settled:
                     self._settle(blocks, render.thought(settled), "text")
-            case UsageReported():
-                self._usage = event.usage
-            case PlanUpdated():
-                self._plan = event
+            case UsageReported() | PlanUpdated():
+                pass  # shown by the moving part, from the tally
             case ToolCallUpdated():
                 card = self._cards.get(event.call_id)
                 if card is not None and event.content:
@@ -161,13 +153,10 @@ class View:
     def _settled_event(self, event: Event, blocks: list[RenderableType]) -> None:
         match event:
             case SessionStarted():
-                self._session = event
                 self._settle(blocks, render.session(event), "other")
             case UserMessage():
                 self._settle(blocks, render.prompt(event.text), "other")
             case ToolCallStarted():
-                self._tool_calls += 1
-                self._titles[event.call_id] = event.title
                 self._cards[event.call_id] = render.ToolCard(
                     started=event, call_id=event.call_id, started_at=self._now()
                 )
@@ -178,24 +167,17 @@ class View:
                 card.finished, card.finished_at = event, self._now()
                 self._settle(blocks, self._card(card), "other")
             case FileChanged():
-                self._files.pop(event.path, None)  # keep the order of the last changes
-                self._files[event.path] = event
                 self._settle(blocks, render.file_change(event, self.cwd), "other")
             case PermissionRequested():
-                self._options.update({o.option_id: o.name for o in event.options})
                 title = self.title_of(event.call_id)
                 self._settle(blocks, render.permission_asked(event, title), "other")
             case PermissionResolved():
-                name = self._options.get(event.option_id or "")
+                name = self.tally.option_name(event.option_id)
                 self._settle(blocks, render.permission_resolved(event, name), "other")
             case Notice():
                 self._settle(blocks, render.notice(event), "other")
             case Unknown():
                 self._settle(blocks, render.unknown(event), "other")
-            case TurnCompleted():
-                self._turn = event
-                if event.usage is not None:
-                    self._usage = event.usage
 
     def _card(self, card: render.ToolCard, now: float | None = None) -> RenderableType:
         return render.tool_card(
@@ -214,15 +196,16 @@ class View:
         if self._text.strip():
             parts.append(render.answer(self._text))
         parts += [self._card(card, now) for card in self._cards.values()]
-        if self._plan is not None:
-            parts.append(render.plan(self._plan))
+        tally = self.tally
+        if tally.plan is not None:
+            parts.append(render.plan(tally.plan))
         parts.append(
             render.footer(
                 elapsed=self._elapsed(now),
-                usage=self._usage,
-                tool_calls=self._tool_calls,
+                usage=tally.usage,
+                tool_calls=tally.tool_calls,
                 frame=self._frame(now),
-                started=self._session is not None,
+                started=tally.session is not None,
             )
         )
         return Group(*parts)
@@ -236,21 +219,16 @@ class View:
         for card in self._cards.values():  # never finished: show them as they were
             self._settle(blocks, self._card(card, now), "other")
         self._cards.clear()
-        if self._plan is not None:
-            self._settle(blocks, render.plan(self._plan), "other")
-        if self._files:
+        tally = self.tally
+        if tally.plan is not None:
+            self._settle(blocks, render.plan(tally.plan), "other")
+        if tally.files:
             blocks.append(Text(""))
-            blocks.append(render.files_summary(list(self._files.values()), self.cwd))
-        if self._turn is not None:
+            blocks.append(render.files_summary(list(tally.files.values()), self.cwd))
+        if tally.turn is not None:
             blocks.append(Text(""))
-            blocks.append(
-                render.outcome(
-                    self._turn,
-                    tool_calls=self._tool_calls,
-                    files=len(self._files),
-                    elapsed=self._elapsed(now),
-                )
-            )
+            figures = tally.outcome_figures(tally.turn, self._elapsed(now))
+            blocks.append(render.outcome(tally.turn, figures))
         if resume:
             blocks.append(render.resume(resume))
         return blocks

@@ -60,7 +60,7 @@ class LineBuffer:
         if not lines:
             return out
         limit = self.max_line_bytes
-        if max(map(len, lines)) > limit:
+        if len(data) > limit and max(map(len, lines)) > limit:
             out.extend(
                 OversizedLine(size=len(line), limit=limit) if len(line) > limit else _strip_cr(line)
                 for line in lines

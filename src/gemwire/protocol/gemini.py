@@ -21,6 +21,8 @@ the real CLI prints them.
 
 from __future__ import annotations
 
+from typing import cast
+
 import msgspec
 
 from gemwire.errors import MalformedMessageError
@@ -88,7 +90,19 @@ class GeminiStreamDecoder:
         """Lines framed so far (blank and oversized lines included)."""
 
     def feed(self, data: bytes) -> list[DecodedItem]:
-        return self._decode_all(self._lines.feed(data))
+        lines = self._lines.feed(data)
+        if not self.strict:
+            # The common case first: every line a well-formed event, decoded in one C loop.
+            # A line that is not (or an OversizedLine: a TypeError) sends the whole chunk
+            # through _decode_all, which says what each line is.
+            try:
+                events: list[DecodedItem] = list(map(_typed.decode, cast("list[bytes]", lines)))
+            except (*UNDECODABLE, TypeError):
+                pass
+            else:
+                self.lineno += len(lines)
+                return events
+        return self._decode_all(lines)
 
     def close(self) -> list[DecodedItem]:
         """End of stream: decodes a last line that had no newline."""

@@ -2,25 +2,16 @@
 
 from __future__ import annotations
 
+from gemwire._normalize.gemini_replay import replay_gemini_stream
 from gemwire.runners.discovery import GeminiExecutable, find_gemini
-from gemwire.runners.gemini import (
-    GeminiOptions,
-    GeminiRun,
-    ResumeToken,
-    RunResult,
-    parse_resume_line,
-    run_gemini,
-    run_gemini_sync,
-)
-from gemwire.runners.provider import GeminiCliProvider, ProviderResult
-from gemwire.runners.replay import replay_gemini_stream
+from gemwire.runners.gemini import GeminiRun, run_gemini, run_gemini_sync
+from gemwire.runners.gemini_options import GeminiOptions
+from gemwire.runners.gemini_result import ResumeToken, RunResult, parse_resume_line
 
 __all__ = (
-    "GeminiCliProvider",
     "GeminiExecutable",
     "GeminiOptions",
     "GeminiRun",
-    "ProviderResult",
     "ResumeToken",
     "RunResult",
     "find_gemini",

@@ -13,8 +13,9 @@ from gemwire._normalize.gemini_json import GeminiJsonNormalizer
 from gemwire.events import Event, TurnError
 from gemwire.protocol.gemini import GeminiStreamDecoder
 from gemwire.protocol.gemini_json import ErrorDocumentScanner, JsonOutputDecoder
+from gemwire.runners.gemini_options import OutputFormat
 
-__all__ = ("JsonReader", "OutputReader", "StreamJsonReader")
+__all__ = ("JsonReader", "OutputReader", "StreamJsonReader", "output_reader")
 
 
 class OutputReader(Protocol):
@@ -40,13 +41,13 @@ class StreamJsonReader:
         return self._normalizer.session_id
 
     def feed(self, data: bytes) -> list[Event]:
-        return [event for item in self._decoder.feed(data) for event in self._normalizer.feed(item)]
+        return self._normalizer.feed_all(self._decoder.feed(data))
 
     def stderr_line(self, line: str) -> list[Event]:
         return []
 
     def finish(self, *, exit_code: int | None, stopped: TurnError | None) -> list[Event]:
-        events = [event for item in self._decoder.close() for event in self._normalizer.feed(item)]
+        events = self._normalizer.feed_all(self._decoder.close())
         return events + self._normalizer.finish(exit_code=exit_code, stopped=stopped)
 
 
@@ -72,3 +73,9 @@ class JsonReader:
 
     def finish(self, *, exit_code: int | None, stopped: TurnError | None) -> list[Event]:
         return self._normalizer.finish(self._decoder.close(), exit_code=exit_code, stopped=stopped)
+
+
+def output_reader(output_format: OutputFormat, *, cwd: str, max_line_bytes: int) -> OutputReader:
+    if output_format == "json":
+        return JsonReader(max_line_bytes=max_line_bytes)
+    return StreamJsonReader(cwd=cwd, max_line_bytes=max_line_bytes)

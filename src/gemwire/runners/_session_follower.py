@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 import msgspec
@@ -64,7 +64,7 @@ def with_estimates(turn: TurnCompleted, follower: SessionFollower | None) -> Tur
     return msgspec.structs.replace(turn, usage=msgspec.structs.replace(usage, **fields))
 
 
-def files_changed(events: list[Event]) -> list[FileChanged]:
+def files_changed(events: Sequence[Event]) -> list[FileChanged]:
     """The run's changed files, one per change: where the session file told a call's change
     exactly, that ``file_changed`` takes the place of the one derived from the stream."""
     exact = {

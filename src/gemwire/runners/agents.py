@@ -12,7 +12,6 @@ The version comes from the package's ``package.json`` next to the launcher, with
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
 import shutil
@@ -22,6 +21,7 @@ from typing import Literal
 import msgspec
 
 from gemwire.errors import AgentNotFound
+from gemwire.runners.discovery import package_version
 
 __all__ = ("AGENTS", "AgentName", "AgentSpec", "ResolvedAgent", "clis_dir", "resolve_agent")
 
@@ -179,19 +179,3 @@ def resolve_agent(
         f"{spec.configured_env} to the command that starts it in ACP mode",
         executable=spec.executable,
     )
-
-
-def package_version(launcher: Path, package: str) -> str | None:
-    """The version of ``package`` that ``launcher`` belongs to, from its ``package.json``."""
-    for folder in launcher.resolve().parents:
-        manifest = folder / "package.json"
-        if not manifest.is_file():
-            continue
-        try:
-            data = json.loads(manifest.read_text())
-        except (OSError, ValueError):
-            return None
-        if data.get("name") == package:
-            version = data.get("version")
-            return version if isinstance(version, str) else None
-    return None

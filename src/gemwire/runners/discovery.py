@@ -54,18 +54,20 @@ def version_key(version: str) -> tuple[int, ...]:
     return tuple(int(part) if part.isdigit() else 0 for part in version.split("-")[0].split("."))
 
 
-def package_version(launcher: Path) -> str | None:
-    """The version of the ``@google/gemini-cli`` package a launcher belongs to."""
+def package_version(launcher: Path, package: str = "@google/gemini-cli") -> str | None:
+    """The version of the npm ``package`` a launcher belongs to, from its ``package.json``
+    (the nearest one up from where the launcher resolves that names ``package``)."""
     for folder in launcher.resolve().parents:
         manifest = folder / "package.json"
-        if manifest.is_file():
-            try:
-                data = json.loads(manifest.read_text())
-            except (OSError, ValueError):
-                return None
-            if data.get("name") == "@google/gemini-cli":
-                version = data.get("version")
-                return version if isinstance(version, str) else None
+        if not manifest.is_file():
+            continue
+        try:
+            data = json.loads(manifest.read_text())
+        except (OSError, ValueError):
+            return None
+        if data.get("name") == package:
+            version = data.get("version")
+            return version if isinstance(version, str) else None
     return None
 
 

@@ -14,7 +14,6 @@ one ``turn_completed``, and ``run.result`` is complete once the events are.
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import asynccontextmanager
@@ -28,27 +27,27 @@ from anyio.abc import ObjectSendStream
 from gemwire._normalize.gemini_errors import explained
 from gemwire._transport.process import Child
 from gemwire._transport.stderr import StderrReader
-from gemwire.errors import GemwireError, InvalidOptions, LockFolderUnsafe, PromptTooLarge
-from gemwire.events import (
-    Event,
-    MessageDelta,
-    Notice,
-    SessionStarted,
-    ToolCallFinished,
-    ToolCallStarted,
-    TurnCompleted,
-    TurnError,
-)
-from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
+from gemwire.errors import GemwireError, LockFolderUnsafe
+from gemwire.events import Event, Notice, SessionStarted, TurnCompleted, TurnError
 from gemwire.runners._first_start import spawn_first_start
-from gemwire.runners._gemini_outputs import JsonReader, OutputReader, StreamJsonReader
+from gemwire.runners._gemini_budget import RunBudget, is_retry_line
+from gemwire.runners._gemini_outputs import output_reader
 from gemwire.runners._host_signals import HostSignals, host_signals
-from gemwire.runners._resume_guard import remove_resume_stubs
 from gemwire.runners._session_follower import SessionFollower, files_changed, with_estimates
-from gemwire.runners.discovery import GeminiExecutable, find_gemini, version_key as _version_key
+from gemwire.runners.discovery import GeminiExecutable, find_gemini
+from gemwire.runners.gemini_options import (
+    MAX_PROMPT_BYTES,
+    GeminiOptions,
+    build_argv,
+    check_run,
+    named_session,
+)
+from gemwire.runners.gemini_result import ResumeToken, RunResult, parse_resume_line
 from gemwire.runners.session_lock import SessionLock
-from gemwire.runners.turn_result import TurnResult
+from gemwire.runners.turn_result import TurnRecord
+from gemwire.sessions import remove_resume_stubs
 
+# The options and the result live in modules of their own; this is where callers find them.
 __all__ = (
     "MAX_PROMPT_BYTES",
     "GeminiOptions",
@@ -60,158 +59,11 @@ __all__ = (
     "run_gemini_sync",
 )
 
-MAX_PROMPT_BYTES = 8 * 1024 * 1024
-"""Gemini CLI reads at most 8 MiB from stdin and silently drops the rest."""
-
 POST_RESULT_GRACE = 5.0
 """Seconds the CLI may take to exit after its ``result`` before it is stopped."""
 
 STDERR_GRACE = 2.0
 """Seconds to wait for the rest of stderr after the CLI exited (a grandchild may hold it)."""
-
-_RETRY_LINE = re.compile(r"^Attempt (\d+) failed\b")
-_RATE_LIMITED = ("429", "Resource has been exhausted", "RESOURCE_EXHAUSTED")
-
-ApprovalMode = Literal["default", "auto_edit", "yolo", "plan"]
-OutputFormat = Literal["stream-json", "json"]
-
-
-class GeminiOptions(msgspec.Struct, frozen=True, kw_only=True):
-    """How to run Gemini CLI. Every field is optional; the defaults are the CLI's own.
-
-    Flags map one to one onto ``gemini`` flags of the same meaning. ``env`` is added to
-    the current environment, or replaces it with ``inherit_env=False``
-    (``GOOGLE_GEMINI_BASE_URL``, ``GEMINI_API_KEY`` and ``GEMINI_CLI_HOME`` work as for
-    ``gemini`` itself); ``gemini_home`` sets ``GEMINI_CLI_HOME``.
-    """
-
-    model: str | None = None
-    cwd: str | None = None
-    approval_mode: ApprovalMode | None = None
-    sandbox: bool = False
-    include_directories: tuple[str, ...] = ()
-    policy_files: tuple[str, ...] = ()
-    allowed_tools: tuple[str, ...] = ()
-    """Upstream-deprecated (``--allowed-tools``), still passed on."""
-    extensions: tuple[str, ...] = ()
-    resume: str | None = None
-    """``latest``, a 1-based index, or a session UUID (``--resume``)."""
-    session_id: str | None = None
-    """Start a new session with this id (``--session-id``)."""
-    env: dict[str, str] = {}
-    inherit_env: bool = True
-    """``False``: ``env`` is the CLI's whole environment, not added to this process's
-    (an isolated test home, e.g. ``IsolatedGemini.environ()``, stays isolated)."""
-    gemini_home: str | None = None
-    executable: str | None = None
-    timeout: float | None = None
-    """Seconds for the whole run; then it is stopped (error kind ``timeout``)."""
-    idle_timeout: float | None = None
-    """Seconds without any output on stdout; then it is stopped (``timeout``)."""
-    max_tool_calls: int | None = None
-    """Stop the run (``cancelled``) when the model starts more tool calls than this."""
-    max_model_turns: int | None = None
-    """Stop the run (``cancelled``) when the model starts more turns than this. A model
-    turn is seen when it writes text or calls a tool after the previous turn's tool
-    results (Gemini's own limit, ``model.maxSessionTurns``, counts the whole session)."""
-    max_rate_limit_retries: int | None = None
-    """Stop the run (``rate_limited``) after this many 429 retries instead of letting the
-    CLI back off for minutes. ``None``: let the CLI retry (``general.maxAttempts``)."""
-    output_format: OutputFormat = "stream-json"
-    """``json`` makes the CLI print one document at the end: the same `RunResult`, but no
-    tool-call events, no changed files, and an answer holding only the last model turn's
-    text. It cannot be combined with ``idle_timeout`` or the budgets (``max_tool_calls``,
-    ``max_model_turns``), which need events as they happen."""
-    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
-    """Longer stdout lines (stream-json) or documents (json) are skipped with a notice."""
-    follow_session_file: bool = False
-    """Also read the session file the CLI writes during the run, for what its output lacks:
-    the model's thoughts (``thought_delta``) and each edit's exact change (``file_changed``,
-    ``derived: false``), marked ``origin: "session_file"``, and the context figure on
-    ``turn_completed`` (see runners/_session_follower.py)."""
-
-
-class ResumeToken(msgspec.Struct, frozen=True, kw_only=True):
-    """What continues a session: the engine and its session id."""
-
-    engine: str
-    value: str
-
-    @property
-    def command(self) -> str:
-        """The canonical resume line, e.g. ``gemini --resume 5e1e1ecd-...``."""
-        return f"{self.engine} --resume {self.value}"
-
-
-_RESUME_LINE = re.compile(r"\bgemini\s+(?:--resume|-r)\s+([A-Za-z0-9_-]+)")
-
-
-def parse_resume_line(text: str) -> ResumeToken | None:
-    """Find a ``gemini --resume <id>`` line in text (the last one wins)."""
-    matches = _RESUME_LINE.findall(text)
-    return ResumeToken(engine="gemini", value=matches[-1]) if matches else None
-
-
-class RunResult(TurnResult, frozen=True, kw_only=True):
-    """How a run ended (the shared `TurnResult`, and the executable that ran)."""
-
-    executable: GeminiExecutable
-
-    @property
-    def resume(self) -> ResumeToken | None:
-        return ResumeToken(engine="gemini", value=self.session_id) if self.session_id else None
-
-
-def _named_session(resume: str | None) -> str | None:
-    """The session id in a ``--resume`` value (not ``latest``, not an index)."""
-    if resume is None or resume == "latest" or resume.isdigit():
-        return None
-    return resume
-
-
-def build_argv(executable: GeminiExecutable, options: GeminiOptions) -> list[str]:
-    argv = [executable.path, "--output-format", options.output_format]
-    if options.model:
-        argv += ["--model", options.model]
-    if options.approval_mode:
-        argv += ["--approval-mode", options.approval_mode]
-    if options.sandbox:
-        argv.append("--sandbox")
-    for directory in options.include_directories:
-        argv += ["--include-directories", directory]
-    for policy in options.policy_files:
-        argv += ["--policy", policy]
-    if options.allowed_tools:
-        argv += ["--allowed-tools", ",".join(options.allowed_tools)]
-    for extension in options.extensions:
-        argv += ["--extensions", extension]
-    if options.resume:
-        argv += ["--resume", options.resume]
-        if executable.version is not None and _version_key(executable.version) < (0, 30, 0):
-            # Before 0.30, --resume with a piped stdin and no --prompt is refused ("you must
-            # provide a message via --prompt (-p) or stdin"). A blank --prompt satisfies the
-            # check; the prompt itself still goes on stdin (the CLI appends "\n\n " to it).
-            argv += ["--prompt", " "]
-    if options.session_id:
-        argv += ["--session-id", options.session_id]
-    return argv
-
-
-def _reader(options: GeminiOptions, cwd: str) -> OutputReader:
-    if options.output_format == "json":
-        return JsonReader(max_line_bytes=options.max_line_bytes)
-    return StreamJsonReader(cwd=cwd, max_line_bytes=options.max_line_bytes)
-
-
-def _check_limits(options: GeminiOptions) -> None:
-    for name in ("timeout", "idle_timeout"):
-        seconds = getattr(options, name)
-        if seconds is not None and not seconds > 0:
-            raise InvalidOptions(f"{name} must be more than 0 seconds, not {seconds}")
-    for name in ("max_tool_calls", "max_model_turns", "max_rate_limit_retries"):
-        count = getattr(options, name)
-        if count is not None and count < 0:
-            raise InvalidOptions(f"{name} must be 0 or more, not {count}")
 
 
 class GeminiRun:
@@ -221,31 +73,16 @@ class GeminiRun:
         self.prompt = prompt
         self.options = options
         self._data = prompt.encode()
-        if len(self._data) > MAX_PROMPT_BYTES:
-            raise PromptTooLarge(
-                f"the prompt is {len(self._data)} bytes; Gemini CLI reads at most "
-                f"{MAX_PROMPT_BYTES} from stdin and would drop the rest silently"
-            )
-        watched = ("idle_timeout", "max_tool_calls", "max_model_turns")
-        if options.output_format == "json" and any(
-            getattr(options, w) is not None for w in watched
-        ):
-            raise InvalidOptions(
-                f"{', '.join(watched)} need output_format='stream-json': "
-                "the json format prints nothing until the run is over"
-            )
-        _check_limits(options)
+        check_run(self._data, options)
         self._cwd = str(Path(options.cwd or os.getcwd()).resolve())
         self._executable = find_gemini(options.executable, cwd=self._cwd)
-        self._output = _reader(options, self._cwd)
-        self._events: list[Event] = []
+        self._output = output_reader(
+            options.output_format, cwd=self._cwd, max_line_bytes=options.max_line_bytes
+        )
+        self._kept = TurnRecord()  # for the result: never every event of a long run
+        self._budget = RunBudget(options)
         self._stopped: TurnError | None = None
         self._held: TurnCompleted | None = None  # sent last, once the exit code is known
-        self._rate_limit_retries = 0
-        self._retrying: str | None = None  # the last 429 retry, until the model answers
-        self._tool_calls = 0
-        self._model_turns = 0
-        self._in_model_turn = False
         self._started = 0.0
         self._result: RunResult | None = None
         self._receive: AsyncIterator[Event] | None = None
@@ -305,7 +142,7 @@ class GeminiRun:
         argv = build_argv(self._executable, self.options)
         send, receive = anyio.create_memory_object_stream[Event](max_buffer_size=256)
         self._receive = receive
-        known = self.options.session_id or _named_session(self.options.resume)
+        known = self.options.session_id or named_session(self.options.resume)
         try:
             if known:
                 lock = SessionLock(self._home, known)
@@ -364,7 +201,7 @@ class GeminiRun:
         )
 
     def _record(self, event: Event) -> Event:
-        self._events.append(event)
+        self._kept.add(event)
         return event
 
     async def _stop(self, child: Child, kind: str, message: str) -> None:
@@ -390,14 +227,14 @@ class GeminiRun:
                     if not data:
                         break
                     for event in self._take(self._output.feed(data)):
-                        if isinstance(event, (MessageDelta, ToolCallStarted)):
-                            self._retrying = None  # the retries worked
+                        spent = self._budget.spent_by(event)  # the stop comes after the event
                         if isinstance(event, SessionStarted):
                             self._lock_new_session(event.session_id)
                         await send.send(event)
                         if isinstance(event, SessionStarted):
                             await self._protect_resumed_session(send)
-                        await self._check_budget(child, event)
+                        if spent is not None:
+                            await self._stop(child, "cancelled", spent)
             if wall.cancelled_caught:
                 await self._stop(
                     child, "timeout", f"the run took longer than {options.timeout:g} s"
@@ -436,11 +273,10 @@ class GeminiRun:
             if error.exit_code is None:
                 error = msgspec.structs.replace(error, exit_code=exit_code)
             error = explained(
-                error, self._stderr.lines, exit_code=exit_code, retrying=self._retrying
+                error, self._stderr.lines, exit_code=exit_code, retrying=self._budget.retrying
             )
             held = msgspec.structs.replace(held, error=error)
-        self._record(held)
-        self._finalize(exit_code)
+        self._finalize(held, exit_code)
         return held
 
     def _lock_new_session(self, session_id: str | None) -> None:
@@ -481,27 +317,6 @@ class GeminiRun:
             self._lock.release()
             self._lock = None
 
-    async def _check_budget(self, child: Child, event: Event) -> None:
-        options = self.options
-        if isinstance(event, (MessageDelta, ToolCallStarted)) and not self._in_model_turn:
-            self._in_model_turn = True
-            self._model_turns += 1
-            limit = options.max_model_turns
-            if limit is not None and self._model_turns > limit:
-                await self._stop(
-                    child, "cancelled", f"more than {limit} model turns (max_model_turns)"
-                )
-        elif isinstance(event, ToolCallFinished):
-            self._in_model_turn = False
-        if isinstance(event, ToolCallStarted) and options.max_tool_calls is not None:
-            self._tool_calls += 1
-            if self._tool_calls > options.max_tool_calls:
-                await self._stop(
-                    child,
-                    "cancelled",
-                    f"more than {options.max_tool_calls} tool calls (max_tool_calls)",
-                )
-
     async def _read_stderr(self, child: Child, send: ObjectSendStream[Event]) -> None:
         async with send:
 
@@ -517,7 +332,7 @@ class GeminiRun:
                 self._lock_new_session(event.session_id)
             if not self._notices_closed:
                 await send.send(event)
-        if self._notices_closed or not _RETRY_LINE.match(line):
+        if self._notices_closed or not is_retry_line(line):
             return
         notice = Notice(
             agent="gemini",
@@ -527,28 +342,21 @@ class GeminiRun:
             source="stderr",
         )
         await send.send(self._record(notice))
-        limit = self.options.max_rate_limit_retries
-        if any(marker in line for marker in _RATE_LIMITED):
-            self._retrying = line.split(". Retrying", 1)[0][:200]
-            self._rate_limit_retries += 1
-            if limit is not None and self._rate_limit_retries > limit:
-                await self._stop(
-                    child, "rate_limited", f"rate limited; gave up after {limit} retries"
-                )
+        spent = self._budget.spent_by_retry(line)
+        if spent is not None:
+            await self._stop(child, "rate_limited", spent)
 
-    def _finalize(self, exit_code: int | None) -> None:
-        turn = next((e for e in reversed(self._events) if isinstance(e, TurnCompleted)), None)
-        assert turn is not None
+    def _finalize(self, turn: TurnCompleted, exit_code: int | None) -> None:
         self._result = RunResult(
             ok=turn.ok,
             answer=turn.answer,
             error=turn.error,
             stop_reason=turn.stop_reason,
-            files_changed=files_changed(self._events),
+            files_changed=files_changed(self._kept.files_changed),
             usage=turn.usage,
             session_id=turn.session_id,
             duration_s=time.monotonic() - self._started,
-            notices=[e for e in self._events if isinstance(e, Notice)],
+            notices=list(self._kept.notices),
             stderr_tail=self._stderr.tail,
             exit_code=exit_code,
             executable=self._executable,

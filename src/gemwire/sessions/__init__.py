@@ -30,6 +30,7 @@ from gemwire.sessions._home import GeminiHome, Project, project_hash
 from gemwire.sessions._html import to_html
 from gemwire.sessions._markdown import to_markdown
 from gemwire.sessions._records import Problem
+from gemwire.sessions._resume_stubs import remove_resume_stubs
 from gemwire.sessions._subagents import nested_events, parent_call, subagent_files
 from gemwire.sessions._usage import GROUPINGS, UsageReport, UsageRow, usage
 from gemwire.sessions.pricing import ModelPrice, PriceTable, load_prices
@@ -54,6 +55,7 @@ __all__ = (
     "parent_call",
     "project_hash",
     "read_session_info",
+    "remove_resume_stubs",
     "short_id_of",
     "subagent_files",
     "to_html",

@@ -29,8 +29,8 @@ from typing import Any, Literal
 import anyio
 import msgspec
 
-from gemwire._transport.process import ProcessOutput, run_process
 from gemwire.errors import ScenarioError
+from gemwire.runners.process import ProcessOutput, run_process
 from gemwire.testing.environment import IsolatedGemini
 from gemwire.testing.model_server import RecordedRequest, ScriptedModel
 from gemwire.testing.pinned import CURRENT_VERSION, PINNED_VERSIONS, pinned_gemini

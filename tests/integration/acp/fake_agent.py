@@ -159,6 +159,12 @@ def prompt(request_id: object, text: str) -> None:
         if isinstance(result, dict) and result.get("outcome") == {"outcome": "cancelled"}:
             send({"jsonrpc": "2.0", "id": request_id, "result": {"stopReason": "cancelled"}})
             return
+    elif MODE == "until_cancelled":
+        say("working")
+        while read().get("method") != "session/cancel":
+            pass
+        send({"jsonrpc": "2.0", "id": request_id, "result": {"stopReason": "cancelled"}})
+        return
     elif MODE == "ignore_cancel":
         say("working")
         while True:  # never answers the prompt

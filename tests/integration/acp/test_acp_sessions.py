@@ -69,6 +69,52 @@ async def test_concurrent_turns_on_sessions_of_one_agent_each_get_exactly_their_
         assert results[sid].ok
 
 
+async def test_a_turn_the_agent_ended_keeps_its_events_until_its_caller_reads_them(
+    tmp_path: Path,
+) -> None:
+    # A batch took client.take_events() for a new session while another session's turn had
+    # ended but not been read: it took that turn's turn_completed, whose reader then waited
+    # for ever (1 task in 1,000 under load).
+    env = {"FAKE_ACP_MODE": "interleave", "FAKE_ACP_SESSIONS": "2", "FAKE_ACP_CHUNKS": "3"}
+    with anyio.fail_after(60):
+        async with AcpClient(options("interleave", tmp_path, env=env)) as client:
+            first, second = [await client.new_session() for _ in range(2)]
+            async with first.prompt("hi") as one, second.prompt("hi") as two:
+                while not (one.done and two.done):  # noqa: ASYNC110 - no public event to wait on
+                    await anyio.sleep(0.01)
+                assert client.take_events() == []
+                assert second.take_events() == []
+                events = [event async for event in two]
+                await one.wait()
+    assert [e.type for e in events] == [
+        "session_started",
+        "user_message",
+        "message_delta",
+        "message_delta",
+        "message_delta",
+        "turn_completed",
+    ]
+    assert {e.session_id for e in events} == {"s1"}
+    assert two.result.ok
+    assert two.result.answer == "s1:0 s1:1 s1:2 "
+
+
+async def test_a_turn_left_early_leaves_nothing_for_the_next_turn(tmp_path: Path) -> None:
+    with anyio.fail_after(60):
+        async with AcpClient(options("echo", tmp_path)) as client:
+            session = await client.new_session()
+            async with session.prompt("one") as turn:
+                while not turn.done:  # noqa: ASYNC110 - no public event to wait on
+                    await anyio.sleep(0.01)
+                first = await turn.__anext__()
+            assert first.type == "session_started"
+            assert session.take_events() == []
+            async with session.prompt("two") as turn:
+                events = [event async for event in turn]
+    assert [e.type for e in events] == ["user_message", "message_delta", "turn_completed"]
+    assert turn.result.answer == "echo: two"
+
+
 async def test_undecodable_frames_become_records_and_the_turn_goes_on(tmp_path: Path) -> None:
     with anyio.fail_after(60):
         async with run_acp("hi", options("bad_frames", tmp_path, timeout=30)) as turn:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from gemwire.cli import exit_codes
 from gemwire.errors import RUN_FAILURES
-from gemwire.events import ERROR_KINDS
+from gemwire.events import ERROR_KINDS, TurnCompleted, TurnError
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 
@@ -39,3 +39,16 @@ def test_every_error_kind_is_explained_with_its_exception_and_status() -> None:
         assert int(row[3]) == exit_codes.for_error_kind(kind)
         if kind in RUN_FAILURES:
             assert row[2].startswith(f"`{RUN_FAILURES[kind].__name__}`")
+
+
+def test_a_turn_exits_0_or_with_the_status_of_its_error_kind() -> None:
+    def turn(error: TurnError | None) -> TurnCompleted:
+        return TurnCompleted(
+            agent="gemini", ok=error is None, stop_reason="end_turn", error=error, answer=""
+        )
+
+    assert exit_codes.exit_status(turn(None)) == 0
+    assert exit_codes.exit_status(turn(TurnError(kind="quota", message="m"))) == 7
+    assert exit_codes.exit_status(turn(TurnError(kind="api", message="m"))) == 1
+    no_kind = TurnCompleted(agent="gemini", ok=False, stop_reason="error", answer="")
+    assert exit_codes.exit_status(no_kind) == 1

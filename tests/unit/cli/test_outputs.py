@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from typing import TYPE_CHECKING
 
 import pytest
 from click.testing import CliRunner
@@ -19,7 +20,11 @@ from gemwire.events import (
     TurnCompleted,
     TurnError,
     decode_event,
+    encode_event,
 )
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
 
 
 class Terminal(io.StringIO):
@@ -66,6 +71,26 @@ def test_json_lines_round_trip() -> None:
     event = MessageDelta(agent="gemini", session_id="s", text="hi")
     JsonOutput(buffer).show(event)
     assert decode_event(buffer.getvalue()) == event
+
+
+class CountingWrites(io.BytesIO):
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes = 0
+
+    def write(self, data: ReadableBuffer, /) -> int:
+        self.writes += 1
+        return super().write(data)
+
+
+def test_a_batch_of_events_is_one_write_of_the_same_json_lines() -> None:
+    events = [MessageDelta(agent="gemini", session_id="s", text=t) for t in ("a", "b\n", "c")]
+    one_by_one, batched = io.BytesIO(), CountingWrites()
+    for event in events:
+        JsonOutput(one_by_one).show(event)
+    JsonOutput(batched).show_all(events)
+    assert batched.getvalue() == one_by_one.getvalue() == b"".join(map(encode_event, events))
+    assert batched.writes == 1
 
 
 def test_replay_quiet_and_verbose_through_the_command() -> None:

@@ -28,7 +28,7 @@ def test_transcript_of_a_successful_run() -> None:
         "  | hi there",
         "  | oops",
         "Done. File written.",
-        "-- ok (end_turn) · 332 tokens (301 in, 31 out, 0 cached) · 0.3 s",
+        "-- ok (end_turn) · 2 tool calls · 1 file changed · 332 tokens (301 in · 31 out) · 0.3 s",
     ]
     assert lines[0].startswith("session ")
     assert lines[0].endswith(" (model auto)")
@@ -50,7 +50,8 @@ def test_a_failed_turn_exits_with_the_status_of_its_kind_and_says_why() -> None:
     assert code == 8  # turn_limit
     assert out.splitlines()[-1] == (
         "-- FAILED (max_turn_requests) · turn_limit: Reached max session turns for this session. "
-        "Increase the number of turns by specifying maxSessionTurns in settings.json. · 112 tokens (101 in, 11 out, 0 cached)"
+        "Increase the number of turns by specifying maxSessionTurns in settings.json. · 1 tool call · "
+        "112 tokens (101 in · 11 out)"
     )
 
 

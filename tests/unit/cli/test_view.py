@@ -13,6 +13,7 @@ from rich.text import Text
 
 from gemwire import replay_gemini_stream
 from gemwire.cli import render
+from gemwire.cli.presenter import Tally
 from gemwire.cli.view import View, split_settled
 from gemwire.events import (
     Event,
@@ -333,7 +334,7 @@ def test_a_failed_turn_without_usage_still_reads_well() -> None:
         error=TurnError(kind="auth", message="API key not valid.", exit_code=41),
         answer="",
     )
-    assert text(render.outcome(turn, tool_calls=0, files=0)) == (
+    assert text(render.outcome(turn, Tally().outcome_figures(turn))) == (
         "✗ failed (error)\n  auth: API key not valid. (exit code 41)\n"
     )
 

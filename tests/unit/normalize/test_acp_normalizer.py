@@ -8,7 +8,8 @@ from typing import Any
 import msgspec
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from gemwire._normalize.acp import AcpNormalizer, error_for
+from gemwire._normalize.acp import AcpNormalizer
+from gemwire._normalize.acp_errors import error_for
 from gemwire.events import (
     FileChanged,
     MessageDelta,

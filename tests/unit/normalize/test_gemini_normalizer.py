@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import get_args
 
 import pytest
 from corpus import RECORDINGS, normalize_stream
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from gemwire import replay_gemini_stream
+from gemwire._normalize.gemini import _HANDLERS, GeminiNormalizer
 from gemwire._normalize.gemini_errors import error_kind_for_exit_code
 from gemwire.events import (
     Event,
@@ -18,6 +20,7 @@ from gemwire.events import (
     TurnError,
     Unknown,
 )
+from gemwire.protocol.gemini import DecodedItem, GeminiStreamDecoder
 
 STREAMS = sorted(RECORDINGS.glob("*/*/stream-json/run-*.stdout"))
 
@@ -239,3 +242,19 @@ def test_the_0_15_prompt_flag_deprecation_is_a_notice_not_answer_text() -> None:
         agent="gemini", session_id="s1", severity="warning", message=text[:-2], source="upstream"
     )
     assert completed(events).answer == "It was 7."
+
+
+@pytest.mark.parametrize("stream", STREAMS, ids=lambda p: f"{p.parts[-4]}/{p.parts[-3]}/{p.stem}")
+def test_feeding_a_batch_is_feeding_each_item(stream: Path) -> None:
+    decoder = GeminiStreamDecoder(strict=True)
+    items = decoder.feed(stream.read_bytes()) + decoder.close()
+    one_by_one, batched = GeminiNormalizer(cwd="/ws"), GeminiNormalizer(cwd="/ws")
+    expected = [e for item in items for e in one_by_one.feed(item)]
+    assert batched.feed_all(items) == expected
+    assert batched.finish() == one_by_one.finish()
+
+
+def test_every_decoded_item_type_has_a_handler_and_nothing_else_is_taken() -> None:
+    assert set(_HANDLERS) == set(get_args(DecodedItem))
+    with pytest.raises(TypeError, match="not a decoded Gemini stream item: 'text'"):
+        GeminiNormalizer().feed("text")  # type: ignore[arg-type]

@@ -196,18 +196,45 @@ def test_the_corpus_is_large_enough_to_mean_something() -> None:
     assert len(STREAMS) >= 45
 
 
+def test_one_odd_line_in_a_chunk_of_events_is_told_apart_from_them() -> None:
+    # A chunk of well-formed events is decoded in one go; one line that is not sends every
+    # line of the chunk through the line-by-line path, with the same result as feeding each.
+    init, delta = decode(INIT)[0], decode(DELTA)[0]
+    decoder = GeminiStreamDecoder(max_line_bytes=200)
+    assert decoder.feed(b"\n".join([INIT, DELTA, DELTA]) + b"\n") == [init, delta, delta]
+    assert decoder.lineno == 3
+    oversized = b'{"type":"message","content":"' + b"x" * 300 + b'"}'
+    for odd in (b"noise", b"", b" " + INIT, b"{}{}", oversized, b"\xff" + INIT):
+        lines = [INIT, DELTA, odd, DELTA]
+        decoder = GeminiStreamDecoder(max_line_bytes=200)
+        one_by_one = [item for line in lines for item in decoder.feed(line + b"\n")]
+        assert one_by_one[:2] == [init, delta]
+        assert one_by_one[-1] == delta
+        decoder = GeminiStreamDecoder(max_line_bytes=200)
+        assert decoder.feed(b"\n".join(lines) + b"\n") == one_by_one
+        assert decoder.lineno == 4
+
+
+@pytest.mark.parametrize("strict", [True, False], ids=["strict", "lenient"])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     index=st.integers(min_value=0, max_value=len(STREAMS) - 1),
     cuts=st.lists(st.integers(min_value=0, max_value=4000), max_size=20),
 )
-def test_any_chunking_of_any_fixture_decodes_the_same(index: int, cuts: list[int]) -> None:
+def test_any_chunking_of_any_fixture_decodes_the_same(
+    strict: bool, index: int, cuts: list[int]
+) -> None:
     data = STREAMS[index].read_bytes()
-    decoder = GeminiStreamDecoder(strict=True)
+    decoder = GeminiStreamDecoder(strict=strict)
     points = sorted({min(c, len(data)) for c in cuts})
     chunks = [data[a:b] for a, b in zip([0, *points], [*points, len(data)], strict=True)]
     items = [item for chunk in chunks for item in decoder.feed(chunk)] + decoder.close()
-    assert items == decode(data, strict=True)
+    line_by_line = GeminiStreamDecoder(strict=strict)
+    *lines, last = data.split(b"\n")
+    expected = [item for line in lines for item in line_by_line.feed(line + b"\n")]
+    expected += line_by_line.feed(last) + line_by_line.close()
+    assert items == expected == decode(data, strict=strict)
+    assert decoder.lineno == line_by_line.lineno
 
 
 @settings(max_examples=300, deadline=None)

@@ -11,8 +11,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from gemwire.checks import check_agents
 from gemwire.cli import main
-from gemwire.cli.agent_checks import agent_checks
 from gemwire.cli.exit_codes import EXIT_NOT_FOUND
 from gemwire.errors import AgentNotFound
 from gemwire.runners.agents import AGENTS, resolve_agent
@@ -92,7 +92,7 @@ def test_doctor_says_which_agents_are_there_and_whether_they_have_credentials(
     install(clis / spec.pinned_dir, spec.package, "0.16.1", spec.executable)
     (tmp_path / ".codex").mkdir()
     (tmp_path / ".codex" / "auth.json").write_text("{}")
-    checks = {c.name: c for c in agent_checks(tmp_path, tmp_path, {"PATH": ""})}
+    checks = {c.name: c for c in check_agents(tmp_path, home=tmp_path, environ={"PATH": ""})}
     assert list(checks) == [f"agent {name}" for name in AGENTS]
     claude = checks["agent claude"]
     assert (claude.status, claude.summary) == (
@@ -102,7 +102,9 @@ def test_doctor_says_which_agents_are_there_and_whether_they_have_credentials(
     assert claude.details[1] == "gemwire is tested with 0.16.2"
     codex = checks["agent codex"]
     assert (codex.status, codex.summary) == ("warn", "Codex (codex-acp) is not installed")
-    with_key = agent_checks(tmp_path, tmp_path, {"PATH": "", "ANTHROPIC_API_KEY": "secret"})
+    with_key = check_agents(
+        tmp_path, home=tmp_path, environ={"PATH": "", "ANTHROPIC_API_KEY": "secret"}
+    )
     assert with_key[0].status == "ok"
     assert with_key[0].details[-1] == "credentials: $ANTHROPIC_API_KEY"
     assert "secret" not in repr(with_key)

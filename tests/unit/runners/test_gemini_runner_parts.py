@@ -17,7 +17,7 @@ from gemwire.errors import (
     UnsupportedVersion,
 )
 from gemwire.events import ERROR_KINDS
-from gemwire.runners.gemini import build_argv
+from gemwire.runners.gemini_options import build_argv
 
 GEMINI = GeminiExecutable(path="/bin/gemini", version="0.61.0", source="explicit")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from corpus import RECORDED
 
 from gemwire import replay_gemini_stream
+from gemwire._normalize.gemini_replay import replay_gemini_batches
 from gemwire.events import MessageDelta, Notice, TurnCompleted
 
 INIT = b'{"type":"init","timestamp":"t","session_id":"s","model":"auto"}\n'
@@ -56,3 +57,21 @@ def test_a_json_format_error_document_is_a_failed_turn() -> None:
     turn = events[-1]
     assert isinstance(turn, TurnCompleted)
     assert (turn.ok, turn.error.message if turn.error else None) == (False, "boom")
+
+
+def test_batches_are_the_events_by_chunk_and_none_is_empty() -> None:
+    data = (RECORDED / "write_and_shell/stream-json/run-1.stdout").read_bytes()
+    chunks = [data[i : i + 300] for i in range(0, len(data), 300)] + [LATE, b"", b"noise\n"]
+    batches = list(replay_gemini_batches(chunks))
+    assert [[e.type for e in batch] for batch in batches] == [
+        ["session_started", "user_message"],
+        ["message_delta", "tool_call_started"],
+        ["tool_call_finished", "file_changed"],
+        ["tool_call_started", "tool_call_finished"],
+        ["message_delta", "message_delta"],
+        ["usage"],  # turn_completed is held back to the end
+        ["message_delta"],
+        ["notice"],
+        ["turn_completed"],
+    ]
+    assert [e for batch in batches for e in batch] == list(replay_gemini_stream(chunks))

@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from gemwire.runners._resume_guard import remove_resume_stubs
+from gemwire.sessions import remove_resume_stubs
 
 Materialize = Callable[[str, str], Any]  # tests/unit/sessions/conftest.py
 

@@ -172,7 +172,7 @@ def test_show_accepts_a_session_file_outside_the_home(materialize: Make, tmp_pat
     assert code == 0
     assert out.splitlines()[:3] == [
         f"# {copy}",
-        "session 1463b159-95bf-4f97-ae5c-9baf64366009 (model None)",
+        "session 1463b159-95bf-4f97-ae5c-9baf64366009",
         "> say hello",
     ]
     code, _, err = sessions("show", str(tmp_path / "missing.jsonl"), "--gemini-home", str(run.home))

@@ -12,8 +12,9 @@ import anyio
 import pytest
 
 from gemwire._transport import process
-from gemwire._transport.process import Child, run_process
+from gemwire._transport.process import Child
 from gemwire.errors import AgentNotFound, InvalidOptions
+from gemwire.runners.process import run_process
 
 pytestmark = pytest.mark.anyio
 

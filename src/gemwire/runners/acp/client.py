@@ -36,26 +36,18 @@ from gemwire._version import __version__
 from gemwire.errors import AgentRequestFailed
 from gemwire.events import Event
 from gemwire.protocol import acp as protocol
-from gemwire.protocol.acp import (
-    AcpClientConnection,
-)
+from gemwire.protocol.acp import AcpClientConnection
 from gemwire.runners.acp.gemini_cli import GeminiCliQuirks
 from gemwire.runners.acp.options import AcpOptions, McpServer
 from gemwire.runners.acp.peer import CLOSE_GRACE, AgentPeer
 from gemwire.runners.acp.permissions import PermissionHandler, permission_preset
 from gemwire.runners.acp.router import SessionRouter
 from gemwire.runners.acp.serving import AgentRequestServer
-from gemwire.runners.acp.session import AcpSession, SessionContext
+from gemwire.runners.acp.session import AcpSession, SessionContext, session_folders
 from gemwire.runners.acp.terminals import TerminalPolicy, Terminals
 from gemwire.wire import acp
 
-__all__ = ("REPLAY_SETTLE", "AcpClient")
-
-REPLAY_SETTLE = 0.25
-"""Seconds without a replayed update after which a loaded session's history is taken as
-complete (at most `REPLAY_SETTLE_MAX`)."""
-
-REPLAY_SETTLE_MAX = 5.0
+__all__ = ("AcpClient",)
 
 _AUTH_REQUIRED = -32000
 
@@ -205,12 +197,11 @@ class AcpClient:
             self._peer.exited.set()
 
     async def _initialize(self) -> None:
-        fs = acp.FileSystemCapabilities(
-            read_text_file=self.options.serve_reads, write_text_file=self.options.serve_writes
-        )
         request = acp.InitializeRequest(
             protocol_version=acp.PROTOCOL_VERSION,
-            client_capabilities=acp.ClientCapabilities(fs=fs, terminal=self._terminals is not None),
+            client_capabilities=self.options.client_capabilities(
+                terminal=self._terminals is not None
+            ),
             client_info=acp.Implementation(name="gemwire", title="gemwire", version=__version__),
         )
         response = await self._call(protocol.initialize(request))
@@ -330,14 +321,7 @@ class AcpClient:
             self._router.forget(session_id)
             raise
         session.loaded(response)
-        # The replay may go on after the answer (Gemini CLI does not wait for it); let it
-        # settle, so that a prompt sent next does not interleave with history.
-        with anyio.move_on_after(REPLAY_SETTLE_MAX):
-            while True:
-                seen = session.updates
-                await anyio.sleep(REPLAY_SETTLE)
-                if session.updates == seen:
-                    break
+        await session.settle_replay()
         warning = await self._quirks.protect_loaded_session(
             self.options.environment(), folder, session_id
         )
@@ -361,8 +345,8 @@ class AcpClient:
 
     def take_events(self) -> list[Event]:
         """Events no turn has taken yet, now: the client's own (protocol notices) and
-        those of every session without a running turn (e.g. a replay after
-        ``load_session``)."""
+        those of every session without an open turn (e.g. a replay after
+        ``load_session``). A turn's events stay its own until its caller leaves it."""
         return self._router.take_events()
 
     # Sessions -----------------------------------------------------------------------
@@ -373,14 +357,9 @@ class AcpClient:
         include_directories: Sequence[str] | None,
         mcp_servers: Sequence[McpServer] | None,
     ) -> tuple[str, tuple[str, ...], dict[str, Any]]:
-        options = self.options
-        folder = os.path.realpath(cwd or options.cwd or os.getcwd())
-        chosen = options.include_directories if include_directories is None else include_directories
-        extra = tuple(os.path.realpath(d) for d in chosen)
-        params: dict[str, Any] = {
-            "cwd": folder,
-            "mcp_servers": list(options.mcp_servers if mcp_servers is None else mcp_servers),
-        }
+        folder, extra = session_folders(self.options, cwd, include_directories)
+        servers = self.options.mcp_servers if mcp_servers is None else mcp_servers
+        params: dict[str, Any] = {"cwd": folder, "mcp_servers": list(servers)}
         if extra:
             if self.agent_capabilities.session_capabilities.additional_directories is not None:
                 params["additional_directories"] = list(extra)

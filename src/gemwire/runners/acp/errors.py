@@ -3,7 +3,7 @@ and by ``gemwire acp`` for a failure before any turn)."""
 
 from __future__ import annotations
 
-from gemwire._normalize.acp import error_for
+from gemwire._normalize.acp_errors import error_for
 from gemwire.errors import AgentCrashed, AgentRequestFailed, RunTimedOut
 from gemwire.events import TurnError
 from gemwire.wire.jsonrpc import ErrorObject

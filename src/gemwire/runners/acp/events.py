@@ -38,6 +38,13 @@ class EventQueue:
         self._wake()
         return items
 
+    def discard_through(self, last: Event | None) -> None:
+        """Drop the events up to ``last`` (the same object) and ``last`` itself."""
+        if any(item is last for item in self._items):
+            while self._items.popleft() is not last:
+                pass
+            self._wake()
+
     async def get(self) -> Event:
         while not self._items:
             await self._changed.wait()

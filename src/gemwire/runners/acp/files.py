@@ -64,25 +64,13 @@ class ConfinedFileSystem:
             # The type is checked before opening: opening a FIFO blocks until a writer
             # comes. O_NONBLOCK covers a FIFO swapped in after the check (a regular
             # file reads the same with it).
-            try:
+            with _reading(path):
                 found = os.stat(parts[-1], dir_fd=folder, follow_symlinks=False)
-            except FileNotFoundError as exc:
-                raise AccessDenied(
-                    f"Resource not found: {path}", code=RESOURCE_NOT_FOUND, path=path
-                ) from exc
-            except OSError as exc:
-                raise AccessDenied(f"cannot read {path}: {exc.strerror}", path=path) from exc
             if not stat.S_ISREG(found.st_mode):
                 raise AccessDenied(f"not a regular file: {path}", path=path)
             flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
-            try:
+            with _reading(path):
                 fd = os.open(parts[-1], flags, dir_fd=folder)
-            except FileNotFoundError as exc:
-                raise AccessDenied(
-                    f"Resource not found: {path}", code=RESOURCE_NOT_FOUND, path=path
-                ) from exc
-            except OSError as exc:
-                raise AccessDenied(f"cannot read {path}: {exc.strerror}", path=path) from exc
         with os.fdopen(fd, "rb") as file:
             info = os.fstat(file.fileno())
             if not stat.S_ISREG(info.st_mode):
@@ -173,3 +161,17 @@ class ConfinedFileSystem:
             yield fd
         finally:
             os.close(fd)
+
+
+@contextlib.contextmanager
+def _reading(path: str) -> Iterator[None]:
+    """An `OSError` reading ``path`` as the refusal the agent gets: a missing file is
+    "Resource not found", anything else "cannot read"."""
+    try:
+        yield
+    except FileNotFoundError as exc:
+        raise AccessDenied(
+            f"Resource not found: {path}", code=RESOURCE_NOT_FOUND, path=path
+        ) from exc
+    except OSError as exc:
+        raise AccessDenied(f"cannot read {path}: {exc.strerror}", path=path) from exc

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Mapping
 
 import anyio
 
-from gemwire.runners._resume_guard import remove_resume_stubs
+from gemwire.sessions import remove_resume_stubs
 from gemwire.wire import acp
 
 __all__ = ("GEMINI_CLI_AGENT", "GeminiCliQuirks")

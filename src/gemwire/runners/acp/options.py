@@ -86,6 +86,14 @@ class AcpOptions(msgspec.Struct, frozen=True, kw_only=True):
         inherited: Mapping[str, str] = os.environ if self.inherit_env else {}
         return {**inherited, **self.env}
 
+    def client_capabilities(self, *, terminal: bool) -> acp.ClientCapabilities:
+        """What the client offers in ``initialize``: the file methods these options serve,
+        and terminals when it has a terminal policy."""
+        fs = acp.FileSystemCapabilities(
+            read_text_file=self.serve_reads, write_text_file=self.serve_writes
+        )
+        return acp.ClientCapabilities(fs=fs, terminal=terminal)
+
 
 class AcpTurnResult(TurnResult, frozen=True, kw_only=True):
     """How a turn ended. The partial answer and usage survive every failure."""

@@ -88,8 +88,7 @@ class SessionRouter:
     def take_events(self) -> list[Event]:
         events, self._unrouted = self._unrouted, []
         for session in self.sessions.values():
-            if session.turn is None:
-                events += session.take_events()
+            events += session.take_events()
         return events
 
     def wake(self) -> None:

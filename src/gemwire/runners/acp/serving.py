@@ -9,6 +9,7 @@ its JSON-RPC error and a ``notice`` on the session; a bug in a handler is answer
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -27,29 +28,20 @@ from gemwire.wire.jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND
 __all__ = ("AgentRequestServer",)
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
 class AgentRequestServer:
     """Answers one client's agent requests; ``session`` finds a session by id (raising
     `AccessDenied` for an unknown one), ``broadcast`` reports what belongs to no session."""
 
-    def __init__(
-        self,
-        *,
-        peer: AgentPeer,
-        options: AcpOptions,
-        terminals: Terminals | None,
-        session: Callable[[str], AcpSession],
-        notice: Callable[[str], Notice],
-        broadcast: Callable[[Notice], None],
-    ) -> None:
-        self._peer = peer
-        self._options = options
-        self._terminals = terminals
-        self._session = session
-        self._notice = notice
-        self._broadcast = broadcast
+    peer: AgentPeer
+    options: AcpOptions
+    terminals: Terminals | None
+    session: Callable[[str], AcpSession]
+    notice: Callable[[str], Notice]
+    broadcast: Callable[[Notice], None]
 
     async def serve(self, request: AgentRequest) -> None:
-        peer = self._peer
+        peer = self.peer
         try:
             result = await self._handle(request)
         except AccessDenied as exc:
@@ -65,11 +57,11 @@ class AgentRequestServer:
             await peer.reply(request.id, result)
 
     def _report(self, request: AgentRequest, message: str) -> None:
-        notice = self._notice(self._peer.mask(message))
+        notice = self.notice(self.peer.mask(message))
         try:
-            session = self._session(getattr(request.params, "session_id", ""))
+            session = self.session(getattr(request.params, "session_id", ""))
         except AccessDenied:
-            self._broadcast(notice)
+            self.broadcast(notice)
         else:
             session.emit([notice])
 
@@ -77,32 +69,32 @@ class AgentRequestServer:
         params = request.params
         method = request.method
         if method == "session/request_permission":
-            return await self._session(params.session_id).answer_permission(str(request.id), params)
+            return await self.session(params.session_id).answer_permission(str(request.id), params)
         if method == "fs/read_text_file":
-            if not self._options.serve_reads:
+            if not self.options.serve_reads:
                 raise AccessDenied(
                     "this client does not offer fs/read_text_file", code=METHOD_NOT_FOUND
                 )
-            files = self._session(params.session_id).files
+            files = self.session(params.session_id).files
             text = await anyio.to_thread.run_sync(
                 lambda: files.read_text(params.path, line=params.line, limit=params.limit),
                 abandon_on_cancel=True,
             )
             return acp.ReadTextFileResponse(content=text)
         if method == "fs/write_text_file":
-            if not self._options.serve_writes:
+            if not self.options.serve_writes:
                 raise AccessDenied(
                     "this client does not offer fs/write_text_file", code=METHOD_NOT_FOUND
                 )
-            files = self._session(params.session_id).files
+            files = self.session(params.session_id).files
             await anyio.to_thread.run_sync(
                 files.write_text, params.path, params.content, abandon_on_cancel=True
             )
             return {}
-        terminals = self._terminals
+        terminals = self.terminals
         if terminals is None:
             raise AccessDenied("this client does not offer terminals", code=METHOD_NOT_FOUND)
-        self._session(params.session_id)
+        self.session(params.session_id)
         match method:
             case "terminal/create":
                 return await terminals.create(params)

@@ -9,7 +9,9 @@ session's replay, mode changes) wait in the queue for the next turn, or for
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import anyio
@@ -29,31 +31,36 @@ from gemwire.runners.acp.turn import AcpTurn
 from gemwire.wire import acp
 from gemwire.wire.jsonrpc import METHOD_NOT_FOUND
 
-__all__ = ("AcpSession", "SessionContext")
+__all__ = ("REPLAY_SETTLE", "REPLAY_SETTLE_MAX", "AcpSession", "SessionContext", "session_folders")
+
+REPLAY_SETTLE = 0.25
+"""Seconds without a replayed update after which a loaded session's history is taken as
+complete (at most `REPLAY_SETTLE_MAX`)."""
+
+REPLAY_SETTLE_MAX = 5.0
 
 
+def session_folders(
+    options: AcpOptions, cwd: str | None, include_directories: Sequence[str] | None
+) -> tuple[str, tuple[str, ...]]:
+    """A session's folder and include directories, as the real paths the client serves."""
+    folder = os.path.realpath(cwd or options.cwd or os.getcwd())
+    chosen = options.include_directories if include_directories is None else include_directories
+    return folder, tuple(os.path.realpath(d) for d in chosen)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class SessionContext:
     """What the sessions of one client share: the peer, the options, the handler, the
     task group their background work runs in."""
 
-    def __init__(
-        self,
-        *,
-        peer: AgentPeer,
-        options: AcpOptions,
-        agent: Callable[[], str],
-        capabilities: Callable[[], acp.AgentCapabilities],
-        permission_handler: PermissionHandler,
-        task_group: TaskGroup,
-        wake: Callable[[], None],
-    ) -> None:
-        self.peer = peer
-        self.options = options
-        self.agent = agent
-        self.capabilities = capabilities
-        self.permission_handler = permission_handler
-        self.task_group = task_group
-        self.wake = wake
+    peer: AgentPeer
+    options: AcpOptions
+    agent: Callable[[], str]
+    capabilities: Callable[[], acp.AgentCapabilities]
+    permission_handler: PermissionHandler
+    task_group: TaskGroup
+    wake: Callable[[], None]
 
     def notice(
         self,
@@ -94,9 +101,11 @@ class AcpSession:
         self.config_options: list[dict[str, Any]] | None = None
         self.turn: AcpTurn | None = None
         """The turn running now, if any."""
+        self.reader: AcpTurn | None = None
+        """The turn a caller reads, from ``async with`` to its end: what the queue holds
+        until its ``turn_completed`` is its own, even after the agent ended it."""
         self.updates = 0
-        """``session/update`` notifications received (a loaded session's replay settles
-        when this stops growing)."""
+        """``session/update`` notifications received (`settle_replay` watches it)."""
         self._permission_scopes: set[anyio.CancelScope] = set()
         if response is not None:
             self.loaded(response)
@@ -119,6 +128,17 @@ class AcpSession:
         self.modes, self.models = response.modes, response.models
         self.config_options = response.config_options
 
+    async def settle_replay(self) -> None:
+        """Wait for a loaded session's replay to stop: it may go on after the answer to
+        ``session/load`` (Gemini CLI does not wait for it), and a prompt sent next must
+        not interleave with history."""
+        with anyio.move_on_after(REPLAY_SETTLE_MAX):
+            while True:
+                seen = self.updates
+                await anyio.sleep(REPLAY_SETTLE)
+                if self.updates == seen:
+                    return
+
     def prompt(self, prompt: Prompt) -> AcpTurn:
         """A turn: use it with ``async with``, iterate it for events, then read
         ``result`` (or ``await turn.wait()``). One turn at a time per session; turns of
@@ -130,7 +150,10 @@ class AcpSession:
         return AcpTurn(self, blocks)
 
     def take_events(self) -> list[Event]:
-        """Events queued while no turn consumed them (e.g. a loaded session's replay)."""
+        """Events queued while no turn consumed them (e.g. a loaded session's replay);
+        none while a turn is open (they are its own)."""
+        if self.reader is not None:
+            return []
         return self.queue.take_all()
 
     def emit(self, events: Sequence[Event]) -> None:

@@ -71,7 +71,7 @@ class AcpTurn:
     async def __aenter__(self) -> Self:
         session = self.session
         session.state.begin_turn()
-        session.turn = self
+        session.turn = session.reader = self
         self._started = time.monotonic()
         session.emit(session.normalizer.prompt_sent(self.prompt))
         call = protocol.prompt(acp.PromptRequest(session_id=session.session_id, prompt=self.prompt))
@@ -80,6 +80,10 @@ class AcpTurn:
         except AgentCrashed as exc:
             self._pending = Pending(-1, call.method)
             self._pending.resolve(error=exc)
+        except BaseException:
+            session.turn = session.reader = None
+            session.state.end_turn()
+            raise
         self._context.task_group.start_soon(self._run)
         return self
 
@@ -87,6 +91,11 @@ class AcpTurn:
         with anyio.CancelScope(shield=True):
             if not self._done.is_set():
                 await self.stop(_CALLER_STOPPED)
+            if not self._finished:
+                # The caller left early: what is left of this turn is nobody's; the next
+                # turn starts with its own events.
+                self.session.queue.discard_through(self._completion)
+            self.session.reader = None
             self._context.wake()
 
     def __aiter__(self) -> AsyncIterator[Event]:

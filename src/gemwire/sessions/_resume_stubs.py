@@ -8,6 +8,9 @@ run in the project, or any run starting alongside, deletes the resumed session. 
 the cleanup off would mean editing the user's settings, so gemwire removes the stubs
 instead, and only those: files of this session that Gemini itself would not resume, while
 a resumable file of the same session exists.
+
+Both runners call `remove_resume_stubs` after a run that resumed a session: the one place a
+run changes session files, so the rules about them stay here, beside the code that reads them.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 
-from gemwire.sessions import GeminiHome
+from gemwire.sessions._home import GeminiHome
 
 __all__ = ("remove_resume_stubs",)
 

@@ -18,7 +18,7 @@ from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.protocol.gemini import GeminiStreamDecoder
 from gemwire.protocol.gemini_json import JsonOutputDecoder
 
-__all__ = ("replay_gemini_stream",)
+__all__ = ("replay_gemini_batches", "replay_gemini_stream")
 
 _JSON_DOCUMENT_NOTICE = (
     "this is a json-format document (gemini --output-format json), not stream-json: "
@@ -44,22 +44,42 @@ def replay_gemini_stream(
     known protocol. A ``--output-format json`` document (its first line is a lone ``{``,
     which no stream-json output has) is read as one, after a ``notice`` saying so.
     """
+    for events in replay_gemini_batches(
+        chunks, cwd=cwd, exit_code=exit_code, strict=strict, max_line_bytes=max_line_bytes
+    ):
+        yield from events
+
+
+def replay_gemini_batches(
+    chunks: Iterable[bytes],
+    *,
+    cwd: str | None = None,
+    exit_code: int | None = None,
+    strict: bool = False,
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+) -> Iterator[list[Event]]:
+    """`replay_gemini_stream`'s events in batches, one per chunk that made any, for a
+    consumer that handles events by the thousand (``gemwire replay --json`` writes each
+    batch at once). No batch is empty; the last one ends with the ``turn_completed``."""
     head, rest = _first_line(iter(chunks))
     chunks = itertools.chain([head], rest)
     if head.lstrip().split(b"\n", 1)[0].strip() == b"{":
-        yield from _replay_json_document(chunks, exit_code, strict, max_line_bytes)
+        yield list(_replay_json_document(chunks, exit_code, strict, max_line_bytes))
         return
     decoder = GeminiStreamDecoder(strict=strict, max_line_bytes=max_line_bytes)
     normalizer = GeminiNormalizer(cwd=cwd)
     # Lines after ``result`` (a notice, noise) still come out, before the turn ends.
     held: list[Event] = []
     for chunk in chunks:
-        for item in decoder.feed(chunk):
-            yield from _hold_turn_end(normalizer.feed(item), held)
-    for item in decoder.close():
-        yield from _hold_turn_end(normalizer.feed(item), held)
-    yield from normalizer.finish(exit_code=exit_code)
-    yield from held
+        events = normalizer.feed_all(decoder.feed(chunk))
+        if normalizer.completed and not held:
+            events = _hold_turn_end(events, held)
+        if events:
+            yield events
+    events = normalizer.feed_all(decoder.close())
+    if normalizer.completed and not held:
+        events = _hold_turn_end(events, held)
+    yield events + normalizer.finish(exit_code=exit_code) + held
 
 
 def _first_line(chunks: Iterator[bytes]) -> tuple[bytes, Iterator[bytes]]:

@@ -15,7 +15,8 @@ import msgspec
 
 from gemwire.errors import GemwireError
 from gemwire.runners.discovery import find_gemini
-from gemwire.runners.gemini import GeminiOptions, run_gemini_sync
+from gemwire.runners.gemini import run_gemini_sync
+from gemwire.runners.gemini_options import GeminiOptions
 
 __all__ = ("GeminiCliProvider", "ProviderResult")
 

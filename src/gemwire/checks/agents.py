@@ -1,0 +1,71 @@
+"""The built-in ACP agents (``gemwire acp --agent NAME``): installed, version, credentials.
+
+One check per agent: is it installed where `resolve_agent` looks, which version (and the
+one gemwire tests), and is there a credential it reads: a variable or a login file. A
+missing agent is a warning, not a failure: nobody needs every agent.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from gemwire.checks.check import Check
+from gemwire.errors import AgentNotFound
+from gemwire.runners.agents import AGENTS, AgentSpec, resolve_agent
+
+__all__ = ("check_agents",)
+
+
+def check_agents(
+    cwd: str | os.PathLike[str] | None = None,
+    *,
+    home: str | os.PathLike[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> list[Check]:
+    """One `Check` per built-in agent, in the order of `AGENTS`, named ``agent NAME``.
+
+    Args:
+        cwd: where the agent would be started (``node_modules/.bin`` is looked for from
+            there up); default here.
+        home: the user's home, where the agents keep their logins; default ``~``.
+        environ: the environment the agents would get; default ``os.environ``.
+    """
+    where = str(Path(cwd or os.getcwd()))
+    logins = Path(home or os.path.expanduser("~"))
+    environ = os.environ if environ is None else environ
+    return [_agent(spec, where, logins, environ) for spec in AGENTS.values()]
+
+
+def _agent(spec: AgentSpec, cwd: str, home: Path, environ: Mapping[str, str]) -> Check:
+    name = f"agent {spec.name}"
+    try:
+        agent = resolve_agent(spec.name, cwd=cwd, environ=dict(environ))
+    except AgentNotFound:
+        return Check(
+            name=name,
+            status="warn",
+            summary=f"{spec.title} is not installed",
+            fix=f"npm install -g {spec.package}@{spec.version} (the version gemwire "
+            f"tests), or set {spec.configured_env} to the command that starts it",
+        )
+    version = agent.version or "version unknown"
+    details = [f"command: {' '.join(agent.command)} (from {agent.source})"]
+    if agent.version is not None and agent.version != spec.version:
+        details.append(f"gemwire is tested with {spec.version}")
+    credentials = [f"${var}" for var in spec.auth_env if environ.get(var)]
+    credentials += [f"~/{file}" for file in spec.auth_files if (home / file).is_file()]
+    if credentials:
+        details.append(f"credentials: {', '.join(credentials)}")
+        return Check(
+            name=name, status="ok", summary=f"{spec.title} {version}", details=tuple(details)
+        )
+    return Check(
+        name=name,
+        status="warn",
+        summary=f"{spec.title} {version}, but no credentials found",
+        details=tuple(details),
+        fix=f"set {' or '.join(spec.auth_env)}, or sign in once with the agent "
+        f"(it keeps the login in ~/{spec.auth_files[0]})",
+    )

@@ -1,0 +1,131 @@
+"""The client's requests to an ACP agent, typed: each `Call` knows the type its result
+decodes to, and what the agent must have advertised for it.
+
+    conn.send_call(initialize(acp.InitializeRequest(...)))  # its AgentResult holds an
+                                                            # acp.InitializeResponse
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Generic, TypeVar
+
+from gemwire.errors import AgentRequestFailed
+from gemwire.wire import acp
+from gemwire.wire.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND
+
+__all__ = (
+    "Call",
+    "Json",
+    "R",
+    "authenticate",
+    "check_prompt",
+    "initialize",
+    "list_sessions",
+    "load_session",
+    "new_session",
+    "prompt",
+    "require_capability",
+    "set_config_option",
+    "set_mode",
+    "set_model",
+)
+
+_A = acp.AGENT_METHODS
+
+R = TypeVar("R")
+
+
+class Call(Generic[R]):
+    """One request of the client's and the type its result decodes to: the pending table
+    keeps the type, so the answer comes back typed (``Call[acp.InitializeResponse]``)."""
+
+    __slots__ = ("method", "params", "result_type")
+
+    def __init__(self, method: str, params: Any, result_type: type[R]) -> None:
+        self.method = method
+        self.params = params
+        self.result_type = result_type
+
+
+Json = Any
+"""A result kept as plain JSON (these methods answer ``{}``, or ``null``, or a few fields)."""
+
+
+def initialize(params: acp.InitializeRequest) -> Call[acp.InitializeResponse]:
+    return Call(_A["initialize"], params, acp.InitializeResponse)
+
+
+def authenticate(params: acp.AuthenticateRequest | dict[str, Any]) -> Call[Json]:
+    return Call(_A["authenticate"], params, object)
+
+
+def new_session(params: acp.NewSessionRequest) -> Call[acp.NewSessionResponse]:
+    return Call(_A["session_new"], params, acp.NewSessionResponse)
+
+
+def load_session(params: acp.LoadSessionRequest) -> Call[acp.LoadSessionResponse]:
+    return Call(_A["session_load"], params, acp.LoadSessionResponse)
+
+
+def list_sessions(params: acp.ListSessionsRequest) -> Call[acp.ListSessionsResponse]:
+    return Call(_A["session_list"], params, acp.ListSessionsResponse)
+
+
+def prompt(params: acp.PromptRequest) -> Call[acp.PromptResponse]:
+    return Call(_A["session_prompt"], params, acp.PromptResponse)
+
+
+def set_mode(params: acp.SetSessionModeRequest) -> Call[Json]:
+    return Call(_A["session_set_mode"], params, object)
+
+
+def set_model(params: acp.SetSessionModelRequest) -> Call[Json]:
+    return Call(_A["session_set_model"], params, object)
+
+
+def set_config_option(params: acp.SetSessionConfigOptionRequest) -> Call[Json]:
+    return Call(_A["session_set_config_option"], params, object)
+
+
+def _advertises_load(capabilities: acp.AgentCapabilities) -> bool:
+    return capabilities.load_session
+
+
+def _advertises_list(capabilities: acp.AgentCapabilities) -> bool:
+    return capabilities.session_capabilities.list is not None
+
+
+_CAPABILITY_OF = {_A["session_load"]: _advertises_load, _A["session_list"]: _advertises_list}
+
+
+def require_capability(capabilities: acp.AgentCapabilities, method: str) -> None:
+    """Raise `AgentRequestFailed` (``unsupported``) for an optional method the agent did
+    not advertise in ``initialize``."""
+    advertised = _CAPABILITY_OF.get(method)
+    if advertised is not None and not advertised(capabilities):
+        raise AgentRequestFailed(
+            f"the agent does not advertise {method}", method=method, code=METHOD_NOT_FOUND
+        )
+
+
+_BLOCK_CAPABILITY = {
+    acp.ImageContent: "image",
+    acp.AudioContent: "audio",
+    acp.EmbeddedResource: "embedded_context",
+}
+
+
+def check_prompt(capabilities: acp.AgentCapabilities, blocks: Sequence[acp.ContentBlock]) -> None:
+    """Raise `AgentRequestFailed` for a block the agent's ``promptCapabilities`` do not
+    allow (text and resource links every agent takes)."""
+    allowed = capabilities.prompt_capabilities
+    for block in blocks:
+        name = _BLOCK_CAPABILITY.get(type(block))
+        if name is not None and not getattr(allowed, name):
+            raise AgentRequestFailed(
+                f"the agent does not accept {type(block).__name__} in prompts "
+                f"(promptCapabilities.{name})",
+                method=_A["session_prompt"],
+                code=INVALID_PARAMS,
+            )

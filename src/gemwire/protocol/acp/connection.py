@@ -1,0 +1,202 @@
+"""`AcpClientConnection`: JSON-RPC messages from an ACP agent in, typed ACP items out."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from gemwire.protocol.acp.calls import Call
+from gemwire.protocol.acp.items import (
+    AcpItem,
+    AgentError,
+    AgentNotification,
+    AgentRequest,
+    AgentResult,
+    SessionUpdate,
+    UnknownUpdate,
+    UnservedRequest,
+)
+from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
+from gemwire.protocol.jsonrpc import (
+    DECODE_ERRORS,
+    ErrorResponse,
+    JsonRpcConnection,
+    Notification,
+    ProtocolViolation,
+    Request,
+    Response,
+)
+from gemwire.wire import acp
+from gemwire.wire.jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    METHOD_NOT_FOUND,
+    ErrorObject,
+    RequestId,
+)
+
+__all__ = ("REQUEST_TYPES", "RESULT_TYPES", "AcpClientConnection")
+
+_M = acp.CLIENT_METHODS
+REQUEST_TYPES: dict[str, type[msgspec.Struct]] = {
+    _M["session_request_permission"]: acp.RequestPermissionRequest,
+    _M["fs_read_text_file"]: acp.ReadTextFileRequest,
+    _M["fs_write_text_file"]: acp.WriteTextFileRequest,
+    _M["terminal_create"]: acp.CreateTerminalRequest,
+    _M["terminal_output"]: acp.TerminalOutputRequest,
+    _M["terminal_wait_for_exit"]: acp.WaitForTerminalExitRequest,
+    _M["terminal_kill"]: acp.KillTerminalRequest,
+    _M["terminal_release"]: acp.ReleaseTerminalRequest,
+}
+"""The agent-to-client requests a client may serve, and their params types."""
+
+_A = acp.AGENT_METHODS
+RESULT_TYPES: dict[str, type[Any]] = {
+    _A["initialize"]: acp.InitializeResponse,
+    _A["session_new"]: acp.NewSessionResponse,
+    _A["session_load"]: acp.LoadSessionResponse,
+    _A["session_list"]: acp.ListSessionsResponse,
+    _A["session_prompt"]: acp.PromptResponse,
+}
+"""Result types of the client's requests; the others' results are kept as plain JSON."""
+
+
+class _Kind(msgspec.Struct, frozen=True):
+    sessionUpdate: str | None = None
+
+
+_notification_decoder = msgspec.json.Decoder(acp.SessionNotification)
+_kind_decoder = msgspec.json.Decoder(_Kind)
+
+
+_decoders: dict[type[Any], msgspec.json.Decoder[Any]] = {}
+
+
+def _decoder_for(typ: type[Any]) -> msgspec.json.Decoder[Any]:
+    decoder = _decoders.get(typ)
+    if decoder is None:
+        decoder = _decoders[typ] = msgspec.json.Decoder(typ)
+    return decoder
+
+
+class AcpClientConnection:
+    """An ACP client's view of one agent connection; see the module docstring."""
+
+    def __init__(self, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
+        self._rpc = JsonRpcConnection(max_line_bytes=max_line_bytes)
+        self._result_types: dict[RequestId, type[Any]] = {}
+
+    @property
+    def pending(self) -> Mapping[RequestId, str]:
+        return self._rpc.pending
+
+    def send_request(self, method: str, params: Any) -> tuple[RequestId, bytes]:
+        """An untyped request: its result is typed by `RESULT_TYPES`, else plain JSON."""
+        return self._rpc.send_request(method, params)
+
+    def send_call(self, call: Call[Any]) -> tuple[RequestId, bytes]:
+        """A typed request: its `AgentResult` holds a ``call.result_type``."""
+        request_id, data = self._rpc.send_request(call.method, call.params)
+        self._result_types[request_id] = call.result_type
+        return request_id, data
+
+    def forget(self, request_id: RequestId) -> None:
+        """Stop waiting for a request (given up on); its late answer is a violation."""
+        self._rpc.forget(request_id)
+        self._result_types.pop(request_id, None)
+
+    def send_notification(self, method: str, params: Any) -> bytes:
+        return self._rpc.send_notification(method, params)
+
+    def send_result(self, request_id: RequestId, result: Any) -> bytes:
+        return self._rpc.send_result(request_id, result)
+
+    def send_error(self, request_id: RequestId, code: int, message: str, data: Any = None) -> bytes:
+        return self._rpc.send_error(request_id, code, message, data)
+
+    def close_pending(self) -> dict[RequestId, str]:
+        self._result_types.clear()
+        return self._rpc.close_pending()
+
+    def receive_data(self, data: bytes) -> list[AcpItem]:
+        """Feed what the agent wrote; ``b""`` means end of stream."""
+        items: list[AcpItem] = []
+        for message in self._rpc.receive_data(data):
+            match message:
+                case Notification(method="session/update"):
+                    items.append(_session_update(message.params))
+                case Notification():
+                    params = (
+                        None if message.params is None else message.params.decode(errors="replace")
+                    )
+                    items.append(AgentNotification(method=message.method, params=params))
+                case Request():
+                    items.append(_request(message))
+                case Response():
+                    items.extend(_result(message, self._result_types.pop(message.id, None)))
+                case ErrorResponse():  # an `AgentError` as it is
+                    self._result_types.pop(message.id, None)
+                    items.append(message)
+                case _:
+                    items.append(message)
+        return items
+
+
+def _session_update(params: bytes | None) -> SessionUpdate | UnknownUpdate:
+    raw = (params or b"").decode(errors="replace")
+    try:
+        notification = _notification_decoder.decode(params or b"null")
+        kind = _kind_decoder.decode(notification.update).sessionUpdate
+    except DECODE_ERRORS as exc:
+        return UnknownUpdate(session_id=None, kind=None, raw=raw, reason=str(exc))
+    update_type = acp.SESSION_UPDATE_TYPES.get(kind or "")
+    if kind is None or update_type is None:
+        reason = f"unknown session update kind {kind!r}"
+        return UnknownUpdate(session_id=notification.session_id, kind=kind, raw=raw, reason=reason)
+    try:
+        update = _decoder_for(update_type).decode(notification.update)
+    except DECODE_ERRORS as exc:
+        return UnknownUpdate(
+            session_id=notification.session_id, kind=kind, raw=raw, reason=str(exc)
+        )
+    return SessionUpdate(session_id=notification.session_id, kind=kind, update=update)
+
+
+def _request(message: Request) -> AgentRequest | UnservedRequest:
+    if message.method not in REQUEST_TYPES:
+        return UnservedRequest(
+            id=message.id,
+            method=message.method,
+            code=METHOD_NOT_FOUND,
+            message=f"Method not found: {message.method}",
+        )
+    try:
+        params = _decoder_for(REQUEST_TYPES[message.method]).decode(message.params or b"null")
+    except DECODE_ERRORS as exc:
+        return UnservedRequest(
+            id=message.id,
+            method=message.method,
+            code=INVALID_PARAMS,
+            message=f"Invalid params: {exc}",
+        )
+    return AgentRequest(id=message.id, method=message.method, params=params)
+
+
+def _result(message: Response, result_type: type[Any] | None) -> list[AcpItem]:
+    if result_type is None:  # an untyped request: typed by its method, if known
+        result_type = RESULT_TYPES.get(message.method, object)
+    try:
+        result = _decoder_for(result_type).decode(message.result)
+    except DECODE_ERRORS as exc:
+        reason = f"the result of {message.method} does not fit its type: {exc}"
+        return [
+            ProtocolViolation(reason=reason, line=message.result[:2000].decode(errors="replace")),
+            AgentError(
+                id=message.id,
+                method=message.method,
+                error=ErrorObject(code=INTERNAL_ERROR, message=f"malformed response: {reason}"),
+            ),
+        ]
+    return [AgentResult(id=message.id, method=message.method, result=result)]

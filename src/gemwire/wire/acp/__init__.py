@@ -1,0 +1,53 @@
+"""Agent Client Protocol (ACP) v1 messages, exactly as upstream names them.
+
+Pinned to the ACP schema ``v1.19.0`` (the schema the official Python SDK 0.12.1 is
+generated from), protocol version 1. JSON field names are upstream's camelCase; every
+type may carry upstream's ``_meta`` extension object (``meta`` here). Only the client
+side is here: what a client sends, and what an agent sends to a client.
+
+Session updates are not one tagged union on purpose: an agent newer than this schema
+may send kinds this module does not know, and those must survive as raw data, so the
+protocol layer reads the ``sessionUpdate`` tag first and decodes with
+`SESSION_UPDATE_TYPES`.
+
+Unstable upstream methods that real agents implement are included and marked so
+(Gemini CLI's ``session/set_model`` and the ``models`` of a new session).
+
+One module per protocol area (``methods``, ``initialize``, ``sessions``, ``content``,
+``tool_calls``, ``session_updates``, ``permissions``, ``fs``, ``terminals``); every type is
+imported from here: ``from gemwire.wire import acp`` then ``acp.PromptRequest``.
+"""
+
+from __future__ import annotations
+
+from gemwire.wire.acp import (
+    content,
+    fs,
+    initialize,
+    methods,
+    permissions,
+    session_updates,
+    sessions,
+    terminals,
+    tool_calls,
+)
+from gemwire.wire.acp.content import *
+from gemwire.wire.acp.fs import *
+from gemwire.wire.acp.initialize import *
+from gemwire.wire.acp.methods import *
+from gemwire.wire.acp.permissions import *
+from gemwire.wire.acp.session_updates import *
+from gemwire.wire.acp.sessions import *
+from gemwire.wire.acp.terminals import *
+from gemwire.wire.acp.tool_calls import *
+
+__all__: list[str] = []
+__all__ += methods.__all__
+__all__ += initialize.__all__
+__all__ += sessions.__all__
+__all__ += content.__all__
+__all__ += tool_calls.__all__
+__all__ += session_updates.__all__
+__all__ += permissions.__all__
+__all__ += fs.__all__
+__all__ += terminals.__all__

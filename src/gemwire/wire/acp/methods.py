@@ -1,0 +1,40 @@
+"""Schema version, protocol version, and the method names of ACP v1 (the ones gemwire uses)."""
+
+from __future__ import annotations
+
+__all__ = (
+    "AGENT_METHODS",
+    "CLIENT_METHODS",
+    "PROTOCOL_VERSION",
+    "SCHEMA_VERSION",
+)
+
+SCHEMA_VERSION = "v1.19.0"
+PROTOCOL_VERSION = 1
+
+AGENT_METHODS = {
+    "initialize": "initialize",
+    "authenticate": "authenticate",
+    "session_new": "session/new",
+    "session_load": "session/load",
+    "session_list": "session/list",
+    "session_prompt": "session/prompt",
+    "session_cancel": "session/cancel",
+    "session_set_mode": "session/set_mode",
+    "session_set_config_option": "session/set_config_option",
+    "session_set_model": "session/set_model",  # unstable upstream; Gemini CLI has it
+}
+"""Methods a client calls on an agent (the ones gemwire uses)."""
+
+CLIENT_METHODS = {
+    "session_update": "session/update",
+    "session_request_permission": "session/request_permission",
+    "fs_read_text_file": "fs/read_text_file",
+    "fs_write_text_file": "fs/write_text_file",
+    "terminal_create": "terminal/create",
+    "terminal_output": "terminal/output",
+    "terminal_wait_for_exit": "terminal/wait_for_exit",
+    "terminal_kill": "terminal/kill",
+    "terminal_release": "terminal/release",
+}
+"""Methods an agent calls on a client (the ones gemwire serves)."""

@@ -1,0 +1,105 @@
+"""``session/update`` notifications: one type per ``sessionUpdate`` kind."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from gemwire.wire.acp._base import AcpStruct
+from gemwire.wire.acp.content import ContentBlock
+from gemwire.wire.acp.tool_calls import ToolCall, ToolCallUpdate
+
+__all__ = (
+    "SESSION_UPDATE_TYPES",
+    "AvailableCommand",
+    "AvailableCommandsUpdate",
+    "ConfigOptionUpdate",
+    "ContentChunk",
+    "Cost",
+    "CurrentModeUpdate",
+    "Plan",
+    "PlanEntry",
+    "SessionInfoUpdate",
+    "SessionNotification",
+    "UsageUpdate",
+)
+
+
+class ContentChunk(AcpStruct, frozen=True, kw_only=True):
+    """``user_message_chunk``, ``agent_message_chunk`` and ``agent_thought_chunk``."""
+
+    content: ContentBlock
+    message_id: str | None = None
+
+
+class PlanEntry(AcpStruct, frozen=True, kw_only=True):
+    content: str
+    priority: Literal["high", "medium", "low"] | str
+    status: Literal["pending", "in_progress", "completed"] | str
+
+
+class Plan(AcpStruct, frozen=True, kw_only=True):
+    """``sessionUpdate: "plan"``: the whole plan, replacing the previous one."""
+
+    entries: list[PlanEntry]
+
+
+class AvailableCommand(AcpStruct, frozen=True, kw_only=True):
+    name: str
+    description: str = ""
+    input: dict[str, Any] | None = None
+
+
+class AvailableCommandsUpdate(AcpStruct, frozen=True, kw_only=True):
+    available_commands: list[AvailableCommand]
+
+
+class CurrentModeUpdate(AcpStruct, frozen=True, kw_only=True):
+    current_mode_id: str
+
+
+class ConfigOptionUpdate(AcpStruct, frozen=True, kw_only=True):
+    config_options: list[dict[str, Any]]
+    """Each a ``SessionConfigOption`` (select or boolean), kept as sent."""
+
+
+class SessionInfoUpdate(AcpStruct, frozen=True, kw_only=True):
+    title: str | None = None
+    updated_at: str | None = None
+
+
+class Cost(AcpStruct, frozen=True, kw_only=True):
+    amount: float
+    currency: str
+
+
+class UsageUpdate(AcpStruct, frozen=True, kw_only=True):
+    """``sessionUpdate: "usage_update"``: context window use, and cost so far."""
+
+    used: int
+    size: int
+    cost: Cost | None = None
+
+
+SESSION_UPDATE_TYPES: dict[str, type[AcpStruct]] = {
+    "user_message_chunk": ContentChunk,
+    "agent_message_chunk": ContentChunk,
+    "agent_thought_chunk": ContentChunk,
+    "tool_call": ToolCall,
+    "tool_call_update": ToolCallUpdate,
+    "plan": Plan,
+    "available_commands_update": AvailableCommandsUpdate,
+    "current_mode_update": CurrentModeUpdate,
+    "config_option_update": ConfigOptionUpdate,
+    "session_info_update": SessionInfoUpdate,
+    "usage_update": UsageUpdate,
+}
+"""The type of each ``sessionUpdate`` kind of this schema version."""
+
+
+class SessionNotification(AcpStruct, frozen=True, kw_only=True):
+    """``session/update`` params; ``update`` is decoded by its ``sessionUpdate`` tag."""
+
+    session_id: str
+    update: msgspec.Raw
