@@ -183,11 +183,11 @@ async def run_case(
     workspace = root / "workspace"
     script = scenario(case, TOOLS[agent], workspace)
     tapped = root / "frames"
-    # Recording: the frames both ways go to `tapped` on their way (frame_tap.py).
-    command = (sys.executable, str(TAP), str(tapped), *resolve_agent(agent).command)
+    # Recording: the frames go through frame_tap.py, which copies them into `tapped`.
+    tap = (sys.executable, str(TAP), str(tapped), *resolve_agent(agent).command)
     with ScriptedModel(script) as model:
         env = isolated_agent(
-            agent, model, files=script.files, root=root, command=command if RECORD else None
+            agent, model, files=script.files, root=root, command=tap if RECORD else None
         )
         with anyio.fail_after(150):
             async with run_acp("go", env.acp_options(permissions=PERMISSIONS[case])) as turn:
