@@ -14,15 +14,15 @@ sampled every 50 ms).
 from __future__ import annotations
 
 import argparse
-import os
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import anyio
+from rss import PeakRss
 
-from gemwire import GeminiOptions, run_gemini
+from gemwire import run_gemini
 from gemwire.runners.acp import AcpClient, AcpOptions, AcpSession
 from gemwire.testing import (
     FunctionCall,
@@ -43,45 +43,13 @@ def scenario(count: int) -> Scenario:
     return Scenario(turns=list(turns))
 
 
-def descendants_rss_kib(root: int) -> int:
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(parent, []).append(int(entry.name))
-    total, todo = 0, list(children.get(root, ()))
-    while todo:
-        pid = todo.pop()
-        todo += children.get(pid, ())
-        try:
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1])
-        except OSError:
-            continue
-    return total
-
-
 async def measured(work: Callable[[], Awaitable[None]]) -> tuple[float, int]:
-    """Wall seconds of ``work`` and the peak RSS (KiB) of the processes it started."""
-    peak = 0
-    done = anyio.Event()
-
-    async def sample() -> None:
-        nonlocal peak
-        while not done.is_set():
-            peak = max(peak, await anyio.to_thread.run_sync(descendants_rss_kib, os.getpid()))
-            await anyio.sleep(0.05)
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(sample)
+    """Wall seconds of ``work`` and the peak RSS (bytes) of the processes it started."""
+    with PeakRss() as rss:
         started = time.monotonic()
         await work()
         elapsed = time.monotonic() - started
-        done.set()
-    return elapsed, peak
+    return elapsed, rss.peak
 
 
 async def one_agent(count: int, env: IsolatedGemini, folders: list[Path]) -> None:
@@ -107,13 +75,7 @@ async def one_agent(count: int, env: IsolatedGemini, folders: list[Path]) -> Non
 
 async def processes(count: int, env: IsolatedGemini, folders: list[Path]) -> None:
     async def one(n: int) -> None:
-        options = GeminiOptions(
-            cwd=str(folders[n]),
-            env=env.environ(),
-            inherit_env=False,
-            executable=str(pinned_gemini()),
-            approval_mode="yolo",
-        )
+        options = env.gemini_options(cwd=str(folders[n]), approval_mode="yolo")
         async with run_gemini(f"task-{n}: write the file", options) as run:
             async for _ in run:
                 pass
@@ -138,7 +100,7 @@ def run(name: str, work: Callable[..., Awaitable[None]], count: int) -> None:
         assert written == count, f"{name}: {written} of {count} files written"
     print(
         f"{name:<28} {count} sessions: {elapsed:6.1f} s, {count / elapsed:5.2f} sessions/s, "
-        f"peak RSS {peak / 1024:7.0f} MiB"
+        f"peak RSS {peak / 2**20:7.0f} MiB"
     )
 
 

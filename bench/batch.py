@@ -24,14 +24,13 @@ import resource
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
-from typing import Self
 
-from gemwire import GeminiOptions
+from rss import PeakRss
+
 from gemwire.batch import BatchOptions, read_tasks, run_batch_sync
-from gemwire.testing import IsolatedGemini, pinned_gemini
+from gemwire.testing import IsolatedGemini
 
 MODEL = """
 import sys, time
@@ -40,50 +39,6 @@ with ScriptedModel(Scenario(turns=[Reply([Text("ok")], repeat=%d)])) as model:
     print(model.url, flush=True)
     sys.stdin.read()
 """
-
-
-class PeakRss:
-    """Samples the summed resident memory of this process's descendants."""
-
-    def __init__(self, *, enabled: bool = True) -> None:
-        self.enabled = enabled
-        self.peak = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-
-    def __enter__(self) -> Self:
-        if self.enabled:
-            self._thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._stop.set()
-        if self.enabled:
-            self._thread.join()
-
-    def _sample(self) -> None:
-        me = os.getpid()
-        while not self._stop.wait(0.05):
-            parents: dict[int, int] = {}
-            rss: dict[int, int] = {}
-            for proc in Path("/proc").iterdir():
-                if not proc.name.isdigit():
-                    continue
-                try:
-                    status = (proc / "status").read_text()
-                except OSError:
-                    continue
-                fields = dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
-                parents[int(proc.name)] = int(fields.get("PPid", "0"))
-                rss[int(proc.name)] = int(fields.get("VmRSS", "0 kB").split()[0]) * 1024
-            total = 0
-            for pid, size in rss.items():
-                ancestor = parents.get(pid, 0)
-                while ancestor and ancestor != me:
-                    ancestor = parents.get(ancestor, 0)
-                if ancestor == me:
-                    total += size
-            self.peak = max(self.peak, total)
 
 
 def cpu() -> tuple[float, float]:
@@ -109,7 +64,7 @@ def run(
             for i in range(n)
         )
     )
-    gemini = GeminiOptions(env=home.environ(), inherit_env=False, executable=str(pinned_gemini()))
+    gemini = home.gemini_options()
     options = BatchOptions(
         mode=options.mode,
         concurrency=options.concurrency,

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import anyio
 
-from gemwire import GeminiOptions, run_gemini
+from gemwire import run_gemini
 from gemwire.testing import (
     FunctionCall,
     IsolatedGemini,
@@ -28,7 +28,6 @@ from gemwire.testing import (
     ScriptedModel,
     Text,
     Thought,
-    pinned_gemini,
 )
 
 SCENARIO = Scenario(
@@ -47,14 +46,7 @@ SCENARIO = Scenario(
 async def once(follow: bool) -> tuple[float, float, int]:
     with tempfile.TemporaryDirectory() as tmp, ScriptedModel(SCENARIO) as model:
         env = IsolatedGemini(model.url, root=Path(tmp))
-        options = GeminiOptions(
-            cwd=str(env.workspace),
-            env=env.environ(),
-            inherit_env=False,
-            executable=str(pinned_gemini()),
-            approval_mode="yolo",
-            follow_session_file=follow,
-        )
+        options = env.gemini_options(approval_mode="yolo", follow_session_file=follow)
         wall, cpu = time.perf_counter(), time.process_time()
         thoughts = 0
         async with run_gemini("write notes.txt", options) as run:

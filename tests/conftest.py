@@ -3,6 +3,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# The machine running the suite is shared (CI, or six sessions on two cores): how long one
+# example takes says nothing about the code, so no deadline and no "too slow" check.
+settings.register_profile("gemwire", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("gemwire")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

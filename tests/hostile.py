@@ -18,14 +18,39 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-__all__ = ("DEPTHS", "INVALID_UTF8", "chunks", "mutated", "recording", "within")
+__all__ = (
+    "CHARACTERS",
+    "DEPTHS",
+    "INVALID_UTF8",
+    "chunks",
+    "mutated",
+    "recording",
+    "texts",
+    "within",
+)
 
 DEPTHS = (500, 950, 990, 1000, 3000)
 """Nesting depths: fine, around the recursion limit (1000), far beyond it."""
 INVALID_UTF8 = (b"\xff", b"\xe9", b"\xc3\x28", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\x80")
 ESCAPES = (b"\x1b[2J", b"\x1b]0;owned\x07", b"\\u001b[2J", b"\\ud800", b"\xe2\x80\xae", b"\r")
+CHARACTERS = (
+    "aZ09 _-.\"'\\/{}[]:,=#$`~\n\r\t\x00\x08\x1b\x7f\x85\x9b"
+    "\u00e9\u00a0\u0301\u200b\u200e\u202e\u2028\u2029\ufeff\u20ac\uffff\U0001f600\U0010ffff"
+)
+"""One character of each kind that breaks parsers and terminals: letters, digits, the
+punctuation of JSON, TOML and Markdown, line ends, NUL, backspace, ESC, DEL, C1 controls,
+2-, 3- and 4-byte UTF-8, a combining mark, zero-width, bidi and line-separator characters,
+a BOM and noncharacters."""
 _VALUE_START = re.compile(rb'":\s?')
 _OPERATIONS = ("deep", "utf8", "escape", "insert", "delete", "truncate", "duplicate", "newline")
+
+
+def texts(
+    alphabet: str = CHARACTERS, *, min_size: int = 0, max_size: int | None = None
+) -> st.SearchStrategy[str]:
+    """Text of ``alphabet``'s characters. Not `st.text`: with any alphabet it first indexes
+    all of Unicode, a second of CPU on every fresh checkout (many on a loaded machine)."""
+    return st.lists(st.sampled_from(alphabet), min_size=min_size, max_size=max_size).map("".join)
 
 
 def recording(paths: Sequence[Path]) -> st.SearchStrategy[bytes]:

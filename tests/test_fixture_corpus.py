@@ -7,12 +7,11 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from corpus import CASES as CASE_FOLDER, FIXTURES, RECORDINGS
 
 from gemwire.testing import Scenario, load_case
 
-FIXTURES = Path(__file__).parent / "fixtures"
-CASES = sorted((FIXTURES / "cases").glob("*.json"))
-RECORDINGS = FIXTURES / "gemini"
+CASES = sorted(CASE_FOLDER.glob("*.json"))
 
 # Strings that only exist on the recording machine: temporary folders, the scripted
 # model's port, a real home, this checkout (the pinned CLIs live in it).

@@ -8,12 +8,10 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
 
-from gemwire import GeminiOptions
 from gemwire.batch import (
     BatchBackoff,
     BatchOptions,
@@ -52,13 +50,6 @@ def scenario(n: int, *, write: bool = True) -> Scenario:
             turns.append(Reply([call], when=when))
         turns.append(Reply([Text(f"done {i}")], when=when, repeat=1 if write else 3))
     return Scenario(turns=[*turns])
-
-
-def pinned(env: IsolatedGemini, **options: Any) -> GeminiOptions:
-    """The pinned CLI in the isolated home, and ``options``."""
-    return GeminiOptions(
-        env=env.environ(), inherit_env=False, executable=str(pinned_gemini()), **options
-    )
 
 
 def tasks_file(tmp_path: Path, n: int) -> Path:
@@ -104,7 +95,7 @@ def test_process_mode_runs_50_tasks_each_in_its_own_copy(tmp_path: Path) -> None
         env = IsolatedGemini(model.url, root=tmp_path)
         options = BatchOptions(
             concurrency=4,
-            gemini=pinned(env, approval_mode="yolo"),
+            gemini=env.gemini_options(approval_mode="yolo"),
         )
         summary = run_batch_sync(read_tasks(tasks_file(tmp_path, n)), tmp_path / "out", options)
         assert model.problems == []
@@ -185,7 +176,7 @@ def test_ray_mode_gives_what_local_mode_gives(tmp_path: Path) -> None:
             options = BatchOptions(
                 concurrency=3,
                 ray=on_ray,
-                gemini=pinned(env, approval_mode="yolo"),
+                gemini=env.gemini_options(approval_mode="yolo"),
             )
             if on_ray:
                 ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
@@ -210,7 +201,7 @@ def test_acp_mode_runs_50_tasks_on_one_agent_process(tmp_path: Path) -> None:
         options = BatchOptions(
             mode="acp",
             concurrency=8,
-            gemini=pinned(env, approval_mode="yolo"),
+            gemini=env.gemini_options(approval_mode="yolo"),
         )
         summary = run_batch_sync(read_tasks(tasks_file(tmp_path, n)), tmp_path / "out", options)
         assert model.problems == []
@@ -227,7 +218,7 @@ def test_an_agent_crash_retries_only_its_own_tasks(tmp_path: Path) -> None:
         options = BatchOptions(
             mode="acp",
             concurrency=3,
-            gemini=pinned(env, approval_mode="yolo"),
+            gemini=env.gemini_options(approval_mode="yolo"),
         )
 
         async def kill_the_agent_once_a_task_finished() -> None:
@@ -261,7 +252,7 @@ def test_a_429_storm_backs_off_and_the_batch_completes(tmp_path: Path) -> None:
             concurrency=2,
             backoff=0.5,
             max_attempts=4,
-            gemini=pinned(env),
+            gemini=env.gemini_options(),
         )
 
         async def go() -> list[Progress]:

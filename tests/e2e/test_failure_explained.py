@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import msgspec
 import pytest
 from click.testing import CliRunner
 
-from gemwire import GeminiOptions, run_gemini_sync
+from gemwire import run_gemini_sync
 from gemwire.cli import main
 from gemwire.events import TurnError
 from gemwire.testing import (
@@ -45,22 +44,11 @@ RESUME_HINT = (
 HELLO = Scenario(turns=[Reply([Text("hi")], repeat=3)])
 
 
-def options(env: IsolatedGemini, version: str = "0.61.0", **more: object) -> GeminiOptions:
-    return GeminiOptions(
-        cwd=str(env.workspace),
-        env=env.environ(),
-        inherit_env=False,
-        executable=str(pinned_gemini(version)),
-        **more,  # type: ignore[arg-type]
-    )
-
-
 @pytest.mark.parametrize("version", ["0.61.0", "0.30.0"])
 def test_no_key_is_explained_in_gemini_s_words(tmp_path: Path, version: str) -> None:
     with ScriptedModel(HELLO) as model:
-        env = IsolatedGemini(model.url, root=tmp_path)
-        opts = options(env, version)
-        opts = msgspec.structs.replace(opts, env=_without_key(opts.env))
+        env = IsolatedGemini(model.url, root=tmp_path, version=version)
+        opts = env.gemini_options(env=_without_key(env.environ()))
         result = run_gemini_sync("hello", opts)
     assert result.error == TurnError(kind="auth", message=NO_KEY, exit_code=41)
 
@@ -68,12 +56,11 @@ def test_no_key_is_explained_in_gemini_s_words(tmp_path: Path, version: str) -> 
 @pytest.mark.parametrize(("version", "exit_code"), [("0.30.0", 41), ("0.15.4", 1)])
 def test_no_auth_method_is_explained(tmp_path: Path, version: str, exit_code: int) -> None:
     with ScriptedModel(HELLO) as model:
-        env = IsolatedGemini(model.url, root=tmp_path)
+        env = IsolatedGemini(model.url, root=tmp_path, version=version)
         settings = json.loads(env.settings_path.read_text())
         del settings["security"]
         env.settings_path.write_text(json.dumps(settings))
-        opts = options(env, version)
-        opts = msgspec.structs.replace(opts, env=_without_key(opts.env))
+        opts = env.gemini_options(env=_without_key(env.environ()))
         result = run_gemini_sync("hello", opts)
     assert result.error is not None
     assert result.error.message == NO_AUTH.format(home=env.environ()["GEMINI_CLI_HOME"])
@@ -83,9 +70,9 @@ def test_no_auth_method_is_explained(tmp_path: Path, version: str, exit_code: in
 @pytest.mark.parametrize("version", ["0.61.0", "0.30.0"])
 def test_a_bad_resume_is_explained(tmp_path: Path, version: str) -> None:
     with ScriptedModel(HELLO) as model:
-        env = IsolatedGemini(model.url, root=tmp_path)
-        assert run_gemini_sync("hello", options(env, version)).ok
-        result = run_gemini_sync("again", options(env, version, resume="x"))
+        env = IsolatedGemini(model.url, root=tmp_path, version=version)
+        assert run_gemini_sync("hello", env.gemini_options()).ok
+        result = run_gemini_sync("again", env.gemini_options(resume="x"))
     assert result.error is not None
     assert (result.error.kind, result.error.exit_code) == ("input", 42)
     lines = result.error.message.splitlines()
@@ -123,7 +110,7 @@ def test_a_run_stopped_while_retrying_429s_is_rate_limited_with_the_delay(
     scenario = Scenario(turns=[Fail(429, retry_delay=7, quota_id=per_minute, repeat=20)])
     with ScriptedModel(scenario) as model:
         env = IsolatedGemini(model.url, root=tmp_path)
-        result = run_gemini_sync("hello", options(env, timeout=12))
+        result = run_gemini_sync("hello", env.gemini_options(timeout=12))
         assert env.live_processes() == []
     assert result.error is not None
     assert (result.error.kind, result.error.retry_delay) == ("rate_limited", 7.0)
@@ -136,7 +123,7 @@ def test_a_daily_quota_is_quota(tmp_path: Path) -> None:
     scenario = Scenario(turns=[Fail(429, retry_delay=7, quota_id=per_day, repeat=20)])
     with ScriptedModel(scenario) as model:
         env = IsolatedGemini(model.url, root=tmp_path)
-        result = run_gemini_sync("hello", options(env))
+        result = run_gemini_sync("hello", env.gemini_options())
     assert result.error is not None
     assert (result.error.kind, result.error.exit_code) == ("quota", 173)
     assert result.error.message.startswith(

@@ -7,7 +7,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from gemwire import GeminiOptions, RunResult, run_gemini
+from gemwire import RunResult, run_gemini
 from gemwire.events import Event, FileChanged, ThoughtDelta, TurnCompleted
 from gemwire.testing import (
     FunctionCall,
@@ -18,7 +18,6 @@ from gemwire.testing import (
     Text,
     Thought,
     Usage,
-    pinned_gemini,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -44,14 +43,7 @@ SCENARIO = Scenario(
 async def run(tmp_path: Path, follow: bool) -> tuple[list[Event], RunResult, IsolatedGemini]:
     with ScriptedModel(SCENARIO) as model:
         env = IsolatedGemini(model.url, root=tmp_path)
-        options = GeminiOptions(
-            cwd=str(env.workspace),
-            env=env.environ(),
-            inherit_env=False,
-            executable=str(pinned_gemini()),
-            approval_mode="yolo",
-            follow_session_file=follow,
-        )
+        options = env.gemini_options(approval_mode="yolo", follow_session_file=follow)
         async with run_gemini("write notes.txt", options) as handle:
             events = [event async for event in handle]
     return events, handle.result, env

@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from gemwire import GeminiOptions, RunResult, run_gemini_sync
+from gemwire import RunResult, run_gemini_sync
 from gemwire.testing import (
     PINNED_VERSIONS,
     IsolatedGemini,
@@ -20,20 +20,13 @@ from gemwire.testing import (
     Scenario,
     ScriptedModel,
     Text,
-    pinned_gemini,
 )
 
 pytestmark = pytest.mark.e2e
 
 
-def run_on(env: IsolatedGemini, version: str) -> RunResult:
-    options = GeminiOptions(
-        executable=str(pinned_gemini(version)),
-        cwd=str(env.workspace),
-        env=env.environ(),
-        inherit_env=False,
-    )
-    return run_gemini_sync("hi", options)
+def run_on(env: IsolatedGemini) -> RunResult:
+    return run_gemini_sync("hi", env.gemini_options())
 
 
 @pytest.mark.parametrize("version", PINNED_VERSIONS)
@@ -41,7 +34,7 @@ def test_the_cli_finds_nothing_to_rewrite(version: str, tmp_path: Path) -> None:
     with ScriptedModel(Scenario(turns=[Reply([Text("Done.")])])) as model:
         env = IsolatedGemini(model.url, root=tmp_path, version=version)
         written = env.settings_path.read_text()
-        assert run_on(env, version).ok
+        assert run_on(env).ok
         assert env.settings_path.read_text() == written
 
 
@@ -53,7 +46,7 @@ def test_concurrent_first_runs_on_a_home_with_015_keys(tmp_path: Path) -> None:
         results: list[RunResult] = []
 
         async def one() -> None:
-            results.append(await anyio.to_thread.run_sync(run_on, env, PINNED_VERSIONS[0]))
+            results.append(await anyio.to_thread.run_sync(run_on, env))
 
         async def all_at_once() -> None:
             async with anyio.create_task_group() as tg:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gemwire import GeminiOptions, run_gemini_sync
+from gemwire import run_gemini_sync
 from gemwire.testing import (
     FunctionCall,
     IsolatedGemini,
@@ -19,7 +19,6 @@ from gemwire.testing import (
     Scenario,
     ScriptedModel,
     Text,
-    pinned_gemini,
 )
 
 pytestmark = [
@@ -53,13 +52,7 @@ def test_a_shell_command_that_clears_its_environment_and_detaches_is_stopped(
     )
     with ScriptedModel(scenario) as model:
         env = IsolatedGemini(model.url, root=tmp_path)
-        options = GeminiOptions(
-            cwd=str(env.workspace),
-            env=env.environ(),
-            inherit_env=False,
-            executable=str(pinned_gemini()),
-            approval_mode="yolo",
-        )
+        options = env.gemini_options(approval_mode="yolo")
         result = run_gemini_sync("start it", options)
     pid = int((env.workspace / "escaped.pid").read_text())
     try:

@@ -54,12 +54,7 @@ async def test_a_resumed_session_survives_the_next_start(tmp_path: Path) -> None
         ScriptedModel(scenario()) as model,
         IsolatedGemini(model.url, settings=RETENTION_ON, root=tmp_path) as env,
     ):
-        options = GeminiOptions(
-            cwd=str(env.workspace),
-            env=env.environ(),
-            inherit_env=False,
-            executable=str(pinned_gemini()),
-        )
+        options = env.gemini_options()
         first = await run_to_end("remember the number 7", options)
         assert first.session_id is not None
         original = backdate(env, first.session_id)

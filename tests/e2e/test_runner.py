@@ -58,10 +58,7 @@ async def run(
                 environ.pop(key, None)
             else:
                 environ[key] = value
-        base = GeminiOptions(
-            cwd=str(env.workspace), env=environ, inherit_env=False, executable=str(pinned_gemini())
-        )
-        opts = msgspec.structs.replace(base, **options)
+        opts = env.gemini_options(env=environ, **options)
         events: list[Event] = []
         async with run_gemini(prompt, opts) as handle:
             async for event in handle:
@@ -307,12 +304,7 @@ async def test_resume_continues_the_same_session(tmp_path: Path) -> None:
     scenario = Scenario(turns=[Reply([Text("I will remember 7.")]), Reply([Text("It was 7.")])])
     with ScriptedModel(scenario) as model:
         env = IsolatedGemini(model.url, root=tmp_path)
-        base = GeminiOptions(
-            cwd=str(env.workspace),
-            env=env.environ(),
-            inherit_env=False,
-            executable=str(pinned_gemini()),
-        )
+        base = env.gemini_options()
         first = await anyio.to_thread.run_sync(run_gemini_sync, "remember the number 7", base)
         resumed = msgspec.structs.replace(base, resume="latest")
         second = await anyio.to_thread.run_sync(run_gemini_sync, "which number?", resumed)
@@ -419,12 +411,7 @@ def test_the_adr_0014_provider_shape(tmp_path: Path) -> None:
 async def test_runs_of_one_session_queue_and_other_sessions_run_alongside(tmp_path: Path) -> None:
     with ScriptedModel(Scenario(turns=[Reply([Text("ok")], repeat=10)])) as model:
         env = IsolatedGemini(model.url, root=tmp_path)
-        base = GeminiOptions(
-            cwd=str(env.workspace),
-            env=env.environ(),
-            inherit_env=False,
-            executable=str(pinned_gemini()),
-        )
+        base = env.gemini_options()
         first = await anyio.to_thread.run_sync(run_gemini_sync, "start a session", base)
         assert first.session_id is not None
         # name -> (time of session_started, time of turn_completed, events)
@@ -476,12 +463,7 @@ async def test_fifty_concurrent_runs_do_not_cross_talk(tmp_path: Path) -> None:
         async def one(n: int) -> None:
             env = IsolatedGemini(model.url, root=tmp_path / str(n))
             homes.append(env)
-            options = GeminiOptions(
-                cwd=str(env.workspace),
-                env=env.environ(),
-                inherit_env=False,
-                executable=str(pinned_gemini()),
-            )
+            options = env.gemini_options()
             async with run_gemini(f"question {n}.", options) as handle:
                 events = [event async for event in handle]
             results[n] = (events, handle.result)
@@ -506,12 +488,7 @@ def test_resume_on_0_15_4_which_refuses_a_stdin_only_prompt(tmp_path: Path) -> N
     scenario = Scenario(turns=[Reply([Text("I will remember 7.")]), Reply([Text("It was 7.")])])
     with ScriptedModel(scenario) as model:
         env = IsolatedGemini(model.url, root=tmp_path)
-        base = GeminiOptions(
-            cwd=str(env.workspace),
-            env=env.environ(),
-            inherit_env=False,
-            executable=str(pinned_gemini("0.15.4")),
-        )
+        base = env.gemini_options(executable=str(pinned_gemini("0.15.4")))
         first = run_gemini_sync("remember the number 7", base)
         second = run_gemini_sync("which number?", msgspec.structs.replace(base, resume="latest"))
     assert (first.ok, second.ok, second.answer) == (True, True, "It was 7.")

@@ -6,14 +6,14 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from corpus import CASES
 
-from gemwire import GeminiOptions, run_gemini
+from gemwire import run_gemini
 from gemwire.events import Notice, ToolCallFinished
-from gemwire.testing import IsolatedGemini, ScriptedModel, load_case, pinned_gemini
+from gemwire.testing import IsolatedGemini, ScriptedModel, load_case
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
-CASES = Path(__file__).resolve().parents[1] / "fixtures" / "cases"
 
 # case -> (ok, stop_reason, error kind, exit code, failed tool error types)
 EXPECTED = {
@@ -37,12 +37,7 @@ async def test_case_outcome(name: str, tmp_path: Path) -> None:
         env = IsolatedGemini(
             model.url, files=case.scenario.files, settings=case.settings, root=tmp_path
         )
-        options = GeminiOptions(
-            cwd=str(env.workspace),
-            env=env.environ(),
-            inherit_env=False,
-            executable=str(pinned_gemini()),
-        )
+        options = env.gemini_options()
         # The case's CLI flags, as options.
         args = list(cli_run.args)
         if "--approval-mode" in args:

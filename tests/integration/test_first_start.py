@@ -72,10 +72,15 @@ def test_concurrent_first_starts_on_one_home_all_get_through(tmp_path: Path) -> 
 
 
 SILENT_WHEN_ASKED_CLI = """
-import sys, time
+import os, sys, time
 prompt = sys.stdin.read()
 if prompt == "silent":
-    time.sleep(10)  # prints nothing for a long time (as -o json does until the end)
+    # Prints nothing (as -o json does until the end) until the other run has ended, or for
+    # a minute if that run waits for this one.
+    released = os.path.join(os.path.dirname(__file__), "second-ended")
+    deadline = time.monotonic() + 60
+    while not os.path.exists(released) and time.monotonic() < deadline:
+        time.sleep(0.05)
 print('{"type":"init","timestamp":"t","session_id":"%s","model":"auto"}' % prompt)
 print('{"type":"result","timestamp":"t","status":"success"}')
 """
@@ -97,6 +102,8 @@ def test_a_start_that_prints_nothing_holds_the_others_up_only_boundedly(
     async def one(prompt: str) -> None:
         result = await anyio.to_thread.run_sync(run_gemini_sync, prompt, options)
         finished.append(result.session_id)
+        if prompt == "second":
+            (tmp_path / "second-ended").touch()
 
     async def one_then_another() -> None:
         async with anyio.create_task_group() as tg:

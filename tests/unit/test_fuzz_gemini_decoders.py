@@ -10,7 +10,8 @@ import io
 import tempfile
 from pathlib import Path
 
-from hostile import chunks, mutated, recording, within  # type: ignore[import-not-found]
+from corpus import RECORDINGS
+from hostile import chunks, mutated, recording, within
 from hypothesis import HealthCheck, given, settings, strategies as st
 from rich.console import Console
 
@@ -24,7 +25,6 @@ from gemwire.protocol.gemini_json import ErrorDocumentScanner, decode_json_outpu
 from gemwire.sessions import load_session, read_session_info, to_unified_messages
 
 # tests/hostile.py: on sys.path through tests/conftest.py (pytest's rootdir-based import).
-RECORDINGS = Path(__file__).resolve().parents[1] / "fixtures" / "gemini"
 STREAMS = list(RECORDINGS.glob("*/*/stream-json/run-*.stdout"))
 DOCUMENTS = list(RECORDINGS.glob("*/*/json/run-*.stdout"))
 STDERRS = list(RECORDINGS.glob("*/*/json/run-*.stderr"))

@@ -130,18 +130,33 @@ class PlainOutput(_Plain):
 
 
 class LiveOutput(Output):
-    """The live view: settled blocks printed once, the moving part redrawn in place."""
+    """The live view: settled blocks printed once, the moving part redrawn in place.
+
+    The view is redrawn by a thread of ours, not by ``Live``'s own: ``Live`` moves the
+    cursor up by the height of the last drawing it made, and a redraw written between a
+    print's cursor move and its text (rich locks the one, not the other) left that height
+    wrong, so a print erased the last line above it, or left a stale one behind. One lock
+    (`_lock`, taken before rich's) now keeps prints, redraws and the view's state apart.
+    """
 
     def __init__(self, console: Console, view: View, *, refresh_per_second: float = 10) -> None:
         self.console = console
         self.view = view
         self._rate = refresh_per_second
-        self._lock = threading.Lock()  # the refresh thread reads the view
+        self._lock = threading.RLock()  # a redraw reads the view while holding it
         self._live: Live | None = None
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
 
     def _moving(self) -> RenderableType:
         with self._lock:
             return self.view.moving()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(1 / self._rate):
+            with self._lock:
+                if self._live is not None and self._live.is_started:
+                    self._live.refresh()
 
     def __enter__(self) -> Self:
         from rich.live import Live
@@ -149,26 +164,34 @@ class LiveOutput(Output):
         self._live = Live(
             get_renderable=self._moving,
             console=self.console,
-            refresh_per_second=self._rate,
+            auto_refresh=False,
             transient=True,
             redirect_stdout=False,
             redirect_stderr=False,
         )
-        self._live.start()
+        self._live.start(refresh=True)
+        self._stop.clear()
+        self._ticker = threading.Thread(target=self._tick, name="gemwire-live-view", daemon=True)
+        self._ticker.start()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        if self._live is not None:
-            self._live.stop()
-            self._live = None
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
+            self._ticker = None
+        with self._lock:
+            if self._live is not None:
+                self._live.stop()
+                self._live = None
 
     def show(self, event: Event) -> None:
         with self._lock:
             blocks = self.view.apply(terminal_safe_event(event))
-        for block in blocks:
-            self.console.print(block)
-        if blocks and self._live is not None:
-            self._live.refresh()
+            for block in blocks:
+                self.console.print(block)
+            if blocks and self._live is not None:
+                self._live.refresh()
 
     @contextmanager
     def paused(self) -> Iterator[None]:
@@ -177,11 +200,13 @@ class LiveOutput(Output):
         if live is None:
             yield
             return
-        live.stop()
+        with self._lock:
+            live.stop()
         try:
             yield
         finally:
-            live.start()
+            with self._lock:
+                live.start(refresh=True)
 
     def ask_permission(self, request: PermissionRequested) -> str | None:
         """Ask at the keyboard which offered option to take (see `PermissionPrompt`)."""

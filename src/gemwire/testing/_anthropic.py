@@ -18,7 +18,6 @@ from gemwire.testing.scenario import Delay, Fail, FunctionCall, Hang, Reply, Tex
 
 __all__ = (
     "TRUNCATED",
-    "bad_key",
     "count_tokens_response",
     "error",
     "side_call_response",
@@ -68,11 +67,6 @@ def error(fail: Fail) -> tuple[dict[str, str], Any]:
         "request_id": "req_gemwire_scripted",
     }
     return headers, body
-
-
-def bad_key() -> tuple[int, dict[str, str], Any]:
-    headers, body = error(Fail(status=401))
-    return 401, headers, body
 
 
 def count_tokens_response() -> dict[str, Any]:

@@ -99,7 +99,8 @@ def call_id(call: FunctionCall, turn: int, index: int, prefix: str) -> str:
     return call.id if call.id is not None else f"{prefix}gemwire_{turn}_{index}"
 
 
-def sse(data: Any, event: str | None = None) -> bytes:
-    """One server-sent event (Anthropic and the Responses API name each event)."""
+def sse(data: Any, event: str | None = None, *, end: bytes = b"\n\n") -> bytes:
+    """One server-sent event: ``data`` as JSON, named ``event`` (Anthropic and the Responses
+    API name each event); the Gemini API ends its events with ``\\r\\n\\r\\n``."""
     head = b"event: %s\n" % event.encode() if event else b""
-    return head + b"data: " + json.dumps(data).encode() + b"\n\n"
+    return head + b"data: " + json.dumps(data).encode() + end

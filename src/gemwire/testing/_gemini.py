@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from gemwire.testing._dialect import SIDE_CALL_TEXT, Step
+from gemwire.testing._dialect import SIDE_CALL_TEXT, Step, sse
 from gemwire.testing.scenario import (
     Delay,
     Fail,
@@ -61,7 +60,7 @@ def stream(reply: Reply, model: str, turn: int, request: Any) -> list[Step]:
     for index, step in enumerate(plan):
         if isinstance(step, list):
             event = _event(step, reply, model, final=index == len(plan) - 1)
-            steps.append(b"data: " + json.dumps(event).encode() + b"\r\n\r\n")
+            steps.append(sse(event, end=b"\r\n\r\n"))
         else:
             steps.append(step)
     return steps

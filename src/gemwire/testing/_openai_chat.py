@@ -13,12 +13,11 @@ import json
 from typing import Any
 
 from gemwire.testing import _dialect
-from gemwire.testing._dialect import SIDE_CALL_TEXT, Step, call_id, pieces
+from gemwire.testing._dialect import SIDE_CALL_TEXT, Step, call_id, pieces, sse
 from gemwire.testing.scenario import Delay, Fail, FunctionCall, Hang, Reply, Text, Thought, Truncate
 
 __all__ = (
     "TRUNCATED",
-    "bad_key",
     "error",
     "error_body",
     "models_response",
@@ -64,11 +63,6 @@ def error(fail: Fail) -> tuple[dict[str, str], Any]:
     if fail.retry_delay is not None:
         headers["retry-after"] = f"{fail.retry_delay:g}"
     return headers, error_body(fail)
-
-
-def bad_key() -> tuple[int, dict[str, str], Any]:
-    headers, body = error(Fail(status=401))
-    return 401, headers, body
 
 
 def models_response(model: str) -> dict[str, Any]:
@@ -123,7 +117,7 @@ def stream(reply: Reply, model: str, turn: int, request: Any) -> list[Step]:
     steps.append(_chunk(model, {}, finish_reason=finish))
     usage = reply.usage
     steps.append(
-        _data(
+        sse(
             {
                 "id": "chatcmpl-gemwire",
                 "object": "chat.completion.chunk",
@@ -146,7 +140,7 @@ def stream(reply: Reply, model: str, turn: int, request: Any) -> list[Step]:
 
 def _chunk(model: str, delta: dict[str, Any], finish_reason: str | None = None) -> bytes:
     choice = {"index": 0, "delta": delta, "finish_reason": finish_reason}
-    return _data(
+    return sse(
         {
             "id": "chatcmpl-gemwire",
             "object": "chat.completion.chunk",
@@ -155,7 +149,3 @@ def _chunk(model: str, delta: dict[str, Any], finish_reason: str | None = None) 
             "choices": [choice],
         }
     )
-
-
-def _data(payload: Any) -> bytes:
-    return b"data: " + json.dumps(payload).encode() + b"\n\n"

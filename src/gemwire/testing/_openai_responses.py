@@ -17,10 +17,10 @@ from typing import Any
 
 from gemwire.testing import _dialect
 from gemwire.testing._dialect import Step, call_id, pieces, sse
-from gemwire.testing._openai_chat import bad_key, error
+from gemwire.testing._openai_chat import error
 from gemwire.testing.scenario import Delay, FunctionCall, Hang, Reply, Text, Thought, Truncate
 
-__all__ = ("TRUNCATED", "bad_key", "error", "stream", "user_texts")
+__all__ = ("TRUNCATED", "error", "stream", "user_texts")
 
 TRUNCATED = b'event: response.output_text.delta\ndata: {"type": "response.output_te'
 
@@ -46,6 +46,13 @@ class _Items:
     def emit(self, kind: str, **fields: Any) -> None:
         self.sequence += 1
         self.steps.append(sse({"type": kind, "sequence_number": self.sequence, **fields}, kind))
+
+    def part_event(self, kind: str, index_field: str, **fields: Any) -> None:
+        """An event of the open item's one part (``index_field``: ``content_index`` of a
+        message, ``summary_index`` of reasoning)."""
+        assert self.open is not None
+        item_id, index = self.open["id"], len(self.output)
+        self.emit(kind, item_id=item_id, output_index=index, **{index_field: 0}, **fields)
 
     def start(self, item: dict[str, Any]) -> None:
         self.close()
@@ -99,23 +106,11 @@ class _Items:
                     "content": [part],
                 }
             )
-            self.emit(
-                "response.content_part.added",
-                item_id=ident,
-                output_index=len(self.output),
-                content_index=0,
-                part=part,
-            )
+            self.part_event("response.content_part.added", "content_index", part=part)
         assert self.open is not None
         self.open["content"][0] = {**self.open["content"][0]}
         self.open["content"][0]["text"] += text
-        self.emit(
-            "response.output_text.delta",
-            item_id=self.open["id"],
-            output_index=len(self.output),
-            content_index=0,
-            delta=text,
-        )
+        self.part_event("response.output_text.delta", "content_index", delta=text)
 
     def thought(self, text: str) -> None:
         if self.open is None or self.open["type"] != "reasoning":
@@ -123,22 +118,11 @@ class _Items:
             self.start({"id": ident, "type": "reasoning", "summary": []})
             assert self.open is not None
             self.open["summary"] = [{"type": "summary_text", "text": ""}]
-            self.emit(
-                "response.reasoning_summary_part.added",
-                item_id=ident,
-                output_index=len(self.output),
-                summary_index=0,
-                part={"type": "summary_text", "text": ""},
-            )
+            part = {"type": "summary_text", "text": ""}
+            self.part_event("response.reasoning_summary_part.added", "summary_index", part=part)
         assert self.open is not None
         self.open["summary"][0]["text"] += text
-        self.emit(
-            "response.reasoning_summary_text.delta",
-            item_id=self.open["id"],
-            output_index=len(self.output),
-            summary_index=0,
-            delta=text,
-        )
+        self.part_event("response.reasoning_summary_text.delta", "summary_index", delta=text)
 
     def call(self, call: FunctionCall, number: int) -> None:
         self.close()  # the item before, so that this one's id has its own output index

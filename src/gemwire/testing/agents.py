@@ -15,17 +15,15 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 import msgspec
 
 from gemwire.runners.acp import AcpOptions
 from gemwire.runners.agents import AGENTS, AgentName, AgentSpec, resolve_agent
-from gemwire.testing.environment import FAKE_API_KEY, IsolatedGemini, live_processes
+from gemwire.testing.environment import FAKE_API_KEY, Isolated, IsolatedGemini
 from gemwire.testing.model_server import ScriptedModel
 from gemwire.testing.scenario import seed_workspace
 
@@ -58,7 +56,7 @@ _DROPPED_PREFIXES = (
 )
 
 
-class IsolatedAgent:
+class IsolatedAgent(Isolated):
     """A temporary home and workspace for one ACP agent, wired to a scripted model.
 
     Args:
@@ -70,6 +68,7 @@ class IsolatedAgent:
     """
 
     name: AgentName
+    TAG = "GEMWIRE_AGENT_HOME"
 
     def __init__(
         self,
@@ -82,9 +81,7 @@ class IsolatedAgent:
     ) -> None:
         self.model = model
         self.api_key = api_key
-        self._owns_root = root is None
-        self.root = (Path(tempfile.mkdtemp(prefix="gemwire-")) if root is None else root).resolve()
-        self.home = self.root / "home"
+        super().__init__(root)
         self.workspace = self.root / "workspace"
         self.tmp = self.root / "tmp"
         for folder in (self.home, self.workspace, self.tmp):
@@ -124,20 +121,6 @@ class IsolatedAgent:
             serve_reads=self.spec.serve_reads,
         )
         return msgspec.structs.replace(options, **changes)
-
-    def live_processes(self, settle: float = 5.0) -> list[int]:
-        """PIDs of live processes started in this environment (see `IsolatedGemini`)."""
-        return live_processes(f"GEMWIRE_AGENT_HOME={self.home}", settle)
-
-    def cleanup(self) -> None:
-        if self._owns_root:
-            shutil.rmtree(self.root, ignore_errors=True)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.cleanup()
 
 
 class IsolatedClaude(IsolatedAgent):

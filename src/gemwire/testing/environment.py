@@ -19,13 +19,16 @@ import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
+import msgspec
+
+from gemwire.runners import GeminiOptions
 from gemwire.runners.discovery import version_key
-from gemwire.testing.pinned import CURRENT_VERSION
+from gemwire.testing.pinned import CURRENT_VERSION, pinned_gemini
 from gemwire.testing.scenario import seed_workspace
 
-__all__ = ("DEFAULT_SETTINGS", "FAKE_API_KEY", "IsolatedGemini", "settings_for")
+__all__ = ("DEFAULT_SETTINGS", "FAKE_API_KEY", "Isolated", "IsolatedGemini", "settings_for")
 
 FAKE_API_KEY = "gemwire-fake-key"
 
@@ -75,7 +78,46 @@ def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, An
     return merged
 
 
-class IsolatedGemini:
+class Isolated:
+    """What every isolated environment has: a root folder holding its home, and the
+    processes started there.
+
+    ``root`` is kept afterwards when given (e.g. pytest's ``tmp_path``); by default it is
+    a temporary folder removed on `cleanup()`. Either way it is resolved: the agents
+    resolve symlinks in the paths they report, and so must we, to recognise them.
+    """
+
+    TAG: ClassVar[str]
+    """The variable every process of the environment inherits, set to `home`."""
+
+    def __init__(self, root: Path | None) -> None:
+        self._owns_root = root is None
+        self.root = (Path(tempfile.mkdtemp(prefix="gemwire-")) if root is None else root).resolve()
+        self.home = self.root / "home"
+
+    def live_processes(self, settle: float = 5.0) -> list[int]:
+        """PIDs of live processes started in this environment (Linux ``/proc``).
+
+        Every process of a run inherits `TAG` from `environ()`, grandchildren included,
+        so an empty list after a run means nothing was left behind. Zombies are dead and
+        not counted (some sandboxes' PID 1 never reaps them). A process killed a moment
+        ago may still be exiting on a loaded machine, so while any is found this looks
+        again for up to ``settle`` seconds; it returns as soon as none is.
+        """
+        return live_processes(f"{self.TAG}={self.home}", settle)
+
+    def cleanup(self) -> None:
+        if self._owns_root:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.cleanup()
+
+
+class IsolatedGemini(Isolated):
     """A temporary Gemini home and workspace wired to a (scripted) Gemini API.
 
     Args:
@@ -92,6 +134,8 @@ class IsolatedGemini:
             from it, so a fixed name keeps recordings stable.
     """
 
+    TAG = "GEMINI_CLI_HOME"
+
     def __init__(
         self,
         base_url: str,
@@ -105,11 +149,8 @@ class IsolatedGemini:
     ) -> None:
         self.base_url = base_url
         self.api_key = api_key
-        self._owns_root = root is None
-        self.root = Path(tempfile.mkdtemp(prefix="gemwire-")) if root is None else root
-        # The CLI resolves symlinks in paths it reports; so must we, to recognise them.
-        self.root = self.root.resolve()
-        self.home = self.root / "home"
+        self.version = version
+        super().__init__(root)
         self.workspace = self.root / workspace_name
         self.settings = _merge(settings_for(version), settings or {})
         (self.home / ".gemini").mkdir(parents=True, exist_ok=True)
@@ -148,31 +189,21 @@ class IsolatedGemini:
         env.update(extra or {})
         return env
 
+    def gemini_options(self, **changes: Any) -> GeminiOptions:
+        """`GeminiOptions` that run the pinned CLI of `version` here, in `environ()` alone
+        (nothing inherited); ``changes`` override any field."""
+        options = GeminiOptions(
+            cwd=str(self.workspace),
+            env=self.environ(),
+            inherit_env=False,
+            executable=str(pinned_gemini(self.version)),
+        )
+        return msgspec.structs.replace(options, **changes)
+
     def session_files(self) -> list[Path]:
         """Every session file the CLI wrote under this home, sorted by path."""
         tmp = self.gemini_dir / "tmp"
         return sorted(p for p in tmp.glob("*/chats/**/*") if p.is_file())
-
-    def live_processes(self, settle: float = 5.0) -> list[int]:
-        """PIDs of live processes started in this environment (Linux ``/proc``).
-
-        Every process of a run inherits ``GEMINI_CLI_HOME`` from `environ()`, grandchildren
-        included, so an empty list after a run means nothing was left behind. Zombies are
-        dead and not counted (some sandboxes' PID 1 never reaps them). A process killed a
-        moment ago may still be exiting on a loaded machine, so while any is found this
-        looks again for up to ``settle`` seconds.
-        """
-        return live_processes(f"GEMINI_CLI_HOME={self.home}", settle)
-
-    def cleanup(self) -> None:
-        if self._owns_root:
-            shutil.rmtree(self.root, ignore_errors=True)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.cleanup()
 
 
 def live_processes(variable: str, settle: float) -> list[int]:

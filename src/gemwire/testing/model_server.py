@@ -40,18 +40,17 @@ import socket
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Literal, Self
+from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
 import msgspec
 
 from gemwire.testing import _anthropic, _gemini, _openai_chat, _openai_responses
 from gemwire.testing._dialect import SIDE_CALL_TEXT, Dialect, Step
+from gemwire.testing._routes import DialectName, route
 from gemwire.testing.scenario import Delay, Fail, Hang, Reply, Scenario, Text, Truncate, Turn
 
 __all__ = ("SIDE_CALL_TEXT", "DialectName", "RecordedRequest", "ScriptedModel")
-
-DialectName = Literal["gemini", "anthropic", "openai-chat", "openai-responses"]
 
 _DIALECTS: dict[DialectName, Dialect] = {
     "gemini": _gemini,
@@ -279,36 +278,33 @@ class _Handler(BaseHTTPRequestHandler):
     def _handle(self, body: Any) -> None:
         model = self.server.model
         url = urlsplit(self.path)
-        route = _route(self.command, url.path, body)
-        if route is None:
+        found = route(self.command, url.path, body)
+        if found is None:
             message = f"gemwire scripted model: no such endpoint {self.command} {url.path}"
             model._problem(message)
             self._record(url.path, "gemini", None, None, body)
-            return self._send_json(404, _gemini.error(Fail(status=404, message=message))[1])
-        name, rpc, model_name, action = route
+            return self._send_error(_gemini, Fail(status=404, message=message))
+        name, rpc, model_name, action = found
         dialect = _DIALECTS[name]
         api_key = self._api_key(name, url.query)
         expected_key = model.scenario.api_key
         turn: tuple[int, Turn] | None = None
         if expected_key is not None and api_key != expected_key:
             self._record(url.path, name, rpc, model_name, body, api_key)
-            return self._send_bad_key(name)
+            if name == "gemini":  # a 400 from Gemini, a 401 in the API's own error shape elsewhere
+                return self._send_json(400, _gemini.BAD_KEY_BODY)
+            return self._send_error(dialect, Fail(status=401))
         if action == "turn":
             turn = model._take_turn(dialect, body)
         self._record(url.path, name, rpc, model_name, body, api_key, turn)
-        if action == "side":
+        if action == "side":  # Gemini's are never streamed (generateContent)
+            if (body or {}).get("stream"):
+                steps = dialect.stream(Reply([Text(SIDE_CALL_TEXT)]), model_name, -1, body)
+                return self._stream(steps, dialect)
             if name == "gemini":
                 return self._send_json(200, _gemini.side_call_response())
-            if not (body or {}).get("stream"):
-                side = (
-                    _anthropic.side_call_response(model_name)
-                    if name == "anthropic"
-                    else _openai_chat.side_call_response(model_name)
-                )
-                return self._send_json(200, side)
-            return self._stream(
-                dialect.stream(Reply([Text(SIDE_CALL_TEXT)]), model_name, -1, body), dialect
-            )
+            side = _anthropic if name == "anthropic" else _openai_chat
+            return self._send_json(200, side.side_call_response(model_name))
         if action == "count":
             count = {"totalTokens": 100} if name == "gemini" else _anthropic.count_tokens_response()
             return self._send_json(200, count)
@@ -321,12 +317,10 @@ class _Handler(BaseHTTPRequestHandler):
                 f"{model.turns_served + model.turns_left} served)"
             )
             model._problem(message)
-            headers, reply = dialect.error(Fail(status=400, message=message))
-            return self._send_json(400, reply, headers)
+            return self._send_error(dialect, Fail(status=400, message=message))
         index, scripted = turn
         if isinstance(scripted, Fail):
-            headers, reply = dialect.error(scripted)
-            return self._send_json(scripted.status, reply, headers)
+            return self._send_error(dialect, scripted)
         return self._stream(dialect.stream(scripted, model_name, index, body), dialect)
 
     def _api_key(self, dialect: DialectName, query: str) -> str | None:
@@ -360,13 +354,9 @@ class _Handler(BaseHTTPRequestHandler):
             )
         )
 
-    def _send_bad_key(self, dialect: DialectName) -> None:
-        if dialect == "gemini":
-            return self._send_json(400, _gemini.BAD_KEY_BODY)
-        status, headers, body = (
-            _anthropic.bad_key() if dialect == "anthropic" else _openai_chat.bad_key()
-        )
-        return self._send_json(status, body, headers)
+    def _send_error(self, dialect: Dialect, fail: Fail) -> None:
+        headers, reply = dialect.error(fail)
+        self._send_json(fail.status, reply, headers)
 
     def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode()
@@ -407,38 +397,3 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         with contextlib.suppress(OSError):  # already gone
             self.connection.shutdown(socket.SHUT_RDWR)
-
-
-_Action = Literal["turn", "side", "count", "models"]
-
-
-def _route(
-    method: str, path: str, body: Any
-) -> tuple[DialectName, str | None, str, _Action] | None:
-    """Which dialect and what for: (dialect, rpc, model, action), or None for no endpoint."""
-    if "/models/" in path:
-        model_name, _, rpc = path.rpartition("/models/")[2].partition(":")
-        actions: dict[str, _Action] = {
-            "streamGenerateContent": "turn",
-            "generateContent": "side",
-            "countTokens": "count",
-        }
-        if method == "POST" and rpc in actions:
-            return "gemini", rpc, model_name, actions[rpc]
-        return None
-    request = body if isinstance(body, dict) else {}
-    model_name = str(request.get("model") or "")
-    # A model turn declares tools and is streamed; anything else is a side call.
-    action: _Action = "turn" if request.get("tools") and request.get("stream") else "side"
-    if method == "POST" and path.endswith("/messages/count_tokens"):
-        return "anthropic", "count_tokens", model_name, "count"
-    if method == "POST" and path.endswith("/messages"):
-        return "anthropic", "messages", model_name, action
-    if method == "POST" and path.endswith("/chat/completions"):
-        return "openai-chat", "chat/completions", model_name, action
-    if method == "POST" and path.endswith("/responses"):
-        # Codex sends every request with tools; its turns are all model turns.
-        return "openai-responses", "responses", model_name, "turn"
-    if method == "GET" and path.endswith("/models"):
-        return "openai-chat", "models", "scripted", "models"
-    return None

@@ -24,17 +24,18 @@ from typing import Any
 import anyio
 import msgspec
 import pytest
+from corpus import AGENT_GOLDEN as GOLDEN
 
 from gemwire.events import Event, MessageDelta, SessionUpdated, ToolCallFinished
 from gemwire.runners.acp import AcpTurnResult, run_acp
-from gemwire.runners.agents import AgentName
+from gemwire.runners.agents import AgentName, resolve_agent
 from gemwire.testing import FunctionCall, Hang, Reply, Scenario, ScriptedModel, Text, Thought
 from gemwire.testing.agents import isolated_agent
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
-GOLDEN = Path(__file__).resolve().parents[2] / "fixtures" / "acp"
 RECORD = os.environ.get("GEMWIRE_RECORD") == "1"
+TAP = Path(__file__).with_name("frame_tap.py")
 
 Call = Callable[[Path], FunctionCall]
 
@@ -181,8 +182,13 @@ async def run_case(
 ) -> tuple[list[Event], AcpTurnResult, Path, ScriptedModel]:
     workspace = root / "workspace"
     script = scenario(case, TOOLS[agent], workspace)
+    tapped = root / "frames"
+    # Recording: the frames go through frame_tap.py, which copies them into `tapped`.
+    tap = (sys.executable, str(TAP), str(tapped), *resolve_agent(agent).command)
     with ScriptedModel(script) as model:
-        env = isolated_agent(agent, model, files=script.files, root=root)
+        env = isolated_agent(
+            agent, model, files=script.files, root=root, command=tap if RECORD else None
+        )
         with anyio.fail_after(150):
             async with run_acp("go", env.acp_options(permissions=PERMISSIONS[case])) as turn:
                 events = []
@@ -192,6 +198,10 @@ async def run_case(
                         await turn.cancel()
         assert env.live_processes() == []
     assert model.problems == []
+    if RECORD:
+        frames = scrub_text(tapped.read_text(), root)
+        (GOLDEN / agent).mkdir(parents=True, exist_ok=True)
+        (GOLDEN / agent / f"{case}.frames").write_text(frames)
     return events, turn.result, workspace, model
 
 
@@ -199,13 +209,17 @@ def scrub(events: list[Event], root: Path) -> list[dict[str, Any]]:
     """The events as golden JSON: no ``session_updated`` (their timing against the rest
     varies run to run), paths under ``{root}``, generated ids and clocks replaced."""
     text = json.dumps([msgspec.to_builtins(e) for e in events if not isinstance(e, SessionUpdated)])
+    return json.loads(scrub_text(text, root))  # type: ignore[no-any-return]
+
+
+def scrub_text(text: str, root: Path) -> str:
+    """``text`` with paths under ``{root}``, generated ids and clocks replaced."""
     text = text.replace(str(root), "{root}")
     text = re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "{uuid}", text)
     text = re.sub(r"ses_[0-9A-Za-z]{26}", "{uuid}", text)  # OpenCode's session ids
     text = re.sub(r"(?<!\d)\d{13}(?!\d)", "0", text)  # millisecond clocks: Gemini's call ids, Codex
     text = re.sub(r'((?:process_id|secs|nanos|duration_ms)\\?"\s*:\s*\\?"?)\d+', r"\g<1>0", text)
-    text = re.sub(r"PGID: \d+", "PGID: 0", text)  # Qwen Code's shell output
-    return json.loads(text)  # type: ignore[no-any-return]
+    return re.sub(r"PGID: \d+", "PGID: 0", text)  # Qwen Code's shell output
 
 
 def check_golden(agent: str, case: str, events: list[dict[str, Any]]) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hostile import texts
 from hypothesis import given, strategies as st
 
 from gemwire.cli import main
@@ -229,11 +230,11 @@ def test_environment_values_are_checked_and_lists_split_on_commas() -> None:
 values = st.fixed_dictionaries(
     {},
     optional={
-        "model": st.text(),
+        "model": texts(),
         "sandbox": st.booleans(),
         "timeout": st.floats(allow_nan=False, allow_infinity=False),
         "max_tool_calls": st.integers(),
-        "extensions": st.lists(st.text()),
+        "extensions": st.lists(texts()),
     },
 )
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import io
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 from click.testing import CliRunner
+from corpus import RECORDED
 from rich.console import Console
 
 from gemwire.cli import main
@@ -25,8 +25,6 @@ from gemwire.events import (
 
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer
-
-RECORDED = Path(__file__).resolve().parents[2] / "fixtures" / "gemini" / "0.61.0"
 
 
 class Terminal(io.StringIO):

@@ -3,12 +3,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from click.testing import CliRunner
+from corpus import GOLDEN, RECORDED
 
 from gemwire.cli import main
-
-TESTS = Path(__file__).resolve().parents[2]
-RECORDED = TESTS / "fixtures" / "gemini" / "0.61.0"
-GOLDEN = TESTS / "golden" / "gemini" / "0.61.0"
 
 
 def replay(*args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
@@ -45,7 +42,7 @@ def test_json_output_is_the_normalized_events() -> None:
         str(RECORDED / "write_and_shell/stream-json/run-1.stdout"),
     )
     assert code == 0
-    assert out == (GOLDEN / "write_and_shell/run-1.events.jsonl").read_text()
+    assert out == (GOLDEN / "0.61.0/write_and_shell/run-1.events.jsonl").read_text()
 
 
 def test_a_failed_turn_exits_with_the_status_of_its_kind_and_says_why() -> None:

@@ -9,18 +9,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from corpus import RECORDED
 
 from gemwire.cli import main
 
-RECORDING = (
-    Path(__file__).resolve().parents[2]
-    / "fixtures"
-    / "gemini"
-    / "0.61.0"
-    / "session_subagent"
-    / "json"
-    / "gemini-home"
-)
+RECORDING = RECORDED / "session_subagent" / "json" / "gemini-home"
 
 
 @pytest.fixture

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
-from pathlib import Path
 
-from hypothesis import given, strategies as st
+from corpus import RECORDED
+from hostile import texts
+from hypothesis import given
 from rich.console import Console, RenderableType
 from rich.text import Text
 
@@ -39,7 +40,6 @@ from gemwire.events import (
     UserMessage,
 )
 
-RECORDED = Path(__file__).resolve().parents[2] / "fixtures" / "gemini" / "0.61.0"
 CWD = "/work/space"
 
 
@@ -339,7 +339,7 @@ def test_a_failed_turn_without_usage_still_reads_well() -> None:
     )
 
 
-@given(st.text(alphabet="ab`~ \n", max_size=60))
+@given(texts("ab`~ \n", max_size=60))
 def test_settled_text_and_the_rest_are_the_whole_text(streamed: str) -> None:
     settled, rest = split_settled(streamed)
     assert streamed.endswith(rest)

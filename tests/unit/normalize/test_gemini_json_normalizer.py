@@ -6,17 +6,15 @@ import json
 from pathlib import Path
 
 import pytest
+from corpus import RECORDINGS, normalize_stream
 from hypothesis import given, strategies as st
 
-from gemwire._normalize.gemini import GeminiNormalizer
 from gemwire._normalize.gemini_json import GeminiJsonNormalizer, json_error_kind
 from gemwire.events import Event, MessageDelta, Notice, SessionStarted, TurnCompleted, TurnError
 from gemwire.protocol.framing import OversizedLine
-from gemwire.protocol.gemini import GeminiStreamDecoder
 from gemwire.protocol.gemini_json import ErrorDocumentScanner, JsonOutputDecoder
 from gemwire.wire.gemini_json import JsonError, JsonOutput
 
-RECORDINGS = Path(__file__).resolve().parents[2] / "fixtures" / "gemini"
 RUNS = sorted(RECORDINGS.glob("*/*/json/run-*.stdout"))
 
 
@@ -38,12 +36,7 @@ def normalize_json(stdout: Path) -> list[Event]:
 
 
 def stream_turn(stdout: Path) -> TurnCompleted:
-    decoder, normalizer = GeminiStreamDecoder(), GeminiNormalizer()
-    items = decoder.feed(stdout.read_bytes()) + decoder.close()
-    events = [e for item in items for e in normalizer.feed(item)] + normalizer.finish(
-        exit_code=exit_code_of(stdout)
-    )
-    turn = events[-1]
+    turn = normalize_stream(stdout.read_bytes(), exit_code=exit_code_of(stdout))[-1]
     assert isinstance(turn, TurnCompleted)
     return turn
 

@@ -4,6 +4,7 @@ from pathlib import Path
 from typing import get_args
 
 import pytest
+from corpus import RECORDINGS, normalize_stream
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from gemwire import replay_gemini_stream
@@ -21,7 +22,6 @@ from gemwire.events import (
 )
 from gemwire.protocol.gemini import DecodedItem, GeminiStreamDecoder
 
-RECORDINGS = Path(__file__).resolve().parents[2] / "fixtures" / "gemini"
 STREAMS = sorted(RECORDINGS.glob("*/*/stream-json/run-*.stdout"))
 
 INIT = '{"type":"init","timestamp":"t","session_id":"s1","model":"auto"}'
@@ -32,11 +32,7 @@ STATS = '{"total_tokens":3,"input_tokens":2,"output_tokens":1,"duration_ms":%d,"
 
 
 def run(*lines: str, exit_code: int | None = None, cwd: str | None = "/ws") -> list[Event]:
-    decoder, normalizer = GeminiStreamDecoder(), GeminiNormalizer(cwd=cwd)
-    items = decoder.feed("\n".join(lines).encode()) + decoder.close()
-    return [e for item in items for e in normalizer.feed(item)] + normalizer.finish(
-        exit_code=exit_code
-    )
+    return normalize_stream("\n".join(lines).encode(), cwd=cwd, exit_code=exit_code)
 
 
 def completed(events: list[Event]) -> TurnCompleted:
@@ -205,29 +201,18 @@ def test_a_fixture_cut_at_any_byte_still_ends_in_exactly_one_turn(
     index: int, fraction: float
 ) -> None:
     data = STREAMS[index].read_bytes()
-    decoder, normalizer = GeminiStreamDecoder(), GeminiNormalizer()
-    cut = data[: int(len(data) * fraction)]
-    events = [
-        e for i in decoder.feed(cut) + decoder.close() for e in normalizer.feed(i)
-    ] + normalizer.finish()
-    check_invariants(events)
+    check_invariants(normalize_stream(data[: int(len(data) * fraction)]))
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=400))
 def test_arbitrary_bytes_end_in_exactly_one_turn(data: bytes) -> None:
-    decoder, normalizer = GeminiStreamDecoder(max_line_bytes=128), GeminiNormalizer()
-    events = [
-        e for i in decoder.feed(data) + decoder.close() for e in normalizer.feed(i)
-    ] + normalizer.finish()
-    check_invariants(events)
+    check_invariants(normalize_stream(data, max_line_bytes=128))
 
 
 @pytest.mark.parametrize("stream", STREAMS, ids=lambda p: f"{p.parts[-4]}/{p.parts[-3]}/{p.stem}")
 def test_every_recording_keeps_the_invariants(stream: Path) -> None:
-    decoder, normalizer = GeminiStreamDecoder(strict=True), GeminiNormalizer()
-    items = decoder.feed(stream.read_bytes()) + decoder.close()
-    check_invariants([e for i in items for e in normalizer.feed(i)] + normalizer.finish())
+    check_invariants(normalize_stream(stream.read_bytes(), strict=True))
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,9 +1,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from corpus import RECORDINGS
 
 from gemwire._normalize.gemini_tools import (
     BUILTIN_TOOL_KINDS,
@@ -13,8 +13,6 @@ from gemwire._normalize.gemini_tools import (
     split_mcp_name,
 )
 from gemwire.events import TOOL_KINDS, Location
-
-RECORDINGS = Path(__file__).resolve().parents[2] / "fixtures" / "gemini"
 
 
 def declared_tools() -> set[str]:

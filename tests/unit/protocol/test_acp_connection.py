@@ -15,10 +15,12 @@ from gemwire.protocol.acp import (
     AcpClientConnection,
     AcpSessionState,
     AgentError,
+    AgentRequest,
     AgentResult,
     ProtocolViolation,
     SessionUpdate,
     UnknownUpdate,
+    UnservedRequest,
 )
 from gemwire.wire import acp
 
@@ -50,6 +52,11 @@ FRAMES = [
     b'{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn","_meta":{"quota":{}}}}',
     b'{"jsonrpc":"2.0","id":2,"error":{"code":429,"message":"Resource has been exhausted"}}',
 ]
+
+
+def line(message: dict[str, object]) -> bytes:
+    return json.dumps(message).encode() + b"\n"
+
 
 ITEM_TYPES = (
     protocol.SessionUpdate,
@@ -177,3 +184,104 @@ def test_mutated_frames_never_raise_and_the_stream_goes_on(data: st.DataObject) 
     assert isinstance(last, SessionUpdate)  # the good frame after the bad ones still decodes
     assert msgspec.to_builtins(last.update)["content"]["text"] == "Hello "
     assert request_id in conn.pending or any(getattr(i, "id", None) == request_id for i in items)
+
+
+@settings(deadline=None)
+@given(st.binary(max_size=300))
+def test_arbitrary_bytes_never_raise(data: bytes) -> None:
+    conn = AcpClientConnection()
+    conn.send_request("session/prompt", {})
+    conn.receive_data(data)
+    conn.receive_data(b"")
+
+
+def test_session_updates_are_typed_by_kind_and_unknown_ones_kept_raw() -> None:
+    conn = AcpClientConnection()
+
+    def update(body: dict[str, object]) -> bytes:
+        return line(
+            {
+                "jsonrpc": "2.0",
+                "method": "session/update",
+                "params": {"sessionId": "s", "update": body},
+            }
+        )
+
+    items = conn.receive_data(
+        update({"sessionUpdate": "tool_call", "toolCallId": "t", "title": "x", "kind": "edit"})
+        + update({"sessionUpdate": "teleport", "to": "moon"})
+        + update({"sessionUpdate": "plan", "entries": "not a list"})
+    )
+    assert items[0] == SessionUpdate(
+        session_id="s",
+        kind="tool_call",
+        update=acp.ToolCall(tool_call_id="t", title="x", kind="edit"),
+    )
+    assert isinstance(items[1], UnknownUpdate)
+    assert (items[1].kind, items[1].reason) == (
+        "teleport",
+        "unknown session update kind 'teleport'",
+    )
+    assert json.loads(items[1].raw)["update"] == {"sessionUpdate": "teleport", "to": "moon"}
+    assert isinstance(items[2], UnknownUpdate)
+    assert items[2].kind == "plan"
+
+
+def test_agent_requests_are_typed_or_refused() -> None:
+    conn = AcpClientConnection()
+    items = conn.receive_data(
+        line(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "fs/write_text_file",
+                "params": {"sessionId": "s", "path": "/a", "content": "x"},
+            }
+        )
+        + line(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "fs/write_text_file",
+                "params": {"sessionId": "s"},
+            }
+        )
+        + line({"jsonrpc": "2.0", "id": 2, "method": "mcp/connect", "params": {}})
+    )
+    assert items[0] == AgentRequest(
+        id=0,
+        method="fs/write_text_file",
+        params=acp.WriteTextFileRequest(session_id="s", path="/a", content="x"),
+    )
+    assert isinstance(items[1], UnservedRequest)
+    assert items[1].code == -32602
+    assert items[2] == UnservedRequest(
+        id=2, method="mcp/connect", code=-32601, message="Method not found: mcp/connect"
+    )
+
+
+def test_results_are_typed_by_the_method_called() -> None:
+    conn = AcpClientConnection()
+    conn.send_request("session/prompt", {})
+    conn.send_request("session/set_mode", {})
+    conn.send_request("session/new", {})
+    items = conn.receive_data(
+        line(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "result": {"stopReason": "end_turn", "_meta": {"quota": {}}},
+            }
+        )
+        + line({"jsonrpc": "2.0", "id": 1, "result": {}})
+        + line({"jsonrpc": "2.0", "id": 2, "result": {"noSessionId": True}})
+    )
+    assert items[0] == AgentResult(
+        id=0,
+        method="session/prompt",
+        result=acp.PromptResponse(stop_reason="end_turn", meta={"quota": {}}),
+    )
+    assert items[1] == AgentResult(id=1, method="session/set_mode", result={})
+    assert isinstance(items[2], ProtocolViolation)
+    assert isinstance(items[3], AgentError)
+    assert items[3].method == "session/new"

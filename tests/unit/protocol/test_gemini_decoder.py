@@ -4,6 +4,7 @@ import contextlib
 from pathlib import Path
 
 import pytest
+from corpus import RECORDINGS
 from hypothesis import HealthCheck, given, settings, strategies as st
 from msgspec import UNSET
 
@@ -26,7 +27,6 @@ from gemwire.wire.gemini_stream import (
     ToolResultEvent,
 )
 
-RECORDINGS = Path(__file__).resolve().parents[2] / "fixtures" / "gemini"
 STREAMS = sorted(RECORDINGS.glob("*/*/stream-json/run-*.stdout"))
 
 # Printed by Gemini CLI 0.61.0 against the scripted model (tests/fixtures/gemini).

@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from corpus import RECORDED
 
 from gemwire import replay_gemini_stream
 from gemwire._normalize.gemini_replay import replay_gemini_batches
 from gemwire.events import MessageDelta, Notice, TurnCompleted
 
-RECORDED = Path(__file__).resolve().parents[2] / "fixtures" / "gemini" / "0.61.0"
 INIT = b'{"type":"init","timestamp":"t","session_id":"s","model":"auto"}\n'
 RESULT = b'{"type":"result","timestamp":"t","status":"success"}\n'
 LATE = b'{"type":"message","timestamp":"t","role":"assistant","content":"late"}\n'

@@ -7,9 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
-TESTS = Path(__file__).resolve().parents[2]
-RECORDINGS = TESTS / "fixtures" / "gemini"
+from corpus import RECORDINGS
 
 
 class Materialized:

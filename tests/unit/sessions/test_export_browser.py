@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from corpus import RECORDINGS
 
 from gemwire.events import ToolCallFinished
 from gemwire.sessions import load_session, to_html
 
-RECORDINGS = Path(__file__).resolve().parents[2] / "fixtures" / "gemini"
 SESSIONS = sorted(
     p
     for p in RECORDINGS.glob("*/*/*/gemini-home/tmp/*/chats/session-*")

@@ -16,12 +16,12 @@ from typing import Any
 from unittest import mock
 
 import pytest
+from corpus import RECORDINGS
 from hypothesis import given, settings, strategies as st
 
 from gemwire.protocol.gemini_session import RecordReplay
 from gemwire.sessions import _files, load_session, read_session_info
 
-RECORDINGS = Path(__file__).resolve().parents[2] / "fixtures" / "gemini"
 RECORDED = sorted(p for p in RECORDINGS.glob("*/*/*/gemini-home/tmp/*/chats/**/*.jsonl"))
 
 

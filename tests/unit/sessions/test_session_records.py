@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+from hostile import texts
 from hypothesis import given, strategies as st
 
 from gemwire.events import Notice, Unknown, UserMessage
@@ -211,8 +212,8 @@ def test_resumable_is_geminis_exact_rule(tmp_path: Path) -> None:
 
 
 RECORD = st.one_of(
-    st.builds(user, st.sampled_from("abcde"), st.text(max_size=5)),
-    st.builds(gemini, st.sampled_from("abcde"), st.text(max_size=5)),
+    st.builds(user, st.sampled_from("abcde"), texts(max_size=5)),
+    st.builds(gemini, st.sampled_from("abcde"), texts(max_size=5)),
     st.builds(lambda i: {"$rewindTo": i}, st.sampled_from("abcdez")),
     st.builds(
         lambda ms: {"$set": {"messages": ms}},

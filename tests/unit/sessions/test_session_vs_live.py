@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from corpus import RECORDINGS, normalize_stream
 
-from gemwire._normalize.gemini import GeminiNormalizer
 from gemwire.events import (
     Event,
     FileChanged,
@@ -22,20 +22,12 @@ from gemwire.events import (
     TurnCompleted,
     UserMessage,
 )
-from gemwire.protocol.gemini import GeminiStreamDecoder
 from gemwire.sessions import GeminiHome, load_session
 
 # <version>/<case>/stream-json/gemini-home/tmp/<project>/chats/session-*
-RECORDINGS = Path(__file__).resolve().parents[2] / "fixtures" / "gemini"
 RECORDED = sorted(
     {p.parents[5] for p in RECORDINGS.glob("*/*/stream-json/gemini-home/tmp/*/chats/session-*")}
 )
-
-
-def live_events(stdout: bytes, cwd: str) -> list[Event]:
-    decoder, normalizer = GeminiStreamDecoder(), GeminiNormalizer(cwd=cwd)
-    items = decoder.feed(stdout) + decoder.close()
-    return [e for item in items for e in normalizer.feed(item)] + normalizer.finish()
 
 
 def facts(events: list[Event]) -> dict[str, object]:
@@ -54,7 +46,7 @@ def test_saved_session_agrees_with_the_live_stream(
 ) -> None:
     run = materialize(case.parent.name, case.name)
     cwd = str(run.workspace)
-    live = [e for out in run.stdouts for e in live_events(out, cwd)]
+    live = [e for out in run.stdouts for e in normalize_stream(out, cwd=cwd)]
     home = GeminiHome(run.home)
     sessions = home.sessions(run.workspace)
     saved = [e for s in sessions for e in load_session(s.path).events(cwd=s.project)]

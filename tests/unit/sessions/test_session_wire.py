@@ -8,6 +8,7 @@ from typing import Any
 
 import msgspec
 import pytest
+from corpus import RECORDINGS
 
 from gemwire.protocol._strict import unknown_fields
 from gemwire.wire.gemini_session import (
@@ -20,7 +21,6 @@ from gemwire.wire.gemini_session import (
     RewindRecord,
 )
 
-RECORDINGS = Path(__file__).resolve().parents[2] / "fixtures" / "gemini"
 FILES = sorted(
     p for p in RECORDINGS.glob("*/*/*/gemini-home/tmp/*/chats/**/*.json*") if p.is_file()
 )

@@ -15,7 +15,8 @@ from datetime import date, timedelta
 from functools import partial
 from pathlib import Path
 
-RECORDINGS = Path(__file__).resolve().parents[2] / "fixtures" / "gemini"
+from corpus import RECORDINGS
+
 PROJECTS = ("/work/alpha", "/work/beta", "/work/gamma")
 FIRST_DAY = date(2026, 9, 1)
 DAYS = 90

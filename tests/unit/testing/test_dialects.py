@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from hostile import texts
 from hypothesis import given, settings, strategies as st
 
 from gemwire.testing import (
@@ -244,12 +245,12 @@ def test_truncate_cuts_each_dialect_mid_event() -> None:
 
 chunks = st.lists(
     st.one_of(
-        st.builds(Text, st.text(min_size=1, max_size=20)),
-        st.builds(Thought, st.text(min_size=1, max_size=20)),
+        st.builds(Text, texts(min_size=1, max_size=20)),
+        st.builds(Thought, texts(min_size=1, max_size=20)),
         st.builds(
             FunctionCall,
             st.sampled_from(["Write", "write", "exec_command"]),
-            st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
+            st.dictionaries(texts(max_size=5), st.integers(), max_size=3),
         ),
         st.builds(
             FunctionCalls,

@@ -11,6 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from gemwire._transport import process
 from gemwire._transport.process import Child
 from gemwire.errors import AgentNotFound, InvalidOptions
 from gemwire.runners.process import run_process
@@ -60,8 +61,11 @@ async def test_a_stderr_flood_does_not_block_the_child() -> None:
     assert len(out.stderr) == 20_000_000
 
 
-async def test_timeout_stops_the_whole_group_including_grandchildren(tmp_path: Path) -> None:
+async def test_timeout_stops_the_whole_group_including_grandchildren(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # The parent ignores SIGTERM, like the gemini relauncher, and has a child of its own.
+    monkeypatch.setattr(process, "TERMINATE_GRACE", 0.2)  # it is waited out: keep it short
     pids = tmp_path / "pids"
     script = (
         "import os, signal, subprocess, time; signal.signal(signal.SIGTERM, signal.SIG_IGN);"

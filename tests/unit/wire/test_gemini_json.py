@@ -6,11 +6,11 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from corpus import RECORDINGS
 
 from gemwire.protocol._strict import unknown_fields
 from gemwire.wire.gemini_json import JsonError, JsonOutput
 
-RECORDINGS = Path(__file__).resolve().parents[2] / "fixtures" / "gemini"
 RUNS = sorted(RECORDINGS.glob("*/*/json/run-*.stdout"))
 
 
