@@ -66,7 +66,7 @@ class BatchOptions(msgspec.Struct, frozen=True, kw_only=True):
     ``gemini``; docs/agents.md) of tasks that name none; else ``acp``'s command."""
     agents: int = 1
     """``acp`` mode: processes of each agent at most (Node runs an agent on one core)."""
-    sessions_per_agent: int = 100
+    sessions_per_agent: int = 50
     """``acp`` mode: an agent is replaced after serving this many tasks (it keeps every
     session it served: Gemini CLI 0.61.0 grows by ~2 MiB a session)."""
     max_attempts: int = 3
