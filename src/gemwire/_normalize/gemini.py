@@ -23,6 +23,7 @@ from gemwire._normalize.gemini_errors import (
     stop_reason_for,
 )
 from gemwire._normalize.gemini_tools import (
+    FILE_WRITERS,
     derived_file_change,
     find_unified_diff,
     tool_call_started,
@@ -219,7 +220,7 @@ class GeminiNormalizer:
                 diff=find_unified_diff(output) if output else None,
             )
         )
-        if ok:
+        if ok and call.name in FILE_WRITERS:  # checked here too: a call less per result
             changed = derived_file_change(call, self._session_id)
             if changed is not None:
                 out.append(changed)

@@ -19,6 +19,7 @@ from gemwire.events import FileChanged, Location, ToolCallStarted
 
 __all__ = (
     "BUILTIN_TOOL_KINDS",
+    "FILE_WRITERS",
     "ToolFacts",
     "derived_file_change",
     "describe_tool",
@@ -69,6 +70,7 @@ BUILTIN_TOOL_KINDS: dict[str, str] = {
 # Parameter names that hold a path, newest first (read_file took absolute_path until 0.2x).
 _PATH_PARAMS = ("file_path", "absolute_path", "dir_path", "path")
 _PATH_KEYS = frozenset(_PATH_PARAMS)
+_LINE_KEYS = frozenset(("start_line", "offset"))
 # What to show as a title, per tool; other tools show their name.
 _TITLE_PARAMS = {
     "run_shell_command": "command",
@@ -81,8 +83,8 @@ _TITLE_PARAMS = {
     "activate_skill": "name",
 }
 _TITLE_LIMIT = 200
-# The tools whose success changes a file.
-_FILE_WRITERS = frozenset({"write_file", "replace"})
+FILE_WRITERS = frozenset({"write_file", "replace"})
+"""The tools whose success changes a file."""
 
 
 class ToolFacts(msgspec.Struct, frozen=True, kw_only=True):
@@ -134,14 +136,27 @@ def describe_tool(name: str, params: dict[str, Any], cwd: str | None = None) -> 
 
     Relative paths are resolved against ``cwd`` when it is known (as ACP reports them).
     """
-    # Called for every tool call of every stream and session: plain lookups, no generators.
+    kind, title, locations, mcp = _facts(name, params, cwd)
+    if mcp is None:
+        return ToolFacts(kind=kind, title=title, locations=locations)
+    return ToolFacts(
+        kind=kind, title=title, locations=locations, mcp_server=mcp[0], mcp_tool=mcp[1]
+    )
+
+
+def _facts(
+    name: str, params: dict[str, Any], cwd: str | None
+) -> tuple[str, str, list[Location], tuple[str, str] | None]:
+    # Called for every tool call of every stream and session: plain lookups, no generators,
+    # and a tuple, not a ToolFacts (a Struct costs three times as much to make).
     locations: list[Location] = []
     title = name
     if not _PATH_KEYS.isdisjoint(params):  # shell, search, web: no path, one C-level check
         for key in _PATH_PARAMS:
             path = params.get(key)
             if path and isinstance(path, str):
-                locations.append(Location(path=_resolve(path, cwd), line=first_line_asked(params)))
+                line = None if _LINE_KEYS.isdisjoint(params) else first_line_asked(params)
+                locations.append(Location(path=_resolve(path, cwd), line=line))
                 title = path
                 break
     title_param = _TITLE_PARAMS.get(name)
@@ -151,13 +166,8 @@ def describe_tool(name: str, params: dict[str, Any], cwd: str | None = None) -> 
             title = _first_line(value)
     kind = BUILTIN_TOOL_KINDS.get(name)
     if kind is not None:
-        return ToolFacts(kind=kind, title=title, locations=locations)
-    mcp = split_mcp_name(name)
-    if mcp is not None:
-        return ToolFacts(
-            kind="other", title=title, locations=locations, mcp_server=mcp[0], mcp_tool=mcp[1]
-        )
-    return ToolFacts(kind="other", title=title, locations=locations)
+        return kind, title, locations, None
+    return "other", title, locations, split_mcp_name(name)
 
 
 def tool_call_started(
@@ -168,26 +178,27 @@ def tool_call_started(
     params: dict[str, Any],
     cwd: str | None,
 ) -> ToolCallStarted:
-    """The ``tool_call_started`` of a call to ``name`` with the model's ``params``."""
-    facts = describe_tool(name, params, cwd)
+    """The ``tool_call_started`` of a call to ``name`` with the model's ``params``
+    (`describe_tool` says what it is)."""
+    kind, title, locations, mcp = _facts(name, params, cwd)
     return ToolCallStarted(
         agent=agent,
         session_id=session_id,
         call_id=call_id,
         name=name,
-        kind=facts.kind,
-        title=facts.title,
+        kind=kind,
+        title=title,
         input=params,
-        locations=facts.locations,
-        mcp_server=facts.mcp_server,
-        mcp_tool=facts.mcp_tool,
+        locations=locations,
+        mcp_server=mcp[0] if mcp is not None else None,
+        mcp_tool=mcp[1] if mcp is not None else None,
     )
 
 
 def derived_file_change(started: ToolCallStarted, session_id: str | None) -> FileChanged | None:
     """The ``file_changed`` a successful call implies, for the calls that change a file,
     when nothing recorded what it did (the live stream never does)."""
-    if started.name not in _FILE_WRITERS or not started.locations:
+    if started.name not in FILE_WRITERS or not started.locations:
         return None
     change: Literal["created", "modified", "written"]
     if started.name == "write_file":
