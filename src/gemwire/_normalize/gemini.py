@@ -230,14 +230,9 @@ class GeminiNormalizer:
             self._cut_short = True
         if item.severity == "error":
             self._last_error_notice = item.message
+        sid = self._session_id
         out.append(
-            notice(
-                self._agent,
-                self._session_id,
-                item.message,
-                severity=item.severity,
-                source="upstream",
-            )
+            notice(self._agent, sid, item.message, severity=item.severity, source="upstream")
         )
 
     def _noise(self, item: NoiseLine, out: list[Event]) -> None:

@@ -148,13 +148,14 @@ def _facts(
     name: str, params: dict[str, Any], cwd: str | None
 ) -> tuple[str, str, list[Location], tuple[str, str] | None]:
     # Called for every tool call of every stream and session: plain lookups, no generators,
-    # and a tuple, not a ToolFacts (a Struct costs three times as much to make).
+    # and a tuple, not a ToolFacts (a Struct costs several times as much to make).
     locations: list[Location] = []
     title = name
     if not _PATH_KEYS.isdisjoint(params):  # shell, search, web: no path, one C-level check
         for key in _PATH_PARAMS:
             path = params.get(key)
             if path and isinstance(path, str):
+                # Most calls give no line: one C-level check spares them a call.
                 line = None if _LINE_KEYS.isdisjoint(params) else first_line_asked(params)
                 locations.append(Location(path=_resolve(path, cwd), line=line))
                 title = path
