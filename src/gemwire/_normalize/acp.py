@@ -17,18 +17,17 @@ row, in docs/acp.md.
 
 from __future__ import annotations
 
-from typing import Literal
-
 import msgspec
 
 from gemwire._normalize.acp_tool_calls import OpenCall, change_of, text_of, unified_diff
 from gemwire._normalize.acp_usage import prompt_usage
+from gemwire._normalize.answer import Answer
+from gemwire._normalize.open_calls import close_unreported
 from gemwire.events import (
     Event,
     FileChanged,
     Location,
     MessageDelta,
-    Notice,
     PermissionOption,
     PermissionRequested,
     PermissionResolved,
@@ -90,8 +89,7 @@ class AcpNormalizer:
         self._agent = agent
         self._session_id = session_id
         self._calls: dict[str, OpenCall] = {}
-        self._answer: list[str] = []
-        self._after_tools = False
+        self._answer = Answer()
         self._replaying = False
         self._cancelling = False
 
@@ -102,7 +100,7 @@ class AcpNormalizer:
     @property
     def answer(self) -> str:
         """The assistant text of the current turn so far."""
-        return "".join(self._answer)
+        return self._answer.text()
 
     def started(
         self, *, cwd: str, model: str | None = None, agent_version: str | None = None
@@ -126,7 +124,6 @@ class AcpNormalizer:
         self._replaying = False
         self._cancelling = False
         self._answer.clear()
-        self._after_tools = False
         return [
             UserMessage(agent=self._agent, session_id=self._session_id, text=prompt_text(prompt))
         ]
@@ -188,15 +185,12 @@ class AcpNormalizer:
         if kind == "agent_thought_chunk":
             return [ThoughtDelta(agent=agent, session_id=sid, text=text)]
         if not self._replaying:
-            if self._after_tools and self._answer:
-                self._answer.append("\n\n")  # text of a later model turn
-            self._after_tools = False
-            self._answer.append(text)
+            self._answer.add(text)
         return [MessageDelta(agent=agent, session_id=sid, text=text)]
 
     def _start(self, call_id: str, update: acp.ToolCall | acp.ToolCallUpdate) -> list[Event]:
         call = self._calls[call_id] = OpenCall(update)
-        self._after_tools = True
+        self._answer.tools_called()
         raw_input = update.raw_input
         return [
             ToolCallStarted(
@@ -323,20 +317,6 @@ class AcpNormalizer:
             )
         ]
 
-    def notice(
-        self,
-        message: str,
-        severity: Literal["info", "warning", "error"] = "warning",
-        source: Literal["upstream", "stderr", "gemwire"] = "gemwire",
-    ) -> Notice:
-        return Notice(
-            agent=self._agent,
-            session_id=self._session_id,
-            severity=severity,
-            message=message,
-            source=source,
-        )
-
     def finish(
         self,
         response: acp.PromptResponse | None,
@@ -382,19 +362,9 @@ class AcpNormalizer:
         """End a call the agent will not report on: ``cancelled`` (``rejected`` if the
         client denied it)."""
         call = self._calls.pop(call_id)
-        events: list[Event] = []
-        error = None
+        agent, sid = self._agent, self._session_id
         if call.rejected is not None:
             error = ToolError(type="rejected", message=f"permission not given ({call.rejected})")
-        elif warn:
-            events.append(self.notice(f"tool call {call_id!r} never reported a result"))
-        events.append(
-            ToolCallFinished(
-                agent=self._agent,
-                session_id=self._session_id,
-                call_id=call_id,
-                status="cancelled",
-                error=error,
-            )
-        )
-        return events
+            return close_unreported(agent, sid, call_id, warning=None, error=error)
+        warning = f"tool call {call_id!r} never reported a result" if warn else None
+        return close_unreported(agent, sid, call_id, warning=warning)

@@ -9,11 +9,12 @@ from ``finish()``. The mapping is documented, row by row, in docs/events.md.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 from msgspec import UNSET
 
+from gemwire._normalize.answer import Answer
 from gemwire._normalize.gemini_errors import (
     FATAL_KINDS,
     TURN_CUT_SHORT,
@@ -21,14 +22,18 @@ from gemwire._normalize.gemini_errors import (
     missing_result_error,
     stop_reason_for,
 )
-from gemwire._normalize.gemini_tools import describe_tool, find_unified_diff
+from gemwire._normalize.gemini_tools import (
+    FILE_WRITERS,
+    derived_file_change,
+    find_unified_diff,
+    tool_call_started,
+)
+from gemwire._normalize.notices import notice
+from gemwire._normalize.open_calls import close_unreported
 from gemwire.events import (
     Event,
-    FileChanged,
-    Location,
     MessageDelta,
     ModelUsage,
-    Notice,
     SessionStarted,
     TokenUsage,
     ToolCallFinished,
@@ -88,13 +93,6 @@ def _usage(stats: StreamStats) -> TokenUsage:
     )
 
 
-# The tools whose success changes a file: ``write_file`` and ``replace``.
-_FILE_WRITERS = frozenset({"write_file", "replace"})
-
-# An open tool call: its name, the model's parameters, and the files it touches.
-_OpenCall = tuple[str, dict[str, Any], list[Location]]
-
-
 class GeminiNormalizer:
     """Reduces one Gemini stream-json run to normalized events.
 
@@ -108,9 +106,8 @@ class GeminiNormalizer:
         self._cwd = cwd
         self._agent = agent
         self._session_id: str | None = None
-        self._answer: list[str] = []
-        self._calls: dict[str, _OpenCall] = {}
-        self._after_tools = False
+        self._answer = Answer()
+        self._calls: dict[str, ToolCallStarted] = {}
         self._cut_short = False
         self._last_error_notice: str | None = None
         self._completed = False
@@ -175,20 +172,6 @@ class GeminiNormalizer:
         )
         return events
 
-    def _notice(
-        self,
-        severity: Literal["info", "warning", "error"],
-        message: str,
-        source: Literal["upstream", "gemwire"],
-    ) -> Notice:
-        return Notice(
-            agent=self._agent,
-            session_id=self._session_id,
-            severity=severity,
-            message=message,
-            source=source,
-        )
-
     def _init(self, item: InitEvent, out: list[Event]) -> None:
         self._session_id = item.session_id
         out.append(SessionStarted(agent=self._agent, session_id=item.session_id, model=item.model))
@@ -198,40 +181,26 @@ class GeminiNormalizer:
         if item.role == "user":
             out.append(UserMessage(agent=self._agent, session_id=self._session_id, text=content))
         elif content == _PROMPT_FLAG_DEPRECATION:
-            out.append(self._notice("warning", content.rstrip("\n"), "upstream"))
+            out.append(
+                notice(self._agent, self._session_id, content.rstrip("\n"), source="upstream")
+            )
         else:
-            if self._after_tools:
-                if self._answer:
-                    self._answer.append("\n\n")  # text of a later model turn
-                self._after_tools = False
-            self._answer.append(content)
+            self._answer.add(content)
             out.append(MessageDelta(agent=self._agent, session_id=self._session_id, text=content))
 
     def _tool_use(self, item: ToolUseEvent, out: list[Event]) -> None:
-        self._after_tools = True
-        name, params = item.tool_name, item.parameters
-        facts = describe_tool(name, params, self._cwd)
-        self._calls[item.tool_id] = (name, params, facts.locations)
-        out.append(
-            ToolCallStarted(
-                agent=self._agent,
-                session_id=self._session_id,
-                call_id=item.tool_id,
-                name=name,
-                kind=facts.kind,
-                title=facts.title,
-                input=params,
-                locations=facts.locations,
-                mcp_server=facts.mcp_server,
-                mcp_tool=facts.mcp_tool,
-            )
+        self._answer.tools_called()
+        started = tool_call_started(
+            self._agent, self._session_id, item.tool_id, item.tool_name, item.parameters, self._cwd
         )
+        self._calls[item.tool_id] = started
+        out.append(started)
 
     def _tool_result(self, item: ToolResultEvent, out: list[Event]) -> None:
         call = self._calls.pop(item.tool_id, None)
         if call is None:
             message = f"tool result for unknown call {item.tool_id!r} ({item.status})"
-            out.append(self._notice("warning", message, "gemwire"))
+            out.append(notice(self._agent, self._session_id, message))
             return
         output = None if item.output is UNSET else item.output
         error = (
@@ -251,39 +220,25 @@ class GeminiNormalizer:
                 diff=find_unified_diff(output) if output else None,
             )
         )
-        if ok and call[0] in _FILE_WRITERS:
-            changed = self._file_changed(item.tool_id, call)
+        if ok and call.name in FILE_WRITERS:  # checked here too: a call less per result
+            changed = derived_file_change(call, self._session_id)
             if changed is not None:
                 out.append(changed)
-
-    def _file_changed(self, call_id: str, call: _OpenCall) -> FileChanged | None:
-        """What a successful call of one of `_FILE_WRITERS` changed."""
-        name, params, locations = call
-        if not locations:
-            return None
-        change: Literal["created", "modified", "written"]
-        if name == "write_file":
-            change = "written"
-        else:  # replace; with an empty old_string it creates the file (it fails if one exists)
-            change = "created" if params.get("old_string") == "" else "modified"
-        return FileChanged(
-            agent=self._agent,
-            session_id=self._session_id,
-            path=locations[0].path,
-            change=change,
-            call_id=call_id,
-            derived=True,
-        )
 
     def _error(self, item: ErrorEvent, out: list[Event]) -> None:
         if item.message.startswith(TURN_CUT_SHORT):
             self._cut_short = True
         if item.severity == "error":
             self._last_error_notice = item.message
-        out.append(self._notice(item.severity, item.message, "upstream"))
+        sid = self._session_id
+        out.append(
+            notice(self._agent, sid, item.message, severity=item.severity, source="upstream")
+        )
 
     def _noise(self, item: NoiseLine, out: list[Event]) -> None:
-        out.append(self._notice("info", item.text, "upstream"))
+        out.append(
+            notice(self._agent, self._session_id, item.text, severity="info", source="upstream")
+        )
 
     def _unknown(self, item: UnknownWireEvent | MalformedLine, out: list[Event]) -> None:
         out.append(
@@ -297,35 +252,24 @@ class GeminiNormalizer:
 
     def _oversized(self, item: OversizedLine, out: list[Event]) -> None:
         message = f"skipped a {item.size}-byte line: over the {item.limit}-byte limit"
-        out.append(self._notice("warning", message, "gemwire"))
+        out.append(notice(self._agent, self._session_id, message))
 
     def _invalid_utf8(self, item: InvalidUtf8, out: list[Event]) -> None:
         message = f"replaced {item.count} invalid UTF-8 byte(s) in the agent's output"
-        out.append(self._notice("warning", message, "gemwire"))
+        out.append(notice(self._agent, self._session_id, message))
 
     def _close_open_calls(self) -> list[Event]:
         events: list[Event] = []
-        for call_id, (name, _, _) in self._calls.items():
-            events.append(
-                self._notice(
-                    "warning", f"{name} call {call_id!r} never reported a result", "gemwire"
-                )
-            )
-            events.append(
-                ToolCallFinished(
-                    agent=self._agent,
-                    session_id=self._session_id,
-                    call_id=call_id,
-                    status="cancelled",
-                )
-            )
+        for call_id, started in self._calls.items():
+            warning = f"{started.name} call {call_id!r} never reported a result"
+            events += close_unreported(self._agent, self._session_id, call_id, warning=warning)
         self._calls.clear()
         return events
 
     def _result(self, item: ResultEvent, out: list[Event]) -> None:
         if self._completed:
             message = f"ignored a second result ({item.status}); the first one stands"
-            out.append(self._notice("warning", message, "gemwire"))
+            out.append(notice(self._agent, self._session_id, message))
             return
         out += self._close_open_calls()
         agent, sid = self._agent, self._session_id
@@ -380,7 +324,7 @@ class GeminiNormalizer:
             ok=ok,
             stop_reason=stop_reason,
             error=error,
-            answer="".join(self._answer),
+            answer=self._answer.text(),
             usage=usage,
             duration_ms=duration_ms,
         )

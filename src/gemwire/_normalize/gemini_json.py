@@ -9,8 +9,6 @@ events, so a json-format run ends exactly like a stream-json one: ``session_star
 
 from __future__ import annotations
 
-from typing import Literal
-
 import msgspec
 
 from gemwire._normalize.gemini_errors import (
@@ -21,11 +19,11 @@ from gemwire._normalize.gemini_errors import (
     missing_result_error,
     stop_reason_for,
 )
+from gemwire._normalize.notices import notice
 from gemwire.events import (
     Event,
     MessageDelta,
     ModelUsage,
-    Notice,
     SessionStarted,
     TokenUsage,
     TurnCompleted,
@@ -117,7 +115,7 @@ class GeminiJsonNormalizer:
             events.append(Unknown(agent=self._agent, session_id=self._session_id, raw=output.line))
         elif isinstance(output, OversizedLine):
             message = f"skipped {output.size} bytes of output: over the {output.limit}-byte limit"
-            events.append(self._notice(message, "gemwire"))
+            events.append(notice(self._agent, self._session_id, message))
         if document is None:
             failure = (
                 msgspec.structs.replace(stopped, exit_code=exit_code)
@@ -133,7 +131,8 @@ class GeminiJsonNormalizer:
             return [*events, self._complete(error=failure, answer="", usage=None, cut_short=False)]
         events += self._announce(document)
         warnings = document.warnings if isinstance(document.warnings, list) else []
-        events += [self._notice(warning, "upstream") for warning in warnings]
+        sid = self._session_id
+        events += [notice(self._agent, sid, warning, source="upstream") for warning in warnings]
         answer = document.response if isinstance(document.response, str) else ""
         if answer:
             events.append(MessageDelta(agent=self._agent, session_id=self._session_id, text=answer))
@@ -165,15 +164,6 @@ class GeminiJsonNormalizer:
         self._announced = True
         self._session_id = document.session_id
         return [SessionStarted(agent=self._agent, session_id=self._session_id)]
-
-    def _notice(self, message: str, source: Literal["upstream", "gemwire"]) -> Notice:
-        return Notice(
-            agent=self._agent,
-            session_id=self._session_id,
-            severity="warning",
-            message=message,
-            source=source,
-        )
 
     def _complete(
         self, *, error: TurnError | None, answer: str, usage: TokenUsage | None, cut_short: bool

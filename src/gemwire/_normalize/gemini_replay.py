@@ -13,7 +13,8 @@ from collections.abc import Iterable, Iterator
 
 from gemwire._normalize.gemini import GeminiNormalizer
 from gemwire._normalize.gemini_json import GeminiJsonNormalizer
-from gemwire.events import Event, Notice, TurnCompleted
+from gemwire._normalize.notices import notice
+from gemwire.events import Event, TurnCompleted
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.protocol.gemini import GeminiStreamDecoder
 from gemwire.protocol.gemini_json import JsonOutputDecoder
@@ -101,13 +102,7 @@ def _replay_json_document(
         decoder.feed(chunk)
     normalizer = GeminiJsonNormalizer()
     events = normalizer.finish(decoder.close(), exit_code=exit_code)
-    yield Notice(
-        agent="gemini",
-        session_id=None,
-        severity="info",
-        message=_JSON_DOCUMENT_NOTICE,
-        source="gemwire",
-    )
+    yield notice("gemini", None, _JSON_DOCUMENT_NOTICE, severity="info")
     yield from events
 
 

@@ -14,18 +14,25 @@ from typing import Any, Literal
 import msgspec
 from msgspec import UNSET
 
-from gemwire._normalize.gemini_tools import describe_tool, find_unified_diff
+from gemwire._normalize.gemini_tools import (
+    derived_file_change,
+    describe_tool,
+    find_unified_diff,
+    function_responses,
+    recorded_result,
+    tool_call_started,
+)
+from gemwire._normalize.notices import notice
+from gemwire._normalize.open_calls import close_unreported
 from gemwire.events import (
     Event,
     FileChanged,
     MessageDelta,
     ModelUsage,
-    Notice,
     SessionStarted,
     ThoughtDelta,
     TokenUsage,
     ToolCallFinished,
-    ToolCallStarted,
     ToolError,
     Unknown,
     UsageReported,
@@ -42,7 +49,6 @@ _STATUS: dict[str, Literal["completed", "failed", "cancelled"]] = {
     "error": "failed",
     "cancelled": "cancelled",
 }
-_EDIT_TOOLS = ("write_file", "replace")
 _SEVERITY: dict[str, Literal["info", "warning", "error"]] = {
     "info": "info",
     "warning": "warning",
@@ -61,23 +67,6 @@ def file_diff_of(call: ToolCallRecord) -> FileDiff | None:
         return msgspec.convert(display, FileDiff)
     except msgspec.ValidationError:
         return None
-
-
-def _response(result: Any) -> tuple[str | None, str | None]:
-    """(output, error) of a recorded ``result``: functionResponse parts or a bare string."""
-    if isinstance(result, str):
-        return result, None
-    parts = result if isinstance(result, list) else [result]
-    for part in parts:
-        response = part.get("functionResponse") if isinstance(part, dict) else None
-        body = response.get("response") if isinstance(response, dict) else None
-        if isinstance(body, dict):
-            output, error = body.get("output"), body.get("error")
-            return (
-                output if isinstance(output, str) else None,
-                error if isinstance(error, str) else None,
-            )
-    return None, None
 
 
 def thought_text(subject: str, description: str) -> str:
@@ -111,7 +100,7 @@ class SessionNormalizer:
     def feed(self, message: SessionMessage) -> list[Event]:
         if isinstance(message, RawMessage):
             return [
-                self._notice("warning", f"message {message.id!r}: {message.reason}"),
+                notice(self._agent, self._sid, f"message {message.id!r}: {message.reason}"),
                 Unknown(
                     agent=self._agent,
                     session_id=self._sid,
@@ -134,43 +123,22 @@ class SessionNormalizer:
                     raw=msgspec.json.encode(message).decode(),
                 )
             ]
-        return [self._notice(severity, text, "upstream")] if text.strip() else []
+        if not text.strip():
+            return []
+        return [notice(self._agent, self._sid, text, severity=severity, source="upstream")]
 
     def finish(self) -> list[Event]:
         """Replayed calls that never got a response end as ``cancelled``, with a notice."""
         events: list[Event] = []
         for call_id, name in self._replayed.items():
-            events.append(self._notice("warning", f"{name} call {call_id!r} has no result"))
-            events.append(
-                ToolCallFinished(
-                    agent=self._agent, session_id=self._sid, call_id=call_id, status="cancelled"
-                )
-            )
+            warning = f"{name} call {call_id!r} has no result"
+            events += close_unreported(self._agent, self._sid, call_id, warning=warning)
         self._replayed.clear()
         return events
 
-    def _notice(
-        self,
-        severity: Literal["info", "warning", "error"],
-        message: str,
-        source: Literal["upstream", "gemwire"] = "gemwire",
-    ) -> Notice:
-        return Notice(
-            agent=self._agent,
-            session_id=self._sid,
-            severity=severity,
-            message=message,
-            source=source,
-        )
-
     def _user(self, message: MessageRecord) -> list[Event]:
         content = message.content
-        responses = []  # a loop, as in text_of
-        for part in content if isinstance(content, list) else (content,):
-            if isinstance(part, dict) and isinstance(
-                response := part.get("functionResponse"), dict
-            ):
-                responses.append(response)  # noqa: PERF401
+        responses = function_responses(content)
         if responses:
             # Tool results. Gemini 0.61 records them twice (here and on the call); only a
             # replayed call, which has no toolCalls entry, takes its result from here.
@@ -188,7 +156,7 @@ class SessionNormalizer:
         if not isinstance(call_id, str) or call_id not in self._replayed:
             return []
         del self._replayed[call_id]
-        output, error = _response({"functionResponse": response})
+        output, error = recorded_result({"functionResponse": response})
         return [
             ToolCallFinished(
                 agent=self._agent,
@@ -262,35 +230,19 @@ class SessionNormalizer:
                 call_id = call.get("id")
                 call_id = call_id if isinstance(call_id, str) else f"{name}-{len(self._replayed)}"
                 self._replayed[call_id] = name
-                events.append(self._started(call_id, name, args))
+                events.append(tool_call_started(agent, sid, call_id, name, args, self._cwd))
         return events
-
-    def _started(self, call_id: str, name: str, args: dict[str, Any]) -> ToolCallStarted:
-        facts = describe_tool(name, args, self._cwd)
-        return ToolCallStarted(
-            agent=self._agent,
-            session_id=self._sid,
-            call_id=call_id,
-            name=name,
-            kind=facts.kind,
-            title=facts.title,
-            input=args,
-            locations=facts.locations,
-            mcp_server=facts.mcp_server,
-            mcp_tool=facts.mcp_tool,
-        )
 
     def _call(self, call: ToolCallRecord, events: list[Event]) -> None:
         """Append the events of one recorded tool call to ``events``."""
         agent, sid = self._agent, self._sid
-        events.append(self._started(call.id, call.name, call.args))
+        started = tool_call_started(agent, sid, call.id, call.name, call.args, self._cwd)
+        events.append(started)
         status = _STATUS.get(call.status)
         if status is None:
-            events.append(
-                self._notice("warning", f"{call.name} call {call.id!r} ended {call.status!r}")
-            )
+            events.append(notice(agent, sid, f"{call.name} call {call.id!r} ended {call.status!r}"))
             status = "cancelled"
-        output, error = _response(call.result)
+        output, error = recorded_result(call.result)
         display = call.resultDisplay
         if isinstance(display, str) and display:
             output = display  # what the live stream shows as the output
@@ -309,39 +261,26 @@ class SessionNormalizer:
             )
         )
         if status == "completed":
-            changed = self._file_changed(call, diff)
+            changed = (
+                self._recorded_change(call, diff)
+                if diff is not None
+                else derived_file_change(started, sid)  # no FileDiff (Gemini CLI before 0.2x)
+            )
             if changed is not None:
                 events.append(changed)
 
-    def _file_changed(self, call: ToolCallRecord, diff: FileDiff | None) -> FileChanged | None:
-        if diff is not None:
-            path = diff.filePath if isinstance(diff.filePath, str) else diff.fileName
-            resolved = self._changed_paths.get((call.name, path))
-            if resolved is None:
-                facts = describe_tool(call.name, {"file_path": path}, self._cwd)
-                resolved = self._changed_paths[call.name, path] = facts.locations[0].path
-            return FileChanged(
-                agent=self._agent,
-                session_id=self._sid,
-                path=resolved,
-                change="created" if diff.isNewFile is True else "modified",
-                call_id=call.id,
-                derived=False,
-            )
-        if call.name not in _EDIT_TOOLS:
-            return None
-        # No FileDiff recorded (Gemini CLI before 0.2x): infer it as the live stream does.
-        locations = describe_tool(call.name, call.args, self._cwd).locations
-        if not locations:
-            return None
-        change: Literal["created", "modified", "written"] = "written"
-        if call.name == "replace":
-            change = "created" if call.args.get("old_string") == "" else "modified"
+    def _recorded_change(self, call: ToolCallRecord, diff: FileDiff) -> FileChanged:
+        """The change a recorded ``FileDiff`` says an edit made."""
+        path = diff.filePath if isinstance(diff.filePath, str) else diff.fileName
+        resolved = self._changed_paths.get((call.name, path))
+        if resolved is None:
+            facts = describe_tool(call.name, {"file_path": path}, self._cwd)
+            resolved = self._changed_paths[call.name, path] = facts.locations[0].path
         return FileChanged(
             agent=self._agent,
             session_id=self._sid,
-            path=locations[0].path,
-            change=change,
+            path=resolved,
+            change="created" if diff.isNewFile is True else "modified",
             call_id=call.id,
-            derived=True,
+            derived=False,
         )

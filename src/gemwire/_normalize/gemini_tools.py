@@ -1,4 +1,5 @@
-"""What a Gemini CLI tool call is: its kind, a title, the files it touches, what it changed.
+"""What a Gemini CLI tool call is: its kind, a title, the files it touches, what it changed,
+and what its recorded result says.
 
 Kinds come from an exact allowlist: the ``Kind`` each built-in tool declares in Gemini CLI
 0.61.0 (older names from 0.30.0 and 0.15.4 too), mapped the way Gemini's own ACP mode
@@ -10,18 +11,24 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
-from gemwire.events import Location
+from gemwire.events import FileChanged, Location, ToolCallStarted
 
 __all__ = (
     "BUILTIN_TOOL_KINDS",
+    "FILE_WRITERS",
     "ToolFacts",
+    "derived_file_change",
     "describe_tool",
     "find_unified_diff",
+    "first_line_asked",
+    "function_responses",
+    "recorded_result",
     "split_mcp_name",
+    "tool_call_started",
 )
 
 BUILTIN_TOOL_KINDS: dict[str, str] = {
@@ -63,6 +70,7 @@ BUILTIN_TOOL_KINDS: dict[str, str] = {
 # Parameter names that hold a path, newest first (read_file took absolute_path until 0.2x).
 _PATH_PARAMS = ("file_path", "absolute_path", "dir_path", "path")
 _PATH_KEYS = frozenset(_PATH_PARAMS)
+_LINE_KEYS = frozenset(("start_line", "offset"))
 # What to show as a title, per tool; other tools show their name.
 _TITLE_PARAMS = {
     "run_shell_command": "command",
@@ -75,6 +83,8 @@ _TITLE_PARAMS = {
     "activate_skill": "name",
 }
 _TITLE_LIMIT = 200
+FILE_WRITERS = frozenset({"write_file", "replace"})
+"""The tools whose success changes a file."""
 
 
 class ToolFacts(msgspec.Struct, frozen=True, kw_only=True):
@@ -111,22 +121,42 @@ def _first_line(text: str) -> str:
     return shortened if shortened == stripped else shortened + "…"
 
 
+def first_line_asked(params: dict[str, Any]) -> int | None:
+    """The 1-based line a call starts reading at: ``start_line``, or before 0.45 the
+    0-based ``offset``."""
+    line = params.get("start_line")
+    if isinstance(line, int):
+        return line
+    offset = params.get("offset")
+    return offset + 1 if isinstance(offset, int) else None
+
+
 def describe_tool(name: str, params: dict[str, Any], cwd: str | None = None) -> ToolFacts:
     """Kind, title and locations of a call to ``name`` with the model's ``params``.
 
     Relative paths are resolved against ``cwd`` when it is known (as ACP reports them).
     """
-    # Called for every tool call of every stream and session: plain lookups, no generators.
+    kind, title, locations, mcp = _facts(name, params, cwd)
+    if mcp is None:
+        return ToolFacts(kind=kind, title=title, locations=locations)
+    return ToolFacts(
+        kind=kind, title=title, locations=locations, mcp_server=mcp[0], mcp_tool=mcp[1]
+    )
+
+
+def _facts(
+    name: str, params: dict[str, Any], cwd: str | None
+) -> tuple[str, str, list[Location], tuple[str, str] | None]:
+    # Called for every tool call of every stream and session: plain lookups, no generators,
+    # and a tuple, not a ToolFacts (a Struct costs several times as much to make).
     locations: list[Location] = []
     title = name
     if not _PATH_KEYS.isdisjoint(params):  # shell, search, web: no path, one C-level check
         for key in _PATH_PARAMS:
             path = params.get(key)
             if path and isinstance(path, str):
-                line = params.get("start_line")
-                if not isinstance(line, int):
-                    offset = params.get("offset")  # 0-based, before 0.45
-                    line = offset + 1 if isinstance(offset, int) else None
+                # Most calls give no line: one C-level check spares them a call.
+                line = None if _LINE_KEYS.isdisjoint(params) else first_line_asked(params)
                 locations.append(Location(path=_resolve(path, cwd), line=line))
                 title = path
                 break
@@ -137,13 +167,79 @@ def describe_tool(name: str, params: dict[str, Any], cwd: str | None = None) -> 
             title = _first_line(value)
     kind = BUILTIN_TOOL_KINDS.get(name)
     if kind is not None:
-        return ToolFacts(kind=kind, title=title, locations=locations)
-    mcp = split_mcp_name(name)
-    if mcp is not None:
-        return ToolFacts(
-            kind="other", title=title, locations=locations, mcp_server=mcp[0], mcp_tool=mcp[1]
-        )
-    return ToolFacts(kind="other", title=title, locations=locations)
+        return kind, title, locations, None
+    return "other", title, locations, split_mcp_name(name)
+
+
+def tool_call_started(
+    agent: str,
+    session_id: str | None,
+    call_id: str,
+    name: str,
+    params: dict[str, Any],
+    cwd: str | None,
+) -> ToolCallStarted:
+    """The ``tool_call_started`` of a call to ``name`` with the model's ``params``
+    (`describe_tool` says what it is)."""
+    kind, title, locations, mcp = _facts(name, params, cwd)
+    return ToolCallStarted(
+        agent=agent,
+        session_id=session_id,
+        call_id=call_id,
+        name=name,
+        kind=kind,
+        title=title,
+        input=params,
+        locations=locations,
+        mcp_server=mcp[0] if mcp is not None else None,
+        mcp_tool=mcp[1] if mcp is not None else None,
+    )
+
+
+def derived_file_change(started: ToolCallStarted, session_id: str | None) -> FileChanged | None:
+    """The ``file_changed`` a successful call implies, for the calls that change a file,
+    when nothing recorded what it did (the live stream never does)."""
+    if started.name not in FILE_WRITERS or not started.locations:
+        return None
+    change: Literal["created", "modified", "written"]
+    if started.name == "write_file":
+        change = "written"
+    else:  # replace; with an empty old_string it creates the file (it fails if one exists)
+        change = "created" if started.input.get("old_string") == "" else "modified"
+    return FileChanged(
+        agent=started.agent,
+        session_id=session_id,
+        path=started.locations[0].path,
+        change=change,
+        call_id=started.call_id,
+        derived=True,
+    )
+
+
+def function_responses(content: Any) -> list[dict[str, Any]]:
+    """The ``functionResponse`` parts of a message's ``content``: tool results sent back."""
+    responses = []  # a loop, not a comprehension: this runs for every user message
+    for part in content if isinstance(content, list) else (content,):
+        if isinstance(part, dict) and isinstance(response := part.get("functionResponse"), dict):
+            responses.append(response)  # noqa: PERF401
+    return responses
+
+
+def recorded_result(result: Any) -> tuple[str | None, str | None]:
+    """(output, error) of a recorded tool ``result``: its first ``functionResponse`` with a
+    ``response``, or a bare string (the output)."""
+    if isinstance(result, str):
+        return result, None
+    for part in result if isinstance(result, list) else [result]:
+        response = part.get("functionResponse") if isinstance(part, dict) else None
+        body = response.get("response") if isinstance(response, dict) else None
+        if isinstance(body, dict):
+            output, error = body.get("output"), body.get("error")
+            return (
+                output if isinstance(output, str) else None,
+                error if isinstance(error, str) else None,
+            )
+    return None, None
 
 
 _DIFF_START = re.compile(r"^(Index: .*\n=+\n)?--- .*\n\+\+\+ .*\n@@ ", re.MULTILINE)

@@ -24,6 +24,7 @@ from typing import Any
 
 import msgspec
 
+from gemwire._normalize.gemini_tools import first_line_asked, function_responses, recorded_result
 from gemwire.protocol.gemini_content import INJECTED_PREFIXES, content_string, text_of
 from gemwire.protocol.gemini_messages import RawMessage, SessionMessage
 from gemwire.wire.gemini_session import MessageRecord, ToolCallRecord
@@ -55,9 +56,7 @@ def claude_tool(name: str, args: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     get = args.get
     match name:
         case "read_file":
-            start, end, offset = get("start_line"), get("end_line"), get("offset")
-            if start is None and isinstance(offset, int):  # before 0.45: 0-based
-                start = offset + 1
+            start, end = first_line_asked(args), get("end_line")
             limit = end - start + 1 if isinstance(start, int) and isinstance(end, int) else None
             return "Read", _some(
                 file_path=get("file_path") or get("absolute_path"),
@@ -107,24 +106,12 @@ def _millis(timestamp: str) -> int | None:
 
 
 def _result(call: ToolCallRecord) -> dict[str, Any]:
-    result = call.result
-    content, error = "", False
-    if isinstance(result, str):
-        content = result
-    else:
-        for part in result if isinstance(result, list) else [result]:
-            response = part.get("functionResponse") if isinstance(part, dict) else None
-            body = response.get("response") if isinstance(response, dict) else None
-            if isinstance(body, dict):
-                output, failure = body.get("output"), body.get("error")
-                content = output if isinstance(output, str) else failure or ""
-                error = isinstance(failure, str)
-                break
+    output, error = recorded_result(call.result)
     return {
         "type": "tool_result",
         "tool_use_id": call.id,
-        "content": content,
-        "is_error": error or call.status == "error",
+        "content": output if output is not None else error or "",
+        "is_error": error is not None or call.status == "error",
     }
 
 
@@ -161,13 +148,7 @@ def _blocks(message: MessageRecord) -> list[dict[str, Any]]:
 
 def _unified(message: MessageRecord, original: Any) -> dict[str, Any] | None:
     if message.type == "user":
-        parts = message.content if isinstance(message.content, list) else [message.content]
-        responses = [
-            p["functionResponse"]
-            for p in parts
-            if isinstance(p, dict) and isinstance(p.get("functionResponse"), dict)
-        ]
-        if responses:
+        if function_responses(message.content):
             return None  # the same results are on the calls, as tool_result blocks
         text = text_of(message.content)
         if text.lstrip().startswith(INJECTED_PREFIXES):

@@ -18,8 +18,9 @@ from typing import Any, Literal
 import msgspec
 
 from gemwire._normalize.gemini_session import SessionNormalizer
+from gemwire._normalize.notices import notice
 from gemwire.errors import SessionError, SessionNotFound
-from gemwire.events import Event, Notice
+from gemwire.events import Event
 from gemwire.protocol.gemini_messages import SessionMessage
 from gemwire.protocol.gemini_session import MessageSummary, Problem, RecordReplay, legacy_record
 from gemwire.wire.gemini_session import SESSION_FILE_PREFIX, MessageRecord
@@ -127,12 +128,11 @@ class Conversation(msgspec.Struct, frozen=True, kw_only=True):
         path = self.path.encode(errors="surrogateescape").decode(errors="replace")
         for problem in self.problems:
             where = f"line {problem.line}: " if problem.line else ""
-            yield Notice(
-                agent=agent,
-                session_id=sid,
+            yield notice(
+                agent,
+                sid,
+                f"{path}: {where}{problem.message}",
                 severity="warning" if sid else "error",
-                message=f"{path}: {where}{problem.message}",
-                source="gemwire",
             )
         feed = normalizer.feed
         for message in self.messages:
