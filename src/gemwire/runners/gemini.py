@@ -25,6 +25,7 @@ import msgspec
 from anyio.abc import ObjectSendStream
 
 from gemwire._normalize.gemini_errors import explained
+from gemwire._normalize.notices import notice
 from gemwire._transport.process import Child
 from gemwire._transport.stderr import StderrReader
 from gemwire.errors import GemwireError, LockFolderUnsafe
@@ -192,13 +193,7 @@ class GeminiRun:
     def _notice(
         self, message: str, severity: Literal["info", "warning", "error"] = "warning"
     ) -> Notice:
-        return Notice(
-            agent="gemini",
-            session_id=self._output.session_id,
-            severity=severity,
-            message=message,
-            source="gemwire",
-        )
+        return notice("gemini", self._output.session_id, message, severity=severity)
 
     def _record(self, event: Event) -> Event:
         self._kept.add(event)
@@ -334,14 +329,8 @@ class GeminiRun:
                 await send.send(event)
         if self._notices_closed or not is_retry_line(line):
             return
-        notice = Notice(
-            agent="gemini",
-            session_id=self._output.session_id,
-            severity="warning",
-            message=line,
-            source="stderr",
-        )
-        await send.send(self._record(notice))
+        retrying = notice("gemini", self._output.session_id, line, source="stderr")
+        await send.send(self._record(retrying))
         spent = self._budget.spent_by_retry(line)
         if spent is not None:
             await self._stop(child, "rate_limited", spent)

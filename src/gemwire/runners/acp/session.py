@@ -19,6 +19,7 @@ import msgspec
 from anyio.abc import TaskGroup
 
 from gemwire._normalize.acp import AcpNormalizer
+from gemwire._normalize.notices import notice
 from gemwire.errors import AgentRequestFailed
 from gemwire.events import Event, Notice, PermissionOption
 from gemwire.protocol import acp as protocol
@@ -68,13 +69,7 @@ class SessionContext:
         session_id: str | None = None,
         severity: Literal["info", "warning", "error"] = "warning",
     ) -> Notice:
-        return Notice(
-            agent=self.agent(),
-            session_id=session_id,
-            severity=severity,
-            message=message,
-            source="gemwire",
-        )
+        return notice(self.agent(), session_id, message, severity=severity)
 
 
 class AcpSession:
