@@ -7,8 +7,9 @@ again. The index lives in gemwire's cache folder (``$XDG_CACHE_HOME/gemwire/list
 else ``~/.cache/gemwire/listing``, private to the user), never in the Gemini home, one file
 per project folder, written whole to a temporary file and renamed over the old one.
 
-An index that cannot be read, is not one (corrupt, another version, another folder's) or
-cannot be written is ignored: the listing reads the files, as without one.
+Only folders of `INDEXED_FROM` sessions or more are indexed. An index that cannot be read,
+is not one (corrupt, another version, another folder's) or cannot be written is ignored:
+the listing reads the files, as without one.
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ from gemwire.sessions._files import SessionInfo
 __all__ = ("ListingIndex", "stamp_of")
 
 _VERSION = 1
+
+INDEXED_FROM = 100
+"""Sessions a folder needs before it gets an index: reading fewer files takes a few
+milliseconds, and a short-lived home (a test's, the demo's) would leave its index behind."""
 """Bump when `SessionInfo`, or what gemwire reads into it, changes: old indexes are ignored."""
 
 Stamp = tuple[int, int, int]
@@ -104,7 +109,9 @@ class ListingIndex:
     def save(self) -> None:
         """Write the index if it changed: the files looked at since it was read (entries not
         looked at are files that are gone)."""
-        if not self._changed and len(self._new) == len(self._old):
+        if len(self._new) < INDEXED_FROM or (
+            not self._changed and len(self._new) == len(self._old)
+        ):
             return
         document = _Document(version=_VERSION, folder=self._folder, entries=self._new)
         # Best effort: a cache that cannot be written is a listing that reads the files.

@@ -12,7 +12,7 @@ from unittest import mock
 import msgspec
 import pytest
 
-from gemwire.sessions import GeminiHome, SessionInfo, _home, read_session_info
+from gemwire.sessions import GeminiHome, SessionInfo, _home, _index, read_session_info
 from gemwire.sessions._index import ListingIndex
 
 Make = Callable[..., Any]  # conftest.Materialized
@@ -24,6 +24,12 @@ def listed(run: Any) -> list[SessionInfo]:
 
 def read_nothing() -> Any:
     return mock.patch.object(_home, "read_session_info", side_effect=AssertionError("read"))
+
+
+@pytest.fixture(autouse=True)
+def index_every_folder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recorded homes hold a few sessions; these tests are about the index itself."""
+    monkeypatch.setattr(_index, "INDEXED_FROM", 1)
 
 
 @pytest.fixture
@@ -208,3 +214,13 @@ def test_a_file_name_that_is_not_utf8_is_listed_but_not_indexed(
     [index] = cache.iterdir()
     entries = msgspec.msgpack.decode(index.read_bytes())["entries"]
     assert list(entries) == [recorded.name]
+
+
+def test_a_folder_of_few_sessions_gets_no_index(
+    materialize: Make, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A short-lived home (the demo's, a test's) must not leave an index in the user's cache.
+    monkeypatch.setattr(_index, "INDEXED_FROM", 3)
+    run = materialize("0.61.0", "resume")
+    assert [info.first_prompt for info in listed(run)] == ["remember the number 7"]
+    assert not cache.exists()
