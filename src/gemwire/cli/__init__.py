@@ -92,11 +92,17 @@ def main(ctx: click.Context) -> None:
         return
     from gemwire.cli.settings import defaults
 
-    # click takes option defaults from default_map: file < GEMWIRE_* < flags.
-    params = {p.name for p in main.commands[command].params if p.name}
-    ctx.default_map = {
-        command: {name: value for name, value in defaults().items() if name in params}
-    }
+    # click takes option defaults from default_map: file < GEMWIRE_* < flags. A group's
+    # (``batch``) are its subcommands' own.
+    settings = defaults()
+
+    def chosen(cmd: click.Command) -> dict[str, Any]:
+        if isinstance(cmd, click.Group):
+            return {name: chosen(sub) for name, sub in cmd.commands.items()}
+        params = {p.name for p in cmd.params if p.name}
+        return {name: value for name, value in settings.items() if name in params}
+
+    ctx.default_map = {command: chosen(main.commands[command])}
 
 
 main.add_command(run)

@@ -210,6 +210,17 @@ def test_file_then_environment_then_flags(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.parametrize("command", [["batch"], ["batch", "run"]])
+def test_a_groups_subcommand_takes_its_defaults_too(tmp_path: Path, command: list[str]) -> None:
+    (tmp_path / "config.toml").write_text(f'executable = "{tmp_path}/from-file"\n')
+    (tmp_path / "tasks.jsonl").write_text('{"prompt": "hi"}\n')
+    env = {"GEMWIRE_CONFIG": str(tmp_path / "config.toml")}
+    args = [*command, str(tmp_path / "tasks.jsonl"), "-o", str(tmp_path / "out")]
+    result = CliRunner().invoke(main, args, env=env)
+    assert result.exit_code == 4
+    assert f"{tmp_path}/from-file is not" in result.stderr
+
+
 def test_yolo_beats_a_configured_approval_mode_but_not_a_flag(tmp_path: Path) -> None:
     (tmp_path / "config.toml").write_text('approval_mode = "default"\nexecutable = "/nope"\n')
     env = {"GEMWIRE_CONFIG": str(tmp_path / "config.toml")}
