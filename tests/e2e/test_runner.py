@@ -21,6 +21,7 @@ from gemwire.errors import (
 )
 from gemwire.events import Event, FileChanged, Notice, TurnCompleted, TurnError, UserMessage
 from gemwire.testing import (
+    Delay,
     Fail,
     FunctionCall,
     FunctionCalls,
@@ -409,7 +410,9 @@ def test_the_adr_0014_provider_shape(tmp_path: Path) -> None:
 
 
 async def test_runs_of_one_session_queue_and_other_sessions_run_alongside(tmp_path: Path) -> None:
-    with ScriptedModel(Scenario(turns=[Reply([Text("ok")], repeat=10)])) as model:
+    # Each answer takes 2 s: the run ahead lasts well past the other session's CLI start-up,
+    # which on a loaded 2-core machine came 0.4 s after an instant answer.
+    with ScriptedModel(Scenario(turns=[Reply([Delay(2), Text("ok")], repeat=10)])) as model:
         env = IsolatedGemini(model.url, root=tmp_path)
         base = env.gemini_options()
         first = await anyio.to_thread.run_sync(run_gemini_sync, "start a session", base)
