@@ -127,14 +127,34 @@ class GeminiNormalizer:
     def feed_all(self, items: Iterable[DecodedItem]) -> list[Event]:
         """The events of many items, in order: `feed` for each, in one list."""
         out: list[Event] = []
-        handlers = _HANDLERS
+        append, handlers = out.append, _HANDLERS
+        agent, cwd, calls, answer = self._agent, self._cwd, self._calls, self._answer
+        sid = self._session_id
         for item in items:
-            # A table by exact type: a chain of isinstance checks per line cost more than
-            # building the event.
-            handler = handlers.get(item.__class__)
-            if handler is None:
-                raise TypeError(f"not a decoded Gemini stream item: {item!r}")
-            handler(self, item, out)
+            # Text deltas and tool calls, most of a stream, inline: a call to a handler cost
+            # about as much as building their event.
+            if (
+                type(item) is MessageEvent
+                and item.role == "assistant"
+                and item.content != _PROMPT_FLAG_DEPRECATION
+            ):
+                answer.add(item.content)
+                append(MessageDelta(agent=agent, session_id=sid, text=item.content))
+            elif type(item) is ToolUseEvent:
+                answer.tools_called()
+                started = tool_call_started(
+                    agent, sid, item.tool_id, item.tool_name, item.parameters, cwd
+                )
+                calls[item.tool_id] = started
+                append(started)
+            else:
+                # The rest through a table by exact type: a chain of isinstance checks per
+                # line cost more than building the event.
+                handler = handlers.get(type(item))
+                if handler is None:
+                    raise TypeError(f"not a decoded Gemini stream item: {item!r}")
+                handler(self, item, out)
+                sid = self._session_id  # an init line sets it
         return out
 
     def finish(
@@ -177,24 +197,14 @@ class GeminiNormalizer:
         out.append(SessionStarted(agent=self._agent, session_id=item.session_id, model=item.model))
 
     def _message(self, item: MessageEvent, out: list[Event]) -> None:
-        content = item.content
+        # The prompt and the deprecation notice: other text deltas are handled in feed_all.
         if item.role == "user":
-            out.append(UserMessage(agent=self._agent, session_id=self._session_id, text=content))
-        elif content == _PROMPT_FLAG_DEPRECATION:
             out.append(
-                notice(self._agent, self._session_id, content.rstrip("\n"), source="upstream")
+                UserMessage(agent=self._agent, session_id=self._session_id, text=item.content)
             )
         else:
-            self._answer.add(content)
-            out.append(MessageDelta(agent=self._agent, session_id=self._session_id, text=content))
-
-    def _tool_use(self, item: ToolUseEvent, out: list[Event]) -> None:
-        self._answer.tools_called()
-        started = tool_call_started(
-            self._agent, self._session_id, item.tool_id, item.tool_name, item.parameters, self._cwd
-        )
-        self._calls[item.tool_id] = started
-        out.append(started)
+            message = item.content.rstrip("\n")
+            out.append(notice(self._agent, self._session_id, message, source="upstream"))
 
     def _tool_result(self, item: ToolResultEvent, out: list[Event]) -> None:
         call = self._calls.pop(item.tool_id, None)
@@ -330,12 +340,12 @@ class GeminiNormalizer:
         )
 
 
-# What `GeminiNormalizer.feed_all` calls for each type of `DecodedItem`.
+# What `GeminiNormalizer.feed_all` calls for each type of `DecodedItem` it does not handle
+# inline (tool calls, and text deltas other than the prompt and the deprecation notice).
 _Handler = Callable[[GeminiNormalizer, Any, list[Event]], None]
 _HANDLERS: dict[type, _Handler] = {
     InitEvent: GeminiNormalizer._init,
     MessageEvent: GeminiNormalizer._message,
-    ToolUseEvent: GeminiNormalizer._tool_use,
     ToolResultEvent: GeminiNormalizer._tool_result,
     ErrorEvent: GeminiNormalizer._error,
     ResultEvent: GeminiNormalizer._result,

@@ -83,6 +83,10 @@ _TITLE_PARAMS = {
     "activate_skill": "name",
 }
 _TITLE_LIMIT = 200
+# A built-in tool's kind and the parameter its title comes from, in one lookup.
+_BUILTIN_TOOLS = {
+    name: (kind, _TITLE_PARAMS.get(name)) for name, kind in BUILTIN_TOOL_KINDS.items()
+}
 FILE_WRITERS = frozenset({"write_file", "replace"})
 """The tools whose success changes a file."""
 
@@ -109,9 +113,7 @@ def split_mcp_name(name: str) -> tuple[str, str] | None:
     return server, tool
 
 
-def _resolve(path: str, cwd: str | None) -> str:
-    if cwd is None or path.startswith("/"):
-        return path
+def _resolve(path: str, cwd: str) -> str:
     return posixpath.normpath(posixpath.join(cwd, path))
 
 
@@ -136,39 +138,15 @@ def describe_tool(name: str, params: dict[str, Any], cwd: str | None = None) -> 
 
     Relative paths are resolved against ``cwd`` when it is known (as ACP reports them).
     """
-    kind, title, locations, mcp = _facts(name, params, cwd)
-    if mcp is None:
-        return ToolFacts(kind=kind, title=title, locations=locations)
+    # Read off the event the hot path builds: one implementation of the rules.
+    started = tool_call_started("", None, "", name, params, cwd)
     return ToolFacts(
-        kind=kind, title=title, locations=locations, mcp_server=mcp[0], mcp_tool=mcp[1]
+        kind=started.kind,
+        title=started.title,
+        locations=started.locations,
+        mcp_server=started.mcp_server,
+        mcp_tool=started.mcp_tool,
     )
-
-
-def _facts(
-    name: str, params: dict[str, Any], cwd: str | None
-) -> tuple[str, str, list[Location], tuple[str, str] | None]:
-    # Called for every tool call of every stream and session: plain lookups, no generators,
-    # and a tuple, not a ToolFacts (a Struct costs several times as much to make).
-    locations: list[Location] = []
-    title = name
-    if not _PATH_KEYS.isdisjoint(params):  # shell, search, web: no path, one C-level check
-        for key in _PATH_PARAMS:
-            path = params.get(key)
-            if path and isinstance(path, str):
-                # Most calls give no line: one C-level check spares them a call.
-                line = None if _LINE_KEYS.isdisjoint(params) else first_line_asked(params)
-                locations.append(Location(path=_resolve(path, cwd), line=line))
-                title = path
-                break
-    title_param = _TITLE_PARAMS.get(name)
-    if title_param is not None:
-        value = params.get(title_param)
-        if isinstance(value, str) and value and not value.isspace():
-            title = _first_line(value)
-    kind = BUILTIN_TOOL_KINDS.get(name)
-    if kind is not None:
-        return kind, title, locations, None
-    return "other", title, locations, split_mcp_name(name)
 
 
 def tool_call_started(
@@ -181,7 +159,40 @@ def tool_call_started(
 ) -> ToolCallStarted:
     """The ``tool_call_started`` of a call to ``name`` with the model's ``params``
     (`describe_tool` says what it is)."""
-    kind, title, locations, mcp = _facts(name, params, cwd)
+    # Called for every tool call of every stream and session: plain lookups and no helper
+    # calls on the common paths (each cost about as much as building the event).
+    locations: list[Location] = []
+    title = name
+    if not _PATH_KEYS.isdisjoint(params):  # shell, search, web: no path, one C-level check
+        for key in _PATH_PARAMS:
+            path = params.get(key)
+            if path and isinstance(path, str):
+                # Most calls give no line: one C-level check spares them a call.
+                line = None if _LINE_KEYS.isdisjoint(params) else first_line_asked(params)
+                resolved = path if cwd is None or path[:1] == "/" else _resolve(path, cwd)
+                locations.append(Location(path=resolved, line=line))
+                title = path
+                break
+    known = _BUILTIN_TOOLS.get(name)
+    if known is None:
+        mcp = split_mcp_name(name)
+        return ToolCallStarted(
+            agent=agent,
+            session_id=session_id,
+            call_id=call_id,
+            name=name,
+            kind="other",
+            title=title,
+            input=params,
+            locations=locations,
+            mcp_server=mcp[0] if mcp is not None else None,
+            mcp_tool=mcp[1] if mcp is not None else None,
+        )
+    kind, title_param = known
+    if title_param is not None:
+        value = params.get(title_param)
+        if isinstance(value, str) and value and not value.isspace():
+            title = _first_line(value)
     return ToolCallStarted(
         agent=agent,
         session_id=session_id,
@@ -191,8 +202,6 @@ def tool_call_started(
         title=title,
         input=params,
         locations=locations,
-        mcp_server=mcp[0] if mcp is not None else None,
-        mcp_tool=mcp[1] if mcp is not None else None,
     )
 
 
