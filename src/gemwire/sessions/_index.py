@@ -28,11 +28,11 @@ from gemwire.sessions._files import SessionInfo
 __all__ = ("ListingIndex", "stamp_of")
 
 _VERSION = 1
+"""Bump when `SessionInfo`, or what gemwire reads into it, changes: old indexes are ignored."""
 
 INDEXED_FROM = 100
 """Sessions a folder needs before it gets an index: reading fewer files takes a few
 milliseconds, and a short-lived home (a test's, the demo's) would leave its index behind."""
-"""Bump when `SessionInfo`, or what gemwire reads into it, changes: old indexes are ignored."""
 
 Stamp = tuple[int, int, int]
 """(size, mtime_ns, inode) of a session file."""
@@ -122,6 +122,6 @@ class ListingIndex:
                 with os.fdopen(fd, "wb") as file:
                     file.write(_encode(document))
                 os.replace(temporary, self.path)
-            except OSError:
+            except BaseException:  # Ctrl-C too: leave no temporary file behind
                 os.unlink(temporary)
                 raise

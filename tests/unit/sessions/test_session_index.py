@@ -200,6 +200,16 @@ def test_the_index_is_written_atomically(materialize: Make, cache: Path) -> None
     assert [p.name for p in cache.iterdir()] == [os.path.basename(target)]
 
 
+def test_an_interrupted_write_leaves_no_temporary_file(materialize: Make, cache: Path) -> None:
+    run = materialize("0.61.0", "resume")
+    with (
+        mock.patch.object(os, "replace", side_effect=KeyboardInterrupt),
+        pytest.raises(KeyboardInterrupt),
+    ):
+        listed(run)  # Ctrl-C while it is written
+    assert list(cache.iterdir()) == []
+
+
 def test_a_file_name_that_is_not_utf8_is_listed_but_not_indexed(
     materialize: Make, cache: Path
 ) -> None:
