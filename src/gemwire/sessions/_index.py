@@ -5,7 +5,8 @@ listing. `ListingIndex` keeps one project folder's summaries (`SessionInfo`), ea
 its file's name and (size, mtime_ns, inode): a file that differs in any of them is read
 again. The index lives in gemwire's cache folder (``$XDG_CACHE_HOME/gemwire/listing``,
 else ``~/.cache/gemwire/listing``, private to the user), never in the Gemini home, one file
-per project folder, written whole to a temporary file and renamed over the old one.
+per project folder, written whole to a temporary file and renamed over the old one (one that
+a killed listing left is removed by a later write, once it is an hour old).
 
 Only folders of `INDEXED_FROM` sessions or more are indexed. An index that cannot be read,
 is not one (corrupt, another version, another folder's) or cannot be written is ignored:
@@ -18,6 +19,7 @@ import contextlib
 import hashlib
 import os
 import tempfile
+import time
 from pathlib import Path
 
 import msgspec
@@ -33,6 +35,8 @@ _VERSION = 1
 INDEXED_FROM = 100
 """Sessions a folder needs before it gets an index: reading fewer files takes a few
 milliseconds, and a short-lived home (a test's, the demo's) would leave its index behind."""
+
+_STALE_AFTER = 3600.0  # seconds
 
 Stamp = tuple[int, int, int]
 """(size, mtime_ns, inode) of a session file."""
@@ -125,3 +129,14 @@ class ListingIndex:
             except BaseException:  # Ctrl-C too: leave no temporary file behind
                 os.unlink(temporary)
                 raise
+            _remove_stale_temporaries(self.path.parent)
+
+
+def _remove_stale_temporaries(folder: Path) -> None:
+    """Remove what a listing killed while writing (SIGKILL, or SIGTERM outside gemwire's
+    handler) left behind: a temporary file an hour old is no other listing's."""
+    cutoff = time.time() - _STALE_AFTER
+    for temporary in folder.glob(".listing-*"):
+        with contextlib.suppress(OSError):
+            if temporary.stat().st_mtime < cutoff:
+                temporary.unlink()

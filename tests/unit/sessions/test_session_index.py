@@ -4,6 +4,7 @@ lists exactly what reading every file lists, and keeps its index in gemwire's ca
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -208,6 +209,22 @@ def test_an_interrupted_write_leaves_no_temporary_file(materialize: Make, cache:
     ):
         listed(run)  # Ctrl-C while it is written
     assert list(cache.iterdir()) == []
+
+
+def test_a_temporary_file_a_killed_listing_left_is_removed_once_stale(
+    materialize: Make, cache: Path
+) -> None:
+    run = materialize("0.61.0", "resume")
+    cache.mkdir(parents=True)
+    stale, fresh = cache / ".listing-killed", cache / ".listing-writing-now"
+    for temporary in (stale, fresh):
+        temporary.write_bytes(b"partial")
+    an_hour_ago = time.time() - 3601
+    os.utime(stale, (an_hour_ago, an_hour_ago))
+    listed(run)
+    assert sorted(p.name for p in cache.iterdir()) == sorted(
+        [fresh.name, os.path.basename(ListingIndex(str(run.chats)).path)]
+    )
 
 
 def test_a_file_name_that_is_not_utf8_is_listed_but_not_indexed(
