@@ -174,25 +174,16 @@ def tool_call_started(
                 title = path
                 break
     known = _BUILTIN_TOOLS.get(name)
-    if known is None:
-        mcp = split_mcp_name(name)
-        return ToolCallStarted(
-            agent=agent,
-            session_id=session_id,
-            call_id=call_id,
-            name=name,
-            kind="other",
-            title=title,
-            input=params,
-            locations=locations,
-            mcp_server=mcp[0] if mcp is not None else None,
-            mcp_tool=mcp[1] if mcp is not None else None,
-        )
-    kind, title_param = known
-    if title_param is not None:
-        value = params.get(title_param)
-        if isinstance(value, str) and value and not value.isspace():
-            title = _first_line(value)
+    if known is None:  # an MCP tool, or one this table does not know
+        kind = "other"
+        mcp_server, mcp_tool = split_mcp_name(name) or (None, None)
+    else:
+        kind, title_param = known
+        mcp_server = mcp_tool = None
+        if title_param is not None:
+            value = params.get(title_param)
+            if isinstance(value, str) and value and not value.isspace():
+                title = _first_line(value)
     return ToolCallStarted(
         agent=agent,
         session_id=session_id,
@@ -202,6 +193,8 @@ def tool_call_started(
         title=title,
         input=params,
         locations=locations,
+        mcp_server=mcp_server,
+        mcp_tool=mcp_tool,
     )
 
 
