@@ -151,10 +151,14 @@ class AcpSession:
             return []
         return self.queue.take_all()
 
-    def emit(self, events: Sequence[Event]) -> None:
+    def emit(self, events: list[Event]) -> list[Event]:
+        """Queue ``events``, secrets masked (every event of the session passes here);
+        returns them as queued."""
+        events = self.context.peer.masker.events(events)
         if self.turn is not None:
             self.turn.record(events)
         self.queue.put(events)
+        return events
 
     def feed(self, item: protocol.SessionUpdate | protocol.UnknownUpdate) -> None:
         self.updates += 1
