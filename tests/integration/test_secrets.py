@@ -12,8 +12,8 @@ import pytest
 
 from gemwire import GeminiOptions, RunFailed, RunResult, run_gemini
 from gemwire.errors import AgentRequestFailed
-from gemwire.events import Event, MessageDelta, ToolCallFinished, TurnCompleted
-from gemwire.runners.acp import AcpClient, AcpOptions, run_acp
+from gemwire.events import Event, MessageDelta, ToolCallFinished, ToolCallStarted, TurnCompleted
+from gemwire.runners.acp import AcpClient, AcpOptions, PermissionRequest, run_acp
 
 pytestmark = pytest.mark.anyio
 
@@ -140,3 +140,25 @@ async def test_a_key_in_an_acp_error_is_masked_in_the_exception(tmp_path: Path) 
             await client.new_session()
     assert str(caught.value) == "cannot start: OPENAI_API_KEY=*** refused"
     assert caught.value.method == "session/new"
+
+
+async def test_a_key_in_a_permission_request_is_masked_for_the_handler(tmp_path: Path) -> None:
+    titles: list[str] = []
+
+    async def handler(request: PermissionRequest) -> str | None:
+        titles.append(request.title)
+        return "no"
+
+    options = acp_options("permission", tmp_path)
+    options = msgspec.structs.replace(
+        options, env={**options.env, "FAKE_ACP_TITLE": f"curl -u {OPENAI_KEY} x"}
+    )
+    with anyio.fail_after(60):
+        async with AcpClient(options, permission_handler=handler) as client:
+            session = await client.new_session()
+            async with session.prompt("go") as turn:
+                events = [event async for event in turn]
+    assert titles == ["curl -u *** x"]
+    started = [e for e in events if isinstance(e, ToolCallStarted)]
+    assert [e.title for e in started] == ["curl -u *** x"]
+    assert leaked(events, turn.result) == []

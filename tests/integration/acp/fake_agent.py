@@ -161,7 +161,11 @@ def prompt(request_id: object, text: str) -> None:
             "session/request_permission",
             {
                 "sessionId": SESSION,
-                "toolCall": {"toolCallId": "call-1", "title": "Run rm", "kind": "execute"},
+                "toolCall": {
+                    "toolCallId": "call-1",
+                    "title": os.environ.get("FAKE_ACP_TITLE", "Run rm"),
+                    "kind": "execute",
+                },
                 "options": [
                     {"optionId": "yes", "name": "Allow", "kind": "allow_once"},
                     {"optionId": "no", "name": "Reject", "kind": "reject_once"},

@@ -237,7 +237,7 @@ class AcpSession:
             request_id=request_id,
             session_id=self.session_id,
             call_id=params.tool_call.tool_call_id,
-            title=title,
+            title=context.peer.mask(title),  # shown to a user, as the events are
             kind=kind,
             options=[
                 PermissionOption(option_id=o.option_id, name=o.name, kind=o.kind)
