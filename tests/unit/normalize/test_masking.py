@@ -13,6 +13,7 @@ from gemwire._normalize.masking import (
     known_secrets,
 )
 from gemwire.events import (
+    Event,
     MessageDelta,
     Notice,
     PlanEntry,
@@ -62,7 +63,7 @@ def test_every_key_variable_of_the_pinned_agents_is_a_secret_name() -> None:
 
 def test_a_masker_without_secrets_is_false_and_returns_the_same_objects() -> None:
     masker = Masker()
-    events = [MessageDelta(agent="gemini", text=KEY)]
+    events: list[Event] = [MessageDelta(agent="gemini", text=KEY)]
     assert not masker
     assert masker.events(events) is events
     assert masker.data(events[0]) is events[0]
@@ -70,7 +71,7 @@ def test_a_masker_without_secrets_is_false_and_returns_the_same_objects() -> Non
 
 
 def test_events_without_a_secret_come_back_as_the_same_list() -> None:
-    events = [
+    events: list[Event] = [
         MessageDelta(agent="gemini", text="hello"),
         ToolCallStarted(agent="gemini", call_id="c", name="x", kind="other", title="t"),
     ]
@@ -103,7 +104,7 @@ def test_every_text_field_of_an_event_is_masked_and_nothing_else() -> None:
         answer=f"your key is {KEY}",
         error=TurnError(kind="agent", message=f"invalid key {KEY}", exit_code=1),
     )
-    others = [
+    others: list[Event] = [
         Notice(agent="gemini", severity="warning", message=f"k={KEY}", source="stderr"),
         Unknown(agent="gemini", upstream_type="x", raw=f'{{"key":"{KEY}"}}'),
         SessionUpdated(agent="acp:a", update="u", data={"nested": [{"v": KEY}]}),
