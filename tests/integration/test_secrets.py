@@ -11,6 +11,7 @@ import msgspec
 import pytest
 
 from gemwire import GeminiOptions, RunFailed, RunResult, run_gemini
+from gemwire.batch import BatchOptions, Task, read_results, run_batch_sync
 from gemwire.errors import AgentRequestFailed
 from gemwire.events import Event, MessageDelta, ToolCallFinished, ToolCallStarted, TurnCompleted
 from gemwire.runners.acp import AcpClient, AcpOptions, PermissionRequest, run_acp
@@ -162,3 +163,32 @@ async def test_a_key_in_a_permission_request_is_masked_for_the_handler(tmp_path:
     started = [e for e in events if isinstance(e, ToolCallStarted)]
     assert [e.title for e in started] == ["curl -u *** x"]
     assert leaked(events, turn.result) == []
+
+
+def test_a_batch_writes_results_and_events_with_the_keys_masked(tmp_path: Path) -> None:
+    launcher = tmp_path / "gemini"
+    launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE_GEMINI}" "$@"\n')
+    launcher.chmod(0o755)
+    gemini = GeminiOptions(
+        executable=str(launcher), env={"FAKE_GEMINI_MODE": "secrets_on_stdout", **KEYS}
+    )
+    acp = acp_options("env_tool", tmp_path)
+    for mode, options in (
+        ("process", BatchOptions(gemini=gemini, max_attempts=1)),
+        ("acp", BatchOptions(mode="acp", acp=acp, max_attempts=1)),
+    ):
+        out = tmp_path / mode
+        run_batch_sync([Task(id="t", prompt="env | grep _KEY")], out, options)
+        [result] = read_results(out)
+        if mode == "process":
+            assert result.error is not None
+            assert (result.answer, result.error.message) == (
+                "the key is ***",
+                "API key not valid: ***",
+            )
+        else:
+            assert result.answer == "Your OpenAI key is ***."
+        written = [p for p in out.rglob("*.jsonl") if p.is_file()]
+        assert {p.name for p in written} == {"results.jsonl", "t.jsonl"}
+        assert all(leaked(p.read_text()) == [] for p in written)
+        assert "***" in (out / "events" / "t.jsonl").read_text()
