@@ -45,6 +45,20 @@ def main() -> None:
         sys.stderr.write(secret[10:] + "y" * 100 + "\n")
         sys.stderr.flush()
         out(DELTA % "survived" + RESULT)
+    elif mode == "secrets_on_stdout":  # keys of the environment on stdout, twice
+        out(INIT)
+        out(f"OPENAI_API_KEY={os.environ['OPENAI_API_KEY']}\n")  # not JSON: noise
+        out(DELTA % f"the key is {os.environ['OPENAI_API_KEY']}")
+        error = f"API key not valid: {os.environ['GOOGLE_API_KEY']}"
+        out(
+            '{"type":"result","timestamp":"t","status":"error","error":{"type":"Error",'
+            f'"message":"{error}"}}}}\n'
+        )
+        sys.exit(1)
+    elif mode == "secret_on_stderr_exit_1":  # no result: stderr explains the failure
+        out(INIT)
+        sys.stderr.write(f"Error: invalid x-api-key {os.environ['ANTHROPIC_API_KEY']}\n")
+        sys.exit(1)
     elif mode == "long_line":
         out(INIT)
         out(DELTA % ("a" * 64_000_000))

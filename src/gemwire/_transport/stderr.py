@@ -5,9 +5,10 @@ in sight is cut at `MAX_LINE_BYTES` (the rest comes as further lines), so a chil
 writes megabytes without a newline costs bounded memory and linear time: only the
 unfinished line is kept, and each chunk is searched for newlines once.
 
-Secrets are masked in bytes before a line is cut or decoded, and a cut never falls
-inside what may be the start of a secret (the cut moves back to before it), so a secret
-straddling the 64 KiB boundary is masked like any other.
+Secrets (the values of `gemwire._normalize.masking.known_secrets`) are masked in bytes
+before a line is cut or decoded, and a cut never falls inside what may be the start of a
+secret (the cut moves back to before it), so a secret straddling the 64 KiB boundary is
+masked like any other.
 
     >>> reader = StderrReader(secrets=["hunter2"])
     >>> reader.feed(b"key=hunter2\\npartial")
@@ -23,7 +24,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 
-__all__ = ("MASK", "MAX_LINE_BYTES", "TAIL_LINES", "TAIL_LINE_CHARS", "StderrReader", "mask")
+from gemwire._normalize.masking import MASK
+
+__all__ = ("MAX_LINE_BYTES", "TAIL_LINES", "TAIL_LINE_CHARS", "StderrReader")
 
 MAX_LINE_BYTES = 1 << 16
 """A line longer than this is cut into pieces."""
@@ -31,16 +34,6 @@ MAX_LINE_BYTES = 1 << 16
 TAIL_LINES = 200
 TAIL_LINE_CHARS = 2000
 """The tail keeps the last `TAIL_LINES` lines, each cut at `TAIL_LINE_CHARS`."""
-
-MASK = "***"
-
-
-def mask(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every secret replaced by `MASK`."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, MASK)
-    return text
 
 
 class StderrReader:

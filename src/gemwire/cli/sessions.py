@@ -175,6 +175,7 @@ def show(
 def _lines(info: SessionInfo, fmt: str, prices: str | None) -> Iterator[bytes]:
     import msgspec
 
+    from gemwire._normalize.masking import Masker, known_secrets
     from gemwire.events import encode_event
     from gemwire.sessions import (
         load_prices,
@@ -190,8 +191,9 @@ def _lines(info: SessionInfo, fmt: str, prices: str | None) -> Iterator[bytes]:
         yield render(load_session(info.path), cwd=info.project, prices=table).encode()
         return
     if fmt == "events":
+        masker = Masker(known_secrets(os.environ))  # as the other formats do by default
         for event in load_session(info.path).events(cwd=info.project):
-            yield encode_event(event)
+            yield encode_event(masker.event(event) if masker else event)
         return
     conversation = load_session(info.path, keep_originals=True)
     message: dict[str, Any]

@@ -25,6 +25,7 @@ import msgspec
 from anyio.abc import ObjectSendStream
 
 from gemwire._normalize.gemini_errors import explained
+from gemwire._normalize.masking import Masker, known_secrets
 from gemwire._normalize.notices import notice
 from gemwire._transport.process import Child
 from gemwire._transport.stderr import StderrReader
@@ -91,8 +92,8 @@ class GeminiRun:
         self._env = {**(os.environ if options.inherit_env else {}), **options.env}
         if options.gemini_home:
             self._env["GEMINI_CLI_HOME"] = options.gemini_home
-        secret = self._env.get("GEMINI_API_KEY")
-        self._stderr = StderrReader(secrets=[secret] if secret else [])
+        self._masker = Masker(known_secrets(self._env))
+        self._stderr = StderrReader(secrets=self._masker.secrets)
         self._home = self._env.get("GEMINI_CLI_HOME") or os.path.expanduser("~")
         self._lock: SessionLock | None = None
         # turn_completed goes last: stdout waits for stderr's notices (boundedly).
@@ -193,6 +194,7 @@ class GeminiRun:
     def _notice(
         self, message: str, severity: Literal["info", "warning", "error"] = "warning"
     ) -> Notice:
+        message = self._masker.text(message)  # e.g. an OSError's text
         return notice("gemini", self._output.session_id, message, severity=severity)
 
     def _record(self, event: Event) -> Event:
@@ -246,10 +248,12 @@ class GeminiRun:
             await send.send(self._complete(exit_code))
 
     def _take(self, events: list[Event]) -> list[Event]:
-        """Record a batch at once (a cancelled send must not lose any); hold back
-        turn_completed. Returns the events to send now."""
+        """Mask secrets and record a batch at once (a cancelled send must not lose any);
+        hold back turn_completed. Returns the events to send now."""
         if self._follower is not None:  # what the session file has gained goes first
             events = self._follower.poll() + events
+        if self._masker:  # every event the run emits passes here (its stderr is masked)
+            events = self._masker.events(events)
         to_send = []
         for event in events:
             if isinstance(event, TurnCompleted):

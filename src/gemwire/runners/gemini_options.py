@@ -37,7 +37,9 @@ class GeminiOptions(msgspec.Struct, frozen=True, kw_only=True):
     Flags map one to one onto ``gemini`` flags of the same meaning. ``env`` is added to
     the current environment, or replaces it with ``inherit_env=False``
     (``GOOGLE_GEMINI_BASE_URL``, ``GEMINI_API_KEY`` and ``GEMINI_CLI_HOME`` work as for
-    ``gemini`` itself); ``gemini_home`` sets ``GEMINI_CLI_HOME``.
+    ``gemini`` itself); ``gemini_home`` sets ``GEMINI_CLI_HOME``. The values of that
+    environment under a secret's name (``*_API_KEY``, ``*_TOKEN``, ...) are masked in
+    everything the run emits (docs/security.md).
     """
 
     model: str | None = None

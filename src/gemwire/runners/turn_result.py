@@ -1,9 +1,10 @@
 """How a turn ended, one shape for both runners, and what a running turn keeps for it.
 
 `TurnResult` is the base of the Gemini runner's `RunResult` and the ACP client's
-`AcpTurnResult`: the fields both have, and one ``raise_for_error``. `TurnRecord` is what a
-turn keeps while it runs — the files it changed and its notices (capped), never every
-event — so a turn of two million chunks costs no more memory than a turn of ten.
+`AcpTurnResult`: the fields both have, and one ``raise_for_error``; both are built from
+events the runner has masked (docs/security.md). `TurnRecord` is what a turn keeps while it
+runs — the files it changed and its notices (capped), never every event — so a turn of two
+million chunks costs no more memory than a turn of ten.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ class TurnResult(msgspec.Struct, frozen=True, kw_only=True):
     notices: list[Notice]
     """The turn's notices (the last `MAX_KEPT_NOTICES`)."""
     stderr_tail: str
-    """The agent's last stderr lines, credentials masked."""
+    """The agent's last stderr lines, secrets masked (docs/security.md)."""
     exit_code: int | None
     """The agent's exit status, if it exited during the turn."""
 

@@ -3,7 +3,8 @@
 The Claude-compatible form is the ``UnifiedMessage`` of the 2025 agent-cli-sdk spec (seed
 002): one object per message with ``role``, ``content`` blocks (``thinking``, ``text``,
 ``tool_use``, ``tool_result``), ``timestamp`` in epoch milliseconds, ``tool: "gemini"``,
-``model``, ``usage`` and the message exactly as recorded in ``_original``. Gemini tool names
+``model``, ``usage`` and the message as recorded in ``_original`` (secret values masked,
+as in every export: docs/security.md). Gemini tool names
 and inputs become Claude's (``read_file`` -> ``Read`` ...), unknown tools keep theirs.
 
 ``usage`` carries the spec's camelCase keys (``inputTokens``, ``outputTokens``,
@@ -27,6 +28,7 @@ import msgspec
 from gemwire._normalize.gemini_tools import first_line_asked, function_responses, recorded_result
 from gemwire.protocol.gemini_content import INJECTED_PREFIXES, content_string, text_of
 from gemwire.protocol.gemini_messages import RawMessage, SessionMessage
+from gemwire.sessions._transcript import export_masker
 from gemwire.wire.gemini_session import MessageRecord, ToolCallRecord
 
 __all__ = ("claude_tool", "to_unified_messages")
@@ -186,24 +188,30 @@ def _unified(message: MessageRecord, original: Any) -> dict[str, Any] | None:
 
 
 def to_unified_messages(
-    messages: Iterable[SessionMessage], originals: list[Any] | None = None
+    messages: Iterable[SessionMessage],
+    originals: list[Any] | None = None,
+    *,
+    secrets: Iterable[str] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Claude-compatible ``UnifiedMessage`` dicts for a session's messages, in order.
 
     ``originals`` are the messages as recorded (default: re-encoded from ``messages``);
     a message gemwire could not type is exported as recorded, under ``_original`` only.
+    ``secrets`` are masked in every string, ``_original`` included (by default the secret
+    values of this process's environment: docs/security.md).
     """
+    masker = export_masker(secrets)
     for n, message in enumerate(messages):
         original = originals[n] if originals is not None else msgspec.to_builtins(message)
         if isinstance(message, RawMessage):
-            yield {
+            unified: dict[str, Any] | None = {
                 "id": message.id,
                 "role": "system",
                 "content": [],
                 "tool": "gemini",
                 "_original": msgspec.json.decode(message.raw),
             }
-            continue
-        unified = _unified(message, original)
+        else:
+            unified = _unified(message, original)
         if unified is not None:
-            yield unified
+            yield masker.data(unified)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from html import escape
 
 from gemwire.sessions._files import Conversation
@@ -234,7 +235,16 @@ def render_html(transcript: Transcript) -> str:
 
 
 def to_html(
-    conversation: Conversation, *, cwd: str | None = None, prices: PriceTable | None = None
+    conversation: Conversation,
+    *,
+    cwd: str | None = None,
+    prices: PriceTable | None = None,
+    secrets: Iterable[str] | None = None,
 ) -> str:
-    """A loaded session as one self-contained, script-free HTML page."""
-    return render_html(build_transcript(conversation, cwd=cwd, prices=prices))
+    """A loaded session as one self-contained, script-free HTML page.
+
+    ``secrets`` are masked wherever they appear (by default the secret values of this
+    process's environment: docs/security.md).
+    """
+    transcript = build_transcript(conversation, cwd=cwd, prices=prices, secrets=secrets)
+    return render_html(transcript)

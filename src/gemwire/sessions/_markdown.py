@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 
 from gemwire.sessions._files import Conversation
 from gemwire.sessions._html import cost_label
@@ -118,7 +119,16 @@ def render_markdown(transcript: Transcript) -> str:
 
 
 def to_markdown(
-    conversation: Conversation, *, cwd: str | None = None, prices: PriceTable | None = None
+    conversation: Conversation,
+    *,
+    cwd: str | None = None,
+    prices: PriceTable | None = None,
+    secrets: Iterable[str] | None = None,
 ) -> str:
-    """A loaded session as Markdown, subagents quoted under the call that ran them."""
-    return render_markdown(build_transcript(conversation, cwd=cwd, prices=prices))
+    """A loaded session as Markdown, subagents quoted under the call that ran them.
+
+    ``secrets`` are masked wherever they appear (by default the secret values of this
+    process's environment: docs/security.md).
+    """
+    transcript = build_transcript(conversation, cwd=cwd, prices=prices, secrets=secrets)
+    return render_markdown(transcript)

@@ -1,17 +1,19 @@
 """A saved session as a document to read: the model the HTML and Markdown exports render.
 
 Built from the normalized events (`nested_events`), so every format Gemini CLI wrote reads
-the same. Text chunks are joined, each tool call becomes a `Card` holding its input, output,
+the same, with the secret values of this process's environment masked (`export_masker`). Text chunks are joined, each tool call becomes a `Card` holding its input, output,
 diff, the files it changed and, for a subagent's call, the subagent's own items; usage is
 added up per model and priced (an estimate) where the price table knows the model.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from gemwire._normalize.masking import Masker, known_secrets
 from gemwire.events import (
     Event,
     FileChanged,
@@ -30,7 +32,7 @@ from gemwire.sessions._files import Conversation
 from gemwire.sessions._subagents import nested_events
 from gemwire.sessions.pricing import PriceTable, load_prices, model_usage_cost
 
-__all__ = ("Card", "Text", "Transcript", "TranscriptUsage", "build_transcript")
+__all__ = ("Card", "Text", "Transcript", "TranscriptUsage", "build_transcript", "export_masker")
 
 _UNKNOWN_MODEL = "(unknown model)"
 
@@ -178,24 +180,34 @@ class _Builder:
             row.cost_usd = None if cost is None or row.cost_usd is None else row.cost_usd + cost
 
 
+def export_masker(secrets: Iterable[str] | None) -> Masker:
+    """What an export masks: ``secrets``, by default the secret values of this process's
+    environment (`gemwire._normalize.masking.known_secrets`; docs/security.md)."""
+    return Masker(known_secrets(os.environ) if secrets is None else secrets)
+
+
 def build_transcript(
     conversation: Conversation,
     *,
     cwd: str | None = None,
     prices: PriceTable | None = None,
     events: Iterable[Event] | None = None,
+    secrets: Iterable[str] | None = None,
 ) -> Transcript:
-    """The session as a `Transcript`, subagents nested under the call that ran them."""
+    """The session as a `Transcript`, subagents nested under the call that ran them, with
+    ``secrets`` masked (`export_masker`)."""
     table = prices if prices is not None else load_prices()
+    masker = export_masker(secrets)
     builder = _Builder(table)
     for event in events if events is not None else nested_events(conversation, cwd=cwd):
-        builder.feed(event)
+        builder.feed(masker.event(event) if masker else event)
+    summary = conversation.summary
     return Transcript(
         session_id=conversation.session_id,
         path=conversation.path,
         start_time=conversation.start_time,
         last_updated=conversation.last_updated,
-        summary=conversation.summary,
+        summary=masker.text(summary) if summary else summary,
         items=builder.items,
         files=builder.files,
         usage=list(builder.usage.values()),

@@ -136,6 +136,20 @@ def prompt(request_id: object, text: str) -> None:
             ids = {"sessionId": SESSION, "terminalId": terminal["terminalId"]}
             call("terminal/wait_for_exit", ids)
             call("terminal/output", ids)
+    elif MODE == "env_tool":  # `env | grep _KEY` run by the agent: keys in its tool output
+        keys = "".join(f"{k}={v}\n" for k, v in sorted(os.environ.items()) if k.endswith("_KEY"))
+        tool = {"toolCallId": "env-1", "title": "env | grep _KEY", "kind": "execute"}
+        params = {"sessionId": SESSION, "update": {"sessionUpdate": "tool_call", **tool}}
+        send({"jsonrpc": "2.0", "method": "session/update", "params": params})
+        output = {"type": "content", "content": {"type": "text", "text": keys}}
+        update("tool_call_update", toolCallId="env-1", status="completed", content=[output])
+        say(f"Your OpenAI key is {os.environ['OPENAI_API_KEY']}.")
+        print(f"debug: using {os.environ['ANTHROPIC_API_KEY']}", file=sys.stderr, flush=True)
+    elif MODE == "prompt_error_secret":
+        text = f"invalid key {os.environ['GOOGLE_API_KEY']}"
+        error = {"code": -32603, "message": text, "data": {"env": dict(os.environ)}}
+        send({"jsonrpc": "2.0", "id": request_id, "error": error})
+        return
     elif MODE == "big_frame":
         say("a" * 64_000_000)
         say("after")
@@ -147,7 +161,11 @@ def prompt(request_id: object, text: str) -> None:
             "session/request_permission",
             {
                 "sessionId": SESSION,
-                "toolCall": {"toolCallId": "call-1", "title": "Run rm", "kind": "execute"},
+                "toolCall": {
+                    "toolCallId": "call-1",
+                    "title": os.environ.get("FAKE_ACP_TITLE", "Run rm"),
+                    "kind": "execute",
+                },
                 "options": [
                     {"optionId": "yes", "name": "Allow", "kind": "allow_once"},
                     {"optionId": "no", "name": "Reject", "kind": "reject_once"},
@@ -228,6 +246,10 @@ def main() -> None:
                 }
             )
             print(f"initialize {json.dumps(params, sort_keys=True)}", file=sys.stderr)
+        elif method == "session/new" and MODE == "new_session_error_secret":
+            text = f"cannot start: OPENAI_API_KEY={os.environ['OPENAI_API_KEY']} refused"
+            error = {"code": -32603, "message": text}
+            send({"jsonrpc": "2.0", "id": request_id, "error": error})
         elif method == "session/new":
             session = SESSION if MODE != "interleave" else f"s{len(sessions)}"
             sessions.append(session)

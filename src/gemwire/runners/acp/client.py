@@ -31,6 +31,7 @@ from typing import Any, Self
 
 import anyio
 
+from gemwire._normalize.masking import Masker, known_secrets
 from gemwire._transport.process import Child
 from gemwire._version import __version__
 from gemwire.errors import AgentRequestFailed
@@ -62,8 +63,10 @@ class AcpClient:
         terminal_policy: allows commands for ``terminal/*``; without one the client does
             not offer terminals.
         credentials: sent as the ``_meta`` of ``authenticate`` (e.g. Gemini CLI's
-            ``{"api-key": ...}``); kept in memory only, and masked in the stderr tail
-            and in every error message.
+            ``{"api-key": ...}``); kept in memory only. Their values, and those of the
+            agent's environment under a name that marks a secret (``*_API_KEY``,
+            ``*_TOKEN``, ...), are masked in everything the client emits: events,
+            results, the stderr tail, error messages (docs/security.md).
 
     Raises `AgentNotFound` when the command cannot be run, `AgentCrashed` when the agent
     exits before answering ``initialize``, `AgentRequestFailed` when it refuses it,
@@ -86,7 +89,7 @@ class AcpClient:
         )
         self._terminal_policy = terminal_policy
         self._credentials = dict(credentials or {})
-        self._secrets = [v for v in self._credentials.values() if isinstance(v, str) and v]
+        self._masker = Masker(known_secrets(options.environment(), self._credentials.values()))
         self._agent = f"acp:{Path(options.command[0]).name}"
         self._cwd = Path(os.path.realpath(options.cwd or os.getcwd()))
         self._exit_stack = AsyncExitStack()
@@ -130,7 +133,7 @@ class AcpClient:
         ):
             self._child, self._tg = child, tg
             connection = AcpClientConnection(max_line_bytes=options.max_line_bytes)
-            self._peer = AgentPeer(child, connection, secrets=self._secrets)
+            self._peer = AgentPeer(child, connection, masker=self._masker)
             self._router = router = SessionRouter(self._peer)
             self._context = SessionContext(
                 peer=self._peer,
@@ -243,7 +246,7 @@ class AcpClient:
 
     @property
     def stderr_tail(self) -> str:
-        """The agent's last lines on stderr (credentials masked)."""
+        """The agent's last lines on stderr (secrets masked)."""
         return self._peer.stderr.tail
 
     @property
@@ -347,7 +350,7 @@ class AcpClient:
         """Events no turn has taken yet, now: the client's own (protocol notices) and
         those of every session without an open turn (e.g. a replay after
         ``load_session``). A turn's events stay its own until its caller leaves it."""
-        return self._router.take_events()
+        return self._masker.events(self._router.take_events())
 
     # Sessions -----------------------------------------------------------------------
 

@@ -11,13 +11,14 @@ agent's output ends, every request still waiting fails with `AgentCrashed`.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar, cast
 
 import anyio
 
+from gemwire._normalize.masking import Masker
 from gemwire._transport.process import Child
-from gemwire._transport.stderr import StderrReader, mask
+from gemwire._transport.stderr import StderrReader
 from gemwire.errors import AgentCrashed, AgentRequestFailed, GemwireError, RunTimedOut
 from gemwire.protocol.acp import (
     AcpClientConnection,
@@ -73,22 +74,23 @@ class Pending(Generic[R]):
 
 
 class AgentPeer:
-    """See the module docstring. ``secrets`` are masked in the stderr tail and in every
-    error message the agent sends."""
+    """See the module docstring. ``masker`` masks the secrets gemwire knows in the stderr
+    tail and in every error the agent answers with; the client's sessions mask their
+    events with it."""
 
     def __init__(
         self,
         child: Child,
         connection: AcpClientConnection,
         *,
-        secrets: Iterable[str],
+        masker: Masker,
     ) -> None:
         self._child = child
         self._conn = connection
-        self._secrets = tuple(s for s in secrets if s)
+        self.masker = masker
         self._pending: dict[RequestId, Pending[Any]] = {}
         self._write_lock = anyio.Lock()
-        self.stderr = StderrReader(secrets=self._secrets)
+        self.stderr = StderrReader(secrets=masker.secrets)
         self.exit_code: int | None = None
         self.exited = anyio.Event()
         """Set once the agent's output ended (it exited, or closed its stdout)."""
@@ -101,7 +103,7 @@ class AgentPeer:
         return self.exited.is_set()
 
     def mask(self, text: str) -> str:
-        return mask(text, self._secrets)
+        return self.masker.text(text)
 
     async def send(self, call: Call[R]) -> Pending[R]:
         """Send a request; its `Pending` is resolved by the answer or by the agent's end."""
@@ -194,18 +196,8 @@ class AgentPeer:
                         self.mask(item.error.message),
                         method=item.method,
                         code=item.error.code,
-                        data=_masked(item.error.data, self.mask),
+                        data=self.masker.data(item.error.data),
                     )
                     pending.resolve(error=error)
             case _:
                 on_item(item)
-
-
-def _masked(data: object, mask_text: Callable[[str], str]) -> object:
-    if isinstance(data, str):
-        return mask_text(data)
-    if isinstance(data, dict):
-        return {k: _masked(v, mask_text) for k, v in data.items()}
-    if isinstance(data, list):
-        return [_masked(v, mask_text) for v in data]
-    return data

@@ -151,10 +151,14 @@ class AcpSession:
             return []
         return self.queue.take_all()
 
-    def emit(self, events: Sequence[Event]) -> None:
+    def emit(self, events: list[Event]) -> list[Event]:
+        """Queue ``events``, secrets masked (every event of the session passes here);
+        returns them as queued."""
+        events = self.context.peer.masker.events(events)
         if self.turn is not None:
             self.turn.record(events)
         self.queue.put(events)
+        return events
 
     def feed(self, item: protocol.SessionUpdate | protocol.UnknownUpdate) -> None:
         self.updates += 1
@@ -233,7 +237,7 @@ class AcpSession:
             request_id=request_id,
             session_id=self.session_id,
             call_id=params.tool_call.tool_call_id,
-            title=title,
+            title=context.peer.mask(title),  # shown to a user, as the events are
             kind=kind,
             options=[
                 PermissionOption(option_id=o.option_id, name=o.name, kind=o.kind)

@@ -184,10 +184,9 @@ class AcpTurn:
         session = self.session
         duration = int((time.monotonic() - self._started) * 1000)
         events = session.normalizer.finish(response, error=error, duration_ms=duration)
-        completion = events[-1]
+        completion = session.emit(events)[-1]  # as queued: __anext__ knows it by identity
         assert isinstance(completion, TurnCompleted)
         self._completion = completion
-        session.emit(events)
         session.turn = None
         session.state.end_turn()
         self._finalize(completion)
