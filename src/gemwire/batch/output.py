@@ -65,8 +65,12 @@ class EventLog:
         self._part = path.with_name(path.name + ".part")
         self._file: IO[bytes] = open(self._part, "wb")  # noqa: SIM115 (closed by commit/close)
         self._encoder = msgspec.json.Encoder()
+        self.agent: str | None = None
+        """The ``agent`` of the first event written."""
 
     def write(self, event: Event) -> None:
+        if self.agent is None:
+            self.agent = event.agent
         self._file.write(self._encoder.encode(event) + b"\n")
 
     def commit(self) -> None:

@@ -185,6 +185,7 @@ def local_executor(options: BatchOptions) -> _Executor:
         agents=options.agents,
         sessions_per_agent=options.sessions_per_agent,
         concurrency=options.concurrency,
+        gemini=options.gemini if options.acp is None else None,
     )
 
 
@@ -288,7 +289,8 @@ class _Engine:
             log.close()
             raise
         await anyio.to_thread.run_sync(log.commit)
-        agent = self._executor.agent_of(task)
+        # The agent as its events name it (an ACP agent names itself in ``initialize``).
+        agent = log.agent or self._executor.agent_of(task)
         return TaskResult(
             task_id=task.id,
             ok=outcome.ok,

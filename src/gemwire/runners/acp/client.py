@@ -45,6 +45,7 @@ from gemwire.runners.acp.router import SessionRouter
 from gemwire.runners.acp.serving import AgentRequestServer
 from gemwire.runners.acp.session import AcpSession, SessionContext, session_folders
 from gemwire.runners.acp.terminals import TerminalPolicy, Terminals
+from gemwire.runners.agents import agent_identity
 from gemwire.wire import acp
 
 __all__ = ("AcpClient",)
@@ -87,7 +88,7 @@ class AcpClient:
         self._terminal_policy = terminal_policy
         self._credentials = dict(credentials or {})
         self._secrets = [v for v in self._credentials.values() if isinstance(v, str) and v]
-        self._agent = f"acp:{Path(options.command[0]).name}"
+        self._agent = agent_identity(options.command)
         self._cwd = Path(os.path.realpath(options.cwd or os.getcwd()))
         self._exit_stack = AsyncExitStack()
         self._quirks = GeminiCliQuirks()
@@ -208,7 +209,7 @@ class AcpClient:
         self.initialize_response = response
         self._quirks.agent_identified(response.agent_info)
         if response.agent_info is not None:
-            self._agent = f"acp:{response.agent_info.name}"
+            self._agent = agent_identity(self.options.command, response.agent_info.name)
         if response.protocol_version != acp.PROTOCOL_VERSION:
             self._router.broadcast(
                 [
