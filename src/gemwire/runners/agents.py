@@ -31,7 +31,7 @@ from typing import Literal
 import msgspec
 
 from gemwire.errors import AgentNotFound
-from gemwire.runners.discovery import COMMON_LOCATIONS, package_version
+from gemwire.runners.discovery import _COMMON_LOCATIONS, package_version
 
 __all__ = (
     "AGENTS",
@@ -152,7 +152,7 @@ AGENTS: dict[AgentName, AgentSpec] = {
             env={"GEMINI_CLI_NO_RELAUNCH": "1"},
             # Found where `find_gemini` (process mode) finds it.
             path_env="GEMINI_CLI_PATH",
-            common_locations=COMMON_LOCATIONS,
+            common_locations=_COMMON_LOCATIONS,
         ),
     )
 }

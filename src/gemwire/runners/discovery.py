@@ -18,20 +18,13 @@ import msgspec
 
 from gemwire.errors import GeminiNotFound, UnsupportedVersion
 
-__all__ = (
-    "COMMON_LOCATIONS",
-    "OLDEST_SUPPORTED",
-    "TESTED_VERSIONS",
-    "GeminiExecutable",
-    "candidates",
-    "find_gemini",
-)
+__all__ = ("OLDEST_SUPPORTED", "TESTED_VERSIONS", "GeminiExecutable", "candidates", "find_gemini")
 
 TESTED_VERSIONS = ("0.15.4", "0.30.0", "0.61.0")
 """The Gemini CLI versions gemwire's tests run against (the real binaries, offline)."""
 OLDEST_SUPPORTED = TESTED_VERSIONS[0]
 
-COMMON_LOCATIONS = (
+_COMMON_LOCATIONS = (
     "~/.npm-global/bin/gemini",
     "~/.local/bin/gemini",
     "~/.volta/bin/gemini",
@@ -94,7 +87,7 @@ def candidates(executable: str | None, cwd: Path) -> list[tuple[str, Path]]:
     on_path = shutil.which("gemini")
     if on_path:
         found.append(("PATH", Path(on_path)))
-    found.extend(("common location", Path(p).expanduser()) for p in COMMON_LOCATIONS)
+    found.extend(("common location", Path(p).expanduser()) for p in _COMMON_LOCATIONS)
     return found
 
 
