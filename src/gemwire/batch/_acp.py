@@ -19,7 +19,13 @@ from anyio.abc import TaskGroup, TaskStatus
 
 from gemwire.batch.results import Outcome
 from gemwire.batch.tasks import Task
-from gemwire.errors import AgentCrashed, AgentRequestFailed, GemwireError, RunTimedOut
+from gemwire.errors import (
+    AgentCrashed,
+    AgentRequestFailed,
+    BatchOutputError,
+    GemwireError,
+    RunTimedOut,
+)
 from gemwire.events import Event, FileChanged, TokenUsage, TurnError
 from gemwire.runners import GeminiOptions, find_gemini
 from gemwire.runners.acp import (
@@ -232,6 +238,8 @@ class AcpExecutor:
                     error = deadline.error("setting the model")
                     return _Failed(error=error, session_id=session.session_id)
             return await self._prompt(session, task, on_event, deadline)
+        except BatchOutputError:
+            raise  # the batch's own output failed: that ends the batch, not the task
         except GemwireError as exc:
             return _Failed(error=_error_of(exc), session_id=session.session_id)
         finally:

@@ -36,7 +36,7 @@ from gemwire.batch.progress import (
     TaskStarted,
 )
 from gemwire.batch.results import BatchSummary, FileChange, Outcome, TaskResult, summarize
-from gemwire.batch.tasks import Task
+from gemwire.batch.tasks import Task, check_tasks
 from gemwire.errors import GemwireError, InvalidOptions
 from gemwire.events import Event
 from gemwire.runners import GeminiOptions
@@ -108,14 +108,16 @@ class Batch:
         self._receive = receive
         self.summary: BatchSummary | None = None
 
-    def __aiter__(self) -> AsyncIterator[Progress]:
-        return self._iterate()
+    def __aiter__(self) -> Self:
+        return self
 
-    async def _iterate(self) -> AsyncGenerator[Progress]:
-        async for progress in self._receive:
-            if isinstance(progress, BatchFinished):
-                self.summary = progress.summary
-            yield progress
+    async def __anext__(self) -> Progress:
+        # An iterator, not an async generator: a caller may ``break`` out of it without
+        # leaving a generator for the garbage collector to close.
+        progress = await anext(self._receive)
+        if isinstance(progress, BatchFinished):
+            self.summary = progress.summary
+        return progress
 
 
 @asynccontextmanager
@@ -124,6 +126,7 @@ async def run_batch(
 ) -> AsyncGenerator[Batch]:
     """Run the tasks not yet finished in ``output``; see the module docs."""
     options = options or BatchOptions()
+    check_tasks(tasks)
     if options.mode == "process":
         named = next((t for t in tasks if t.agent not in (None, "gemini")), None)
         if named is not None:
@@ -286,7 +289,7 @@ class _Engine:
         try:
             outcome = await self._executor.run(task, workspace, log.write)
         except BaseException:
-            log.close()
+            log.stop(self._executor.agent_of(task))
             raise
         await anyio.to_thread.run_sync(log.commit)
         # The agent as its events name it (an ACP agent names itself in ``initialize``).

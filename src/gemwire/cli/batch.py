@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from gemwire.cli.exit_codes import EXIT_NOT_FOUND, EXIT_QUOTA, EXIT_TURN_FAILED
+from gemwire.cli.exit_codes import EXIT_IO, EXIT_NOT_FOUND, EXIT_QUOTA, EXIT_TURN_FAILED
 from gemwire.cli.options import AGENT_NAMES, SECONDS, approval_options
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ def run(
     Each line: {"id": ..., "prompt": ..., "workspace" or "template": ..., "model": ...,
     "approval_mode": ..., "timeout": ..., "max_turns": ...}; docs/batch.md.
     """
-    from gemwire import AgentNotFound, GeminiOptions, InvalidOptions
+    from gemwire import AgentNotFound, BatchOutputError, GeminiOptions, InvalidOptions
     from gemwire.batch import BatchOptions, read_tasks
 
     if yolo:
@@ -125,10 +125,17 @@ def run(
     except InvalidOptions as exc:
         raise click.UsageError(str(exc)) from exc
     except AgentNotFound as exc:
-        from gemwire.cli.safe_text import terminal_safe
+        _fail(exc, EXIT_NOT_FOUND)
+    except BatchOutputError as exc:
+        _fail(exc, EXIT_IO)
+    sys.exit(status)
 
-        click.echo(f"gemwire: {terminal_safe(str(exc))}", err=True)
-        sys.exit(EXIT_NOT_FOUND)
+
+def _fail(exc: Exception, status: int) -> NoReturn:
+    """One line on stderr, and the exit status."""
+    from gemwire.cli.safe_text import terminal_safe
+
+    click.echo(f"gemwire: {terminal_safe(str(exc))}", err=True)
     sys.exit(status)
 
 
@@ -139,9 +146,13 @@ def report(out: str, as_json: bool) -> None:
     """Show the summary of a batch's output folder OUT."""
     import msgspec
 
+    from gemwire import BatchOutputError
     from gemwire.batch import read_results, summarize
 
-    results = read_results(out)
+    try:
+        results = read_results(out)
+    except BatchOutputError as exc:
+        _fail(exc, EXIT_IO)
     if not results:
         raise click.UsageError(f"no finished tasks in {out} (no results.jsonl lines)")
     summary = summarize(results)

@@ -1,0 +1,59 @@
+"""``gemwire batch`` and ``batch report`` on output folders that cannot be used as they are."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from gemwire.batch import FileChange, TaskResult
+from gemwire.batch.output import BatchOutput
+from gemwire.cli import main
+from gemwire.cli.exit_codes import EXIT_IO
+from gemwire.events import TurnError
+
+
+def result(task_id: str, *, ok: bool = True) -> TaskResult:
+    return TaskResult(
+        task_id=task_id,
+        ok=ok,
+        error=None if ok else TurnError(kind="timeout", message="the task took longer than 5 s"),
+        answer="done",
+        files_changed=[FileChange(path="a.txt", change="written")],
+        usage=None,
+        duration_s=1.0,
+        attempts=1,
+        session_id="s",
+        resume=None,
+        workspace="/w",
+        agent="gemini",
+    )
+
+
+def damaged(out: Path) -> bytes:
+    """An output folder whose results.jsonl has a bad line between two good ones."""
+    folder = BatchOutput(out)
+    folder.record(result("t0"))
+    folder.close()
+    with (out / "results.jsonl").open("ab") as f:
+        f.write(b"\x00garbage\n")
+        f.write(json.dumps({"task_id": "t1"}).encode() + b"\n")
+    return (out / "results.jsonl").read_bytes()
+
+
+def test_a_damaged_results_file_is_one_line_and_exit_74_and_nothing_is_cut(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    before = damaged(out)
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text('{"id": "t0", "prompt": "p"}\n{"id": "t2", "prompt": "p"}\n')
+    for args in (["batch", str(tasks), "-o", str(out)], ["batch", "report", str(out)]):
+        done = CliRunner().invoke(main, args)
+        assert done.exit_code == EXIT_IO == 74
+        assert done.stderr.splitlines() == [
+            f"gemwire: {out / 'results.jsonl'} line 2 is not a task's result (JSON is "
+            "malformed: invalid character (byte 0)); nothing was changed: fix or delete that "
+            "line, then run again"
+        ]
+        assert done.stdout == ""
+    assert (out / "results.jsonl").read_bytes() == before
