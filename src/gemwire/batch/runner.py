@@ -71,6 +71,9 @@ class BatchOptions(msgspec.Struct, frozen=True, kw_only=True):
     session it served: Gemini CLI 0.61.0 grows by ~2 MiB a session)."""
     max_attempts: int = 3
     """Attempts for a task that ends rate limited or crashed (1: never retried)."""
+    retry_failed: bool = False
+    """Run again the tasks whose result in the output folder is a failure; each one's new
+    line in ``results.jsonl`` supersedes its old one."""
     backoff: float = 5.0
     """Seconds the whole batch pauses after a 429; doubles on each one in a row."""
     max_backoff: float = 300.0
@@ -201,7 +204,12 @@ class _Engine:
         executor: _Executor,
         send: ObjectSendStream[Progress],
     ) -> None:
-        self._todo = [t for t in tasks if t.id not in output.finished]
+        finished = output.finished
+        self._todo = [
+            t
+            for t in tasks
+            if t.id not in finished or (options.retry_failed and not finished[t.id].ok)
+        ]
         self._skipped = len(tasks) - len(self._todo)
         self._output = output
         self._options = options

@@ -12,7 +12,7 @@ from gemwire.cli.exit_codes import EXIT_IO, EXIT_NOT_FOUND, EXIT_QUOTA, EXIT_TUR
 from gemwire.cli.options import AGENT_NAMES, SECONDS, approval_options
 
 if TYPE_CHECKING:
-    from gemwire.batch import BatchSummary, Progress
+    from gemwire.batch import BatchSummary, Progress, TaskResult
 
 __all__ = ("batch",)
 
@@ -82,6 +82,11 @@ def batch() -> None:
 )
 @click.option("--gemini-home", help="The folder holding .gemini (GEMINI_CLI_HOME).")
 @click.option("--executable", help="The gemini executable to run.")
+@click.option(
+    "--retry-failed",
+    is_flag=True,
+    help="Also run again the tasks that failed in an earlier run (batch report lists them).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print progress as JSON lines.")
 def run(
     tasks_file: str,
@@ -93,6 +98,7 @@ def run(
     ray_address: str | None,
     yolo: bool,
     max_attempts: int,
+    retry_failed: bool,
     as_json: bool,
     **gemini: Any,
 ) -> None:
@@ -116,6 +122,7 @@ def run(
             ray=ray_address is not None,
             ray_address=ray_address or None,
             max_attempts=max_attempts,
+            retry_failed=retry_failed,
             gemini=GeminiOptions(**{k: v for k, v in gemini.items() if v is not None}),
         )
     except InvalidOptions as exc:
@@ -143,7 +150,7 @@ def _fail(exc: Exception, status: int) -> NoReturn:
 @click.argument("out", type=click.Path(exists=True, file_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 def report(out: str, as_json: bool) -> None:
-    """Show the summary of a batch's output folder OUT."""
+    """Show the summary of a batch's output folder OUT, and its failed tasks."""
     import msgspec
 
     from gemwire import BatchOutputError
@@ -158,8 +165,14 @@ def report(out: str, as_json: bool) -> None:
     summary = summarize(results)
     if as_json:
         click.echo(msgspec.json.encode(summary).decode())
-    else:
-        _print_summary(summary)
+        return
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    _print_summary(summary, console)
+    failed = [r for r in results if not r.ok]
+    if failed:
+        _print_failed(failed, console)
 
 
 def _run(tasks: list[Any], out: str, options: Any, *, as_json: bool) -> int:
@@ -311,3 +324,19 @@ def _print_summary(summary: BatchSummary, console: Any = None) -> None:
         f"max {summary.duration_max_s:.1f} s",
     )
     console.print(table)
+
+
+def _print_failed(failed: list[TaskResult], console: Any) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from gemwire.cli.safe_text import terminal_safe
+
+    table = Table(title="failed tasks", show_header=False, box=None, padding=(0, 2))
+    for result in failed:
+        error = result.error
+        message = error.message.splitlines()[0] if error and error.message else ""
+        cells = (result.task_id, result.error_kind or "unknown", message)
+        table.add_row(*(Text(terminal_safe(cell)) for cell in cells))
+    console.print(table)
+    console.print("re-run with --retry-failed to run them again")

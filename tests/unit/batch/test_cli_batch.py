@@ -51,9 +51,29 @@ def test_a_damaged_results_file_is_one_line_and_exit_74_and_nothing_is_cut(tmp_p
         done = CliRunner().invoke(main, args)
         assert done.exit_code == EXIT_IO == 74
         assert done.stderr.splitlines() == [
-            f"gemwire: {out / 'results.jsonl'} line 2 is not a task's result (JSON is "
-            "malformed: invalid character (byte 0)); nothing was changed: fix or delete that "
-            "line, then run again"
+            (
+                f"gemwire: {out / 'results.jsonl'} line 2 is not a task's result (JSON is "
+                "malformed: invalid character (byte 0)); nothing was changed: fix or delete that "
+                "line, then run again"
+            )
         ]
         assert done.stdout == ""
     assert (out / "results.jsonl").read_bytes() == before
+
+
+def test_report_lists_the_failed_tasks(tmp_path: Path) -> None:
+    folder = BatchOutput(tmp_path)
+    for task_id, ok in (("t0", True), ("t1", False), ("t2", True), ("[red]t3", False)):
+        folder.record(result(task_id, ok=ok))
+    folder.close()
+    done = CliRunner().invoke(main, ["batch", "report", str(tmp_path)], terminal_width=100)
+    assert done.exit_code == 0, done.output
+    lines = done.stdout.splitlines()
+    listed = lines[[line.strip() for line in lines].index("failed tasks") + 1 :]
+    assert [line.split() for line in listed] == [
+        ["t1", "timeout", "the", "task", "took", "longer", "than", "5", "s"],
+        ["[red]t3", "timeout", "the", "task", "took", "longer", "than", "5", "s"],
+        ["re-run", "with", "--retry-failed", "to", "run", "them", "again"],
+    ]
+    as_json = CliRunner().invoke(main, ["batch", "report", str(tmp_path), "--json"])
+    assert json.loads(as_json.stdout)["failed_tasks"] == ["t1", "[red]t3"]

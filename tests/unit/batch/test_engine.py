@@ -272,3 +272,26 @@ async def test_tasks_are_checked_before_the_output_folder_is_touched(tmp_path: P
             [Task(id="t", prompt="p", agent="goose")], tmp_path / "out", BatchOptions(mode="acp")
         )
     assert not (tmp_path / "out").exists()
+
+
+async def test_retry_failed_runs_only_the_failed_tasks_again(
+    tmp_path: Path, executor: Callable[..., Scripted]
+) -> None:
+    executor({"t1": [failed("timeout")], "t3": [failed("auth")]})
+    first = await run(tasks(4), tmp_path)
+    assert sorted(first[-1].summary.failed_tasks) == ["t1", "t3"]  # type: ignore[union-attr]
+    plain = executor()
+    await run(tasks(4), tmp_path)
+    assert plain.calls == []  # a failure is a finished task
+    again = executor({"t3": [failed("auth")]})
+    progress = await run(tasks(4), tmp_path, BatchOptions(retry_failed=True, concurrency=3))
+    assert sorted(again.calls) == ["t1", "t3"]
+    assert progress[0] == BatchStarted(tasks=2, skipped=2, mode="process", concurrency=3)
+    summary = progress[-1].summary  # type: ignore[union-attr]
+    assert (summary.tasks, summary.ok, summary.failed_tasks) == (4, 3, ["t3"])
+    results = {r.task_id: r.ok for r in read_results(tmp_path)}
+    assert results == {"t0": True, "t1": True, "t2": True, "t3": False}
+    lines = (tmp_path / "results.jsonl").read_text().splitlines()
+    assert sorted(json.loads(line)["task_id"] for line in lines) == [
+        "t0", "t1", "t1", "t2", "t3", "t3"
+    ]  # fmt: skip
