@@ -37,7 +37,7 @@ def busy_once() -> bool:
 
 def main() -> None:
     sessions = 0
-    pending: object = None
+    pending: dict[str, object] = {}
     for line in sys.stdin:
         message = json.loads(line)
         method, request_id, params = message.get("method"), message.get("id"), message.get("params")
@@ -57,13 +57,14 @@ def main() -> None:
             session = params["sessionId"]
             if MODE == "hang":
                 say(session, "working")
-                pending = request_id
+                pending[session] = request_id
                 continue
             text = " ".join(block.get("text", "") for block in params["prompt"])
             say(session, f"done {text}")
             send({"id": request_id, "result": {"stopReason": "end_turn"}})
         elif method == "session/cancel" and MODE == "hang":
-            send({"id": pending, "result": {"stopReason": "cancelled"}})
+            cancelled = pending.pop(params["sessionId"])
+            send({"id": cancelled, "result": {"stopReason": "cancelled"}})
         elif request_id is not None:
             send({"id": request_id, "error": {"code": -32601, "message": f"no {method}"}})
 

@@ -278,30 +278,51 @@ class _Display:
                 self._console.print(f"{progress.remaining} not finished: re-run to resume")
 
     def _start_bar(self, total: int) -> None:
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        self._bar = Progress(
-            TextColumn("tasks"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("· {task.fields[failed]} failed · {task.fields[running]} running"),
-            TextColumn("· {task.fields[rate]:.1f}/min · {task.fields[tokens]} tokens ·"),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            console=self._console,
-        )
+        self._bar = _progress_bar(self._console)
         self._bar_task = self._bar.add_task(
             "batch", total=total, failed=0, running=0, tokens=0, rate=0.0
         )
         self._bar.start()
+
+
+WIDE = 120
+"""Columns from which the bar also shows tasks per minute and tokens: below, the done and
+total, the failures, the elapsed time and the ETA still fit in 80 columns."""
+
+
+def _progress_bar(console: Any) -> Any:
+    """The batch's bar: done/total, failed, running, elapsed and ETA at any width from 80
+    columns; tasks per minute and tokens too when the terminal is `WIDE` (re-checked on
+    each refresh, so a resized terminal gets the layout that fits)."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    def columns(bar: int, wide: bool) -> tuple[Any, ...]:
+        counts = "· {task.fields[failed]} failed · {task.fields[running]} running"
+        if wide:
+            counts += " · {task.fields[rate]:.1f}/min · {task.fields[tokens]} tokens"
+        return (
+            TextColumn("tasks"),
+            BarColumn(bar_width=bar),
+            MofNCompleteColumn(),
+            TextColumn(counts + " ·"),
+            TimeElapsedColumn(),
+            TextColumn("· ETA"),
+            TimeRemainingColumn(),
+        )
+
+    class BatchBar(Progress):
+        def make_tasks_table(self, tasks: Any) -> Any:
+            self.columns = columns(40, True) if console.width >= WIDE else columns(10, False)
+            return super().make_tasks_table(tasks)
+
+    return BatchBar(*columns(10, False), console=console)
 
 
 def _print_summary(summary: BatchSummary, console: Any = None) -> None:

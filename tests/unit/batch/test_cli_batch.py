@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import io
 import json
+import re
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
+from rich.console import Console
 
 from gemwire.batch import FileChange, TaskResult
 from gemwire.batch.output import BatchOutput
 from gemwire.cli import main
+from gemwire.cli.batch import _progress_bar
 from gemwire.cli.exit_codes import EXIT_IO
 from gemwire.events import TurnError
 
@@ -77,3 +82,21 @@ def test_report_lists_the_failed_tasks(tmp_path: Path) -> None:
     ]
     as_json = CliRunner().invoke(main, ["batch", "report", str(tmp_path), "--json"])
     assert json.loads(as_json.stdout)["failed_tasks"] == ["t1", "[red]t3"]
+
+
+@pytest.mark.parametrize("width", [80, 100, 120, 160])
+def test_the_progress_bar_reads_whole_from_80_columns(width: int) -> None:
+    console = Console(width=width, record=True, file=io.StringIO(), color_system=None)
+    bar = _progress_bar(console)
+    bar.add_task(
+        "batch", total=1000, completed=999, failed=120, running=8, tokens=1234567, rate=9.5
+    )
+    console.print(bar.make_tasks_table(bar.tasks))
+    [line] = console.export_text().splitlines()
+    counts = "999/1000 · 120 failed · 8 running"
+    if width >= 120:
+        counts += " · 9.5/min · 1234567 tokens"
+    assert re.fullmatch(
+        rf"tasks [━╺╸ ]+ {counts} · \d:\d\d:\d\d · ETA (-:--:--|\d:\d\d:\d\d) *", line
+    )
+    assert len(line.rstrip()) <= width
