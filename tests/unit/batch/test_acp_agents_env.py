@@ -17,6 +17,7 @@ from gemwire.errors import (
     GemwireError,
     RunTimedOut,
 )
+from gemwire.runners import find_gemini
 from gemwire.runners.acp import AcpOptions, turn_error
 from gemwire.runners.agents import agent_identity, resolve_agent
 
@@ -128,3 +129,13 @@ def test_failures_outside_a_turn_are_typed_as_a_turn_types_them(
     assert isinstance(exc, GemwireError)
     if isinstance(exc, AgentCrashed | RunTimedOut | AgentRequestFailed):
         assert error == turn_error(exc, getattr(exc, "method", ""))
+
+
+def test_a_relative_executable_is_found_as_an_absolute_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Run as given, "g" would be looked up on $PATH: `batch --executable ./g` failed so.
+    (tmp_path / "g").write_text("#!/bin/sh\n")
+    (tmp_path / "g").chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    assert find_gemini("./g").path == str(tmp_path / "g")
