@@ -88,9 +88,10 @@ def check_outputs(out: Path, n: int, agent: str = "gemini") -> None:
         assert json.loads(events[-1])["type"] == "turn_completed"
 
 
-@pytest.mark.slow
-def test_process_mode_runs_50_tasks_each_in_its_own_copy(tmp_path: Path) -> None:
-    n = 50
+def test_process_mode_runs_each_task_in_its_own_copy(tmp_path: Path) -> None:
+    # Three rounds of -j 4: every slot is reused, each task gets a fresh copy. Each task is
+    # a Node start (~1.5 CPU-seconds): 50 took 88 % of the timeout on an idle 2-core machine.
+    n = 12
     with ScriptedModel(scenario(n)) as model:
         env = IsolatedGemini(model.url, root=tmp_path)
         options = BatchOptions(
