@@ -35,6 +35,8 @@ chained with ``raise ... from exc``.
     ├── AccessDenied               the ACP client refused an agent's file or terminal request
     │                              (``.code``: the JSON-RPC error answered; ``.path``)
     ├── LockFolderUnsafe           the session lock folder is not the user's alone (``.path``)
+    ├── BatchOutputError           a batch's output folder cannot be read or written (a damaged
+    │                              results.jsonl, a full disk); what finished stays on disk
     ├── ScenarioError              a scripted-model scenario is invalid (gemwire.testing)
     └── SessionError               a saved session cannot be read (gemwire.sessions)
         └── SessionNotFound        no session matches the id, index, ``latest`` or path given
@@ -56,6 +58,7 @@ __all__ = (
     "AgentRequestFailed",
     "ApiFailed",
     "AuthFailed",
+    "BatchOutputError",
     "ConfigInvalid",
     "GeminiNotFound",
     "GemwireError",
@@ -259,6 +262,11 @@ class AgentRequestFailed(GemwireError):
     @property
     def unsupported(self) -> bool:
         return self.code == -32601
+
+
+class BatchOutputError(GemwireError):
+    """A batch's output folder cannot be read or written: a damaged ``results.jsonl``, a
+    full disk. Every finished result stays on disk, and the folder stays resumable."""
 
 
 class LockFolderUnsafe(GemwireError):

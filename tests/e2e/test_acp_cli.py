@@ -99,7 +99,7 @@ def test_a_person_answers_the_permission_prompt_at_the_keyboard(
         )
     assert screen.exit_code == 0
     lines = screen.lines
-    start = lines.index("? acp:gemini asks permission for Writing to a.txt")
+    start = lines.index("? acp:gemini-cli asks permission for Writing to a.txt")
     # y takes the first allow-once option, never the always option listed before it.
     assert lines[start + 1 : start + 3] == [
         "  1 Allow for this session   2 Allow   3 Reject",

@@ -3,7 +3,8 @@
 One ``gemini --acp`` serving 20 sessions did 20 one-turn tasks in 2.9 s where 20 ``gemini -p``
 processes took 30.5 s (BENCHMARKS.md). An agent is replaced when it dies (the tasks it took
 with it end ``crashed``, which the batch retries) and recycled after ``sessions_per_agent``
-sessions, once its running tasks are done.
+sessions, once its running tasks are done. A task's timeout bounds its whole attempt: the
+wait for an agent (and its start, ``initialize`` included), ``session/new`` and the turn.
 """
 
 from __future__ import annotations
@@ -18,9 +19,15 @@ from anyio.abc import TaskGroup, TaskStatus
 
 from gemwire.batch.results import Outcome
 from gemwire.batch.tasks import Task
-from gemwire.errors import AgentCrashed, AgentRequestFailed, GemwireError, RunTimedOut
+from gemwire.errors import (
+    AgentCrashed,
+    AgentRequestFailed,
+    BatchOutputError,
+    GemwireError,
+    RunTimedOut,
+)
 from gemwire.events import Event, FileChanged, TokenUsage, TurnError
-from gemwire.runners import GeminiOptions
+from gemwire.runners import GeminiOptions, find_gemini
 from gemwire.runners.acp import (
     AcpClient,
     AcpOptions,
@@ -29,8 +36,9 @@ from gemwire.runners.acp import (
     PermissionPreset,
     PermissionRequest,
     permission_preset,
+    turn_error,
 )
-from gemwire.runners.agents import AGENTS, resolve_agent
+from gemwire.runners.agents import AGENTS, agent_identity, resolve_agent
 
 __all__ = ("AcpExecutor", "gemini_acp_options")
 
@@ -124,7 +132,8 @@ class _Pool:
 class AcpExecutor:
     """Runs each task as a session of a long-lived agent process: the built-in agent the
     task names, else ``agent``, else ``options``' command (docs/agents.md); ``agents``
-    processes of each at most."""
+    processes of each at most. With ``gemini``, ``options`` is that Gemini CLI's (made by
+    `gemini_acp_options`), found when first needed as ``process`` mode finds it."""
 
     def __init__(
         self,
@@ -134,8 +143,10 @@ class AcpExecutor:
         agents: int,
         sessions_per_agent: int,
         concurrency: int,
+        gemini: GeminiOptions | None = None,
     ) -> None:
         self._options = options
+        self._gemini = gemini
         self._default = agent
         self._per_agent = math.ceil(concurrency / agents)
         self._sessions_per_agent = sessions_per_agent
@@ -144,8 +155,9 @@ class AcpExecutor:
         self._group: TaskGroup | None = None
 
     def agent_of(self, task: Task) -> str:
-        name = task.agent or self._default
-        return f"acp:{name}" if name else _name(self._options.command)
+        name = task.agent or self._default or ("gemini" if self._gemini else None)
+        command = (AGENTS[name].executable,) if name in AGENTS else self._options.command
+        return agent_identity(command)
 
     async def __aenter__(self) -> Self:
         self._group = await anyio.create_task_group().__aenter__()
@@ -162,12 +174,18 @@ class AcpExecutor:
         assert self._group is not None
         name = task.agent or self._default
         pool = self._pools.get(name) or self._pool(name)
+        timeout = task.timeout or self._options.timeout
+        deadline = _Deadline(timeout)
+        agent: _Agent | None = None
+        with anyio.move_on_at(deadline.at):
+            try:
+                agent = await pool.acquire(self._group, self._permission)
+            except (AgentCrashed, AgentRequestFailed, RunTimedOut) as exc:
+                return _Failed(error=_error_of(exc))  # not AgentNotFound: that ends the batch
+        if agent is None:
+            return _Failed(error=deadline.error("waiting for the agent to start"))
         try:
-            agent = await pool.acquire(self._group, self._permission)
-        except (AgentCrashed, AgentRequestFailed, RunTimedOut) as exc:
-            return _Failed(error=_error_of(exc))  # not AgentNotFound: that ends the batch
-        try:
-            return await self._turn(agent, task, cwd, on_event)
+            return await self._turn(agent, task, cwd, on_event, deadline)
         finally:
             agent.running -= 1
             if agent.draining or not agent.usable:
@@ -175,6 +193,9 @@ class AcpExecutor:
 
     def _pool(self, name: str | None) -> _Pool:
         options = self._options
+        if name is None and self._gemini is not None:
+            found = find_gemini(self._gemini.executable)
+            options = msgspec.structs.replace(options, command=(found.path, "--acp"))
         if name is not None:
             resolved = resolve_agent(name)
             spec = AGENTS[resolved.name]
@@ -188,42 +209,59 @@ class AcpExecutor:
         return pool
 
     async def _turn(
-        self, agent: _Agent, task: Task, cwd: str, on_event: Callable[[Event], None]
+        self,
+        agent: _Agent,
+        task: Task,
+        cwd: str,
+        on_event: Callable[[Event], None],
+        deadline: _Deadline,
     ) -> Outcome:
         assert agent.client is not None
-        try:
-            session = await agent.client.new_session(cwd=cwd)
-        except GemwireError as exc:
-            if not agent.client.running:
-                agent.retire()
-            return _Failed(error=_error_of(exc))
+        session: AcpSession | None = None
+        with anyio.move_on_at(deadline.at):
+            try:
+                session = await agent.client.new_session(cwd=cwd)
+            except GemwireError as exc:
+                if not agent.client.running:
+                    agent.retire()
+                return _Failed(error=_error_of(exc))
+        if session is None:
+            return _Failed(error=deadline.error("opening a session"))
         self._handlers[session.session_id] = permission_preset(_permissions(task, self._options))
         try:
             for event in session.take_events():
                 on_event(event)
             if task.model:
-                await session.set_model(task.model)
-            return await self._prompt(session, task, on_event)
+                with anyio.move_on_at(deadline.at) as setting:
+                    await session.set_model(task.model)
+                if setting.cancelled_caught:
+                    error = deadline.error("setting the model")
+                    return _Failed(error=error, session_id=session.session_id)
+            return await self._prompt(session, task, on_event, deadline)
+        except BatchOutputError:
+            raise  # the batch's own output failed: that ends the batch, not the task
         except GemwireError as exc:
             return _Failed(error=_error_of(exc), session_id=session.session_id)
         finally:
             del self._handlers[session.session_id]
 
     async def _prompt(
-        self, session: AcpSession, task: Task, on_event: Callable[[Event], None]
+        self,
+        session: AcpSession,
+        task: Task,
+        on_event: Callable[[Event], None],
+        deadline: _Deadline,
     ) -> Outcome:
-        timeout = task.timeout or self._options.timeout
         async with session.prompt(task.prompt) as turn:
-            with anyio.move_on_after(timeout if timeout else math.inf) as deadline:
+            with anyio.move_on_at(deadline.at) as prompting:
                 async for event in turn:
                     on_event(event)
-            if not deadline.cancelled_caught:
+            if not prompting.cancelled_caught:
                 return turn.result
             await turn.cancel()
             async for event in turn:
                 on_event(event)
-        error = TurnError(kind="timeout", message=f"the task took longer than {timeout} s")
-        return msgspec.structs.replace(turn.result, ok=False, error=error)
+        return msgspec.structs.replace(turn.result, ok=False, error=deadline.error())
 
     async def _permission(self, request: PermissionRequest) -> str | None:
         handler = self._handlers.get(request.session_id)
@@ -240,18 +278,29 @@ def _permissions(task: Task, options: AcpOptions) -> PermissionPreset:
     return options.permissions
 
 
+class _Deadline:
+    """When a task's attempt must be over: ``timeout`` seconds from now (none: never)."""
+
+    def __init__(self, timeout: float | None) -> None:
+        self._timeout = timeout
+        self.at = anyio.current_time() + timeout if timeout else math.inf
+
+    def error(self, during: str = "") -> TurnError:
+        message = f"the task took longer than {self._timeout} s"
+        return TurnError(kind="timeout", message=f"{message} ({during})" if during else message)
+
+
 def _error_of(exc: GemwireError) -> TurnError:
-    if isinstance(exc, AgentCrashed):
-        return TurnError(kind="crashed", message=str(exc), exit_code=exc.exit_code)
-    if isinstance(exc, RunTimedOut):
-        return TurnError(kind="timeout", message=str(exc))
-    if isinstance(exc, AgentRequestFailed):
-        return TurnError(kind="agent", message=str(exc))
+    """The kind a failure outside a turn stands for: ACP failures as a turn types them
+    (`turn_error`: a 429 is ``rate_limited``, so the batch retries it)."""
+    if isinstance(exc, AgentCrashed | RunTimedOut | AgentRequestFailed):
+        return turn_error(exc, exc.method if isinstance(exc, AgentRequestFailed) else "")
     return TurnError(kind=getattr(exc, "kind", "agent"), message=str(exc))
 
 
 def gemini_acp_options(gemini: GeminiOptions) -> AcpOptions:
-    """``gemini --acp`` run as ``gemini`` would be: its executable, home and environment."""
+    """``gemini --acp`` run as ``gemini`` would be: its home, environment and timeout (the
+    executable is found when the agent first starts, `AcpExecutor`'s ``gemini``)."""
     env = {**AGENTS["gemini"].env, **gemini.env}
     if gemini.gemini_home:
         env["GEMINI_CLI_HOME"] = gemini.gemini_home
@@ -261,8 +310,5 @@ def gemini_acp_options(gemini: GeminiOptions) -> AcpOptions:
         inherit_env=gemini.inherit_env,
         permissions=_PERMISSIONS_FOR_APPROVAL[gemini.approval_mode or "default"],
         model=gemini.model,
+        timeout=gemini.timeout,
     )
-
-
-def _name(command: tuple[str, ...]) -> str:
-    return f"acp:{command[0].rsplit('/', 1)[-1]}"

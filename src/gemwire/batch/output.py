@@ -6,98 +6,169 @@
 
 A task is finished exactly when its line is in ``results.jsonl``: its events file is
 renamed into place first, so a crash between the two re-runs the task and overwrites the
-events. A line torn by a crash is cut off when the folder is opened again. One batch
-writes to a folder at a time (an advisory lock).
+events. A last line torn by a crash is cut off when the folder is opened again; any other
+line that is not a result stops the batch before it starts (`BatchOutputError`), and
+nothing is cut. A write that fails (a full disk) is undone to the last whole line and
+stops the batch. A task stopped before it ended leaves ``<id>.jsonl.part``, ended by a
+``notice`` that says so (unless the process was killed outright); a re-run overwrites it.
+Where a task has more than one line (``retry_failed``), its last line is its result. One
+batch writes to a folder at a time (an advisory lock).
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import shutil
 from pathlib import Path
-from typing import IO
+from typing import IO, Protocol
 
 import msgspec
 
 from gemwire.batch.results import TaskResult
 from gemwire.batch.tasks import Task
-from gemwire.errors import InvalidOptions
-from gemwire.events import Event
+from gemwire.errors import BatchOutputError, InvalidOptions
+from gemwire.events import Event, Notice
 
-__all__ = ("BatchOutput", "EventLog", "read_results")
+__all__ = ("BatchOutput", "EventLog", "Opener", "read_results")
 
 RESULTS = "results.jsonl"
 _LOCK = ".gemwire-batch.lock"
+STOPPED = "the task was stopped before it ended; it is not finished, and a re-run starts it again"
+"""The ``notice`` that ends the events of a task the batch stopped."""
+
+
+class Opener(Protocol):
+    """Opens the folder's files, as `open` does (a test's seam for a full disk)."""
+
+    def __call__(self, file: Path, mode: str, buffering: int) -> IO[bytes]: ...
 
 
 def read_results(folder: str | Path) -> list[TaskResult]:
-    """The finished tasks' results in a batch output folder (a torn last line is left out)."""
+    """The finished tasks' results in a batch output folder, one per task (its last line;
+    a torn last line is left out). Raises `BatchOutputError` for any other bad line."""
     results, _ = _read(Path(folder) / RESULTS)
-    return results
+    return list(results.values())
 
 
-def _read(path: Path) -> tuple[list[TaskResult], int]:
-    """The results and the length of the file's whole, valid lines."""
+def _read(path: Path) -> tuple[dict[str, TaskResult], int]:
+    """Each task's result, in the order of their last lines, and the length of the file
+    without a torn last line."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        return [], 0
+        return {}, 0
+    except OSError as exc:
+        raise BatchOutputError(f"cannot read {path}: {exc.strerror or exc}") from exc
     decoder = msgspec.json.Decoder(TaskResult)
-    results: list[TaskResult] = []
+    results: dict[str, TaskResult] = {}
     good = 0
-    for line in data.splitlines(keepends=True):
+    for lineno, line in enumerate(data.splitlines(keepends=True), 1):
         if not line.endswith(b"\n"):
-            break  # torn by a crash mid-write: the task was not finished
+            break  # the last line, torn by a crash mid-write: that task was not finished
         try:
-            results.append(decoder.decode(line))
-        except msgspec.DecodeError:
-            break
+            result = decoder.decode(line)
+        except (msgspec.DecodeError, RecursionError, UnicodeDecodeError) as exc:
+            raise BatchOutputError(
+                f"{path} line {lineno} is not a task's result ({_reason(exc)}); nothing was "
+                "changed: fix or delete that line, then run again"
+            ) from exc
+        results.pop(result.task_id, None)  # a later line supersedes (``retry_failed``)
+        results[result.task_id] = result
         good += len(line)
     return results, good
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8"
+    return str(exc)
 
 
 class EventLog:
     """A task's events file, written as it runs and put in place by `commit`."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, opener: Opener = open) -> None:
         self._path = path
         self._part = path.with_name(path.name + ".part")
-        self._file: IO[bytes] = open(self._part, "wb")  # noqa: SIM115 (closed by commit/close)
+        try:
+            self._file = opener(self._part, "wb", -1)
+        except OSError as exc:
+            raise _unwritable(self._part, exc) from exc
         self._encoder = msgspec.json.Encoder()
+        self.agent: str | None = None
+        """The ``agent`` of the first event written."""
+        self._session_id: str | None = None
 
     def write(self, event: Event) -> None:
-        self._file.write(self._encoder.encode(event) + b"\n")
+        if self.agent is None:
+            self.agent = event.agent
+        if self._session_id is None:
+            self._session_id = event.session_id
+        try:
+            self._file.write(self._encoder.encode(event) + b"\n")
+        except OSError as exc:
+            raise _unwritable(self._part, exc) from exc
 
     def commit(self) -> None:
-        self._file.flush()
-        os.fsync(self._file.fileno())
-        self._file.close()
-        os.replace(self._part, self._path)
+        try:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+            os.replace(self._part, self._path)
+        except OSError as exc:
+            self._close()
+            raise _unwritable(self._part, exc) from exc
 
-    def close(self) -> None:
-        """Leave the partial file for a look (a re-run overwrites it)."""
-        self._file.close()
+    def stop(self, agent: str) -> None:
+        """End the partial file with a notice that the task was stopped, and leave it for a
+        look (a re-run overwrites it)."""
+        stopped = Notice(
+            agent=self.agent or agent,
+            session_id=self._session_id,
+            severity="warning",
+            message=STOPPED,
+            source="gemwire",
+        )
+        with contextlib.suppress(OSError):  # a full disk: the file ends where it could
+            self._file.write(self._encoder.encode(stopped) + b"\n")
+        self._close()
+
+    def _close(self) -> None:
+        # What a full disk kept from the partial file is lost; the task re-runs anyway.
+        with contextlib.suppress(OSError):
+            self._file.close()
 
 
 class BatchOutput:
-    """The output folder of one batch, locked while open."""
+    """The output folder of one batch, locked while open; ``opener`` opens its files."""
 
-    def __init__(self, folder: str | Path) -> None:
+    def __init__(self, folder: str | Path, *, opener: Opener = open) -> None:
         self.folder = Path(folder).resolve()
-        (self.folder / "events").mkdir(parents=True, exist_ok=True)
-        self._lock = os.open(self.folder / _LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        self._opener = opener
+        try:
+            (self.folder / "events").mkdir(parents=True, exist_ok=True)
+            self._lock = os.open(self.folder / _LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        except OSError as exc:
+            raise _unwritable(self.folder, exc) from exc
         try:
             fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(self._lock)
             raise InvalidOptions(f"another batch is writing to {self.folder}") from None
-        results_path = self.folder / RESULTS
-        results, good = _read(results_path)
-        self.finished: dict[str, TaskResult] = {r.task_id: r for r in results}
-        self._results = open(results_path, "ab")  # noqa: SIM115 (closed by close)
-        if self._results.tell() != good:
-            self._results.truncate(good)
+        self._path = self.folder / RESULTS
+        try:
+            self.finished, self._size = _read(self._path)
+            # Unbuffered: a write that fails leaves nothing behind to be flushed later.
+            self._results = opener(self._path, "ab", 0)
+            if os.fstat(self._results.fileno()).st_size != self._size:
+                os.ftruncate(self._results.fileno(), self._size)
+        except BaseException:
+            os.close(self._lock)
+            raise
         self._encoder = msgspec.json.Encoder()
 
     def workspace_for(self, task: Task) -> str:
@@ -105,13 +176,16 @@ class BatchOutput:
         if task.template is None:
             return task.workspace or os.getcwd()
         copy = self.folder / "workspaces" / task.id
-        if copy.exists():
-            shutil.rmtree(copy)  # left by an unfinished earlier attempt
-        shutil.copytree(task.template, copy, symlinks=True)
+        try:
+            if copy.exists():
+                shutil.rmtree(copy)  # left by an unfinished earlier attempt
+            shutil.copytree(task.template, copy, symlinks=True)
+        except OSError as exc:
+            raise _unwritable(copy, exc) from exc
         return str(copy)
 
     def events_for(self, task: Task) -> EventLog:
-        return EventLog(self.folder / "events" / f"{task.id}.jsonl")
+        return EventLog(self.folder / "events" / f"{task.id}.jsonl", self._opener)
 
     def begin(self, task: Task) -> tuple[str, EventLog]:
         """An attempt's folder and its fresh events file (both touch the disk: for a
@@ -119,12 +193,32 @@ class BatchOutput:
         return self.workspace_for(task), self.events_for(task)
 
     def record(self, result: TaskResult) -> None:
-        """Mark the task finished: one whole line, on disk before this returns."""
-        self._results.write(self._encoder.encode(result) + b"\n")
-        self._results.flush()
-        os.fsync(self._results.fileno())
+        """Mark the task finished: one whole line, on disk before this returns. A write
+        that fails is undone to the last whole line (`BatchOutputError`)."""
+        line = memoryview(self._encoder.encode(result) + b"\n")
+        try:
+            written = 0
+            while written < len(line):
+                written += self._results.write(line[written:])
+            os.fsync(self._results.fileno())
+        except OSError as exc:
+            # Else a torn last line, cut when the folder is opened again.
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._results.fileno(), self._size)
+            raise BatchOutputError(
+                f"cannot write {self._path}: {exc.strerror or exc}; the results before "
+                f"{result.task_id}'s are on disk, and a re-run starts the rest"
+            ) from exc
+        self._size += len(line)
+        self.finished.pop(result.task_id, None)
         self.finished[result.task_id] = result
 
     def close(self) -> None:
-        self._results.close()
-        os.close(self._lock)
+        try:
+            self._results.close()
+        finally:
+            os.close(self._lock)
+
+
+def _unwritable(path: Path, exc: OSError) -> BatchOutputError:
+    return BatchOutputError(f"cannot write {path}: {exc.strerror or exc}")

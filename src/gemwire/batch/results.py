@@ -75,6 +75,9 @@ class BatchSummary(msgspec.Struct, frozen=True, kw_only=True):
     duration_max_s: float
     tokens_p50: int
     tokens_p90: int
+    failed_tasks: list[str] = []
+    """The ids of the failed tasks, in the order they finished (``retry_failed`` runs
+    them again)."""
 
 
 def summarize(results: Iterable[TaskResult]) -> BatchSummary:
@@ -96,6 +99,7 @@ def summarize(results: Iterable[TaskResult]) -> BatchSummary:
         duration_max_s=durations[-1] if durations else 0.0,
         tokens_p50=int(_percentile(tokens, 50)),
         tokens_p90=int(_percentile(tokens, 90)),
+        failed_tasks=[r.task_id for r in results if not r.ok],
     )
 
 

@@ -36,7 +36,7 @@ from gemwire.batch.progress import (
     TaskStarted,
 )
 from gemwire.batch.results import BatchSummary, FileChange, Outcome, TaskResult, summarize
-from gemwire.batch.tasks import Task
+from gemwire.batch.tasks import Task, check_tasks
 from gemwire.errors import GemwireError, InvalidOptions
 from gemwire.events import Event
 from gemwire.runners import GeminiOptions
@@ -71,6 +71,9 @@ class BatchOptions(msgspec.Struct, frozen=True, kw_only=True):
     session it served: Gemini CLI 0.61.0 grows by ~2 MiB a session)."""
     max_attempts: int = 3
     """Attempts for a task that ends rate limited or crashed (1: never retried)."""
+    retry_failed: bool = False
+    """Run again the tasks whose result in the output folder is a failure; each one's new
+    line in ``results.jsonl`` supersedes its old one."""
     backoff: float = 5.0
     """Seconds the whole batch pauses after a 429; doubles on each one in a row."""
     max_backoff: float = 300.0
@@ -108,14 +111,16 @@ class Batch:
         self._receive = receive
         self.summary: BatchSummary | None = None
 
-    def __aiter__(self) -> AsyncIterator[Progress]:
-        return self._iterate()
+    def __aiter__(self) -> Self:
+        return self
 
-    async def _iterate(self) -> AsyncGenerator[Progress]:
-        async for progress in self._receive:
-            if isinstance(progress, BatchFinished):
-                self.summary = progress.summary
-            yield progress
+    async def __anext__(self) -> Progress:
+        # An iterator, not an async generator: a caller may ``break`` out of it without
+        # leaving a generator for the garbage collector to close.
+        progress = await anext(self._receive)
+        if isinstance(progress, BatchFinished):
+            self.summary = progress.summary
+        return progress
 
 
 @asynccontextmanager
@@ -124,6 +129,7 @@ async def run_batch(
 ) -> AsyncGenerator[Batch]:
     """Run the tasks not yet finished in ``output``; see the module docs."""
     options = options or BatchOptions()
+    check_tasks(tasks)
     if options.mode == "process":
         named = next((t for t in tasks if t.agent not in (None, "gemini")), None)
         if named is not None:
@@ -185,6 +191,7 @@ def local_executor(options: BatchOptions) -> _Executor:
         agents=options.agents,
         sessions_per_agent=options.sessions_per_agent,
         concurrency=options.concurrency,
+        gemini=options.gemini if options.acp is None else None,
     )
 
 
@@ -197,7 +204,12 @@ class _Engine:
         executor: _Executor,
         send: ObjectSendStream[Progress],
     ) -> None:
-        self._todo = [t for t in tasks if t.id not in output.finished]
+        finished = output.finished
+        self._todo = [
+            t
+            for t in tasks
+            if t.id not in finished or (options.retry_failed and not finished[t.id].ok)
+        ]
         self._skipped = len(tasks) - len(self._todo)
         self._output = output
         self._options = options
@@ -285,10 +297,11 @@ class _Engine:
         try:
             outcome = await self._executor.run(task, workspace, log.write)
         except BaseException:
-            log.close()
+            log.stop(self._executor.agent_of(task))
             raise
         await anyio.to_thread.run_sync(log.commit)
-        agent = self._executor.agent_of(task)
+        # The agent as its events name it (an ACP agent names itself in ``initialize``).
+        agent = log.agent or self._executor.agent_of(task)
         return TaskResult(
             task_id=task.id,
             ok=outcome.ok,

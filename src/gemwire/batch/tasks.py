@@ -5,19 +5,26 @@
 Paths are relative to the tasks file's folder. A task runs in ``workspace`` as it is, or
 in a fresh copy of ``template`` made for it under the output folder (so a re-run starts
 from the same files); with neither it runs in the folder the batch was started from.
+
+Ids name files, so two ids that differ only in case (``A``, ``a``) are refused: they would
+be one file on a case-insensitive file system. So is an unknown ``agent``, and a prompt
+over `MAX_PROMPT_BYTES` (Gemini CLI reads no more from stdin).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
 import msgspec
 
 from gemwire.errors import InvalidTasks
+from gemwire.runners.agents import AGENTS
+from gemwire.runners.gemini_options import MAX_PROMPT_BYTES
 
-__all__ = ("Task", "read_tasks")
+__all__ = ("Task", "check_tasks", "read_tasks")
 
 _TASK_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
 """Task ids name files in the output folder: no separators, no leading dot."""
@@ -59,7 +66,7 @@ def read_tasks(path: str | Path) -> list[Task]:
     decoder = msgspec.json.Decoder(Task)
     tasks: list[Task] = []
     problems: list[str] = []
-    seen: dict[str, int] = {}
+    seen = _Ids()
     for lineno, line in enumerate(data.splitlines(), 1):
         if not line.strip():
             continue
@@ -69,9 +76,7 @@ def read_tasks(path: str | Path) -> list[Task]:
             problems.append(f"line {lineno}: {_reason(exc)}")
             continue
         task = _checked(task, lineno, base, problems)
-        if task.id in seen:
-            problems.append(f"line {lineno}: id {task.id!r} is also on line {seen[task.id]}")
-        seen.setdefault(task.id, lineno)
+        problems += seen.add(task.id, f"line {lineno}")
         tasks.append(task)
     if problems:
         raise InvalidTasks(f"{path}: " + "; ".join(problems[:10]), problems=problems)
@@ -80,10 +85,60 @@ def read_tasks(path: str | Path) -> list[Task]:
     return tasks
 
 
+def check_tasks(tasks: Sequence[Task]) -> None:
+    """Raise `InvalidTasks` for what `read_tasks` would refuse in tasks made in code: ids
+    that are not file names or that collide (in any case), unknown agents, prompts too big."""
+    problems: list[str] = []
+    seen = _Ids()
+    for number, task in enumerate(tasks, 1):
+        where = f"task {number}"
+        if not _TASK_ID.fullmatch(task.id):
+            problems.append(f"{where}: id {task.id!r} is not 1-128 of A-Z a-z 0-9 . _ -")
+        problems += [f"{where}: {problem}" for problem in _content(task)]
+        problems += seen.add(task.id, where)
+    if problems:
+        raise InvalidTasks("; ".join(problems[:10]), problems=problems)
+
+
+class _Ids:
+    """Ids seen so far, by their case-folded form: the file names they would take."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, tuple[str, str]] = {}
+
+    def add(self, task_id: str, where: str) -> list[str]:
+        key = task_id.casefold()
+        if key not in self._seen:
+            self._seen[key] = (task_id, where)
+            return []
+        other, there = self._seen[key]
+        if other == task_id:
+            return [f"{where}: id {task_id!r} is also on {there}"]
+        collides = (
+            f"{where}: id {task_id!r} differs from {other!r} ({there}) only in case: "
+            "they would be one file on a case-insensitive file system"
+        )
+        return [collides]
+
+
+def _content(task: Task) -> list[str]:
+    """What is wrong with a task's fields, whoever made it."""
+    problems = []
+    size = len(task.prompt.encode(errors="surrogatepass"))
+    if size > MAX_PROMPT_BYTES:
+        problems.append(
+            f"the prompt is {size} bytes; Gemini CLI reads at most {MAX_PROMPT_BYTES} from stdin"
+        )
+    if task.agent is not None and task.agent not in AGENTS:
+        problems.append(f"unknown agent {task.agent!r}; known: {', '.join(AGENTS)}")
+    return problems
+
+
 def _checked(task: Task, lineno: int, base: Path, problems: list[str]) -> Task:
     task_id = task.id or f"{lineno:05d}"
     if not _TASK_ID.fullmatch(task_id):
         problems.append(f"line {lineno}: id {task_id!r} is not 1-128 of A-Z a-z 0-9 . _ -")
+    problems += [f"line {lineno}: {problem}" for problem in _content(task)]
     if task.workspace is not None and task.template is not None:
         problems.append(f"line {lineno}: give workspace or template, not both")
     if not task.prompt.strip():

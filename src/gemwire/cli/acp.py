@@ -79,6 +79,7 @@ def acp(
         run_acp,
         turn_error,
     )
+    from gemwire.runners.agents import agent_identity
 
     serve_reads = False
     agent_env: dict[str, str] = {}
@@ -90,7 +91,7 @@ def acp(
         raise click.UsageError("give the agent's COMMAND (after --), or --agent NAME")
     if prompt == "-":
         prompt = sys.stdin.read()
-    name = f"acp:{Path(command[0]).name}"
+    name = agent_identity(command)
     cwd = str(Path(str(settings.get("cwd") or ".")).resolve())
     output = open_output(as_json=as_json, quiet=quiet, verbose=verbose, cwd=cwd)
     interactive = isinstance(output, LiveOutput) and sys.stdin.isatty()

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from gemwire.cli.exit_codes import EXIT_NOT_FOUND, EXIT_QUOTA, EXIT_TURN_FAILED
+from gemwire.cli.exit_codes import EXIT_IO, EXIT_NOT_FOUND, EXIT_QUOTA, EXIT_TURN_FAILED
 from gemwire.cli.options import AGENT_NAMES, SECONDS, approval_options
 
 if TYPE_CHECKING:
-    from gemwire.batch import BatchSummary, Progress
+    from gemwire.batch import BatchSummary, Progress, TaskResult
 
 __all__ = ("batch",)
 
@@ -82,6 +82,11 @@ def batch() -> None:
 )
 @click.option("--gemini-home", help="The folder holding .gemini (GEMINI_CLI_HOME).")
 @click.option("--executable", help="The gemini executable to run.")
+@click.option(
+    "--retry-failed",
+    is_flag=True,
+    help="Also run again the tasks that failed in an earlier run (batch report lists them).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print progress as JSON lines.")
 def run(
     tasks_file: str,
@@ -93,6 +98,7 @@ def run(
     ray_address: str | None,
     yolo: bool,
     max_attempts: int,
+    retry_failed: bool,
     as_json: bool,
     **gemini: Any,
 ) -> None:
@@ -101,7 +107,7 @@ def run(
     Each line: {"id": ..., "prompt": ..., "workspace" or "template": ..., "model": ...,
     "approval_mode": ..., "timeout": ..., "max_turns": ...}; docs/batch.md.
     """
-    from gemwire import AgentNotFound, GeminiOptions, InvalidOptions
+    from gemwire import AgentNotFound, BatchOutputError, GeminiOptions, InvalidOptions
     from gemwire.batch import BatchOptions, read_tasks
 
     if yolo:
@@ -116,6 +122,7 @@ def run(
             ray=ray_address is not None,
             ray_address=ray_address or None,
             max_attempts=max_attempts,
+            retry_failed=retry_failed,
             gemini=GeminiOptions(**{k: v for k, v in gemini.items() if v is not None}),
         )
     except InvalidOptions as exc:
@@ -125,10 +132,17 @@ def run(
     except InvalidOptions as exc:
         raise click.UsageError(str(exc)) from exc
     except AgentNotFound as exc:
-        from gemwire.cli.safe_text import terminal_safe
+        _fail(exc, EXIT_NOT_FOUND)
+    except BatchOutputError as exc:
+        _fail(exc, EXIT_IO)
+    sys.exit(status)
 
-        click.echo(f"gemwire: {terminal_safe(str(exc))}", err=True)
-        sys.exit(EXIT_NOT_FOUND)
+
+def _fail(exc: Exception, status: int) -> NoReturn:
+    """One line on stderr, and the exit status."""
+    from gemwire.cli.safe_text import terminal_safe
+
+    click.echo(f"gemwire: {terminal_safe(str(exc))}", err=True)
     sys.exit(status)
 
 
@@ -136,19 +150,29 @@ def run(
 @click.argument("out", type=click.Path(exists=True, file_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 def report(out: str, as_json: bool) -> None:
-    """Show the summary of a batch's output folder OUT."""
+    """Show the summary of a batch's output folder OUT, and its failed tasks."""
     import msgspec
 
+    from gemwire import BatchOutputError
     from gemwire.batch import read_results, summarize
 
-    results = read_results(out)
+    try:
+        results = read_results(out)
+    except BatchOutputError as exc:
+        _fail(exc, EXIT_IO)
     if not results:
         raise click.UsageError(f"no finished tasks in {out} (no results.jsonl lines)")
     summary = summarize(results)
     if as_json:
         click.echo(msgspec.json.encode(summary).decode())
-    else:
-        _print_summary(summary)
+        return
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    _print_summary(summary, console)
+    failed = [r for r in results if not r.ok]
+    if failed:
+        _print_failed(failed, console)
 
 
 def _run(tasks: list[Any], out: str, options: Any, *, as_json: bool) -> int:
@@ -254,30 +278,51 @@ class _Display:
                 self._console.print(f"{progress.remaining} not finished: re-run to resume")
 
     def _start_bar(self, total: int) -> None:
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        self._bar = Progress(
-            TextColumn("tasks"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("· {task.fields[failed]} failed · {task.fields[running]} running"),
-            TextColumn("· {task.fields[rate]:.1f}/min · {task.fields[tokens]} tokens ·"),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            console=self._console,
-        )
+        self._bar = _progress_bar(self._console)
         self._bar_task = self._bar.add_task(
             "batch", total=total, failed=0, running=0, tokens=0, rate=0.0
         )
         self._bar.start()
+
+
+WIDE = 120
+"""Columns from which the bar also shows tasks per minute and tokens: below, the done and
+total, the failures, the elapsed time and the ETA still fit in 80 columns."""
+
+
+def _progress_bar(console: Any) -> Any:
+    """The batch's bar: done/total, failed, running, elapsed and ETA at any width from 80
+    columns; tasks per minute and tokens too when the terminal is `WIDE` (re-checked on
+    each refresh, so a resized terminal gets the layout that fits)."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    def columns(bar: int, wide: bool) -> tuple[Any, ...]:
+        counts = "· {task.fields[failed]} failed · {task.fields[running]} running"
+        if wide:
+            counts += " · {task.fields[rate]:.1f}/min · {task.fields[tokens]} tokens"
+        return (
+            TextColumn("tasks"),
+            BarColumn(bar_width=bar),
+            MofNCompleteColumn(),
+            TextColumn(counts + " ·"),
+            TimeElapsedColumn(),
+            TextColumn("· ETA"),
+            TimeRemainingColumn(),
+        )
+
+    class BatchBar(Progress):
+        def make_tasks_table(self, tasks: Any) -> Any:
+            self.columns = columns(40, True) if console.width >= WIDE else columns(10, False)
+            return super().make_tasks_table(tasks)
+
+    return BatchBar(*columns(10, False), console=console)
 
 
 def _print_summary(summary: BatchSummary, console: Any = None) -> None:
@@ -300,3 +345,19 @@ def _print_summary(summary: BatchSummary, console: Any = None) -> None:
         f"max {summary.duration_max_s:.1f} s",
     )
     console.print(table)
+
+
+def _print_failed(failed: list[TaskResult], console: Any) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from gemwire.cli.safe_text import terminal_safe
+
+    table = Table(title="failed tasks", show_header=False, box=None, padding=(0, 2))
+    for result in failed:
+        error = result.error
+        message = error.message.splitlines()[0] if error and error.message else ""
+        cells = (result.task_id, result.error_kind or "unknown", message)
+        table.add_row(*(Text(terminal_safe(cell)) for cell in cells))
+    console.print(table)
+    console.print("re-run with --retry-failed to run them again")

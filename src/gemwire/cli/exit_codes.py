@@ -17,6 +17,7 @@ __all__ = (
     "EXIT_CANCELLED",
     "EXIT_HANGUP",
     "EXIT_INELIGIBLE",
+    "EXIT_IO",
     "EXIT_NOT_FOUND",
     "EXIT_OK",
     "EXIT_PROTOCOL",
@@ -49,6 +50,9 @@ EXIT_TURN_LIMIT = 8
 EXIT_UNTRUSTED = 9
 EXIT_INELIGIBLE = 10
 """Gemini CLI's ``IneligibleTierError``: Google no longer serves the account's tier."""
+EXIT_IO = 74
+"""As sysexits' EX_IOERR: ``batch`` could not read or write its output folder (a damaged
+``results.jsonl``, a full disk); every finished result is still there."""
 EXIT_TIMEOUT = 124
 """As timeout(1)."""
 EXIT_HANGUP = 129

@@ -5,9 +5,18 @@
 
 `resolve_agent` turns a name into the command that starts the agent in ACP mode. Order:
 a configured command (``$GEMWIRE_AGENT_<NAME>``, e.g. ``GEMWIRE_AGENT_CLAUDE="npx
-@zed-industries/claude-code-acp"``) > the pinned install of a gemwire checkout
-(``clis/<dir>/``, ``make agents``) > ``node_modules/.bin`` in the folder or a parent > ``$PATH``.
-The version comes from the package's ``package.json`` next to the launcher, without starting it.
+@zed-industries/claude-code-acp"``) > for ``gemini``, ``$GEMINI_CLI_PATH`` > the pinned
+install of a gemwire checkout (``clis/<dir>/``, ``make agents``) > ``node_modules/.bin`` in the
+folder or a parent > ``$PATH`` > for ``gemini``, the common install locations. Gemini CLI is
+thus found where `find_gemini` finds it, whichever mode runs it. The version comes from the
+package's ``package.json`` next to the launcher, without starting it.
+
+`agent_identity` is the one spelling of an ACP agent in events and batch results:
+
+    >>> agent_identity(("/opt/bin/gemini", "--acp"))
+    'acp:gemini-cli'
+    >>> agent_identity(("my-agent",), reported="My Agent")
+    'acp:My Agent'
 """
 
 from __future__ import annotations
@@ -15,15 +24,24 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
 import msgspec
 
 from gemwire.errors import AgentNotFound
-from gemwire.runners.discovery import package_version
+from gemwire.runners.discovery import _COMMON_LOCATIONS, package_version
 
-__all__ = ("AGENTS", "AgentName", "AgentSpec", "ResolvedAgent", "clis_dir", "resolve_agent")
+__all__ = (
+    "AGENTS",
+    "AgentName",
+    "AgentSpec",
+    "ResolvedAgent",
+    "agent_identity",
+    "clis_dir",
+    "resolve_agent",
+)
 
 AgentName = Literal["claude", "codex", "qwen", "opencode", "gemini"]
 
@@ -41,6 +59,8 @@ class AgentSpec(msgspec.Struct, frozen=True, kw_only=True):
     """Its folder under ``clis/`` in a gemwire checkout."""
     executable: str
     """The launcher in ``node_modules/.bin`` (and on ``$PATH``)."""
+    reported_name: str
+    """The ``agentInfo.name`` it gives in ``initialize`` (its events' ``acp:<name>``)."""
     args: tuple[str, ...] = ()
     """What starts ACP mode."""
     auth_env: tuple[str, ...] = ()
@@ -52,6 +72,10 @@ class AgentSpec(msgspec.Struct, frozen=True, kw_only=True):
     is offered (`AcpOptions.serve_reads`)."""
     env: dict[str, str] = {}
     """Variables it is started with, unless the caller sets them."""
+    path_env: str | None = None
+    """A variable naming its launcher, looked at after the configured command."""
+    common_locations: tuple[str, ...] = ()
+    """Install locations looked at last, after ``$PATH``."""
 
     @property
     def configured_env(self) -> str:
@@ -69,6 +93,7 @@ AGENTS: dict[AgentName, AgentSpec] = {
             version="0.16.2",
             pinned_dir="claude-code-acp-0.16.2",
             executable="claude-code-acp",
+            reported_name="@zed-industries/claude-code-acp",
             auth_env=("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
             auth_files=(".claude/.credentials.json",),
             # claude-code-acp's Edit reads the file through the client even when the client
@@ -82,6 +107,7 @@ AGENTS: dict[AgentName, AgentSpec] = {
             version="0.16.0",
             pinned_dir="codex-acp-0.16.0",
             executable="codex-acp",
+            reported_name="codex-acp",
             auth_env=("OPENAI_API_KEY", "CODEX_API_KEY"),
             auth_files=(".codex/auth.json",),
         ),
@@ -92,6 +118,7 @@ AGENTS: dict[AgentName, AgentSpec] = {
             version="0.24.4",
             pinned_dir="qwen-code-0.24.4",
             executable="qwen",
+            reported_name="qwen-code",
             args=("--acp",),
             auth_env=("OPENAI_API_KEY", "DASHSCOPE_API_KEY"),
             auth_files=(".qwen/oauth_creds.json",),
@@ -103,6 +130,7 @@ AGENTS: dict[AgentName, AgentSpec] = {
             version="1.18.33",
             pinned_dir="opencode-1.18.33",
             executable="opencode",
+            reported_name="OpenCode",
             args=("acp",),
             auth_env=("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY"),
             auth_files=(".local/share/opencode/auth.json",),
@@ -114,6 +142,7 @@ AGENTS: dict[AgentName, AgentSpec] = {
             version="0.61.0",
             pinned_dir="gemini-0.61.0",
             executable="gemini",
+            reported_name="gemini-cli",
             args=("--acp",),
             auth_env=("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"),
             auth_files=(".gemini/oauth_creds.json",),
@@ -121,6 +150,9 @@ AGENTS: dict[AgentName, AgentSpec] = {
             # it: ~130 MiB more per agent (measured on 0.61.0), for a heap an agent that is
             # recycled after some hundred sessions never needs (Node's own limit is ~4 GiB).
             env={"GEMINI_CLI_NO_RELAUNCH": "1"},
+            # Found where `find_gemini` (process mode) finds it.
+            path_env="GEMINI_CLI_PATH",
+            common_locations=_COMMON_LOCATIONS,
         ),
     )
 }
@@ -162,8 +194,14 @@ def resolve_agent(
         return ResolvedAgent(
             name=spec.name, command=command, source=spec.configured_env, version=None
         )
+    places: list[tuple[str, Path]] = []
+    configured_path = env.get(spec.path_env, "") if spec.path_env else ""
+    if spec.path_env and configured_path:
+        places.append((spec.path_env, Path(configured_path).expanduser()))
     start = Path(cwd or os.getcwd()).resolve()
-    places = [("pinned", clis_dir() / spec.pinned_dir / "node_modules" / ".bin" / spec.executable)]
+    places.append(
+        ("pinned", clis_dir() / spec.pinned_dir / "node_modules" / ".bin" / spec.executable)
+    )
     places += [
         ("node_modules", folder / "node_modules" / ".bin" / spec.executable)
         for folder in (start, *start.parents)
@@ -171,6 +209,7 @@ def resolve_agent(
     on_path = shutil.which(spec.executable, path=env.get("PATH"))
     if on_path:
         places.append(("PATH", Path(on_path)))
+    places += [("common location", Path(p).expanduser()) for p in spec.common_locations]
     for source, launcher in places:
         if launcher.is_file() and os.access(launcher, os.X_OK):
             return ResolvedAgent(
@@ -179,9 +218,30 @@ def resolve_agent(
                 source=source,
                 version=package_version(launcher, spec.package),
             )
+        if source == spec.path_env:  # as `find_gemini`: a path given and wrong is an error
+            raise AgentNotFound(
+                f"{source} {launcher} is not an executable file", executable=str(launcher)
+            )
+    looked = "the pinned install, node_modules/.bin and $PATH"
+    if spec.path_env:
+        looked = f"${spec.path_env}, {looked}, common install locations"
     raise AgentNotFound(
-        f"{spec.title} not found (looked at ${spec.configured_env}, the pinned install, "
-        f"node_modules/.bin and $PATH): npm install -g {spec.package}, or set "
+        f"{spec.title} not found (looked at ${spec.configured_env}, {looked}): "
+        f"npm install -g {spec.package}, or set "
         f"{spec.configured_env} to the command that starts it in ACP mode",
         executable=spec.executable,
     )
+
+
+def agent_identity(command: Sequence[str], reported: str | None = None) -> str:
+    """An ACP agent's ``agent`` field, in its events and in batch results alike.
+
+    ``acp:`` and the name the agent gives in ``initialize`` (``reported``); before it has
+    said (or for an agent that gives none), the name a built-in agent gives, known by its
+    launcher, else the program's file name.
+    """
+    if reported:
+        return f"acp:{reported}"
+    program = Path(command[0]).name if command else ""
+    spec = next((s for s in AGENTS.values() if s.executable == program), None)
+    return f"acp:{spec.reported_name if spec else program}"

@@ -106,7 +106,8 @@ def find_gemini(executable: str | None = None, *, cwd: str | None = None) -> Gem
                     f"Gemini CLI {version} at {path} is older than {OLDEST_SUPPORTED}, the oldest "
                     f"gemwire supports: npm install -g @google/gemini-cli"
                 )
-            return GeminiExecutable(path=str(path), version=version, source=source)
+            # Absolute: a relative path given must not be looked up on $PATH when run.
+            return GeminiExecutable(path=str(path.absolute()), version=version, source=source)
         if source in ("explicit", "GEMINI_CLI_PATH"):
             raise GeminiNotFound(f"{source} {path} is not an executable file", executable=str(path))
     raise GeminiNotFound(

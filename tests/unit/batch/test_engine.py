@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +26,8 @@ from gemwire.batch import (
     run_batch,
     runner as batch_runner,
 )
-from gemwire.errors import GeminiNotFound, InvalidOptions
+from gemwire.batch.output import STOPPED
+from gemwire.errors import BatchOutputError, GeminiNotFound, InvalidOptions, InvalidTasks
 from gemwire.events import Event, FileChanged, MessageDelta, TokenUsage, TurnError
 
 pytestmark = pytest.mark.anyio
@@ -50,9 +52,18 @@ def failed(kind: str) -> Outcome:
 class Scripted:
     """Each task's attempts end as scripted (then ok); records concurrency."""
 
-    def __init__(self, script: dict[str, list[Outcome]] | None = None, delay: float = 0.01) -> None:
+    def __init__(
+        self,
+        script: dict[str, list[Outcome]] | None = None,
+        delay: float = 0.01,
+        hold: frozenset[str] = frozenset(),
+    ) -> None:
         self.script = {k: list(v) for k, v in (script or {}).items()}
         self.delay = delay
+        self.hold = hold
+        """Tasks that never end (until the batch is left)."""
+        self.holding = 0
+        self.held = anyio.Condition()
         self.running = self.most = 0
         self.calls: list[str] = []
         self.closed = False
@@ -63,6 +74,11 @@ class Scripted:
         self.most = max(self.most, self.running)
         try:
             on_event(MessageDelta(agent="gemini", text=task.prompt))
+            if task.id in self.hold:
+                async with self.held:
+                    self.holding += 1
+                    self.held.notify_all()
+                await anyio.sleep_forever()
             await anyio.sleep(self.delay)
             queue = self.script.get(task.id)
             return queue.pop(0) if queue else Outcome(answer=f"did {task.prompt}")
@@ -192,12 +208,27 @@ async def test_a_quota_stops_new_tasks_and_leaves_them_for_later(
 async def test_leaving_early_loses_no_finished_result_and_resumes(
     tmp_path: Path, executor: Callable[..., Scripted]
 ) -> None:
-    scripted = executor(delay=0.02)
-    with anyio.move_on_after(0.1):
-        await run(tasks(30), tmp_path, BatchOptions(concurrency=2))
+    # t0-t2 end; every later task runs until the batch is left (no clock decides which).
+    scripted = executor(hold=frozenset(f"t{i}" for i in range(3, 30)))
+    async with run_batch(tasks(30), tmp_path, BatchOptions(concurrency=2)) as batch:
+        async for progress in batch:
+            if isinstance(progress, TaskFinished) and progress.done == 3:
+                async with scripted.held:  # both slots taken by tasks that never end
+                    while scripted.holding < 2:
+                        await scripted.held.wait()
+                break
     first = [r.task_id for r in read_results(tmp_path)]
-    assert 0 < len(first) < 30
+    assert sorted(first) == ["t0", "t1", "t2"]
     assert scripted.closed
+    assert not (tmp_path / "events" / "t3.jsonl").exists()
+    # The tasks left running (t3, t4) say where their events end, and why.
+    for stopped in ("t3", "t4"):
+        part = (tmp_path / "events" / f"{stopped}.jsonl.part").read_text().splitlines()
+        assert [json.loads(line) for line in part] == [
+            {"type": "message_delta", "agent": "gemini", "session_id": None, "text": f"p{stopped[1:]}"},
+            {"type": "notice", "agent": "gemini", "session_id": None, "severity": "warning",
+             "message": STOPPED, "source": "gemwire"},
+        ]  # fmt: skip
     again = executor()
     await run(tasks(30), tmp_path)
     ids = [r.task_id for r in read_results(tmp_path)]
@@ -215,3 +246,52 @@ async def test_a_missing_cli_ends_the_batch_before_any_task(tmp_path: Path) -> N
 async def test_a_task_naming_another_agent_needs_acp_mode(tmp_path: Path) -> None:
     with pytest.raises(InvalidOptions, match="task t1 names agent 'claude'"):
         await run([Task(id="t0", prompt="p"), Task(id="t1", prompt="p", agent="claude")], tmp_path)
+
+
+async def test_an_output_folder_that_fails_ends_the_batch_and_keeps_what_finished(
+    tmp_path: Path, executor: Callable[..., Scripted]
+) -> None:
+    (tmp_path / "events" / "t2.jsonl.part").mkdir(parents=True)  # t2's events cannot be written
+    executor()
+    with pytest.raises(BatchOutputError, match=r"cannot write .*t2\.jsonl\.part: Is a directory"):
+        await run(tasks(5), tmp_path, BatchOptions(concurrency=1))
+    assert [r.task_id for r in read_results(tmp_path)] == ["t0", "t1"]
+    (tmp_path / "events" / "t2.jsonl.part").rmdir()
+    again = executor()
+    await run(tasks(5), tmp_path)
+    assert sorted(again.calls) == ["t2", "t3", "t4"]
+    ids = [r.task_id for r in read_results(tmp_path)]
+    assert (ids[:2], sorted(ids)) == (["t0", "t1"], [f"t{i}" for i in range(5)])
+
+
+async def test_tasks_are_checked_before_the_output_folder_is_touched(tmp_path: Path) -> None:
+    with pytest.raises(InvalidTasks, match="task 2: id 'a' differs from 'A' \\(task 1\\)"):
+        await run([Task(id="A", prompt="p"), Task(id="a", prompt="p")], tmp_path / "out")
+    with pytest.raises(InvalidTasks, match="task 1: unknown agent 'goose'"):
+        await run(
+            [Task(id="t", prompt="p", agent="goose")], tmp_path / "out", BatchOptions(mode="acp")
+        )
+    assert not (tmp_path / "out").exists()
+
+
+async def test_retry_failed_runs_only_the_failed_tasks_again(
+    tmp_path: Path, executor: Callable[..., Scripted]
+) -> None:
+    executor({"t1": [failed("timeout")], "t3": [failed("auth")]})
+    first = await run(tasks(4), tmp_path)
+    assert sorted(first[-1].summary.failed_tasks) == ["t1", "t3"]  # type: ignore[union-attr]
+    plain = executor()
+    await run(tasks(4), tmp_path)
+    assert plain.calls == []  # a failure is a finished task
+    again = executor({"t3": [failed("auth")]})
+    progress = await run(tasks(4), tmp_path, BatchOptions(retry_failed=True, concurrency=3))
+    assert sorted(again.calls) == ["t1", "t3"]
+    assert progress[0] == BatchStarted(tasks=2, skipped=2, mode="process", concurrency=3)
+    summary = progress[-1].summary  # type: ignore[union-attr]
+    assert (summary.tasks, summary.ok, summary.failed_tasks) == (4, 3, ["t3"])
+    results = {r.task_id: r.ok for r in read_results(tmp_path)}
+    assert results == {"t0": True, "t1": True, "t2": True, "t3": False}
+    lines = (tmp_path / "results.jsonl").read_text().splitlines()
+    assert sorted(json.loads(line)["task_id"] for line in lines) == [
+        "t0", "t1", "t1", "t2", "t3", "t3"
+    ]  # fmt: skip

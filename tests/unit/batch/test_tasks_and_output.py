@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from pathlib import Path
+from typing import IO, Any
 
 import pytest
 
 from gemwire.batch import FileChange, Task, TaskResult, read_results, read_tasks, summarize
-from gemwire.batch.output import BatchOutput
-from gemwire.errors import InvalidOptions, InvalidTasks
+from gemwire.batch.output import STOPPED, BatchOutput
+from gemwire.batch.tasks import check_tasks
+from gemwire.errors import BatchOutputError, InvalidOptions, InvalidTasks
 from gemwire.events import MessageDelta, TokenUsage, TurnError
+from gemwire.runners.gemini_options import MAX_PROMPT_BYTES
 
 
 def write_lines(path: Path, *lines: object) -> Path:
@@ -150,3 +155,158 @@ def test_summary_counts_kinds_tokens_and_percentiles() -> None:
         100.0,
     )
     assert summarize([]).tasks == 0
+
+
+def test_ids_that_differ_only_in_case_unknown_agents_and_huge_prompts_are_refused(
+    tmp_path: Path,
+) -> None:
+    tasks = write_lines(
+        tmp_path / "tasks.jsonl",
+        {"id": "A", "prompt": "x"},
+        {"id": "a", "prompt": "y"},
+        {"id": "b", "prompt": "z", "agent": "goose"},
+        {"id": "c", "prompt": "p" * (MAX_PROMPT_BYTES + 1)},
+        {"id": "d", "prompt": "p" * MAX_PROMPT_BYTES},
+    )
+    with pytest.raises(InvalidTasks) as caught:
+        read_tasks(tasks)
+    assert caught.value.problems == [
+        (
+            "line 2: id 'a' differs from 'A' (line 1) only in case: they would be one file on a "
+            "case-insensitive file system"
+        ),
+        "line 3: unknown agent 'goose'; known: claude, codex, qwen, opencode, gemini",
+        (
+            f"line 4: the prompt is {MAX_PROMPT_BYTES + 1} bytes; Gemini CLI reads at most "
+            f"{MAX_PROMPT_BYTES} from stdin"
+        ),
+    ]
+
+
+def test_tasks_made_in_code_are_checked_as_a_file_is() -> None:
+    with pytest.raises(InvalidTasks) as caught:
+        check_tasks(
+            [
+                Task(id="A", prompt="x"),
+                Task(id="a", prompt="y", agent="goose"),
+                Task(id="A", prompt="z"),
+                Task(prompt="no id"),
+            ]
+        )
+    assert caught.value.problems == [
+        "task 2: unknown agent 'goose'; known: claude, codex, qwen, opencode, gemini",
+        (
+            "task 2: id 'a' differs from 'A' (task 1) only in case: they would be one file on "
+            "a case-insensitive file system"
+        ),
+        "task 3: id 'A' is also on task 1",
+        "task 4: id '' is not 1-128 of A-Z a-z 0-9 . _ -",
+    ]
+
+
+def test_a_bad_line_before_the_last_stops_the_batch_and_keeps_every_line(
+    tmp_path: Path,
+) -> None:
+    out = BatchOutput(tmp_path)
+    out.record(result("a"))
+    out.close()
+    path = tmp_path / "results.jsonl"
+    with path.open("ab") as f:
+        f.write(b'{"task_id": "b", "ok": true}\n')  # not a whole result
+        f.write(json.dumps({"task_id": "c"}).encode() + b"\n")
+    before = path.read_bytes()
+    with pytest.raises(BatchOutputError) as caught:
+        BatchOutput(tmp_path)
+    assert str(caught.value) == (
+        f"{path} line 2 is not a task's result (Object missing required field `error`); "
+        "nothing was changed: fix or delete that line, then run again"
+    )
+    with pytest.raises(BatchOutputError, match="line 2 is not a task's result"):
+        read_results(tmp_path)
+    assert path.read_bytes() == before
+    BatchOutput(tmp_path / "elsewhere").close()  # the lock was let go
+    path.write_bytes(before.splitlines(keepends=True)[0])
+    BatchOutput(tmp_path).close()
+
+
+class FullDisk:
+    """A file with ``room`` bytes left: a write past it writes what fits, then the next
+    one fails as a full disk does."""
+
+    def __init__(self, file: IO[bytes], room: int) -> None:
+        self._file = file
+        self.room = room
+
+    def write(self, data: bytes | memoryview) -> int:
+        if not self.room and len(data):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        taken = min(self.room, len(data))
+        self.room -= taken
+        return self._file.write(data[:taken])
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._file, name)
+
+
+def full_after(room: int, name: str) -> Any:
+    """An opener whose ``name`` files have ``room`` bytes left."""
+
+    def opener(file: Path, mode: str, buffering: int) -> Any:
+        opened = open(file, mode, buffering)  # noqa: SIM115 (the output closes it)
+        return FullDisk(opened, room) if file.name == name else opened
+
+    return opener
+
+
+def test_a_full_disk_undoes_the_torn_result_and_loses_no_finished_one(tmp_path: Path) -> None:
+    first = len(msgspec_line(result("a")))
+    out = BatchOutput(tmp_path, opener=full_after(first + 10, "results.jsonl"))
+    out.record(result("a"))
+    with pytest.raises(BatchOutputError) as caught:
+        out.record(result("b"))
+    assert str(caught.value) == (
+        f"cannot write {tmp_path / 'results.jsonl'}: No space left on device; the results "
+        "before b's are on disk, and a re-run starts the rest"
+    )
+    assert list(out.finished) == ["a"]
+    out.close()
+    assert (tmp_path / "results.jsonl").read_bytes() == msgspec_line(result("a"))
+    again = BatchOutput(tmp_path)
+    assert list(again.finished) == ["a"]
+    again.close()
+
+
+def test_a_full_disk_while_writing_events_is_a_batch_output_error(tmp_path: Path) -> None:
+    out = BatchOutput(tmp_path, opener=full_after(0, "t.jsonl.part"))
+    log = out.events_for(Task(id="t", prompt="p"))
+    with pytest.raises(BatchOutputError, match=r"t\.jsonl\.part: No space left on device$"):
+        log.write(MessageDelta(agent="gemini", text="hi"))
+    log.stop("gemini")  # what the engine does next: quiet, though the disk is still full
+    assert not (tmp_path / "events" / "t.jsonl").exists()
+    out.close()
+
+
+def test_a_stopped_task_leaves_its_partial_events_ended_by_a_notice(tmp_path: Path) -> None:
+    out = BatchOutput(tmp_path)
+    log = out.events_for(Task(id="t", prompt="p"))
+    log.write(MessageDelta(agent="acp:x", session_id="s1", text="hi"))
+    log.stop("acp:fallback")
+    lines = (tmp_path / "events" / "t.jsonl.part").read_text().splitlines()
+    assert [json.loads(line) for line in lines] == [
+        {"type": "message_delta", "agent": "acp:x", "session_id": "s1", "text": "hi"},
+        {
+            "type": "notice",
+            "agent": "acp:x",
+            "session_id": "s1",
+            "severity": "warning",
+            "message": STOPPED,
+            "source": "gemwire",
+        },
+    ]
+    out.close()
+
+
+def msgspec_line(value: TaskResult) -> bytes:
+    import msgspec
+
+    return msgspec.json.encode(value) + b"\n"

@@ -46,6 +46,7 @@ from gemwire.runners.acp.router import SessionRouter
 from gemwire.runners.acp.serving import AgentRequestServer
 from gemwire.runners.acp.session import AcpSession, SessionContext, session_folders
 from gemwire.runners.acp.terminals import TerminalPolicy, Terminals
+from gemwire.runners.agents import agent_identity
 from gemwire.wire import acp
 
 __all__ = ("AcpClient",)
@@ -90,7 +91,7 @@ class AcpClient:
         self._terminal_policy = terminal_policy
         self._credentials = dict(credentials or {})
         self._masker = Masker(known_secrets(options.environment(), self._credentials.values()))
-        self._agent = f"acp:{Path(options.command[0]).name}"
+        self._agent = agent_identity(options.command)
         self._cwd = Path(os.path.realpath(options.cwd or os.getcwd()))
         self._exit_stack = AsyncExitStack()
         self._quirks = GeminiCliQuirks()
@@ -211,7 +212,7 @@ class AcpClient:
         self.initialize_response = response
         self._quirks.agent_identified(response.agent_info)
         if response.agent_info is not None:
-            self._agent = f"acp:{response.agent_info.name}"
+            self._agent = agent_identity(self.options.command, response.agent_info.name)
         if response.protocol_version != acp.PROTOCOL_VERSION:
             self._router.broadcast(
                 [
