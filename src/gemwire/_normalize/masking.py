@@ -3,7 +3,7 @@
 A secret value gemwire knows is one of the credentials it was given (`AcpClient`'s
 ``credentials``), or the value of a variable of the agent's environment whose name marks a
 secret: it ends in ``_API_KEY``, ``_TOKEN``, ``_SECRET`` or ``_PASSWORD`` (or is one of those
-words). Every variable the agents gemwire pins read a key from is named so
+words), or in ``_ACCESS_KEY``, ``_SECRET_KEY`` or ``_PRIVATE_KEY`` (``AWS_SECRET_ACCESS_KEY``). Every variable the agents gemwire pins read a key from is named so
 (``GEMINI_API_KEY``, ``GOOGLE_API_KEY``, ``ANTHROPIC_API_KEY``, ``ANTHROPIC_AUTH_TOKEN``,
 ``CLAUDE_CODE_OAUTH_TOKEN``, ``OPENAI_API_KEY``, ``CODEX_API_KEY``, ``DASHSCOPE_API_KEY``,
 ``OPENROUTER_API_KEY``). A value shorter than `MIN_SECRET_CHARS` is none: masking ``1`` or
@@ -60,7 +60,15 @@ MASK = "***"
 MIN_SECRET_CHARS = 8
 """A value shorter than this is not treated as a secret."""
 
-SECRET_NAME_ENDINGS = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
+SECRET_NAME_ENDINGS = (
+    "_API_KEY",
+    "_TOKEN",
+    "_SECRET",
+    "_PASSWORD",
+    "_ACCESS_KEY",
+    "_SECRET_KEY",
+    "_PRIVATE_KEY",
+)
 """A variable whose name ends so (case aside) holds a secret."""
 
 T = TypeVar("T")
@@ -86,8 +94,9 @@ secret can show up. Names, ids, paths and numbers are left as they are."""
 def is_secret_name(name: str) -> bool:
     """Whether an environment variable of this name holds a secret.
 
-    >>> [is_secret_name(n) for n in ("GEMINI_API_KEY", "GH_TOKEN", "TOKEN", "TOKENIZERS")]
-    [True, True, True, False]
+    >>> names = ("GEMINI_API_KEY", "GH_TOKEN", "TOKEN", "AWS_SECRET_ACCESS_KEY", "TOKENIZERS")
+    >>> [is_secret_name(n) for n in names]
+    [True, True, True, True, False]
     """
     return ("_" + name.upper()).endswith(SECRET_NAME_ENDINGS)
 
