@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import msgspec
 import pytest
@@ -26,6 +27,7 @@ from gemwire.protocol.gemini_json import (
 )
 from gemwire.protocol.gemini_session import Problem, RecordReplay, legacy_record
 from gemwire.protocol.jsonrpc import JsonRpcConnection, Request
+from gemwire.sessions import load_session, read_session_info
 from gemwire.wire import acp
 from gemwire.wire.gemini_json import JsonOutput
 from gemwire.wire.gemini_stream import MessageEvent
@@ -249,3 +251,27 @@ def test_acp_agent_request_and_update_are_typed_after_a_record() -> None:
         SessionUpdate(session_id="s", kind="agent_message_chunk", update=chunk),
     ]
     assert params.meta is UNSET
+
+
+def test_a_loaded_session_keeps_the_message_and_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "session-cut.jsonl"
+    path.write_bytes(
+        SESSION_HEADER
+        + b'{"id":"m1","timestamp":"t","type":"user","content":[{"text":"say hello"}]}\n'
+        + b'{"id":"m2","timestamp":"t","type":"gemini","content":"Hello \\ud83d"}\n'
+    )
+    conversation = load_session(path)
+    events = [e for e in conversation.events() if isinstance(e, Notice | MessageDelta)]
+    assert events == [
+        Notice(
+            agent="gemini",
+            session_id="s",
+            severity="warning",
+            message=f"{path}: line 3: {NOTICE}",
+            source="gemwire",
+        ),
+        MessageDelta(agent="gemini", session_id="s", text="Hello \ufffd"),
+    ]
+    assert [m.type for m in conversation.messages] == ["user", "gemini"]
+    info = read_session_info(path)
+    assert (info.messages, info.problems) == (2, 1)
