@@ -18,10 +18,16 @@ the lone escapes to ``\ufffd`` in the raw bytes; the decoder tries again and say
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import TypeVar
 
 import msgspec
 
-__all__ = ("LoneSurrogates", "repaired")
+from gemwire.protocol._undecodable import UNDECODABLE
+
+__all__ = ("LoneSurrogates", "decode_repaired", "repaired")
+
+T = TypeVar("T")
 
 
 class LoneSurrogates(msgspec.Struct, frozen=True, kw_only=True):
@@ -66,3 +72,15 @@ def repaired(data: bytes) -> tuple[bytes, int] | None:
 
     text = _SURROGATE_ESCAPE.sub(replace, data)
     return (text, count) if count else None
+
+
+def decode_repaired(decode: Callable[[bytes], T], data: bytes) -> tuple[T, LoneSurrogates] | None:
+    """After ``decode(data)`` raised: what it decodes to once its lone surrogates are
+    replaced, and how many there were; ``None`` when that does not make it decode."""
+    fixed = repaired(data)
+    if fixed is None:
+        return None
+    try:
+        return decode(fixed[0]), LoneSurrogates(count=fixed[1])
+    except UNDECODABLE:
+        return None

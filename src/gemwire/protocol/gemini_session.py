@@ -37,7 +37,7 @@ from typing import Any
 
 import msgspec
 
-from gemwire.protocol._lone_surrogates import LoneSurrogates, repaired
+from gemwire.protocol._lone_surrogates import decode_repaired
 from gemwire.protocol._undecodable import UNDECODABLE, decode_replacing, why_undecodable
 from gemwire.protocol.gemini_content import is_ignored_user_content, is_resumable, text_of
 from gemwire.protocol.gemini_messages import (
@@ -334,15 +334,9 @@ def _decode_record(data: bytes, lineno: int) -> tuple[Any, list[Problem]]:
             error: Exception = exc
     except UNDECODABLE as exc:
         error = exc
-    fixed = repaired(data)
+    fixed = decode_repaired(_decode_any, data)
     if fixed is not None:
-        try:
-            record = _decode_any(fixed[0])
-        except UNDECODABLE:
-            pass  # not JSON either way: say why the original is not
-        else:
-            message = LoneSurrogates(count=fixed[1]).message
-            return record, [*problems, Problem(line=lineno, message=message)]
+        return fixed[0], [*problems, Problem(line=lineno, message=fixed[1].message)]
     return _UNDECODED, [*problems, Problem(line=lineno, message=_not_json(error))]
 
 

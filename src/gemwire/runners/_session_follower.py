@@ -26,7 +26,9 @@ from datetime import datetime
 import msgspec
 
 from gemwire._normalize.gemini_session import file_diff_of, thought_text
+from gemwire._normalize.notices import notice
 from gemwire.events import Event, FileChanged, ThoughtDelta, TurnCompleted
+from gemwire.protocol._lone_surrogates import decode_repaired
 from gemwire.sessions import GeminiHome, PriceTable, load_prices, short_id_of
 from gemwire.sessions.pricing import usage_cost
 from gemwire.wire.gemini_session import MessageRecord
@@ -165,15 +167,19 @@ class SessionFollower:
     def _line(self, line: bytes, session_id: str) -> list[Event]:
         if not line.startswith(_MESSAGE_START):
             return []  # headers, $set and $rewindTo records: nothing live to tell
+        events: list[Event] = []
         try:
             message = _decode(line)
         except msgspec.DecodeError:
-            return []  # the file is read as it is written; the runner's stream stands
+            fixed = decode_repaired(_decode, line)  # half an emoji, as Node writes it
+            if fixed is None:
+                return []  # the file is read as it is written; the runner's stream stands
+            message = fixed[0]
+            events.append(notice("gemini", session_id, fixed[1].message))
         if message.type != "gemini" or not self._recent(message.timestamp):
             return []
         if message.tokens and isinstance(message.model, str):
             self.context = (message.model, message.tokens.input)
-        events: list[Event] = []
         done = self._thoughts.get(message.id, 0)
         for thought in (message.thoughts or [])[done:]:
             text = thought_text(thought.subject, thought.description)
