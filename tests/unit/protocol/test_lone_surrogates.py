@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
@@ -199,7 +200,7 @@ SESSION_MESSAGE = b'{"id":"m1","timestamp":"t","type":"user","content":[{"text":
 
 
 @pytest.mark.parametrize("mode", [{}, {"lines": True}, {"summary": True}, {"keep_raw": True}])
-def test_a_session_message_is_kept_with_a_problem(mode: dict[str, bool]) -> None:
+def test_a_session_message_is_kept_with_a_problem(mode: dict[str, Any]) -> None:
     replay = RecordReplay(**mode)
     replay.feed_block(SESSION_HEADER + SESSION_MESSAGE, 1)
     assert replay.problems == [Problem(line=2, message=NOTICE)]
@@ -208,8 +209,8 @@ def test_a_session_message_is_kept_with_a_problem(mode: dict[str, bool]) -> None
         assert message.prompt == "big \ufffd"
     else:
         assert message.content == [{"text": "big \ufffd"}]
+    replay = RecordReplay(**mode)
     for n, line in enumerate((SESSION_HEADER, SESSION_MESSAGE), 1):  # one line at a time
-        replay = RecordReplay(**mode)
         replay.feed(line, n)
     assert replay.problems == [Problem(line=2, message=NOTICE)]
     assert len(replay.messages) == 1
