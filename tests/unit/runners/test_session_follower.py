@@ -173,3 +173,17 @@ def test_a_message_holding_half_an_emoji_still_gives_its_thoughts(tmp_path: Path
             origin="session_file",
         ),
     ]
+
+
+def test_half_an_emoji_outside_the_thoughts_is_left_for_the_stream_to_say(
+    tmp_path: Path,
+) -> None:
+    home, workspace, path = _home(tmp_path)
+    follower = SessionFollower(str(home), str(workspace), lambda: SESSION, NOW)
+    cut = _message("m1", 1, ["Plan"], content="big \ud83d")  # the stream has this text too
+    path.write_bytes(cut)
+    assert follower.poll() == [
+        ThoughtDelta(
+            agent="gemini", session_id=SESSION, text="**Plan**\n\nabout Plan", origin="session_file"
+        )
+    ]
