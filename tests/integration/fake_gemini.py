@@ -106,6 +106,8 @@ def main() -> None:
             b'{"type":"message","timestamp":"t","role":"assistant","content":"\xff"}\n'
         )
         out(DELTA % "after" + RESULT)
+    elif mode == "lone_surrogate":  # a tool output cut in the middle of an emoji, as Node writes it
+        out(INIT + DELTA % "big \\ud83d" + DELTA % " done" + RESULT)
     else:
         raise SystemExit(f"unknown mode {mode}")
 

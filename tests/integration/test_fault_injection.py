@@ -196,3 +196,25 @@ async def test_killed_while_retrying_429s_is_rate_limited_with_google_s_delay(
     with pytest.raises(RateLimited) as caught:
         result.raise_for_error()
     assert caught.value.retry_delay == 12.0
+
+
+async def test_half_an_emoji_in_an_answer_chunk_arrives_as_u_fffd_with_a_notice(
+    tmp_path: Path,
+) -> None:
+    events, result = await run("lone_surrogate", tmp_path)
+    message = (
+        "replaced 1 lone UTF-16 surrogate(s) in the agent's output with U+FFFD"
+        " (half of a character, e.g. an emoji cut in two)"
+    )
+    assert events[1:4] == [
+        Notice(
+            agent="gemini",
+            session_id="fake-session",
+            severity="warning",
+            message=message,
+            source="gemwire",
+        ),
+        MessageDelta(agent="gemini", session_id="fake-session", text="big \ufffd"),
+        MessageDelta(agent="gemini", session_id="fake-session", text=" done"),
+    ]
+    assert (result.ok, result.answer) == (True, "big \ufffd done")

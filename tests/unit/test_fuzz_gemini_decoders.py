@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import tempfile
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from gemwire.cli.safe_text import terminal_safe_event
 from gemwire.cli.transcript import Transcript
 from gemwire.cli.view import View
 from gemwire.errors import GemwireError
-from gemwire.events import Event, SessionStarted, TurnCompleted, encode_event
+from gemwire.events import Event, Notice, SessionStarted, TurnCompleted, encode_event
 from gemwire.protocol.gemini_json import ErrorDocumentScanner, decode_json_output
 from gemwire.sessions import load_session, read_session_info, to_unified_messages
 
@@ -107,3 +108,55 @@ def test_session_files(data: bytes, legacy: bool) -> None:
         list(to_unified_messages(conversation.messages, conversation.originals))
         info = read_session_info(path)
         assert info.messages == len(conversation.messages)
+
+
+# Where a string value that is not empty starts: half an emoji goes there, as Gemini CLI
+# writes it when it cuts a long text in the middle of one (issue 22, item 5).
+_STRING_VALUE = re.compile(
+    rb'(?<!\\)"(?:content|output|text|response|message|description)": ?"(?!")'
+)
+_REPAIRED = "replaced 1 lone UTF-16 surrogate(s)"
+WITH_TEXT = [p for p in STREAMS + DOCUMENTS + SESSIONS if _STRING_VALUE.search(p.read_bytes())]
+
+
+@st.composite
+def half_an_emoji(draw: st.DrawFn, data: bytes) -> tuple[bytes, bytes]:
+    """``data``, and ``data`` with a lone surrogate escape at the start of one string value."""
+    starts = [m.end() for m in _STRING_VALUE.finditer(data)]
+    at = draw(st.sampled_from(starts))
+    return data, data[:at] + draw(st.sampled_from((b"\\ud83d", b"\\uDE00"))) + data[at:]
+
+
+def _repair_notice(event: Event) -> bool:
+    return isinstance(event, Notice) and event.message.startswith(_REPAIRED)
+
+
+@fuzz
+@given(recording([p for p in WITH_TEXT if p.suffix == ".stdout"]).flatmap(half_an_emoji))
+def test_half_an_emoji_in_any_string_loses_nothing(pair: tuple[bytes, bytes]) -> None:
+    data, cut = pair
+    before = list(replay_gemini_stream([data]))
+    after = list(replay_gemini_stream([cut]))
+    assert sum(map(_repair_notice, after)) == 1
+    assert [e.type for e in after if not _repair_notice(e)] == [e.type for e in before]
+    first, last = before[-1], after[-1]
+    assert isinstance(first, TurnCompleted)
+    assert isinstance(last, TurnCompleted)
+    assert last.answer.count("\ufffd") - first.answer.count("\ufffd") in (0, 1)
+
+
+@fuzz
+@given(st.sampled_from([p for p in WITH_TEXT if p.suffix != ".stdout"]), st.data())
+def test_half_an_emoji_in_a_session_file_keeps_every_message(
+    recorded: Path, draw: st.DataObject
+) -> None:
+    data, cut = draw.draw(half_an_emoji(recorded.read_bytes()))
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"session{recorded.suffix}"
+        path.write_bytes(data)
+        before = load_session(path)
+        path.write_bytes(cut)
+        after = load_session(path)
+        assert len(after.messages) == len(before.messages)
+        [problem] = [p.message for p in after.problems if p not in before.problems]
+        assert problem.startswith(_REPAIRED)

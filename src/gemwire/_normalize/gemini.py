@@ -48,6 +48,7 @@ from gemwire.events import (
 from gemwire.protocol.gemini import (
     DecodedItem,
     InvalidUtf8,
+    LoneSurrogates,
     MalformedLine,
     NoiseLine,
     OversizedLine,
@@ -268,6 +269,9 @@ class GeminiNormalizer:
         message = f"replaced {item.count} invalid UTF-8 byte(s) in the agent's output"
         out.append(notice(self._agent, self._session_id, message))
 
+    def _lone_surrogates(self, item: LoneSurrogates, out: list[Event]) -> None:
+        out.append(notice(self._agent, self._session_id, item.message))
+
     def _close_open_calls(self) -> list[Event]:
         events: list[Event] = []
         for call_id, started in self._calls.items():
@@ -354,4 +358,5 @@ _HANDLERS: dict[type, _Handler] = {
     MalformedLine: GeminiNormalizer._unknown,
     OversizedLine: GeminiNormalizer._oversized,
     InvalidUtf8: GeminiNormalizer._invalid_utf8,
+    LoneSurrogates: GeminiNormalizer._lone_surrogates,
 }

@@ -32,7 +32,8 @@ from gemwire.events import (
     UsageReported,
 )
 from gemwire.protocol.framing import OversizedLine
-from gemwire.protocol.gemini import MalformedLine
+from gemwire.protocol.gemini import LoneSurrogates, MalformedLine
+from gemwire.protocol.gemini_json import RepairedOutput
 from gemwire.wire.gemini_json import JsonError, JsonOutput, SessionMetrics
 
 __all__ = ("GeminiJsonNormalizer", "json_error_kind")
@@ -92,16 +93,20 @@ class GeminiJsonNormalizer:
     def session_id(self) -> str | None:
         return self._session_id
 
-    def error_document(self, document: JsonOutput) -> list[Event]:
+    def error_document(self, document: JsonOutput | RepairedOutput) -> list[Event]:
         """A document printed on stderr (fatal errors); the first one counts."""
         if self._stderr_document is not None:
             return []  # the CLI prints some errors twice
+        repair = None
+        if isinstance(document, RepairedOutput):
+            repair = document.repair
+            document = document.document
         self._stderr_document = document
-        return self._announce(document)
+        return self._announce(document) + self._repair_notice(repair)
 
     def finish(
         self,
-        output: JsonOutput | MalformedLine | OversizedLine | None,
+        output: JsonOutput | RepairedOutput | MalformedLine | OversizedLine | None,
         *,
         exit_code: int | None = None,
         stopped: TurnError | None = None,
@@ -110,6 +115,10 @@ class GeminiJsonNormalizer:
         if self._completed:
             return []
         events: list[Event] = []
+        repair = None
+        if isinstance(output, RepairedOutput):
+            repair = output.repair
+            output = output.document
         document = output if isinstance(output, JsonOutput) else self._stderr_document
         if isinstance(output, MalformedLine):
             events.append(Unknown(agent=self._agent, session_id=self._session_id, raw=output.line))
@@ -129,7 +138,7 @@ class GeminiJsonNormalizer:
                 )
             )
             return [*events, self._complete(error=failure, answer="", usage=None, cut_short=False)]
-        events += self._announce(document)
+        events += self._announce(document) + self._repair_notice(repair)
         warnings = document.warnings if isinstance(document.warnings, list) else []
         sid = self._session_id
         events += [notice(self._agent, sid, warning, source="upstream") for warning in warnings]
@@ -157,6 +166,9 @@ class GeminiJsonNormalizer:
         cut_short = any(w.startswith(TURN_CUT_SHORT) for w in warnings)
         events.append(self._complete(error=error, answer=answer, usage=usage, cut_short=cut_short))
         return events
+
+    def _repair_notice(self, repair: LoneSurrogates | None) -> list[Event]:
+        return [] if repair is None else [notice(self._agent, self._session_id, repair.message)]
 
     def _announce(self, document: JsonOutput) -> list[Event]:
         if self._announced or not isinstance(document.session_id, str):

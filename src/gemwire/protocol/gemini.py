@@ -8,11 +8,13 @@ Nothing the CLI prints stops the stream. Besides wire events, the decoder yields
   (a line cut short by a crash), or JSON nested too deeply to decode;
 - `OversizedLine`: a line over the size cap, skipped;
 - `InvalidUtf8`: a line held bytes that are not UTF-8; they were replaced by U+FFFD and
-  the line decoded anyway (this record comes right before it).
+  the line decoded anyway (this record comes right before it);
+- `LoneSurrogates`: an event's JSON held half of a UTF-16 surrogate pair (``"\\ud83d"``,
+  Gemini CLI cutting an emoji in two), read as U+FFFD (this record comes right before it).
 
 With ``strict=True`` (the tests) unknown types, unknown fields, malformed lines and
-invalid UTF-8 raise `MalformedMessageError` instead; noise lines are still allowed, since
-the real CLI prints them.
+invalid UTF-8 raise `MalformedMessageError` instead; noise lines and lone surrogates are
+still allowed, since the real CLI writes them.
 
     >>> decoder = GeminiStreamDecoder()
     >>> decoder.feed(b'{"type":"init","timestamp":"t","session_id":"s","model":"auto"}\\nhello\\n')
@@ -26,6 +28,7 @@ from typing import cast
 import msgspec
 
 from gemwire.errors import MalformedMessageError
+from gemwire.protocol._lone_surrogates import LoneSurrogates, repaired
 from gemwire.protocol._strict import unknown_fields
 from gemwire.protocol._undecodable import UNDECODABLE, decode_replacing, why_undecodable
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES, LineBuffer, OversizedLine
@@ -35,6 +38,7 @@ __all__ = (
     "DecodedItem",
     "GeminiStreamDecoder",
     "InvalidUtf8",
+    "LoneSurrogates",
     "MalformedLine",
     "NoiseLine",
     "OversizedLine",
@@ -64,7 +68,13 @@ class InvalidUtf8(msgspec.Struct, frozen=True, kw_only=True):
 
 
 DecodedItem = (
-    JsonStreamEvent | NoiseLine | UnknownWireEvent | MalformedLine | OversizedLine | InvalidUtf8
+    JsonStreamEvent
+    | NoiseLine
+    | UnknownWireEvent
+    | MalformedLine
+    | OversizedLine
+    | InvalidUtf8
+    | LoneSurrogates
 )
 
 _KNOWN_TYPES = frozenset(t.__struct_config__.tag for t in JsonStreamEvent.__args__)
@@ -132,16 +142,8 @@ class GeminiStreamDecoder:
         return out
 
     def _decode(self, line: bytes, out: list[DecodedItem]) -> None:
-        if line[:1] == b"{":
-            try:
-                event = _typed.decode(line)
-            except UNDECODABLE:
-                pass  # the slow path below says what is wrong
-            else:
-                if self.strict:
-                    self._check_fields(line)
-                out.append(event)
-                return
+        if line[:1] == b"{" and self._event(line, out):
+            return
         try:
             text = line.decode()
         except UnicodeDecodeError:
@@ -151,13 +153,30 @@ class GeminiStreamDecoder:
                     f"{count} invalid UTF-8 byte(s)", line=text, lineno=self.lineno
                 ) from None
             out.append(InvalidUtf8(count=count))
-            if text.startswith("{"):  # it may still be an event, now that it decodes
-                try:
-                    out.append(_typed.decode(text))
-                    return
-                except UNDECODABLE:
-                    pass
+            # It may still be an event, now that it decodes.
+            if text.startswith("{") and self._event(text.encode(), out):
+                return
         out.append(self._classify(text))
+
+    def _event(self, line: bytes, out: list[DecodedItem]) -> bool:
+        """Whether ``line`` is a known event, as it is or with its lone surrogates replaced
+        (`LoneSurrogates` then comes first); if so, it is in ``out``."""
+        try:
+            event = _typed.decode(line)
+        except UNDECODABLE:
+            fixed = repaired(line)
+            if fixed is None:
+                return False  # the slow path says what is wrong
+            line, count = fixed
+            try:
+                event = _typed.decode(line)
+            except UNDECODABLE:
+                return False
+            out.append(LoneSurrogates(count=count))
+        if self.strict:
+            self._check_fields(line)
+        out.append(event)
+        return True
 
     def _classify(self, text: str) -> DecodedItem:
         """A line that did not decode as a known event: say what it is."""

@@ -16,7 +16,8 @@ version is kept, because the replay drops its thoughts, tokens, tool calls and d
 Gemini itself would decide (is the file resumable?) is computed from the replay, exactly.
 
 Lines Gemini skips silently (not JSON, not an object, no known shape) are reported as
-`Problem`s. In ``summary`` mode messages are only classified, not kept whole (listing).
+`Problem`s; so is text that was read as Gemini reads it (invalid UTF-8, lone surrogates:
+U+FFFD), and the line is kept. In ``summary`` mode messages are only classified, not kept whole (listing).
 
 Speed: fed a block of lines at a time (`RecordReplay.feed_block`), it decodes a line that
 starts with ``{"id":`` (as the recorder writes messages) straight into a `MessageRecord`, or,
@@ -36,6 +37,7 @@ from typing import Any
 
 import msgspec
 
+from gemwire.protocol._lone_surrogates import decode_repaired
 from gemwire.protocol._undecodable import UNDECODABLE, decode_replacing, why_undecodable
 from gemwire.protocol.gemini_content import is_ignored_user_content, is_resumable, text_of
 from gemwire.protocol.gemini_messages import (
@@ -316,19 +318,26 @@ _PARTIAL = "partial last line skipped (the CLI may be writing it)"
 def _decode_record(data: bytes, lineno: int) -> tuple[Any, list[Problem]]:
     """Any JSON value (`_UNDECODED` if none), and the problems found on the way.
 
-    Invalid UTF-8 is replaced, as Gemini CLI reads the file (Node's ``utf8``), and said.
+    Invalid UTF-8 is replaced, as Gemini CLI reads the file (Node's ``utf8``), and lone
+    surrogates too, as Node reads them back (`gemwire.protocol._lone_surrogates`); each is said.
     """
+    problems: list[Problem] = []
     try:
-        return _decode_any(data), []
+        return _decode_any(data), problems
     except UnicodeDecodeError:
         text, count = decode_replacing(data)
+        problems.append(Problem(line=lineno, message=f"replaced {count} invalid UTF-8 byte(s)"))
+        data = text.encode()
+        try:
+            return _decode_any(data), problems
+        except UNDECODABLE as exc:
+            error: Exception = exc
     except UNDECODABLE as exc:
-        return _UNDECODED, [Problem(line=lineno, message=_not_json(exc))]
-    problems = [Problem(line=lineno, message=f"replaced {count} invalid UTF-8 byte(s)")]
-    try:
-        return _decode_any(text), problems
-    except UNDECODABLE as exc:
-        return _UNDECODED, [*problems, Problem(line=lineno, message=_not_json(exc))]
+        error = exc
+    fixed = decode_repaired(_decode_any, data)
+    if fixed is not None:
+        return fixed[0], [*problems, Problem(line=lineno, message=fixed[1].message)]
+    return _UNDECODED, [*problems, Problem(line=lineno, message=_not_json(error))]
 
 
 def _original(raw: bytes) -> Any:

@@ -9,6 +9,8 @@ return the bytes to write.
 Nothing the peer sends raises. What breaks the protocol comes out as a
 `ProtocolViolation` record and the stream goes on; a response that cannot be read but
 names a pending id still answers that request (as an error), so no caller waits forever.
+A message holding lone surrogates (``"\\ud83d"``: Node writes half an emoji so) is read with
+U+FFFD for each, after a `LoneSurrogates` record that says so.
 
     >>> conn = JsonRpcConnection()
     >>> request_id, data = conn.send_request("initialize", {"protocolVersion": 1})
@@ -26,6 +28,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET
 
+from gemwire.protocol._lone_surrogates import LoneSurrogates, repaired
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES, LineBuffer, OversizedLine
 from gemwire.wire.jsonrpc import INTERNAL_ERROR, ErrorObject, Message, RequestId
 
@@ -34,6 +37,7 @@ __all__ = (
     "ErrorResponse",
     "Incoming",
     "JsonRpcConnection",
+    "LoneSurrogates",
     "Notification",
     "OversizedLine",
     "ProtocolViolation",
@@ -83,7 +87,15 @@ class ProtocolViolation(msgspec.Struct, frozen=True, kw_only=True):
     line: str
 
 
-Incoming = Request | Notification | Response | ErrorResponse | ProtocolViolation | OversizedLine
+Incoming = (
+    Request
+    | Notification
+    | Response
+    | ErrorResponse
+    | ProtocolViolation
+    | OversizedLine
+    | LoneSurrogates
+)
 
 _decoder = msgspec.json.Decoder(Message)
 _error_decoder = msgspec.json.Decoder(ErrorObject)
@@ -160,7 +172,17 @@ class JsonRpcConnection:
         try:
             message = _decoder.decode(line)
         except DECODE_ERRORS as exc:
-            return [_violation(f"not a JSON-RPC message: {exc}", line)]
+            fixed = repaired(line)
+            if fixed is None:
+                return [_violation(f"not a JSON-RPC message: {exc}", line)]
+            try:
+                message = _decoder.decode(fixed[0])
+            except DECODE_ERRORS:
+                return [_violation(f"not a JSON-RPC message: {exc}", line)]
+            return [LoneSurrogates(count=fixed[1]), *self._sorted(message, fixed[0])]
+        return self._sorted(message, line)
+
+    def _sorted(self, message: Message, line: bytes) -> list[Incoming]:
         if message.jsonrpc != "2.0":
             return [_violation('not JSON-RPC 2.0 ("jsonrpc" is not "2.0")', line)]
         params = None if message.params is UNSET else bytes(message.params)

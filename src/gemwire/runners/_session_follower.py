@@ -26,7 +26,9 @@ from datetime import datetime
 import msgspec
 
 from gemwire._normalize.gemini_session import file_diff_of, thought_text
+from gemwire._normalize.notices import notice
 from gemwire.events import Event, FileChanged, ThoughtDelta, TurnCompleted
+from gemwire.protocol._lone_surrogates import decode_repaired
 from gemwire.sessions import GeminiHome, PriceTable, load_prices, short_id_of
 from gemwire.sessions.pricing import usage_cost
 from gemwire.wire.gemini_session import MessageRecord
@@ -165,24 +167,34 @@ class SessionFollower:
     def _line(self, line: bytes, session_id: str) -> list[Event]:
         if not line.startswith(_MESSAGE_START):
             return []  # headers, $set and $rewindTo records: nothing live to tell
+        repair = None
         try:
             message = _decode(line)
         except msgspec.DecodeError:
-            return []  # the file is read as it is written; the runner's stream stands
+            fixed = decode_repaired(_decode, line)  # half an emoji, as Node writes it
+            if fixed is None:
+                return []  # the file is read as it is written; the runner's stream stands
+            message, repair = fixed
         if message.type != "gemini" or not self._recent(message.timestamp):
             return []
         if message.tokens and isinstance(message.model, str):
             self.context = (message.model, message.tokens.input)
-        events: list[Event] = []
         done = self._thoughts.get(message.id, 0)
-        for thought in (message.thoughts or [])[done:]:
-            text = thought_text(thought.subject, thought.description)
-            events.append(
-                ThoughtDelta(
-                    agent="gemini", session_id=session_id, text=text, origin="session_file"
-                )
+        thoughts = [
+            ThoughtDelta(
+                agent="gemini",
+                session_id=session_id,
+                text=thought_text(thought.subject, thought.description),
+                origin="session_file",
             )
+            for thought in (message.thoughts or [])[done:]
+        ]
         self._thoughts[message.id] = max(done, len(message.thoughts or ()))
+        events: list[Event] = []
+        # Said only where a thought shows it: the stream says so of the rest of the message.
+        if repair is not None and any("\ufffd" in t.text for t in thoughts):
+            events.append(notice("gemini", session_id, repair.message))
+        events += thoughts
         for call in message.toolCalls or ():
             diff = file_diff_of(call)
             if diff is None or call.status != "success" or call.id in self._changed:

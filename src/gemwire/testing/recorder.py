@@ -13,16 +13,19 @@ output format, each time from a fresh home, and stores byte-exact:
                                     session files exactly as the CLI wrote them
 
 Machine-specific strings are replaced by placeholders, everywhere including file names
-(see `PLACEHOLDERS`); nothing else is changed.
+(see `PLACEHOLDERS`); nothing else is changed. `MachinePaths` does the part every recording
+shares with the other agents' (tests/e2e/agents): this checkout, the pinned agents, the
+user's home and the temporary folder.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,6 +33,7 @@ import anyio
 import msgspec
 
 from gemwire.errors import ScenarioError
+from gemwire.runners.agents import clis_dir
 from gemwire.runners.process import ProcessOutput, run_process
 from gemwire.testing.environment import IsolatedGemini
 from gemwire.testing.model_server import RecordedRequest, ScriptedModel
@@ -39,6 +43,7 @@ from gemwire.testing.scenario import Scenario
 __all__ = (
     "PLACEHOLDERS",
     "CliRun",
+    "MachinePaths",
     "RecordingCase",
     "load_case",
     "load_cases",
@@ -55,8 +60,67 @@ PLACEHOLDERS = {
     "project_hash": "__PROJECT_HASH__",
     "model_url": "__MODEL_URL__",
     "cli_dir": "__CLI_DIR__",
+    "clis": "__CLIS__",
+    "checkout": "__CHECKOUT__",
+    "user_home": "__USER_HOME__",
+    "tmp": "__TMP__",
 }
 """What replaces each machine-specific string in recordings."""
+
+# A path starts after none of the characters a path name holds (``.gemini/tmp`` is no /tmp).
+_PATH_START = r"(?<![\w.~-])"
+_PATH_END = r"(?![\w.~-])"
+
+
+class MachinePaths:
+    """The paths of this machine that a recording may hold besides its run's own folders:
+    this checkout, the pinned agents' folder, the user's home, the temporary folder.
+
+    An agent names its own files by their real path: where the pinned agents are linked
+    (a git worktree's ``clis/*/node_modules``), that path becomes the link's first.
+
+        >>> paths = MachinePaths()
+        >>> paths.scrub(f"{paths.home}/.gemini/tmp/x", lambda name: f"{{{name}}}")
+        '{user_home}/.gemini/tmp/x'
+    """
+
+    def __init__(self) -> None:
+        clis = clis_dir()
+        self.home = str(Path.home())
+        self._links = [
+            (str(link.resolve()), str(link))
+            for link in sorted(clis.glob("*/node_modules"))
+            if link.is_symlink()
+        ]
+        named = {
+            tempfile.gettempdir(): "tmp",
+            self.home: "user_home",
+            str(Path(__file__).resolve().parents[3]): "checkout",
+            str(clis): "clis",
+            str(clis.resolve()): "clis",
+        }
+        # Longest first: the checkout may be in the home, the agents are in the checkout.
+        self._named = [
+            (re.compile(_PATH_START + re.escape(path) + _PATH_END), name)
+            for path, name in sorted(named.items(), key=lambda item: -len(item[0]))
+            if len(Path(path).parts) > 1  # never "/" itself
+        ]
+
+    def scrub(
+        self,
+        text: str,
+        placeholder: Callable[[str], str],
+        run: Sequence[tuple[str, str]] = (),
+    ) -> str:
+        """``text`` with the run's own strings replaced as ``run`` says (in order), then
+        this machine's paths by ``placeholder(name)``."""
+        for real, link in self._links:
+            text = text.replace(real, link)
+        for old, new in run:
+            text = text.replace(old, new)
+        for pattern, name in self._named:
+            text = pattern.sub(placeholder(name), text)
+        return text
 
 
 class CliRun(msgspec.Struct, frozen=True, kw_only=True):
@@ -162,6 +226,7 @@ class _Scrubber:
 
     def __init__(self, env: IsolatedGemini, model_url: str, cli_dir: Path) -> None:
         workspace = str(env.workspace)
+        self._machine = MachinePaths()
         # Longest first: the workspace and home live under the root.
         self.replacements = [
             (model_url, PLACEHOLDERS["model_url"]),
@@ -174,14 +239,12 @@ class _Scrubber:
         ]
 
     def text(self, text: str) -> str:
-        for old, new in self.replacements:
-            text = text.replace(old, new)
-        return text
+        return self._machine.scrub(text, PLACEHOLDERS.__getitem__, self.replacements)
 
     def data(self, data: bytes) -> bytes:
-        for old, new in self.replacements:
-            data = data.replace(old.encode(), new.encode())
-        return data
+        # Byte-exact: bytes that are not UTF-8 go through unchanged.
+        text = data.decode(errors="surrogateescape")
+        return self.text(text).encode(errors="surrogateescape")
 
 
 def _summarize(request: RecordedRequest) -> dict[str, Any]:

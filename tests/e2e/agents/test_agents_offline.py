@@ -2,7 +2,7 @@
 
 Each case runs one scenario through one agent and compares the normalized events with
 the golden file tests/fixtures/acp/<agent>/<case>.jsonl (machine paths and generated ids
-replaced by placeholders, see `scrub`), then checks the files on disk. Re-record the
+replaced by placeholders, see `scrub_text`), then checks the files on disk. Re-record the
 golden files with ``make record-agents`` (``GEMWIRE_RECORD=1``).
 
 The scenarios are the same for every agent; only the tool calls are spelled in each
@@ -31,6 +31,7 @@ from gemwire.runners.acp import AcpTurnResult, run_acp
 from gemwire.runners.agents import AgentName, resolve_agent
 from gemwire.testing import FunctionCall, Hang, Reply, Scenario, ScriptedModel, Text, Thought
 from gemwire.testing.agents import isolated_agent
+from gemwire.testing.recorder import MachinePaths
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -212,13 +213,19 @@ def scrub(events: list[Event], root: Path) -> list[dict[str, Any]]:
     return json.loads(scrub_text(text, root))  # type: ignore[no-any-return]
 
 
+MACHINE = MachinePaths()
+
+
 def scrub_text(text: str, root: Path) -> str:
-    """``text`` with paths under ``{root}``, generated ids and clocks replaced."""
-    text = text.replace(str(root), "{root}")
+    """``text`` with paths under ``{root}``, this machine's other paths (the pinned agents'
+    own files, ...: `MachinePaths`), generated ids and clocks replaced."""
+    text = MACHINE.scrub(text, lambda name: f"{{{name}}}", [(str(root), "{root}")])
     text = re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "{uuid}", text)
     text = re.sub(r"ses_[0-9A-Za-z]{26}", "{uuid}", text)  # OpenCode's session ids
     text = re.sub(r"(?<!\d)\d{13}(?!\d)", "0", text)  # millisecond clocks: Gemini's call ids, Codex
-    text = re.sub(r'((?:process_id|secs|nanos|duration_ms)\\?"\s*:\s*\\?"?)\d+', r"\g<1>0", text)
+    text = re.sub(
+        r'((?:process_id|secs|nanos|duration_ms|durationMs)\\?"\s*:\s*\\?"?)\d+', r"\g<1>0", text
+    )
     return re.sub(r"PGID: \d+", "PGID: 0", text)  # Qwen Code's shell output
 
 

@@ -208,6 +208,16 @@ def prompt(request_id: object, text: str) -> None:
             call("terminal/wait_for_exit", ids)
             call("terminal/output", ids)
             call("terminal/release", ids)
+    elif MODE == "lone_surrogate":  # json.dumps writes half an emoji as Node does: "\ud83d"
+        allow = {"optionId": "yes", "name": "Allow", "kind": "allow_once"}
+        tool = {"toolCallId": "call-1", "title": "Write \ud83d", "kind": "edit"}
+        call(
+            "session/request_permission",
+            {"sessionId": SESSION, "toolCall": tool, "options": [allow]},
+        )
+        path = os.path.join(os.getcwd(), "cut.txt")
+        call("fs/write_text_file", {"sessionId": SESSION, "path": path, "content": "cut \ud83d"})
+        say("big \ud83d")
     elif MODE == "slow":
         say("thinking")
         time.sleep(30)

@@ -18,6 +18,7 @@ from gemwire.events import (
     Notice,
     PermissionResolved,
     ToolCallFinished,
+    ToolCallStarted,
     TurnCompleted,
     TurnError,
     Unknown,
@@ -360,3 +361,24 @@ async def test_the_client_file_system_is_confined_to_the_session_folders(tmp_pat
     assert all(d.startswith("denied the agent's fs/") for d in denials)
     assert "the path contains a NUL byte" in denials[5]
     assert result.ok
+
+
+async def test_agent_requests_holding_half_an_emoji_are_answered_and_the_turn_ends(
+    tmp_path: Path,
+) -> None:
+    events, result = await run("lone_surrogate", tmp_path, permissions="edits")
+    assert texts(events) == [
+        'reply session/request_permission: {"outcome": {"optionId": "yes", "outcome": "selected"}}',
+        "reply fs/write_text_file: {}",
+        "big \ufffd",
+    ]
+    assert (tmp_path / "cut.txt").read_text() == "cut \ufffd"
+    assert (result.ok, result.answer) == (True, "".join(texts(events)))
+    repaired = (
+        "replaced 1 lone UTF-16 surrogate(s) in the agent's output with U+FFFD"
+        " (half of a character, e.g. an emoji cut in two)"
+    )
+    notices = [e.message for e in events if isinstance(e, Notice)]
+    assert notices == [repaired] * 3 + ["tool call 'call-1' never reported a result"]
+    [started] = [e for e in events if isinstance(e, ToolCallStarted)]
+    assert started.title == "Write \ufffd"

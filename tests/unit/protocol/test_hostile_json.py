@@ -8,6 +8,7 @@ import pytest
 from gemwire.errors import MalformedMessageError
 from gemwire.protocol.gemini import GeminiStreamDecoder, MalformedLine
 from gemwire.protocol.gemini_json import ErrorDocumentScanner, decode_json_output
+from gemwire.wire.gemini_json import JsonOutput
 
 DEEP = b"[" * 3000 + b"]" * 3000
 TOOL_USE = (
@@ -56,7 +57,7 @@ def test_a_deep_error_document_on_stderr_is_skipped() -> None:
     scanner = ErrorDocumentScanner()
     lines = ["{", '  "error": ' + DEEP.decode(), "}", "{", '  "session_id": "s2"', "}"]
     found = [scanner.feed_line(line) for line in lines]
-    assert [d.session_id if d else None for d in found] == [None] * 5 + ["s2"]
+    assert [d.session_id if isinstance(d, JsonOutput) else d for d in found] == [None] * 5 + ["s2"]
 
 
 def test_strict_mode_checks_the_fields_the_typed_decode_skipped() -> None:

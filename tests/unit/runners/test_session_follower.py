@@ -8,7 +8,15 @@ from pathlib import Path
 
 import msgspec
 
-from gemwire.events import Event, FileChanged, ModelUsage, ThoughtDelta, TokenUsage, TurnCompleted
+from gemwire.events import (
+    Event,
+    FileChanged,
+    ModelUsage,
+    Notice,
+    ThoughtDelta,
+    TokenUsage,
+    TurnCompleted,
+)
 from gemwire.runners._session_follower import SessionFollower, files_changed, with_estimates
 
 SESSION = "5e1e1ecd-0000-4000-8000-000000000001"
@@ -140,3 +148,42 @@ def test_the_exact_change_takes_the_place_of_the_derived_one() -> None:
     thought = ThoughtDelta(agent="gemini", text="hm")
     events: list[Event] = [derived_a, thought, derived_b, exact_a, unknown, exact_c]
     assert files_changed(events) == [exact_a, derived_b, unknown, exact_c]
+
+
+def test_a_message_holding_half_an_emoji_still_gives_its_thoughts(tmp_path: Path) -> None:
+    home, workspace, path = _home(tmp_path)
+    follower = SessionFollower(str(home), str(workspace), lambda: SESSION, NOW)
+    header = {"sessionId": SESSION, "projectHash": "x", "startTime": _at(0), "kind": "main"}
+    cut = _message("m1", 1, ["Cut \ud83d"])  # json.dumps escapes it as Node does
+    assert b"\\ud83d" in cut
+    path.write_bytes(json.dumps(header).encode() + b"\n" + cut)
+    assert follower.poll() == [
+        Notice(
+            agent="gemini",
+            session_id=SESSION,
+            severity="warning",
+            message="replaced 2 lone UTF-16 surrogate(s) in the agent's output with U+FFFD"
+            " (half of a character, e.g. an emoji cut in two)",
+            source="gemwire",
+        ),
+        ThoughtDelta(
+            agent="gemini",
+            session_id=SESSION,
+            text="**Cut \ufffd**\n\nabout Cut \ufffd",
+            origin="session_file",
+        ),
+    ]
+
+
+def test_half_an_emoji_outside_the_thoughts_is_left_for_the_stream_to_say(
+    tmp_path: Path,
+) -> None:
+    home, workspace, path = _home(tmp_path)
+    follower = SessionFollower(str(home), str(workspace), lambda: SESSION, NOW)
+    cut = _message("m1", 1, ["Plan"], content="big \ud83d")  # the stream has this text too
+    path.write_bytes(cut)
+    assert follower.poll() == [
+        ThoughtDelta(
+            agent="gemini", session_id=SESSION, text="**Plan**\n\nabout Plan", origin="session_file"
+        )
+    ]

@@ -6,7 +6,8 @@
 the results of the client's own requests into their response types. What it cannot
 type never raises: an update of an unknown kind or shape is an `UnknownUpdate`, a
 request it cannot serve an `UnservedRequest` (the caller answers it with an error), an
-unreadable result an `AgentError` plus a `ProtocolViolation`.
+unreadable result an `AgentError` plus a `ProtocolViolation`. A message holding lone
+surrogates is read with U+FFFD for each, after a `LoneSurrogates` record.
 
 The typed requests of the client are in ``calls``, the items in ``items``, one session's
 ordering rules in ``session_state``; every name is imported from here.
@@ -29,9 +30,9 @@ from gemwire.protocol.acp.connection import *
 from gemwire.protocol.acp.items import *
 from gemwire.protocol.acp.session_state import *
 from gemwire.protocol.framing import OversizedLine
-from gemwire.protocol.jsonrpc import ProtocolViolation
+from gemwire.protocol.jsonrpc import LoneSurrogates, ProtocolViolation
 
-__all__: list[str] = ["OversizedLine", "ProtocolViolation"]
+__all__: list[str] = ["LoneSurrogates", "OversizedLine", "ProtocolViolation"]
 __all__ += connection.__all__
 __all__ += calls.__all__
 __all__ += items.__all__

@@ -7,7 +7,7 @@ from typing import Any
 import msgspec
 
 from gemwire.protocol.framing import OversizedLine
-from gemwire.protocol.jsonrpc import ErrorResponse, ProtocolViolation
+from gemwire.protocol.jsonrpc import ErrorResponse, LoneSurrogates, ProtocolViolation
 from gemwire.wire.jsonrpc import RequestId
 
 __all__ = (
@@ -89,4 +89,5 @@ AcpItem = (
     | AgentError
     | ProtocolViolation
     | OversizedLine
+    | LoneSurrogates
 )

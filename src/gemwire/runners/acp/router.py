@@ -23,6 +23,7 @@ from gemwire.protocol.acp import (
     AcpItem,
     AgentNotification,
     AgentRequest,
+    LoneSurrogates,
     OversizedLine,
     ProtocolViolation,
     SessionUpdate,
@@ -121,6 +122,8 @@ class SessionRouter:
             case OversizedLine():
                 message = f"skipped a {item.size}-byte message: over the {item.limit}-byte limit"
                 self.broadcast([notice(message)])
+            case LoneSurrogates():
+                self.broadcast([notice(item.message)])
 
     def broadcast(self, events: list[Event]) -> None:
         """What belongs to no one session goes to every turn running (each sees it), or
