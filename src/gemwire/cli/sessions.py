@@ -1,7 +1,9 @@
 """``gemwire sessions list|show|export``: saved Gemini sessions from the command line.
 
-Exit status: 0 done; 1 no such session, the file cannot be read, or (``show``) it is not a
-Gemini session; 2 usage error. Everything shown to a person goes through `terminal_safe`.
+Exit status: 0 done; 1 no such session, the file cannot be read, or it is not a Gemini
+session; 2 usage error. Everything shown to a person goes through `terminal_safe`; an export
+written to a terminal too (JSON lines stay the same JSON: what a terminal would act on is
+escaped as ``\\uXXXX``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import click
 
 from gemwire.cli.options import output_options
-from gemwire.cli.safe_text import terminal_safe
+from gemwire.cli.safe_text import terminal_safe, terminal_safe_json
 
 if TYPE_CHECKING:  # the sessions stack loads when a command runs (a fast `gemwire --help`)
     from gemwire.sessions import Conversation, GeminiHome, SessionInfo
@@ -65,18 +67,21 @@ def _names_a_file(ref: str) -> bool:
     return os.sep in ref or ref.endswith((".json", ".jsonl"))
 
 
-def _load(path: str) -> Conversation:
-    """The session at ``path``; a file that is not one (empty, binary, cut short) is an error."""
+def _load(path: str, *, keep_originals: bool = False) -> Conversation:
+    """The session at ``path``; a file that is not one (empty, binary, cut short) is an error
+    that names its first problem (a text file has one on every line)."""
     from gemwire.errors import SessionError
     from gemwire.sessions import load_session
 
     try:
-        conversation = load_session(path)
+        conversation = load_session(path, keep_originals=keep_originals)
     except SessionError as exc:
         raise click.ClickException(terminal_safe(str(exc))) from exc
     if conversation.session_id is None:
-        why = "; ".join(problem.message for problem in conversation.problems[:3])
-        raise click.ClickException(terminal_safe(f"{path} is not a Gemini session: {why}"))
+        problems = conversation.problems
+        why = problems[0].message if problems else "no session id"
+        more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
+        raise click.ClickException(terminal_safe(f"{path} is not a Gemini session: {why}{more}"))
     return conversation
 
 
@@ -172,28 +177,23 @@ def show(
         output.close()
 
 
-def _lines(info: SessionInfo, fmt: str, prices: str | None) -> Iterator[bytes]:
+def _lines(
+    conversation: Conversation, cwd: str | None, fmt: str, prices: str | None
+) -> Iterator[bytes]:
     import msgspec
 
     from gemwire.events import encode_event
-    from gemwire.sessions import (
-        load_prices,
-        load_session,
-        to_html,
-        to_markdown,
-        to_unified_messages,
-    )
+    from gemwire.sessions import load_prices, to_html, to_markdown, to_unified_messages
 
     if fmt in ("html", "markdown"):
         render = to_html if fmt == "html" else to_markdown
         table = load_prices(prices)
-        yield render(load_session(info.path), cwd=info.project, prices=table).encode()
+        yield render(conversation, cwd=cwd, prices=table).encode()
         return
     if fmt == "events":
-        for event in load_session(info.path).events(cwd=info.project):
+        for event in conversation.events(cwd=cwd):
             yield encode_event(event)
         return
-    conversation = load_session(info.path, keep_originals=True)
     message: dict[str, Any]
     for message in to_unified_messages(conversation.messages, conversation.originals):
         yield msgspec.json.encode(message) + b"\n"
@@ -235,9 +235,27 @@ def export(
     from gemwire.sessions import GeminiHome
 
     info = _find(GeminiHome(gemini_home), ref, project)
+    conversation = _load(info.path, keep_originals=fmt == "claude")
+    lines = _lines(conversation, info.project, fmt, prices)
+    if _is_terminal(output):
+        lines = _for_terminal(lines, as_json=fmt in ("events", "claude"))
     try:
-        output.writelines(_lines(info, fmt, prices))
+        output.writelines(lines)
     except InvalidOptions as exc:
-        raise click.UsageError(str(exc)) from exc
+        raise click.UsageError(terminal_safe(str(exc))) from exc
     except SessionError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(terminal_safe(str(exc))) from exc
+
+
+def _is_terminal(output: BinaryIO) -> bool:
+    try:
+        return output.isatty()
+    except (OSError, ValueError):  # closed, or not a real file
+        return False
+
+
+def _for_terminal(lines: Iterator[bytes], *, as_json: bool) -> Iterator[bytes]:
+    """What a person reads on a terminal: nothing in it acts on the terminal."""
+    clean = terminal_safe_json if as_json else terminal_safe
+    for line in lines:
+        yield clean(line.decode(errors="replace")).encode()
