@@ -68,8 +68,7 @@ def _names_a_file(ref: str) -> bool:
 
 
 def _load(path: str, *, keep_originals: bool = False) -> Conversation:
-    """The session at ``path``; a file that is not one (empty, binary, cut short) is an error
-    that names its first problem (a text file has one on every line)."""
+    """The session at ``path``; a file that is not one (empty, binary, cut short) is an error."""
     from gemwire.errors import SessionError
     from gemwire.sessions import load_session
 
@@ -79,8 +78,9 @@ def _load(path: str, *, keep_originals: bool = False) -> Conversation:
         raise click.ClickException(terminal_safe(str(exc))) from exc
     if conversation.session_id is None:
         problems = conversation.problems
-        why = problems[0].message if problems else "no session id"
-        more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
+        # Each different reason once: a text file has the same one on every line.
+        why = "; ".join(dict.fromkeys(p.message for p in problems[:3])) or "no session id"
+        more = f" (and {len(problems) - 3} more problems)" if len(problems) > 3 else ""
         raise click.ClickException(terminal_safe(f"{path} is not a Gemini session: {why}{more}"))
     return conversation
 

@@ -93,7 +93,8 @@ def test_filters_that_match_nothing_say_so(home: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--since", "yesterday"], "'yesterday' is not a date like 2026-11-23"),
+        (["--since", "someday"], "'someday' is not a day or a time: 2026-11-23, today,"),
+        (["--until", "7w"], "'7w' is not a day or a time"),
         (["--prices", "/nonexistent/prices.toml"], "cannot read the price table"),
         (["--by", "hour"], "'hour' is not one of"),
     ],
