@@ -231,12 +231,15 @@ def show_report(console: Console, report: UsageReport) -> None:
 
 
 def cost_bars(rows: list[UsageRow], width: int = _BAR_WIDTH) -> str:
-    """A bar per row, as long as its cost is against the largest (``█`` and ``▏`` steps).
+    """A bar per row, as long as its cost is against the largest (``█`` and ``▏`` steps);
+    ``?`` and no bar for a row with no price.
 
     >>> from gemwire.sessions import UsageRow
-    >>> print(cost_bars([UsageRow(key="a", cost_usd=2.0), UsageRow(key="b", cost_usd=0.5)], 8))
+    >>> rows = [UsageRow(key="a", cost_usd=2.0), UsageRow(key="b", cost_usd=0.5)]
+    >>> print(cost_bars([*rows, UsageRow(key="c", cost_usd=None)], 8))
     a ████████ $2.00
     b ██       $0.50
+    c          ?
     """
     most = max((row.cost_usd or 0.0 for row in rows), default=0.0)
     keys = [terminal_safe(row.key) for row in rows]

@@ -252,3 +252,16 @@ def test_show_and_export_a_session_whose_file_name_is_not_utf8(materialize: Make
         )
     code, out, _ = sessions("show", path, "--gemini-home", str(run.home))
     assert (code, out.splitlines()[0]) == (0, f"# {shown}")
+
+
+def test_a_text_file_is_not_a_session_for_show_or_export_and_says_so_once(
+    materialize: Make, tmp_path: Path
+) -> None:
+    run = materialize("0.61.0", "plain_answer")
+    passwd = tmp_path / "passwd"
+    passwd.write_text("".join(f"user{n}:x:{n}:{n}::/home/user{n}:/bin/sh\n" for n in range(5)))
+    why = "not JSON (JSON is malformed: invalid character (byte 0))"
+    expected = f"Error: {passwd} is not a Gemini session: {why} (and 3 more problems)\n"
+    for command in (["show"], *(["export", "--format", f] for f in ("html", "markdown", "events"))):
+        code, out, err = sessions(*command, str(passwd), "--gemini-home", str(run.home))
+        assert (code, out, err) == (1, "", expected)
