@@ -224,6 +224,7 @@ def usage(
     files = problems = 0
     since_day, since_at = _bound(since, tz)
     until_day, until_at = _bound(until, tz)
+    moments = since_at is not None or until_at is not None
     for folder, path, parent in _files(projects):
         files += 1
         try:
@@ -243,17 +244,14 @@ def usage(
             if not tokens or message.type != "gemini" or (own, message.id) in seen:
                 continue
             seen.add((own, message.id))
-            day = _day(message.timestamp, tz, days)
-            stamp = message.timestamp
-            if day is None:
-                day, stamp = _day(start, tz, days), start
+            day = _day(message.timestamp, tz, days) or _day(start, tz, days)
             if day is None or (since_day and day < since_day) or (until_day and day > until_day):
                 continue
             # Only a response on a moment's day is placed against it (a rare, slower path).
-            if ((since_at and day == since_day) or (until_at and day == until_day)) and not (
-                _within(stamp, since_at, until_at, tz)
-            ):
-                continue
+            if moments and day in (since_day, until_day):
+                stamp = message.timestamp if _day(message.timestamp, tz, days) else start
+                if not _within(stamp, since_at, until_at, tz):
+                    continue
             model = message.model if isinstance(message.model, str) else _UNKNOWN_MODEL
             thoughts = tokens.thoughts or 0
             tool = tokens.tool or 0
