@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import tty
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -102,7 +103,7 @@ class Hostile:
 
     def run(self, *args: str) -> tuple[int, str, str]:
         environ = {"GEMWIRE_CONFIG": str(self.config), "TZ": "UTC", "GEMWIRE_MODEL": None}
-        result = CliRunner().invoke(main, list(args), env=environ)  # type: ignore[arg-type]
+        result = CliRunner().invoke(main, list(args), env=environ)
         return result.exit_code, result.stdout, result.stderr
 
 
@@ -195,15 +196,15 @@ def _read_all(fd: int, into: bytearray) -> None:
         into += chunk
 
 
-def on_terminal(run: callable, *args: str) -> tuple[int, str]:  # type: ignore[valid-type]
-    """``run(*args, tty_path)`` with that path a pseudo-terminal; (exit code, what it showed)."""
+def on_terminal(run: Callable[[str], int]) -> tuple[int, str]:
+    """``run(path)`` with ``path`` a pseudo-terminal: (its exit code, what it showed there)."""
     master, slave = pty.openpty()
     tty.setraw(slave)  # no \n -> \r\n: the bytes as written
     shown = bytearray()
     reader = threading.Thread(target=_read_all, args=(master, shown))
     reader.start()
     try:
-        code = run(*args, os.ttyname(slave))
+        code = run(os.ttyname(slave))
     finally:
         os.close(slave)
         reader.join(timeout=30)

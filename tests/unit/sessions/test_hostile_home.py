@@ -15,6 +15,7 @@ from hostile import texts
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from gemwire.cli import main
+from gemwire.events import UserMessage
 from gemwire.sessions import (
     GeminiHome,
     Problem,
@@ -241,7 +242,7 @@ def test_no_session_id_leads_outside_its_folder(session_id: str) -> None:
         # Only a folder right inside chats, named exactly by the id, is ever looked in.
         assert all(p.parent.parent == chats and p.parent.name == session_id for p in files.values())
         assert "SECRET" not in to_html(conversation)
-        prompts = [e.text for e in nested_events(conversation) if e.type == "user_message"]
+        prompts = [e.text for e in nested_events(conversation) if isinstance(e, UserMessage)]
         assert prompts == ["hello"]
 
 
