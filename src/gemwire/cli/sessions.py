@@ -147,7 +147,7 @@ def show(
     The same view as a live run (as JSON lines with --json). A subagent's events follow the
     call that ran it (they carry its ``parent_call_id``); subagents no call names, last.
     """
-    from gemwire.cli.live import open_output
+    from gemwire.cli.live import LiveOutput, open_output
     from gemwire.events import SessionStarted
     from gemwire.sessions import GeminiHome, load_session, nested_events, subagent_files
 
@@ -157,21 +157,27 @@ def show(
         as_json=as_json, quiet=quiet, verbose=verbose, cwd=info.project, timed=False
     )
     headers = not (as_json or quiet)
+
+    def header(text: str) -> None:
+        if not headers:
+            return
+        if isinstance(output, LiveOutput):  # above the view, not into its spinner's line
+            with output.paused():
+                click.echo(terminal_safe(text))
+        else:
+            click.echo(terminal_safe(text))
+
     with output:
-        if headers:
-            click.echo(terminal_safe(f"# {info.path}"))
+        header(f"# {info.path}")
         for event in nested_events(conversation, cwd=info.project):
-            if headers and isinstance(event, SessionStarted) and event.parent_call_id:
-                click.echo(
-                    terminal_safe(f"\n# subagent {event.session_id} (call {event.parent_call_id})")
-                )
+            if isinstance(event, SessionStarted) and event.parent_call_id:
+                header(f"\n# subagent {event.session_id} (call {event.parent_call_id})")
             output.show(event)
         linked = {str(path) for path in subagent_files(conversation).values()}
         for sub in info.subagents:
             if sub.path in linked:
                 continue
-            if headers:
-                click.echo(terminal_safe(f"\n# subagent {sub.id}: {sub.path}"))
+            header(f"\n# subagent {sub.id}: {sub.path}")
             for event in load_session(sub.path).events(cwd=info.project):
                 output.show(event)
         output.close()

@@ -4,17 +4,21 @@ exact text."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import pty
 import re
+import struct
 import subprocess
 import sys
+import termios
 import threading
 import tty
 from collections.abc import Callable
 from pathlib import Path
 
+import pyte
 import pytest
 from click.testing import CliRunner
 
@@ -244,3 +248,31 @@ def test_an_export_to_stdout_on_a_terminal_never_drives_it(hostile: Hostile) -> 
     assert_safe(shown)
     events = [json.loads(line) for line in shown.splitlines()]
     assert [e["text"] for e in events if e["type"] == "message_delta"] == ["answer" + PAYLOAD]
+
+
+def test_show_on_a_terminal_writes_its_header_above_the_view(hostile: Hostile) -> None:
+    def show(path: str) -> int:
+        with open(path, "r+b", buffering=0) as terminal:
+            fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 400, 0, 0))
+            return subprocess.run(
+                [sys.executable, "-m", "gemwire", "sessions", "show", "1", *hostile.where],
+                stdin=terminal,
+                stdout=terminal,
+                stderr=terminal,
+                env={**os.environ, "GEMWIRE_CONFIG": "/nonexistent.toml", "TERM": "xterm"},
+                timeout=60,
+                check=False,
+            ).returncode
+
+    code, shown = on_terminal(show)
+    assert code == 0
+    screen = pyte.Screen(400, 40)
+    screen.set_mode(pyte.modes.LNM)  # the terminal is raw: a newline also returns
+    pyte.Stream(screen).feed(shown)
+    lines = [line.rstrip() for line in screen.display if line.strip()]
+    assert lines[:3] == [
+        f"# {terminal_safe(str(hostile.session))}",
+        f"gemini · session {terminal_safe(SESSION_ID)}",
+        f"> ask{SHOWN}",
+    ]
+    assert screen.title == ""  # the session's OSC 0 never reached the terminal
