@@ -162,8 +162,7 @@ def show(
         if not headers:
             return
         if isinstance(output, LiveOutput):  # above the view, not into its spinner's line
-            with output.paused():
-                click.echo(terminal_safe(text))
+            output.heading(text)
         else:
             click.echo(terminal_safe(text))
 

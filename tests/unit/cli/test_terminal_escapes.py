@@ -9,6 +9,7 @@ import json
 import os
 import pty
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -21,6 +22,7 @@ from pathlib import Path
 import pyte
 import pytest
 from click.testing import CliRunner
+from corpus import RECORDED
 
 from gemwire.cli import main
 from gemwire.cli.safe_text import terminal_safe
@@ -250,12 +252,14 @@ def test_an_export_to_stdout_on_a_terminal_never_drives_it(hostile: Hostile) -> 
     assert [e["text"] for e in events if e["type"] == "message_delta"] == ["answer" + PAYLOAD]
 
 
-def test_show_on_a_terminal_writes_its_header_above_the_view(hostile: Hostile) -> None:
-    def show(path: str) -> int:
+def screen_of(argv: list[str], columns: int) -> list[str]:
+    """The non-blank lines a terminal ``columns`` wide shows after ``gemwire argv`` ran in it."""
+
+    def run(path: str) -> int:
         with open(path, "r+b", buffering=0) as terminal:
-            fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 400, 0, 0))
+            fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 60, columns, 0, 0))
             return subprocess.run(
-                [sys.executable, "-m", "gemwire", "sessions", "show", "1", *hostile.where],
+                [sys.executable, "-m", "gemwire", *argv],
                 stdin=terminal,
                 stdout=terminal,
                 stderr=terminal,
@@ -264,15 +268,39 @@ def test_show_on_a_terminal_writes_its_header_above_the_view(hostile: Hostile) -
                 check=False,
             ).returncode
 
-    code, shown = on_terminal(show)
+    code, shown = on_terminal(run)
     assert code == 0
-    screen = pyte.Screen(400, 40)
+    screen = pyte.Screen(columns, 60)
     screen.set_mode(pyte.modes.LNM)  # the terminal is raw: a newline also returns
     pyte.Stream(screen).feed(shown)
-    lines = [line.rstrip() for line in screen.display if line.strip()]
+    assert screen.title == ""  # no session's OSC 0 reached the terminal
+    return [line.rstrip() for line in screen.display if line.strip()]
+
+
+def test_show_on_a_terminal_writes_its_header_above_the_view(hostile: Hostile) -> None:
+    lines = screen_of(["sessions", "show", "1", *hostile.where], 400)
     assert lines[:3] == [
         f"# {terminal_safe(str(hostile.session))}",
         f"gemini · session {terminal_safe(SESSION_ID)}",
         f"> ask{SHOWN}",
     ]
-    assert screen.title == ""  # the session's OSC 0 never reached the terminal
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_show_on_a_terminal_heads_each_subagent(tmp_path: Path, columns: int) -> None:
+    recording = RECORDED / "session_subagent" / "json" / "gemini-home"
+    workspace = tmp_path / "w"
+    target = tmp_path / "home" / ".gemini"
+    shutil.copytree(recording, target)
+    for path in target.rglob("*"):
+        if path.is_file():
+            text = path.read_text().replace("__WORKSPACE__", str(workspace))
+            path.write_text(text.replace("__HOME__", str(tmp_path / "home")))
+    where = ["--gemini-home", str(tmp_path / "home"), "--project", str(workspace)]
+    lines = screen_of(["sessions", "show", "1", *where], columns)
+    heading = "# subagent 26e56bb0-ed15-43f8-ba9f-280dbc768ab1 (call "
+    assert [line[: len(heading)] for line in lines if line.startswith("# ")][1:] == [heading]
+    at = next(n for n, line in enumerate(lines) if line.startswith(heading))
+    assert lines[at - 1 : at] == ["Let me ask the investigator."]
+    assert "gemini · session 26e56bb0-ed15-43f8-ba9f-280dbc768ab1" in lines[at + 1 : at + 3]
+    assert not [line for line in lines if "starting" in line or "working" in line]
