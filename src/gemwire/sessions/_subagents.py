@@ -20,9 +20,10 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from gemwire.errors import SessionError
 from gemwire.events import Event, ToolCallStarted
 from gemwire.sessions._files import Conversation, _replay, load_session, short_id_of
-from gemwire.sessions._home import _session_paths
+from gemwire.sessions._home import _is_dir, _session_paths
 from gemwire.wire.gemini_session import MessageRecord
 
 __all__ = ("nested_events", "parent_call", "subagent_files")
@@ -61,9 +62,12 @@ def parent_call(path: str | os.PathLike[str], session_id: str) -> tuple[str, str
     except OSError:
         return None
     for entry in entries:
-        if short_id_of(entry.name) != parent_id[:8] or not entry.is_file():
+        if short_id_of(entry.name) != parent_id[:8] or _is_dir(entry):
             continue
-        replay, _ = _replay(Path(entry.path), summary=False, message_type=_Calls)
+        try:
+            replay, _ = _replay(Path(entry.path), summary=False, message_type=_Calls)
+        except SessionError:  # a link that loops, say: not the parent
+            continue
         if replay.metadata.get("sessionId") != parent_id:
             continue
         call_id = _agent_calls(replay.messages).get(session_id)
