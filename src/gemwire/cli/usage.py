@@ -86,11 +86,13 @@ def _when(ctx: click.Context, param: click.Parameter, value: str | None) -> date
 )
 @click.option(
     "--since",
+    metavar="WHEN",
     callback=_when,
-    help="First day counted: 2026-11-01, today, yesterday; or from a moment: 7d, 12h ago.",
+    help="First day counted (2026-11-01, today, yesterday), or first moment (7d, 12h: that "
+    "long ago; 2026-11-01T09:00).",
 )
 @click.option(
-    "--until", callback=_when, help="Last day counted (inclusive), or moment: as --since."
+    "--until", metavar="WHEN", callback=_when, help="Last day counted, or last moment: as --since."
 )
 @click.option("--project", help="Only this project: its root folder, or its folder in .gemini/tmp.")
 @click.option(
