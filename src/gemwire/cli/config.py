@@ -1,4 +1,8 @@
-"""``gemwire config get|set|unset|list|path``: the settings file (see `gemwire.cli.settings`)."""
+"""``gemwire config get|set|unset|list|path``: the settings file (see `gemwire.cli.settings`).
+
+Values, paths and problems come from a file or the environment: what is printed of them goes
+through `terminal_safe`.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from pathlib import Path
 import click
 
 from gemwire.cli import settings
+from gemwire.cli.safe_text import terminal_safe
 
 __all__ = ("config",)
 
@@ -26,10 +31,10 @@ def _key(name: str) -> settings.Key:
 
 def _show(value: settings.Value) -> str:
     if isinstance(value, list):
-        return ", ".join(value)
+        return terminal_safe(", ".join(value))
     if isinstance(value, bool):
         return "true" if value else "false"
-    return str(value)
+    return terminal_safe(str(value))
 
 
 @click.group()
@@ -46,7 +51,7 @@ def config() -> None:
 @config.command()
 def path() -> None:
     """Print where the config file is ($GEMWIRE_CONFIG, else the XDG config folder)."""
-    click.echo(settings.config_path())
+    click.echo(terminal_safe(str(settings.config_path())))
 
 
 @config.command(name="list")
@@ -58,11 +63,11 @@ def list_() -> None:
     for name, key in settings.KEYS.items():
         if name in found:
             value, source = found[name]
-            click.echo(f"{name:<{width}}  {_show(value)}  ({source})")
+            click.echo(f"{name:<{width}}  {_show(value)}  ({terminal_safe(source)})")
         else:
             click.echo(f"{name:<{width}}  -  ({key.help})")
     for problem in problems:
-        click.echo(f"gemwire: {problem}", err=True)
+        click.echo(terminal_safe(f"gemwire: {problem}"), err=True)
     if problems:
         click.echo(_REPAIR, err=True)
         raise SystemExit(2)
@@ -85,8 +90,8 @@ def _repair(path: Path, values: dict[str, settings.Value], problems: list[str]) 
         backup = path.with_name(path.name + ".bak")
         shutil.copyfile(path, backup)
         for problem in problems:
-            click.echo(f"gemwire: dropped from the config file: {problem}", err=True)
-        click.echo(f"gemwire: the file as it was is in {backup}", err=True)
+            click.echo(terminal_safe(f"gemwire: dropped from the config file: {problem}"), err=True)
+        click.echo(terminal_safe(f"gemwire: the file as it was is in {backup}"), err=True)
     settings.write_config(path, values)
 
 

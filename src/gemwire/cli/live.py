@@ -193,6 +193,15 @@ class LiveOutput(Output):
             if blocks and self._live is not None:
                 self._live.refresh()
 
+    def heading(self, text: str) -> None:
+        """A line of gemwire's own (``sessions show``'s file headers) above the view."""
+        from rich.text import Text
+
+        with self._lock:
+            self.console.print(Text(terminal_safe(text)), soft_wrap=True)
+            if self._live is not None:
+                self._live.refresh()
+
     @contextmanager
     def paused(self) -> Iterator[None]:
         """Stop redrawing while something else uses the terminal (a permission prompt)."""

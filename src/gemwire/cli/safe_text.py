@@ -27,9 +27,11 @@ from typing import Any, TypeVar
 
 import msgspec
 
-__all__ = ("terminal_safe", "terminal_safe_event")
+__all__ = ("terminal_safe", "terminal_safe_event", "terminal_safe_json")
 
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# What JSON text may hold raw (only ever inside a string) that a terminal would act on.
+_RAW_IN_JSON = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _SEQUENCE = re.compile(
     "\x1b\\[[0-?]*[ -/]*[@-~]"  # CSI
     "|\x1b[\\]PX^_][^\x07\x1b\x9c]*(?:\x07|\x1b\\\\|\x9c)"  # OSC, DCS, SOS, PM, APC strings
@@ -52,6 +54,20 @@ def terminal_safe(text: str) -> str:
         return text
     text = _SEQUENCE.sub("", text.replace("\r\n", "\n"))
     return _UNSAFE.sub(_visible, text)
+
+
+def terminal_safe_json(text: str) -> str:
+    """JSON text (as msgspec writes it: C0 controls already escaped) with every character a
+    terminal would act on escaped as ``\\uXXXX``: the same JSON value, safe to show.
+
+    >>> terminal_safe_json('{"text":"red' + chr(0x9B) + '2J"}')
+    '{"text":"red\\\\u009b2J"}'
+    """
+    return _RAW_IN_JSON.sub(_json_escape, text)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 def terminal_safe_event(event: S) -> S:

@@ -1,7 +1,9 @@
 """``gemwire sessions list|show|export``: saved Gemini sessions from the command line.
 
-Exit status: 0 done; 1 no such session, the file cannot be read, or (``show``) it is not a
-Gemini session; 2 usage error. Everything shown to a person goes through `terminal_safe`.
+Exit status: 0 done; 1 no such session, the file cannot be read, or it is not a Gemini
+session; 2 usage error. Everything shown to a person goes through `terminal_safe`; an export
+written to a terminal too (JSON lines stay the same JSON: what a terminal would act on is
+escaped as ``\\uXXXX``).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import click
 
 from gemwire.cli.options import output_options
-from gemwire.cli.safe_text import terminal_safe
+from gemwire.cli.safe_text import terminal_safe, terminal_safe_json
 
 if TYPE_CHECKING:  # the sessions stack loads when a command runs (a fast `gemwire --help`)
     from gemwire.sessions import Conversation, GeminiHome, SessionInfo
@@ -65,18 +67,21 @@ def _names_a_file(ref: str) -> bool:
     return os.sep in ref or ref.endswith((".json", ".jsonl"))
 
 
-def _load(path: str) -> Conversation:
+def _load(path: str, *, keep_originals: bool = False) -> Conversation:
     """The session at ``path``; a file that is not one (empty, binary, cut short) is an error."""
     from gemwire.errors import SessionError
     from gemwire.sessions import load_session
 
     try:
-        conversation = load_session(path)
+        conversation = load_session(path, keep_originals=keep_originals)
     except SessionError as exc:
         raise click.ClickException(terminal_safe(str(exc))) from exc
     if conversation.session_id is None:
-        why = "; ".join(problem.message for problem in conversation.problems[:3])
-        raise click.ClickException(terminal_safe(f"{path} is not a Gemini session: {why}"))
+        problems = conversation.problems
+        # Each different reason once: a text file has the same one on every line.
+        why = "; ".join(dict.fromkeys(p.message for p in problems[:3])) or "no session id"
+        more = f" (and {len(problems) - 3} more problems)" if len(problems) > 3 else ""
+        raise click.ClickException(terminal_safe(f"{path} is not a Gemini session: {why}{more}"))
     return conversation
 
 
@@ -142,8 +147,9 @@ def show(
     The same view as a live run (as JSON lines with --json). A subagent's events follow the
     call that ran it (they carry its ``parent_call_id``); subagents no call names, last.
     """
-    from gemwire.cli.live import open_output
-    from gemwire.events import SessionStarted
+    from gemwire._normalize.masking import Masker, known_secrets
+    from gemwire.cli.live import LiveOutput, open_output
+    from gemwire.events import Event, SessionStarted
     from gemwire.sessions import GeminiHome, load_session, nested_events, subagent_files
 
     info = _find(GeminiHome(gemini_home), ref, project)
@@ -152,50 +158,54 @@ def show(
         as_json=as_json, quiet=quiet, verbose=verbose, cwd=info.project, timed=False
     )
     headers = not (as_json or quiet)
+    masker = Masker(known_secrets(os.environ))  # as export does
+
+    def show_event(event: Event) -> None:
+        output.show(masker.event(event) if masker else event)
+
+    def header(text: str) -> None:
+        if not headers:
+            return
+        if isinstance(output, LiveOutput):  # above the view, not into its spinner's line
+            output.heading(text)
+        else:
+            click.echo(terminal_safe(text))
+
     with output:
-        if headers:
-            click.echo(terminal_safe(f"# {info.path}"))
+        header(f"# {info.path}")
         for event in nested_events(conversation, cwd=info.project):
-            if headers and isinstance(event, SessionStarted) and event.parent_call_id:
-                click.echo(
-                    terminal_safe(f"\n# subagent {event.session_id} (call {event.parent_call_id})")
-                )
-            output.show(event)
+            if isinstance(event, SessionStarted) and event.parent_call_id:
+                header(f"\n# subagent {event.session_id} (call {event.parent_call_id})")
+            show_event(event)
         linked = {str(path) for path in subagent_files(conversation).values()}
         for sub in info.subagents:
             if sub.path in linked:
                 continue
-            if headers:
-                click.echo(terminal_safe(f"\n# subagent {sub.id}: {sub.path}"))
+            header(f"\n# subagent {sub.id}: {sub.path}")
             for event in load_session(sub.path).events(cwd=info.project):
-                output.show(event)
+                show_event(event)
         output.close()
 
 
-def _lines(info: SessionInfo, fmt: str, prices: str | None) -> Iterator[bytes]:
+def _lines(
+    conversation: Conversation, cwd: str | None, fmt: str, prices: str | None
+) -> Iterator[bytes]:
     import msgspec
 
     from gemwire._normalize.masking import Masker, known_secrets
     from gemwire.events import encode_event
-    from gemwire.sessions import (
-        load_prices,
-        load_session,
-        to_html,
-        to_markdown,
-        to_unified_messages,
-    )
+    from gemwire.sessions import load_prices, to_html, to_markdown, to_unified_messages
 
     if fmt in ("html", "markdown"):
         render = to_html if fmt == "html" else to_markdown
         table = load_prices(prices)
-        yield render(load_session(info.path), cwd=info.project, prices=table).encode()
+        yield render(conversation, cwd=cwd, prices=table).encode()
         return
     if fmt == "events":
         masker = Masker(known_secrets(os.environ))  # as the other formats do by default
-        for event in load_session(info.path).events(cwd=info.project):
+        for event in conversation.events(cwd=cwd):
             yield encode_event(masker.event(event) if masker else event)
         return
-    conversation = load_session(info.path, keep_originals=True)
     message: dict[str, Any]
     for message in to_unified_messages(conversation.messages, conversation.originals):
         yield msgspec.json.encode(message) + b"\n"
@@ -237,9 +247,27 @@ def export(
     from gemwire.sessions import GeminiHome
 
     info = _find(GeminiHome(gemini_home), ref, project)
+    conversation = _load(info.path, keep_originals=fmt == "claude")
+    lines = _lines(conversation, info.project, fmt, prices)
+    if _is_terminal(output):
+        lines = _for_terminal(lines, as_json=fmt in ("events", "claude"))
     try:
-        output.writelines(_lines(info, fmt, prices))
+        output.writelines(lines)
     except InvalidOptions as exc:
-        raise click.UsageError(str(exc)) from exc
+        raise click.UsageError(terminal_safe(str(exc))) from exc
     except SessionError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(terminal_safe(str(exc))) from exc
+
+
+def _is_terminal(output: BinaryIO) -> bool:
+    try:
+        return output.isatty()
+    except (OSError, ValueError):  # closed, or not a real file
+        return False
+
+
+def _for_terminal(lines: Iterator[bytes], *, as_json: bool) -> Iterator[bytes]:
+    """What a person reads on a terminal: nothing in it acts on the terminal."""
+    clean = terminal_safe_json if as_json else terminal_safe
+    for line in lines:
+        yield clean(line.decode(errors="replace")).encode()

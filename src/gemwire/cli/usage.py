@@ -1,15 +1,20 @@
 """``gemwire usage``: tokens and estimated cost of the saved sessions of a Gemini home.
 
 Exit status: 0 done; 2 usage error (a bad date, or a price file that cannot be read).
+Model names, project paths and session ids come from session files: what is shown of them
+goes through `terminal_safe` (and is never read as Rich markup).
 """
 
 from __future__ import annotations
 
+import re
 import sys
-from datetime import date
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 
 import click
+
+from gemwire.cli.safe_text import terminal_safe
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -24,13 +29,46 @@ _BAR_WIDTH = 40
 _GROUPINGS = ("day", "week", "month", "model", "project", "session")
 
 
-def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> date | None:
-    if value is None:
-        return None
+_AGO = re.compile(r"(\d{1,6})([dh])")
+
+
+def when(text: str, now: datetime) -> date | datetime:
+    """A ``--since``/``--until`` value: a day (counted whole) or a moment, in ``now``'s zone.
+
+    ``today``, ``yesterday`` and an ISO date are days; ``7d`` and ``12h`` are that long before
+    ``now``; an ISO date and time is that moment.
+
+    >>> now = datetime(2026, 11, 25, 14, 30)
+    >>> [str(when(t, now)) for t in ("yesterday", "2026-11-01", "7d", "12h")]
+    ['2026-11-24', '2026-11-01', '2026-11-18 14:30:00', '2026-11-25 02:30:00']
+    """
+    value = text.strip().lower()
+    if value in ("today", "yesterday"):
+        return now.date() - timedelta(days=value == "yesterday")
+    ago = _AGO.fullmatch(value)
+    if ago is not None:
+        count = int(ago.group(1))
+        return now - (timedelta(days=count) if ago.group(2) == "d" else timedelta(hours=count))
     try:
         return date.fromisoformat(value)
     except ValueError:
-        raise click.BadParameter(f"{value!r} is not a date like 2026-11-23") from None
+        pass
+    try:
+        return datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(
+            f"{text!r} is not a day or a time: 2026-11-23, today, yesterday, 7d (days ago), "
+            "12h (hours ago) or 2026-11-23T09:00"
+        ) from None
+
+
+def _when(ctx: click.Context, param: click.Parameter, value: str | None) -> date | None:
+    if value is None:
+        return None
+    try:
+        return when(value, datetime.now().astimezone())
+    except ValueError as exc:
+        raise click.BadParameter(terminal_safe(str(exc))) from None
 
 
 @click.command()
@@ -46,8 +84,16 @@ def _date(ctx: click.Context, param: click.Parameter, value: str | None) -> date
     show_default=True,
     help="One row per day, ISO week, month, model, project or session.",
 )
-@click.option("--since", callback=_date, help="First day counted, e.g. 2026-11-01.")
-@click.option("--until", callback=_date, help="Last day counted (inclusive).")
+@click.option(
+    "--since",
+    metavar="WHEN",
+    callback=_when,
+    help="First day counted (2026-11-01, today, yesterday), or first moment (7d, 12h: that "
+    "long ago; 2026-11-01T09:00).",
+)
+@click.option(
+    "--until", metavar="WHEN", callback=_when, help="Last day counted, or last moment: as --since."
+)
 @click.option("--project", help="Only this project: its root folder, or its folder in .gemini/tmp.")
 @click.option(
     "--prices",
@@ -71,6 +117,7 @@ def usage(
     \b
     gemwire usage
     gemwire usage --by model --since 2026-11-01
+    gemwire usage --since 7d
     gemwire usage --by project --json
     """
     import msgspec
@@ -82,7 +129,7 @@ def usage(
     try:
         table = load_prices(prices)
     except InvalidOptions as exc:
-        raise click.UsageError(str(exc)) from exc
+        raise click.UsageError(terminal_safe(str(exc))) from exc
     report = collect(
         gemini_home,
         by=by,  # type: ignore[arg-type]  # one of _GROUPINGS, checked by click
@@ -99,15 +146,17 @@ def usage(
     show_report(Console(highlight=False), report)
 
 
-def _money(value: float) -> str:
+def _money(value: float | None) -> str:
+    if value is None:
+        return "?"  # nothing it counts has a price
     if value == 0 or value >= 0.01:
         return f"${value:,.2f}"
     return f"${value:.4f}" if value >= 0.0001 else "<$0.0001"
 
 
 def _cost(row: UsageRow) -> str:
-    if row.unpriced_models and not row.cost_usd:
-        return "?"  # nothing in the row has a price
+    if row.cost_usd is None:
+        return "?"
     return _money(row.cost_usd) + ("*" if row.unpriced_models else "")
 
 
@@ -124,6 +173,7 @@ def show_report(console: Console, report: UsageReport) -> None:
     """The report as a table, then (by day) a bar of cost per day, then where prices come from."""
     from rich import box
     from rich.table import Table
+    from rich.text import Text
 
     if not report.rows:
         console.print("No model responses found in the saved sessions.")
@@ -134,7 +184,8 @@ def show_report(console: Console, report: UsageReport) -> None:
         box=box.SIMPLE_HEAD,
         pad_edge=False,
     )
-    longest = max(len(row.key) for row in report.rows)
+    keys = [terminal_safe(row.key) for row in report.rows]
+    longest = max(map(len, keys))
     table.add_column(report.by.capitalize(), min_width=min(longest, 12), overflow="fold")
     total = report.total
     # Columns that are zero throughout (often cached, thoughts, tool) only take room.
@@ -152,9 +203,9 @@ def show_report(console: Console, report: UsageReport) -> None:
     ]
     for name in ("Reqs", *(name for name, _ in counts), "Cost"):
         table.add_column(name, justify="right", no_wrap=True)
-    for row in [*report.rows, total]:
+    for key, row in [*zip(keys, report.rows, strict=True), ("total", total)]:
         table.add_row(
-            row.key,
+            Text(key),
             f"{row.requests:,}",
             *(_tokens(getattr(row, field)) for _, field in counts),
             _cost(row),
@@ -163,33 +214,42 @@ def show_report(console: Console, report: UsageReport) -> None:
         )
     console.print(table)
     if report.by == "day" and len(report.rows) > 1:
-        console.print(cost_bars(report.rows) + "\n")
+        console.print(cost_bars(report.rows) + "\n", markup=False)
     console.print(
-        f"{report.sessions:,} session{'' if report.sessions == 1 else 's'}. "
-        f"Prices as of {report.prices_as_of}: "
-        f"{report.prices_source}."
+        terminal_safe(
+            f"{report.sessions:,} session{'' if report.sessions == 1 else 's'}. "
+            f"Prices as of {report.prices_as_of}: "
+            f"{report.prices_source}."
+        ),
+        markup=False,
     )
     if report.total.unpriced_models:
-        models = ", ".join(report.total.unpriced_models)
+        models = terminal_safe(", ".join(report.total.unpriced_models))
         console.print(
             f"No price known for {models}: its tokens are counted, not priced (* partly, "
-            "? not at all); add prices with --prices."
+            "? not at all); add prices with --prices.",
+            markup=False,
         )
 
 
 def cost_bars(rows: list[UsageRow], width: int = _BAR_WIDTH) -> str:
-    """A bar per row, as long as its cost is against the largest (``█`` and ``▏`` steps).
+    """A bar per row, as long as its cost is against the largest (``█`` and ``▏`` steps);
+    ``?`` and no bar for a row with no price.
 
     >>> from gemwire.sessions import UsageRow
-    >>> print(cost_bars([UsageRow(key="a", cost_usd=2.0), UsageRow(key="b", cost_usd=0.5)], 8))
+    >>> rows = [UsageRow(key="a", cost_usd=2.0), UsageRow(key="b", cost_usd=0.5)]
+    >>> print(cost_bars([*rows, UsageRow(key="c", cost_usd=None)], 8))
     a ████████ $2.00
     b ██       $0.50
+    c          ?
     """
-    most = max((row.cost_usd for row in rows), default=0.0)
-    label = max(len(row.key) for row in rows)
+    most = max((row.cost_usd or 0.0 for row in rows), default=0.0)
+    keys = [terminal_safe(row.key) for row in rows]
+    label = max(map(len, keys))
     lines = []
-    for row in rows:
-        filled = round(row.cost_usd / most * width) if most > 0 else 0
-        bar = "█" * filled or ("▏" if row.cost_usd > 0 else "")
-        lines.append(f"{row.key:<{label}} {bar:<{width}} {_money(row.cost_usd)}")
+    for key, row in zip(keys, rows, strict=True):
+        cost = row.cost_usd or 0.0
+        filled = round(cost / most * width) if most > 0 else 0
+        bar = "█" * filled or ("▏" if cost > 0 else "")
+        lines.append(f"{key:<{label}} {bar:<{width}} {_money(row.cost_usd)}")
     return "\n".join(lines)

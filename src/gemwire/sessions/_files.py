@@ -5,12 +5,17 @@ and both accept every format Gemini CLI has written: append-only ``.jsonl`` (0.3
 and the single pretty-printed ``.json`` (older), in either project-folder layout. A line the
 CLI is still writing, a corrupt line or an empty file becomes a `Problem` (and a ``notice``
 event), never an exception; only a file that cannot be read at all raises `SessionError`.
+
+Only a regular file of at most `MAX_SESSION_BYTES` is read: anything else named like a session
+(a FIFO, a device, a socket, a folder, a huge file) is a `Problem` on it, never opened for
+reading in a way that could block or run without end.
 """
 
 from __future__ import annotations
 
 import gc
 import os
+import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -26,6 +31,7 @@ from gemwire.protocol.gemini_session import MessageSummary, Problem, RecordRepla
 from gemwire.wire.gemini_session import SESSION_FILE_PREFIX, MessageRecord
 
 __all__ = (
+    "MAX_SESSION_BYTES",
     "Conversation",
     "SessionInfo",
     "load_session",
@@ -39,6 +45,10 @@ Kind = Literal["main", "subagent"]
 # Read this much at a time, then on to the end of the last line: memory bounded by the block.
 # Measured with bench/sessions.py: 256 KiB slowed listing by a quarter, 4 MiB slowed loading.
 _BLOCK = 1 << 20
+
+MAX_SESSION_BYTES = 512 << 20
+"""A session file larger than this (512 MiB) is a `Problem`, not read: loading holds about a
+file's size in memory, and the largest sessions measured are a few tens of MB."""
 
 
 def short_id_of(file_name: str) -> str | None:
@@ -140,13 +150,61 @@ class Conversation(msgspec.Struct, frozen=True, kw_only=True):
         yield from normalizer.finish()
 
 
-def _open(path: Path) -> Any:
+class _NotRead(Exception):
+    """Why a file named like a session is not read (the `Problem` on it)."""
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _check(info: os.stat_result, limit: int) -> None:
+    if not stat.S_ISREG(info.st_mode):
+        kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a file")
+        raise _NotRead(f"not a regular file ({kind}): not read")
+    if info.st_size > limit:
+        raise _NotRead(f"{info.st_size:,} bytes, over the {limit:,}-byte limit: not read")
+
+
+def _open(path: Path, limit: int = MAX_SESSION_BYTES) -> Any:
+    """``path`` open for reading if it is a regular file of at most ``limit`` bytes.
+
+    Raises `_NotRead` for anything else. The type is checked before opening (opening a
+    device can act on it; opening a FIFO blocks until a writer comes); O_NONBLOCK and the
+    check again on the open file cover one swapped in between (a regular file reads the
+    same with it).
+    """
     try:
-        return path.open("rb")
+        _check(os.stat(path), limit)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError as exc:
         raise SessionNotFound(f"no session file at {path}") from exc
     except OSError as exc:
         raise SessionError(f"cannot read {path}: {exc.strerror}") from exc
+    except ValueError as exc:  # a NUL in the path: no file can have that name
+        raise SessionNotFound(f"no session file at {path}") from exc
+    try:
+        _check(os.fstat(fd), limit)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def read_small_file(path: Path, limit: int) -> bytes | None:
+    """The bytes of a regular file of at most ``limit`` bytes; ``None`` for anything else
+    (missing, unreadable, not a regular file, larger)."""
+    try:
+        with _open(path, limit) as file:
+            data: bytes = file.read(limit + 1)
+    except (SessionError, _NotRead, OSError):
+        return None
+    return data if len(data) <= limit else None  # it grew since it was opened
 
 
 def _replay(
@@ -194,7 +252,12 @@ def _replay_file(
     replay = RecordReplay(
         summary=summary, keep_raw=keep_raw, message_type=message_type, lines=lines
     )
-    with _open(path) as file:
+    try:
+        opened = _open(path)
+    except _NotRead as exc:
+        replay.problems.append(Problem(line=0, message=str(exc)))
+        return replay, "jsonl" if path.suffix == ".jsonl" else "json"
+    with opened as file:
         try:
             first = file.readline()
             # A pretty-printed legacy file: no line of it is a record, skip straight there.

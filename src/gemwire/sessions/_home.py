@@ -29,7 +29,7 @@ import msgspec
 
 from gemwire.errors import SessionError, SessionNotFound
 from gemwire.protocol._undecodable import UNDECODABLE
-from gemwire.sessions._files import SessionInfo, read_session_info, short_id_of
+from gemwire.sessions._files import SessionInfo, read_session_info, read_small_file, short_id_of
 from gemwire.sessions._index import ListingIndex, stamp_of
 from gemwire.wire.gemini_session import SESSION_FILE_PREFIX, ProjectRegistryData
 
@@ -39,6 +39,8 @@ _SLUG = re.compile(r"[a-z0-9-]+")
 _HASH = re.compile(r"[0-9a-f]{64}")
 _PROJECT_ROOT_FILE = ".project_root"
 _SESSION_SUFFIXES = (".json", ".jsonl")
+_SMALL_FILE = 1 << 16  # a .project_root: one path
+_REGISTRY_FILE = 16 << 20  # projects.json: one line per project
 _registry_decoder = msgspec.json.Decoder(ProjectRegistryData)
 
 
@@ -67,10 +69,26 @@ class Project(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def _read_text(path: Path) -> str | None:
+    data = read_small_file(path, _SMALL_FILE)
     try:
-        return path.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
+        return None if data is None else data.decode().strip()
+    except UnicodeDecodeError:
         return None
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    """Whether ``entry`` is a folder (or a link to one); a link that loops or leads nowhere
+    is not (`DirEntry.is_dir` raises for a loop)."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _named_like_a_session(entry: os.DirEntry[str]) -> bool:
+    """A session file by its name: not a folder; whether it can be read is up to reading it
+    (a FIFO or a device becomes a `Problem` on it, a link loop is left out)."""
+    return entry.name.endswith(_SESSION_SUFFIXES) and not _is_dir(entry)
 
 
 def _time(value: str | None) -> float | None:
@@ -119,9 +137,10 @@ class GeminiHome:
 
     def registry(self) -> dict[str, str]:
         """``projects.json``: project root -> slug (empty if missing or invalid, as Gemini does)."""
+        raw = read_small_file(self.gemini_dir / "projects.json", _REGISTRY_FILE)
         try:
-            data = _registry_decoder.decode((self.gemini_dir / "projects.json").read_bytes())
-        except (OSError, *UNDECODABLE):
+            data = _registry_decoder.decode(raw or b"")
+        except UNDECODABLE:
             return {}
         if not all(_SLUG.fullmatch(slug) for slug in data.projects.values()):
             return {}  # Gemini resets a registry that fails its schema
@@ -139,7 +158,7 @@ class GeminiHome:
 
     def _folders(self) -> list[str]:
         try:
-            return sorted(e.name for e in os.scandir(self.tmp_dir) if e.is_dir())
+            return sorted(e.name for e in os.scandir(self.tmp_dir) if _is_dir(e))
         except OSError:
             return []
 
@@ -207,15 +226,14 @@ class GeminiHome:
             entries = sorted(os.scandir(chats), key=lambda e: e.name)
         except OSError:
             return []
-        subfolders = {e.name: e.path for e in entries if e.is_dir()}
+        subfolders = {e.name: e.path for e in entries if _is_dir(e)}
         index = ListingIndex(chats) if short_id is None else None
         infos = []
         for entry in entries:
             if not (
                 entry.name.startswith(SESSION_FILE_PREFIX)
-                and entry.name.endswith(_SESSION_SUFFIXES)
-                and entry.is_file()
                 and (short_id is None or short_id_of(entry.name) == short_id)
+                and _named_like_a_session(entry)
             ):
                 continue
             info = _summary(index, entry, entry.name, project.root)
@@ -282,11 +300,14 @@ class GeminiHome:
         )
 
     def _by_path(self, text: str) -> SessionInfo:
-        path = Path(os.path.realpath(text))
+        try:
+            path = Path(os.path.realpath(text))
+        except ValueError:  # a NUL: no file has that name
+            raise SessionNotFound(f"no session file at {text}") from None
         tmp = Path(os.path.realpath(self.tmp_dir))
         if not path.is_relative_to(tmp):
             raise SessionNotFound(f"{text} is not a session file in {self.tmp_dir}")
-        if not (path.is_file() and path.name.endswith(_SESSION_SUFFIXES)):
+        if not (path.exists() and not path.is_dir() and path.name.endswith(_SESSION_SUFFIXES)):
             raise SessionNotFound(f"no session file at {text}")
         project = self._project_of(path.relative_to(tmp).parts[0])
         chats = tmp / path.relative_to(tmp).parts[0] / "chats"
@@ -351,7 +372,7 @@ def _session_entries(folder: str) -> list[os.DirEntry[str]]:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError:
         return []
-    return [e for e in entries if e.name.endswith(_SESSION_SUFFIXES) and e.is_file()]
+    return [e for e in entries if _named_like_a_session(e)]
 
 
 def _session_paths(folder: Path) -> Iterator[Path]:

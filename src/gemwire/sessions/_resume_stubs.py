@@ -30,7 +30,8 @@ def remove_resume_stubs(home: str, project_root: str, session_id: str) -> list[s
         return []  # a new session's own file is not resumable yet: never touch it
     removed = []
     for info in files:
-        if not info.resumable and info.id in (session_id, None):
+        # A FIFO or a device named like a stub is no file Gemini wrote: never ours to remove.
+        if not info.resumable and info.id in (session_id, None) and os.path.isfile(info.path):
             with contextlib.suppress(FileNotFoundError):  # the CLI's cleanup may be faster
                 os.unlink(info.path)
             removed.append(info.path)

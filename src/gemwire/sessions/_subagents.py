@@ -5,6 +5,9 @@ Gemini CLI 0.61.0 saves a subagent's session (e.g. ``codebase_investigator``) as
 the parent's ``invoke_agent`` tool call the subagent's session id as ``agentId``. That id is
 the link both ways: a parent's calls name their subagent files, and a subagent file's folder
 names the parent session whose calls name it.
+
+A session id is file content: the folder it names is looked up only when it is a plain folder
+name (no separator, not ``.``/``..``, no NUL), so a hostile id never reaches another folder.
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from gemwire.errors import SessionError
 from gemwire.events import Event, ToolCallStarted
 from gemwire.sessions._files import Conversation, _replay, load_session, short_id_of
-from gemwire.sessions._home import _session_paths
+from gemwire.sessions._home import _is_dir, _session_paths
 from gemwire.wire.gemini_session import MessageRecord
 
 __all__ = ("nested_events", "parent_call", "subagent_files")
@@ -58,9 +62,12 @@ def parent_call(path: str | os.PathLike[str], session_id: str) -> tuple[str, str
     except OSError:
         return None
     for entry in entries:
-        if short_id_of(entry.name) != parent_id[:8] or not entry.is_file():
+        if short_id_of(entry.name) != parent_id[:8] or _is_dir(entry):
             continue
-        replay, _ = _replay(Path(entry.path), summary=False, message_type=_Calls)
+        try:
+            replay, _ = _replay(Path(entry.path), summary=False, message_type=_Calls)
+        except SessionError:  # a link that loops, say: not the parent
+            continue
         if replay.metadata.get("sessionId") != parent_id:
             continue
         call_id = _agent_calls(replay.messages).get(session_id)
@@ -69,11 +76,21 @@ def parent_call(path: str | os.PathLike[str], session_id: str) -> tuple[str, str
     return None
 
 
+def _folder_name(name: str) -> bool:
+    """Whether ``name`` names a folder right here, and nothing else.
+
+    >>> [_folder_name(n) for n in ("1b3c-uuid", "../x", "/etc", "..", "", "a\\0b")]
+    [True, False, False, False, False, False]
+    """
+    return name not in ("", ".", "..") and "\0" not in name and os.path.basename(name) == name
+
+
 def subagent_files(conversation: Conversation) -> dict[str, Path]:
     """The call id -> subagent file of every subagent a session's calls ran (files that exist)."""
-    if conversation.session_id is None:
+    session_id = conversation.session_id
+    if session_id is None or not _folder_name(session_id):
         return {}
-    folder = Path(conversation.path).parent / conversation.session_id
+    folder = Path(conversation.path).parent / session_id
     calls = _agent_calls(m for m in conversation.messages if isinstance(m, MessageRecord))
     files = {}
     for path in _session_paths(folder):

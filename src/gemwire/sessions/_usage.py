@@ -30,7 +30,7 @@ from msgspec import UNSET, UnsetType
 
 from gemwire.errors import SessionError
 from gemwire.sessions._files import _replay
-from gemwire.sessions._home import GeminiHome, Project, _session_paths
+from gemwire.sessions._home import GeminiHome, Project, _is_dir, _session_paths
 from gemwire.sessions.pricing import PriceTable, load_prices
 from gemwire.wire.gemini_session import SESSION_FILE_PREFIX, TokensSummary
 
@@ -56,7 +56,8 @@ class UsageRow(msgspec.Struct, frozen=True, kw_only=True):
     """The totals of one group (``key``: a day, week, month, model, project or session).
 
     ``cost_usd`` prices only the models in the price table; ``unpriced_models`` lists the
-    others, whose tokens are counted but cost nothing here.
+    others, whose tokens are counted but not priced. It is ``None`` (unknown) when no model of
+    the row has a price, never a made-up ``0.0``.
     """
 
     key: str
@@ -67,7 +68,7 @@ class UsageRow(msgspec.Struct, frozen=True, kw_only=True):
     thoughts_tokens: int = 0
     tool_tokens: int = 0
     total_tokens: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0
     unpriced_models: list[str] = []
 
 
@@ -110,7 +111,7 @@ def _files(projects: list[Project]) -> Iterator[tuple[Project, Path, str | None]
         except OSError:
             continue
         for entry in entries:
-            if entry.is_dir():
+            if _is_dir(entry):
                 for path in _session_paths(Path(entry.path)):
                     yield project, path, entry.name
             elif entry.name.startswith(SESSION_FILE_PREFIX) and entry.name.endswith(
@@ -152,6 +153,37 @@ def _key(entry: _Entry, by: Grouping) -> str:
     return entry.session
 
 
+Bound = date | datetime
+"""A day (counted whole) or a moment (a `datetime`; without a time zone, in ``tz``)."""
+
+
+def _bound(value: Bound | None, tz: tzinfo | None) -> tuple[date | None, datetime | None]:
+    """The day a bound falls on in ``tz``, and the moment when it is one."""
+    if value is None:
+        return None, None
+    if not isinstance(value, datetime):
+        return value, None
+    moment = _aware(value, tz)
+    return moment.astimezone(tz).date(), moment
+
+
+def _aware(moment: datetime, tz: tzinfo | None) -> datetime:
+    if moment.tzinfo is not None:
+        return moment
+    return moment.replace(tzinfo=tz) if tz is not None else moment.astimezone()
+
+
+def _within(
+    timestamp: Any, since: datetime | None, until: datetime | None, tz: tzinfo | None
+) -> bool:
+    """Whether a response on a bound's day is on the right side of its moment."""
+    try:
+        moment = _aware(datetime.fromisoformat(timestamp), tz)
+    except (TypeError, ValueError):
+        return False
+    return (since is None or moment >= since) and (until is None or moment <= until)
+
+
 def _matches(project: Project, wanted: str) -> bool:
     if wanted == project.id:
         return True
@@ -162,8 +194,8 @@ def usage(
     home: GeminiHome | str | os.PathLike[str] | None = None,
     *,
     by: Grouping = "day",
-    since: date | None = None,
-    until: date | None = None,
+    since: Bound | None = None,
+    until: Bound | None = None,
     project: str | None = None,
     prices: PriceTable | None = None,
     tz: tzinfo | None = None,
@@ -175,8 +207,9 @@ def usage(
             else ``~``).
         by: how rows are grouped; days, weeks (ISO, ``2026-W47``) and months in order,
             the rest by cost, then name.
-        since: first day counted (inclusive), in ``tz``.
-        until: last day counted (inclusive), in ``tz``.
+        since: first day counted (inclusive), in ``tz``; or, as a `datetime`, the first
+            moment (``datetime.now() - timedelta(hours=12)``).
+        until: last day counted (inclusive), in ``tz``; or, as a `datetime`, the last moment.
         project: only this project: its root folder, or its folder name under ``tmp``.
         prices: the price table (default: gemwire's own, `load_prices`).
         tz: the time zone days are counted in (default: this machine's).
@@ -189,6 +222,9 @@ def usage(
     days: dict[str, date] = {}
     priced: dict[str, bool] = {}
     files = problems = 0
+    since_day, since_at = _bound(since, tz)
+    until_day, until_at = _bound(until, tz)
+    moments = since_at is not None or until_at is not None
     for folder, path, parent in _files(projects):
         files += 1
         try:
@@ -209,8 +245,13 @@ def usage(
                 continue
             seen.add((own, message.id))
             day = _day(message.timestamp, tz, days) or _day(start, tz, days)
-            if day is None or (since and day < since) or (until and day > until):
+            if day is None or (since_day and day < since_day) or (until_day and day > until_day):
                 continue
+            # Only a response on a moment's day is placed against it (a rare, slower path).
+            if moments and day in (since_day, until_day):
+                stamp = message.timestamp if _day(message.timestamp, tz, days) else start
+                if not _within(stamp, since_at, until_at, tz):
+                    continue
             model = message.model if isinstance(message.model, str) else _UNKNOWN_MODEL
             thoughts = tokens.thoughts or 0
             tool = tokens.tool or 0
@@ -255,11 +296,12 @@ def _cost(
 
 
 class _Sum:
-    __slots__ = ("cost", "counts", "unpriced")
+    __slots__ = ("cost", "counts", "priced", "unpriced")
 
     def __init__(self) -> None:
         self.counts = [0] * 7
         self.cost = 0.0
+        self.priced = False
         self.unpriced: set[str] = set()
 
     def add(self, entry: _Entry) -> None:
@@ -275,6 +317,7 @@ class _Sum:
             self.unpriced.add(entry.model)
         else:
             self.cost += entry.cost
+            self.priced = True
 
     def row(self, key: str) -> UsageRow:
         requests, input_, output, cached, thoughts, tool, total = self.counts
@@ -287,7 +330,7 @@ class _Sum:
             thoughts_tokens=thoughts,
             tool_tokens=tool,
             total_tokens=total,
-            cost_usd=self.cost,
+            cost_usd=None if self.unpriced and not self.priced else self.cost,
             unpriced_models=sorted(self.unpriced),
         )
 
@@ -310,7 +353,7 @@ def _report(
     if by in ("day", "week", "month"):
         rows.sort(key=lambda row: row.key)
     else:
-        rows.sort(key=lambda row: (-row.cost_usd, -row.total_tokens, row.key))
+        rows.sort(key=lambda row: (-(row.cost_usd or 0.0), -row.total_tokens, row.key))
     return UsageReport(
         by=by,
         rows=rows,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from click.testing import CliRunner
 from corpus import RECORDED
 
 from gemwire.cli import main
+from gemwire.cli.usage import when
 
 RECORDING = RECORDED / "session_subagent" / "json" / "gemini-home"
 
@@ -93,7 +95,8 @@ def test_filters_that_match_nothing_say_so(home: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--since", "yesterday"], "'yesterday' is not a date like 2026-11-23"),
+        (["--since", "someday"], "'someday' is not a day or a time: 2026-11-23, today,"),
+        (["--until", "7w"], "'7w' is not a day or a time"),
         (["--prices", "/nonexistent/prices.toml"], "cannot read the price table"),
         (["--by", "hour"], "'hour' is not one of"),
     ],
@@ -109,3 +112,60 @@ def test_the_groupings_are_the_libraries() -> None:
     from gemwire.sessions import GROUPINGS
 
     assert _GROUPINGS == GROUPINGS
+
+
+NOW = datetime(2026, 11, 25, 14, 30, tzinfo=timezone(timedelta(hours=1)))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("today", date(2026, 11, 25)),
+        ("Yesterday", date(2026, 11, 24)),
+        ("2026-11-01", date(2026, 11, 1)),
+        ("7d", NOW - timedelta(days=7)),
+        ("0d", NOW),
+        ("12h", NOW - timedelta(hours=12)),
+        ("2026-11-23T09:00", datetime(2026, 11, 23, 9, 0)),
+        ("2026-11-23T09:00:00+02:00", datetime(2026, 11, 23, 7, 0, tzinfo=UTC)),
+    ],
+)
+def test_since_and_until_take_days_and_moments(text: str, expected: date) -> None:
+    found = when(text, NOW)
+    assert (found, type(found)) == (expected, type(expected))
+
+
+def test_relative_bounds_reach_the_report(home: Path) -> None:
+    def total(*args: str) -> int:
+        code, out, err = usage("--gemini-home", str(home), "--json", *args)
+        assert (code, err) == (0, "")
+        return int(json.loads(out)["total"]["requests"])
+
+    everything = total()
+    assert everything == 4
+    assert total("--since", "36500d") == everything  # the last hundred years
+    assert total("--until", "36500d") == 0  # before then
+    assert total("--since", "876000h", "--until", "today") == everything
+    for text in ("yesterday", "today", "7d", "1h"):
+        total("--since", text)  # accepted (what they count depends on today)
+
+
+def test_unpriced_cost_is_null_in_json_and_a_question_mark_in_the_table(home: Path) -> None:
+    code, out, _ = usage("--gemini-home", str(home), "--by", "model", "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert [(r["key"], r["cost_usd"]) for r in report["rows"]] == [
+        ("gemini-3-flash-preview", pytest.approx(0.00016)),
+        ("gemini-3.8-flash", None),  # no price: unknown, not free
+    ]
+    assert report["total"]["cost_usd"] == pytest.approx(0.00016)  # partly priced
+    assert report["total"]["unpriced_models"] == ["gemini-3.8-flash"]
+    code, out, _ = usage("--gemini-home", str(home), "--by", "model")
+    rows = [line.split() for line in out.splitlines() if line.startswith((" gemini", " total"))]
+    assert [(row[0], row[-1]) for row in rows] == [
+        ("gemini-3-flash-preview", "$0.0002"),
+        ("gemini-3.8-flash", "?"),
+        ("total", "$0.0002*"),
+    ]
+    code, out, _ = usage("--gemini-home", str(home), "--by", "model", "--json", "--project", "x")
+    assert json.loads(out)["total"]["cost_usd"] == 0.0  # nothing counted costs nothing

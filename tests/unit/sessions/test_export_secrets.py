@@ -59,3 +59,18 @@ def test_cli_export_masks_the_secrets_of_its_environment(materialize: Any, fmt: 
     assert TOKEN not in result.stdout
     assert "Your key is ***." in result.stdout
     assert "ANTHROPIC_API_KEY=***" in result.stdout
+
+
+@pytest.mark.parametrize("json_flag", [["--json"], []])
+def test_cli_show_masks_the_secrets_of_its_environment(
+    materialize: Any, json_flag: list[str]
+) -> None:
+    run = leaky_session(materialize)
+    where = ["latest", "--gemini-home", str(run.home), "--project", str(run.workspace)]
+    env = {"ANTHROPIC_API_KEY": KEY, "GH_TOKEN": TOKEN}
+    result = CliRunner(env=env).invoke(main, ["sessions", "show", *where, *json_flag, "-v"])
+    assert result.exit_code == 0, result.output
+    assert KEY not in result.stdout
+    assert TOKEN not in result.stdout
+    assert "Your key is ***." in result.stdout
+    assert "ANTHROPIC_API_KEY=***" in result.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -46,3 +47,12 @@ def test_files_of_another_session_are_left_alone(materialize: Materialize) -> No
     other = "ffffffff-0000-4000-8000-000000000000"
     assert remove_resume_stubs(str(home.home), str(home.workspace), other) == []
     assert stub in [str(p) for p in home.session_files()]
+
+
+def test_a_fifo_named_like_a_stub_is_left_alone(materialize: Materialize) -> None:
+    home = materialize("0.61.0", "resume")
+    stub, session_id = stub_of(home)
+    fifo = stub.replace("T10-00-", "T10-01-")
+    os.mkfifo(fifo)
+    assert remove_resume_stubs(str(home.home), str(home.workspace), session_id) == [stub]
+    assert os.path.exists(fifo)

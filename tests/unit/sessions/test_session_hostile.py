@@ -223,20 +223,12 @@ def test_a_broken_project_registry_is_ignored_as_gemini_resets_it(
     assert [info.first_prompt for info in home.sessions(run.workspace)] == ["say hello"]
 
 
-def test_a_file_that_cannot_be_read_does_not_stop_listing(
-    materialize: Make, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_file_that_cannot_be_read_does_not_stop_listing(materialize: Make) -> None:
     run = materialize("0.61.0", "plain_answer")
     _bad_files(run.chats)
     unreadable = run.chats / "session-2026-01-01T00-00-dddddddd.jsonl"
-    real_open = Path.open
-
-    def open_(path: Path, *args: Any, **kwargs: Any) -> Any:
-        if path == unreadable:
-            raise PermissionError(13, "Permission denied")
-        return real_open(path, *args, **kwargs)
-
-    monkeypatch.setattr(Path, "open", open_)
+    unreadable.unlink()
+    unreadable.symlink_to(unreadable.name)  # opening it fails: a loop (ELOOP)
     home = GeminiHome(run.home)
     assert [info.first_prompt for info in home.sessions(run.workspace)] == ["say hello"]
     assert len(home.session_files(run.workspace)) == 4
@@ -260,3 +252,16 @@ def test_show_and_export_a_session_whose_file_name_is_not_utf8(materialize: Make
         )
     code, out, _ = sessions("show", path, "--gemini-home", str(run.home))
     assert (code, out.splitlines()[0]) == (0, f"# {shown}")
+
+
+def test_a_text_file_is_not_a_session_for_show_or_export_and_says_so_once(
+    materialize: Make, tmp_path: Path
+) -> None:
+    run = materialize("0.61.0", "plain_answer")
+    passwd = tmp_path / "passwd"
+    passwd.write_text("".join(f"user{n}:x:{n}:{n}::/home/user{n}:/bin/sh\n" for n in range(5)))
+    why = "not JSON (JSON is malformed: invalid character (byte 0))"
+    expected = f"Error: {passwd} is not a Gemini session: {why} (and 3 more problems)\n"
+    for command in (["show"], *(["export", "--format", f] for f in ("html", "markdown", "events"))):
+        code, out, err = sessions(*command, str(passwd), "--gemini-home", str(run.home))
+        assert (code, out, err) == (1, "", expected)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import msgspec
@@ -95,3 +96,15 @@ def test_sessions_show_nests_the_subagent_under_its_call(materialize: Any) -> No
     assert sum(1 for _, parent in types if parent == CALL) == 9
     plain = CliRunner().invoke(main, ["sessions", "show", "latest", *where])
     assert f"# subagent {CHILD} (call {CALL})" in plain.stdout
+
+
+def test_a_loop_or_fifo_beside_the_parent_does_not_stop_linking(materialize: Any) -> None:
+    run = _recording(materialize)
+    # Named with the parent's short id, before its file (2026-11-22T15-34) in name order.
+    (run.chats / f"session-2026-01-01T00-00-{PARENT[:8]}.jsonl").symlink_to(
+        f"session-2026-01-01T00-00-{PARENT[:8]}.jsonl"
+    )
+    os.mkfifo(run.chats / f"session-2026-01-01T00-01-{PARENT[:8]}.jsonl")
+    child = run.chats / PARENT / f"{CHILD}.jsonl"
+    assert parent_call(child, CHILD) == (PARENT, CALL)
+    assert load_session(child).parent_call_id == CALL

@@ -5,10 +5,11 @@ from __future__ import annotations
 import importlib.util
 import json
 from collections import Counter, defaultdict
-from datetime import date
+from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from gemwire.errors import InvalidOptions
@@ -85,7 +86,7 @@ def _plain_sum(unit: Any, tmp: Path) -> tuple[Counter[str], dict[str, Counter[st
     return total, by_model
 
 
-def _row(row: Any) -> dict[str, int]:
+def _row(row: Any) -> dict[str, int | None]:
     return {
         "requests": row.requests,
         "input": row.input_tokens,
@@ -94,13 +95,14 @@ def _row(row: Any) -> dict[str, int]:
         "thoughts": row.thoughts_tokens,
         "tool": row.tool_tokens,
         "total": row.total_tokens,
-        "micro_usd": round(row.cost_usd * 1_000_000),
+        "micro_usd": None if row.cost_usd is None else round(row.cost_usd * 1_000_000),
     }
 
 
-def _expected(counter: Counter[str]) -> dict[str, int]:
-    keys = ("requests", "input", "output", "cached", "thoughts", "tool", "total", "micro_usd")
-    return {key: counter[key] for key in keys}
+def _expected(counter: Counter[str]) -> dict[str, int | None]:
+    """The row a plain sum expects: no cost (``None``) when nothing in it had a price."""
+    keys = ("requests", "input", "output", "cached", "thoughts", "tool", "total")
+    return {**{key: counter[key] for key in keys}, "micro_usd": counter.get("micro_usd")}
 
 
 @pytest.fixture(scope="module")
@@ -263,3 +265,66 @@ def test_a_bad_price_file_is_a_clear_error(
 def test_an_empty_or_missing_home_reports_nothing(tmp_path: Path) -> None:
     report = usage(tmp_path)
     assert (report.rows, report.total.requests, report.sessions, report.files) == ([], 0, 0, 0)
+
+
+def _timed_home(home: Path) -> None:
+    """One session, one response at each of 09:00, 10:30 and 12:00 UTC on 2026-11-20; the
+    first by a model with no price."""
+    chats = home / ".gemini" / "tmp" / ("b" * 64) / "chats"
+    chats.mkdir(parents=True)
+    header = {"sessionId": "s-1", "projectHash": "b" * 64, "startTime": "2026-11-20T09:00:00Z"}
+    lines = [json.dumps(header)]
+    for n, (at, model) in enumerate(
+        (("09:00", "no-such-model"), ("10:30", "gemini-2.5-flash"), ("12:00", "gemini-2.5-flash"))
+    ):
+        tokens = {"input": 1000, "output": 100, "cached": 0, "total": 1100}
+        lines.append(
+            json.dumps(
+                {
+                    "id": f"g{n}",
+                    "type": "gemini",
+                    "timestamp": f"2026-11-20T{at}:00Z",
+                    "content": "x",
+                    "model": model,
+                    "tokens": tokens,
+                }
+            )
+        )
+    (chats / "session-2026-11-20T09-00-s1aaaaaa.jsonl").write_text("\n".join(lines) + "\n")
+
+
+def test_a_model_with_no_price_costs_unknown_not_zero(tmp_path: Path) -> None:
+    _timed_home(tmp_path)
+    by_model = usage(tmp_path, by="model", tz=UTC)
+    assert [(row.key, row.cost_usd, row.unpriced_models) for row in by_model.rows] == [
+        ("gemini-2.5-flash", pytest.approx(2 * (1000 * 0.3 + 100 * 2.5) / 1e6), []),
+        ("no-such-model", None, ["no-such-model"]),
+    ]
+    assert by_model.total.cost_usd == pytest.approx(2 * (1000 * 0.3 + 100 * 2.5) / 1e6)
+    only_unpriced = usage(tmp_path, by="day", until=datetime(2026, 11, 20, 10, tzinfo=UTC))
+    assert [(r.key, r.requests, r.cost_usd) for r in only_unpriced.rows] == [
+        ("2026-11-20", 1, None)
+    ]
+    assert only_unpriced.total.cost_usd is None
+    assert b'"cost_usd":null' in msgspec.json.encode(only_unpriced.total)
+
+
+@pytest.mark.parametrize(
+    ("since", "until", "requests"),
+    [
+        (datetime(2026, 11, 20, 10, 0, tzinfo=UTC), None, 2),
+        (datetime(2026, 11, 20, 10, 30, tzinfo=UTC), None, 2),  # inclusive
+        (datetime(2026, 11, 20, 10, 31, tzinfo=UTC), None, 1),
+        (datetime(2026, 11, 20, 11, 0), datetime(2026, 11, 20, 12, 0), 1),  # naive: in tz
+        (date(2026, 11, 20), datetime(2026, 11, 20, 9, 59, tzinfo=UTC), 1),
+        (datetime(2026, 11, 19, 23, 0, tzinfo=UTC), date(2026, 11, 20), 3),
+        (datetime(2026, 11, 20, 12, 0, 1, tzinfo=UTC), None, 0),
+        (datetime(2026, 11, 20, 13, 0, tzinfo=timezone(timedelta(hours=2))), None, 1),
+    ],
+)
+def test_since_and_until_can_be_moments(
+    tmp_path: Path, since: date | None, until: date | None, requests: int
+) -> None:
+    _timed_home(tmp_path)
+    report = usage(tmp_path, since=since, until=until, tz=UTC)
+    assert report.total.requests == requests
