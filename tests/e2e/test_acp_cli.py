@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -107,3 +108,29 @@ def test_a_person_answers_the_permission_prompt_at_the_keyboard(
     ]
     assert (env.workspace / "a.txt").read_text() == "a\n"
     assert "Done." in lines
+
+
+def test_ctrl_c_at_the_permission_prompt_exits_130_at_once(
+    tmp_path: Path, terminal: Callable[..., Any]
+) -> None:
+    # The question used to wait for its key in a thread: Ctrl-C cancelled the turn, then the
+    # process hung on that thread's read until a key came (and a spinner line was left).
+    with ScriptedModel(WRITE) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        environ = env.environ()
+        environ.pop("NO_COLOR", None)
+        argv = [GEMWIRE, "acp", "--cwd", str(env.workspace), "write a", "--"]
+        screen = terminal(
+            [*argv, str(pinned_gemini()), "--acp"],
+            environ,
+            keys=[(b"Esc cancels", signal.SIGINT)],
+        )
+    assert screen.exit_code == 130
+    lines = screen.lines
+    assert "Traceback" not in screen.text
+    start = lines.index("? acp:gemini asks permission for Writing to a.txt")
+    assert lines[start + 2] == "    → cancelled"
+    assert lines[-2].startswith("✗ failed (cancelled) · 1 tool call · ")
+    assert lines[-1].startswith("  cancelled: ")
+    assert not any("working" in line for line in lines)  # no spinner left behind
+    assert not (env.workspace / "a.txt").exists()

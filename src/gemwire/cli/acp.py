@@ -101,6 +101,7 @@ def acp(
     if permissions == "ask":
         assert isinstance(output, LiveOutput)
         live = output
+        one_question = anyio.Lock()
 
         async def ask(request: PermissionRequest) -> str | None:
             event = PermissionRequested(
@@ -110,10 +111,8 @@ def acp(
                 call_id=request.call_id,
                 options=request.options,
             )
-            # The keyboard blocks: a worker thread, given up on if the turn is cancelled.
-            return await anyio.to_thread.run_sync(
-                live.ask_permission, event, abandon_on_cancel=True
-            )
+            async with one_question:  # two at once would share one keyboard
+                return await live.ask_permission(event)
 
         handler = ask
     options = AcpOptions(
