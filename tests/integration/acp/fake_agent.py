@@ -180,7 +180,12 @@ def prompt(request_id: object, text: str) -> None:
             {
                 "sessionId": SESSION,
                 "command": "sh",
-                "args": ["-c", "printf 'hello\\n'; printf 'err\\n' >&2; exit 3"],
+                "args": [
+                    "-c",
+                    os.environ.get(
+                        "FAKE_ACP_TERMINAL", "printf 'hello\\n'; printf 'err\\n' >&2; exit 3"
+                    ),
+                ],
                 "outputByteLimit": 1000,
             },
         )
