@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +24,7 @@ from gemwire.testing import (
     Text,
     pinned_gemini,
 )
+from gemwire.testing.agents import isolated_agent
 
 pytestmark = pytest.mark.e2e
 
@@ -134,3 +137,28 @@ def test_ctrl_c_at_the_permission_prompt_exits_130_at_once(
     assert lines[-1].startswith("  cancelled: ")
     assert not any("working" in line for line in lines)  # no spinner left behind
     assert not (env.workspace / "a.txt").exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="Claude Code refuses only as root")
+def test_claude_as_root_outside_a_sandbox_says_why_it_failed(tmp_path: Path) -> None:
+    # claude-code-acp said only "Query closed before response received".
+    with ScriptedModel(Scenario(turns=[Reply([Text("Hi.")])])) as model:
+        env = isolated_agent("claude", model, root=tmp_path)
+        argv = [GEMWIRE, "acp", "--agent", "claude", "--json", "--cwd", str(env.workspace), "go"]
+        environ = env.environ({"IS_SANDBOX": "yes"})
+        done = subprocess.run(argv, check=False, env=environ, capture_output=True, timeout=150)
+        assert env.live_processes() == []
+    assert done.returncode == 1
+    (turn,) = [json.loads(line) for line in done.stdout.splitlines()]
+    assert (turn["type"], turn["stop_reason"], turn["error"]["kind"]) == (
+        "turn_completed",
+        "error",
+        "agent",
+    )
+    assert turn["error"]["message"] == (
+        "session/new: Internal error: Query closed before response received (as root, Claude "
+        "Code exits when it may skip permission checks (claude-code-acp allows that whenever "
+        "IS_SANDBOX is set), unless IS_SANDBOX=1 says it runs in a sandbox; fix: set "
+        "IS_SANDBOX=1 (in a container or VM you trust), or unset IS_SANDBOX, or run as a user "
+        "other than root)"
+    )

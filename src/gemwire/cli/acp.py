@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,6 +61,7 @@ def acp(
     gemwire acp --agent claude "summarize README.md"
     """
     import anyio
+    import msgspec
 
     from gemwire.cli.live import LiveOutput, open_output
     from gemwire.cli.signals import REASONS, SignalStop
@@ -79,6 +81,7 @@ def acp(
         run_acp,
         turn_error,
     )
+    from gemwire.runners.acp.claude_code import explain_root_refusal
 
     serve_reads = False
     agent_env: dict[str, str] = {}
@@ -140,7 +143,13 @@ def acp(
                 # The agent failed before the turn began: still end with one turn_completed,
                 # its error typed as a turn types it.
                 method = exc.method if isinstance(exc, AgentRequestFailed) else ""
-                result = _before_the_turn(output, name, "error", turn_error(exc, method))
+                error = turn_error(exc, method)
+                environ = {**os.environ, **options.env} if options.inherit_env else options.env
+                # Claude Code as root says only "Query closed before response received".
+                explained = explain_root_refusal(error.message, environ)
+                if explained is not None:
+                    error = msgspec.structs.replace(error, message=explained)
+                result = _before_the_turn(output, name, "error", error)
             if result is None:  # a signal while the agent was starting
                 assert stop.caught is not None
                 error = TurnError(kind="cancelled", message=REASONS[stop.caught])
