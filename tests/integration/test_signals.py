@@ -146,6 +146,40 @@ def test_a_signal_to_gemwire_acp_json_cancels_the_turn_and_stops_the_agent(
     assert gone(wait_for(pid_file))
 
 
+def test_a_second_ctrl_c_does_not_wait_for_an_agent_that_ignores_the_cancel(
+    tmp_path: Path,
+) -> None:
+    pid_file, cancelled = tmp_path / "agent.pid", tmp_path / "cancelled"
+    agent = f'echo $$ > "{pid_file}"; exec "{sys.executable}" "{FAKE_AGENT}"'
+    argv = [GEMWIRE, "acp", "--json", "--cwd", str(tmp_path), "hi", "--", "sh", "-c", agent]
+    env = {**os.environ, "FAKE_ACP_MODE": "ignore_cancel", "FAKE_ACP_CANCELLED": str(cancelled)}
+    with subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as cli:
+        assert cli.stdout is not None
+        first = [json.loads(cli.stdout.readline()) for _ in range(3)]  # the turn is running
+        cli.send_signal(signal.SIGINT)
+        wait_for(cancelled)  # the agent got session/cancel, and ignores it
+        cli.send_signal(signal.SIGINT)
+        out, err = cli.communicate(timeout=60)
+    events = [*first, *(json.loads(line) for line in out.splitlines())]
+    assert (cli.returncode, err) == (130, b"")
+    # No "the agent did not end the cancelled turn within 10 s": nobody waited for that.
+    assert [e["type"] for e in events] == [
+        "session_started",
+        "user_message",
+        "message_delta",
+        "turn_completed",
+    ]
+    turn = events[-1]
+    assert (turn["ok"], turn["stop_reason"], turn["answer"]) == (False, "cancelled", "working")
+    assert turn["error"] == {
+        "kind": "cancelled",
+        "message": "interrupted (Ctrl-C)",
+        "exit_code": None,
+    }
+    assert turn["agent"] == events[0]["agent"]
+    assert gone(wait_for(pid_file))
+
+
 ACP_HOST = """
 import os, signal, sys
 import anyio

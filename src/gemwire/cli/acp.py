@@ -72,7 +72,7 @@ def acp(
         InvalidOptions,
         RunTimedOut,
     )
-    from gemwire.events import PermissionRequested, TurnError
+    from gemwire.events import PermissionRequested, TurnCompleted, TurnError
     from gemwire.runners.acp import (
         AcpOptions,
         AcpTurnResult,
@@ -128,12 +128,32 @@ def acp(
 
     stop = SignalStop()
 
-    async def go() -> AcpTurnResult:
-        async with run_acp(prompt, options, permission_handler=handler) as turn:
-            stop.cancels(turn.stop)
-            async for event in turn:
-                output.show(event)
-        return turn.result
+    async def go() -> AcpTurnResult | TurnCompleted:
+        agent = name
+        with anyio.CancelScope() as giving_up:
+            async with run_acp(prompt, options, permission_handler=handler) as turn:
+                # A second signal: stop waiting for the agent to end the turn (its grace
+                # is `CANCEL_GRACE`); the client ends it and stops the agent.
+                stop.cancels(turn.stop, give_up=giving_up.cancel)
+                async for event in turn:
+                    agent = event.agent
+                    output.show(event)
+        if not giving_up.cancelled_caught:
+            return turn.result
+        # The turn's own turn_completed was left unread: show the one its result says.
+        done = turn.result
+        completed = TurnCompleted(
+            agent=agent,
+            session_id=done.session_id,
+            ok=done.ok,
+            stop_reason=done.stop_reason,
+            error=done.error,
+            answer=done.answer,
+            usage=done.usage,
+            duration_ms=round(done.duration_s * 1000),
+        )
+        output.show(completed)
+        return completed
 
     try:
         with output:

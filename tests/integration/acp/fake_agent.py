@@ -169,6 +169,9 @@ def prompt(request_id: object, text: str) -> None:
         say("working")
         while True:  # never answers the prompt
             seen.append(read())
+            if seen[-1].get("method") == "session/cancel" and "FAKE_ACP_CANCELLED" in os.environ:
+                with open(os.environ["FAKE_ACP_CANCELLED"], "w") as cancelled:
+                    cancelled.write(f"{os.getpid()}\n")
     elif MODE == "fs":
         for path in json.loads(os.environ["FAKE_ACP_PATHS"]):
             call("fs/write_text_file", {"sessionId": SESSION, "path": path, "content": "pwned\n"})
