@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import signal
 import sys
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
 
 import anyio
 from anyio.abc import TaskStatus
@@ -49,12 +49,12 @@ class SignalStop:
     def __init__(self) -> None:
         self.caught: signal.Signals | None = None
         """The first stopping signal that came."""
-        self._cancel: Callable[[str], Awaitable[object]] | None = None
+        self._cancel: Callable[[str], Coroutine[Any, Any, object]] | None = None
         self._give_up: Callable[[], object] | None = None
 
     def cancels(
         self,
-        cancel: Callable[[str], Awaitable[object]],
+        cancel: Callable[[str], Coroutine[Any, Any, object]],
         *,
         give_up: Callable[[], object] | None = None,
     ) -> None:
