@@ -34,9 +34,12 @@ def main() -> None:
             f"gemwire: the command line needs the [cli] extra: pip install {packages}\n"
         )
         sys.exit(2)
-    from gemwire.cli import main as cli
+    try:
+        from gemwire.cli import main as cli
 
-    cli()
+        cli()
+    except KeyboardInterrupt:  # Ctrl-C while the command line loads: as later, no traceback
+        sys.exit(130)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ import fcntl
 import os
 import pty
 import select
+import signal
 import struct
 import subprocess
 import termios
@@ -41,13 +42,14 @@ def on_terminal(
     env: dict[str, str],
     rows: int = 200,
     columns: int = COLUMNS,
-    keys: Sequence[tuple[bytes, bytes]] = (),
+    keys: Sequence[tuple[bytes, bytes | signal.Signals]] = (),
 ) -> Screen:
     """Run ``argv`` with a pseudo-terminal as stdin, stdout and stderr.
 
     ``keys``: (text, key) pairs, in order: once the screen's bytes show ``text`` (after
     the previous key was typed), ``key`` is typed half a second later, as a person
-    answering a prompt (a prompt may discard keys typed before it was ready).
+    answering a prompt (a prompt may discard keys typed before it was ready). A signal
+    is sent to the program instead, as the terminal sends Ctrl-C's SIGINT.
     """
     pending = list(keys)
     seen = 0
@@ -77,7 +79,11 @@ def on_terminal(
             if pending and pending[0][0] in raw[seen:]:
                 seen = len(raw)
                 time.sleep(0.5)
-                os.write(master, pending.pop(0)[1])
+                key = pending.pop(0)[1]
+                if isinstance(key, signal.Signals):
+                    process.send_signal(key)
+                else:
+                    os.write(master, key)
         exit_code = process.wait(timeout=10)
     finally:
         if process.poll() is None:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +24,7 @@ from gemwire.testing import (
     Text,
     pinned_gemini,
 )
+from gemwire.testing.agents import isolated_agent
 
 pytestmark = pytest.mark.e2e
 
@@ -107,3 +111,54 @@ def test_a_person_answers_the_permission_prompt_at_the_keyboard(
     ]
     assert (env.workspace / "a.txt").read_text() == "a\n"
     assert "Done." in lines
+
+
+def test_ctrl_c_at_the_permission_prompt_exits_130_at_once(
+    tmp_path: Path, terminal: Callable[..., Any]
+) -> None:
+    # The question used to wait for its key in a thread: Ctrl-C cancelled the turn, then the
+    # process hung on that thread's read until a key came (and a spinner line was left).
+    with ScriptedModel(WRITE) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        environ = env.environ()
+        environ.pop("NO_COLOR", None)
+        argv = [GEMWIRE, "acp", "--cwd", str(env.workspace), "write a", "--"]
+        screen = terminal(
+            [*argv, str(pinned_gemini()), "--acp"],
+            environ,
+            keys=[(b"Esc cancels", signal.SIGINT)],
+        )
+    assert screen.exit_code == 130
+    lines = screen.lines
+    assert "Traceback" not in screen.text
+    start = lines.index("? acp:gemini asks permission for Writing to a.txt")
+    assert lines[start + 2] == "    → cancelled"
+    assert lines[-2].startswith("✗ failed (cancelled) · 1 tool call · ")
+    assert lines[-1].startswith("  cancelled: ")
+    assert not any("working" in line for line in lines)  # no spinner left behind
+    assert not (env.workspace / "a.txt").exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="Claude Code refuses only as root")
+def test_claude_as_root_outside_a_sandbox_says_why_it_failed(tmp_path: Path) -> None:
+    # claude-code-acp said only "Query closed before response received".
+    with ScriptedModel(Scenario(turns=[Reply([Text("Hi.")])])) as model:
+        env = isolated_agent("claude", model, root=tmp_path)
+        argv = [GEMWIRE, "acp", "--agent", "claude", "--json", "--cwd", str(env.workspace), "go"]
+        environ = env.environ({"IS_SANDBOX": "yes"})
+        done = subprocess.run(argv, check=False, env=environ, capture_output=True, timeout=150)
+        assert env.live_processes() == []
+    assert done.returncode == 1
+    (turn,) = [json.loads(line) for line in done.stdout.splitlines()]
+    assert (turn["type"], turn["stop_reason"], turn["error"]["kind"]) == (
+        "turn_completed",
+        "error",
+        "agent",
+    )
+    assert turn["error"]["message"] == (
+        "session/new: Internal error: Query closed before response received (as root, Claude "
+        "Code exits when it may skip permission checks (claude-code-acp allows that whenever "
+        "IS_SANDBOX is set), unless IS_SANDBOX=1 says it runs in a sandbox; fix: set "
+        "IS_SANDBOX=1 (in a container or VM you trust), or unset IS_SANDBOX, or run as a user "
+        "other than root)"
+    )

@@ -112,10 +112,15 @@ FAKE_AGENT = Path(__file__).parent / "acp" / "fake_agent.py"
 
 
 @pytest.mark.parametrize(
-    ("sig", "status"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)]
+    ("sig", "status", "message"),
+    [
+        (signal.SIGTERM, 143, "stopped by SIGTERM"),
+        (signal.SIGHUP, 129, "stopped by SIGHUP (the terminal closed)"),
+        (signal.SIGINT, 130, "interrupted (Ctrl-C)"),
+    ],
 )
 def test_a_signal_to_gemwire_acp_json_cancels_the_turn_and_stops_the_agent(
-    tmp_path: Path, sig: signal.Signals, status: int
+    tmp_path: Path, sig: signal.Signals, status: int, message: str
 ) -> None:
     pid_file = tmp_path / "agent.pid"
     agent = f'echo $$ > "{pid_file}"; exec "{sys.executable}" "{FAKE_AGENT}"'
@@ -136,9 +141,88 @@ def test_a_signal_to_gemwire_acp_json_cancels_the_turn_and_stops_the_agent(
     ]
     turn = events[-1]
     assert (turn["ok"], turn["stop_reason"], turn["answer"]) == (False, "cancelled", "working")
+    # The agent ended the turn as cancelled; the message says why, as a Gemini run's does.
+    assert turn["error"] == {"kind": "cancelled", "message": message, "exit_code": None}
+    assert gone(wait_for(pid_file))
+
+
+def test_a_second_ctrl_c_does_not_wait_for_an_agent_that_ignores_the_cancel(
+    tmp_path: Path,
+) -> None:
+    pid_file, cancelled = tmp_path / "agent.pid", tmp_path / "cancelled"
+    agent = f'echo $$ > "{pid_file}"; exec "{sys.executable}" "{FAKE_AGENT}"'
+    argv = [GEMWIRE, "acp", "--json", "--cwd", str(tmp_path), "hi", "--", "sh", "-c", agent]
+    env = {**os.environ, "FAKE_ACP_MODE": "ignore_cancel", "FAKE_ACP_CANCELLED": str(cancelled)}
+    with subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as cli:
+        assert cli.stdout is not None
+        first = [json.loads(cli.stdout.readline()) for _ in range(3)]  # the turn is running
+        cli.send_signal(signal.SIGINT)
+        wait_for(cancelled)  # the agent got session/cancel, and ignores it
+        cli.send_signal(signal.SIGINT)
+        out, err = cli.communicate(timeout=60)
+    events = [*first, *(json.loads(line) for line in out.splitlines())]
+    assert (cli.returncode, err) == (130, b"")
+    # No "the agent did not end the cancelled turn within 10 s": nobody waited for that.
+    assert [e["type"] for e in events] == [
+        "session_started",
+        "user_message",
+        "message_delta",
+        "turn_completed",
+    ]
+    turn = events[-1]
+    assert (turn["ok"], turn["stop_reason"], turn["answer"]) == (False, "cancelled", "working")
     assert turn["error"] == {
         "kind": "cancelled",
-        "message": "the turn was cancelled",
+        "message": "interrupted (Ctrl-C)",
         "exit_code": None,
     }
+    assert turn["agent"] == events[0]["agent"]
     assert gone(wait_for(pid_file))
+
+
+ACP_HOST = """
+import os, signal, sys
+import anyio
+from gemwire.runners.acp import AcpOptions, run_acp_sync
+if sys.argv[2] == "handler":
+    signal.signal(signal.SIGTERM, lambda *_: print("host handler ran", flush=True))
+before = signal.getsignal(signal.SIGTERM)
+
+async def ask(request):
+    # Asked during the turn: once gemwire watches SIGTERM, say so, and never answer.
+    with anyio.move_on_after(30):  # a generous bound, for a gemwire that never watches
+        while signal.getsignal(signal.SIGTERM) is before:
+            await anyio.sleep(0.01)
+    if signal.getsignal(signal.SIGTERM) is before:
+        print("SIGTERM not watched", flush=True)
+        os._exit(3)
+    print("asked", flush=True)
+    await anyio.sleep_forever()
+
+agent = f'echo $$ > "{sys.argv[3]}"; exec "{sys.executable}" "{sys.argv[1]}"'
+result = run_acp_sync("hi", AcpOptions(command=("sh", "-c", agent)), permission_handler=ask)
+print(result.stop_reason, result.error.kind, result.error.message, flush=True)
+"""
+
+
+@pytest.mark.parametrize("host", ["default", "handler"])
+def test_sigterm_to_a_program_in_run_acp_sync_stops_the_turn_first(
+    tmp_path: Path, host: str
+) -> None:
+    pid_file = tmp_path / "agent.pid"
+    argv = [sys.executable, "-c", ACP_HOST, str(FAKE_AGENT), host, str(pid_file)]
+    env = {**os.environ, "FAKE_ACP_MODE": "permission"}
+    with subprocess.Popen(argv, env=env, cwd=tmp_path, stdout=subprocess.PIPE) as program:
+        assert program.stdout is not None
+        assert program.stdout.readline() == b"asked\n"
+        program.send_signal(signal.SIGTERM)
+        out, _ = program.communicate(timeout=60)
+    assert gone(wait_for(pid_file))
+    if host == "default":  # the turn was stopped, then SIGTERM did what it does
+        assert (program.returncode, out) == (-signal.SIGTERM, b"")
+    else:
+        assert program.returncode == 0
+        assert out.decode().splitlines() == [
+            "host handler ran",
+            "cancelled cancelled stopped by SIGTERM",
+        ]

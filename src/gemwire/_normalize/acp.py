@@ -335,8 +335,8 @@ class AcpNormalizer:
             stop_reason = "cancelled" if error.kind == "cancelled" else "error"
         else:
             stop_reason = response.stop_reason
-            if stop_reason == "cancelled":
-                error = TurnError(kind="cancelled", message="the turn was cancelled")
+            if stop_reason == "cancelled":  # why, if the client knows (a signal, a caller)
+                error = error or TurnError(kind="cancelled", message="the turn was cancelled")
         events.append(
             TurnCompleted(
                 agent=agent,

@@ -2,7 +2,9 @@
 
 One check per agent: is it installed where `resolve_agent` looks, which version (and the
 one gemwire tests), and is there a credential it reads: a variable or a login file. A
-missing agent is a warning, not a failure: nobody needs every agent.
+missing agent is a warning, not a failure: nobody needs every agent. So is an agent that
+will not start here: Claude Code as root with ``IS_SANDBOX`` set to anything but ``1``
+(`gemwire.runners.acp.claude_code`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from pathlib import Path
 
 from gemwire.checks.check import Check
 from gemwire.errors import AgentNotFound
+from gemwire.runners.acp.claude_code import ROOT_FIX, ROOT_REFUSAL, refuses_root
 from gemwire.runners.agents import AGENTS, AgentSpec, resolve_agent
 
 __all__ = ("check_agents",)
@@ -23,6 +26,7 @@ def check_agents(
     *,
     home: str | os.PathLike[str] | None = None,
     environ: Mapping[str, str] | None = None,
+    uid: int | None = None,
 ) -> list[Check]:
     """One `Check` per built-in agent, in the order of `AGENTS`, named ``agent NAME``.
 
@@ -31,14 +35,17 @@ def check_agents(
             there up); default here.
         home: the user's home, where the agents keep their logins; default ``~``.
         environ: the environment the agents would get; default ``os.environ``.
+        uid: the user the agents would run as; default this process's effective user.
     """
     where = str(Path(cwd or os.getcwd()))
     logins = Path(home or os.path.expanduser("~"))
     environ = os.environ if environ is None else environ
-    return [_agent(spec, where, logins, environ) for spec in AGENTS.values()]
+    return [_agent(spec, where, logins, environ, uid) for spec in AGENTS.values()]
 
 
-def _agent(spec: AgentSpec, cwd: str, home: Path, environ: Mapping[str, str]) -> Check:
+def _agent(
+    spec: AgentSpec, cwd: str, home: Path, environ: Mapping[str, str], uid: int | None
+) -> Check:
     name = f"agent {spec.name}"
     try:
         agent = resolve_agent(spec.name, cwd=cwd, environ=dict(environ))
@@ -54,6 +61,15 @@ def _agent(spec: AgentSpec, cwd: str, home: Path, environ: Mapping[str, str]) ->
     details = [f"command: {' '.join(agent.command)} (from {agent.source})"]
     if agent.version is not None and agent.version != spec.version:
         details.append(f"gemwire is tested with {spec.version}")
+    if spec.name == "claude" and refuses_root(environ, uid=uid):
+        sandbox = environ.get("IS_SANDBOX", "")
+        return Check(
+            name=name,
+            status="warn",
+            summary=f"{spec.title} {version} will not start: root, IS_SANDBOX={sandbox!r}",
+            details=(*details, ROOT_REFUSAL),
+            fix=ROOT_FIX,
+        )
     credentials = [f"${var}" for var in spec.auth_env if environ.get(var)]
     credentials += [f"~/{file}" for file in spec.auth_files if (home / file).is_file()]
     if credentials:

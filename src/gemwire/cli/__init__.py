@@ -66,6 +66,10 @@ class _Gemwire(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            # Ctrl-C before the command watched signals (`cli.signals`): as after, 130,
+            # not click's "Aborted!" and 1.
+            ctx.exit(EXIT_CANCELLED)
         except BaseException as exc:
             if not _broken_pipe(exc):
                 raise

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,6 +61,7 @@ def acp(
     gemwire acp --agent claude "summarize README.md"
     """
     import anyio
+    import msgspec
 
     from gemwire.cli.live import LiveOutput, open_output
     from gemwire.cli.signals import REASONS, SignalStop
@@ -70,7 +72,7 @@ def acp(
         InvalidOptions,
         RunTimedOut,
     )
-    from gemwire.events import PermissionRequested, TurnError
+    from gemwire.events import PermissionRequested, TurnCompleted, TurnError
     from gemwire.runners.acp import (
         AcpOptions,
         AcpTurnResult,
@@ -79,6 +81,7 @@ def acp(
         run_acp,
         turn_error,
     )
+    from gemwire.runners.acp.claude_code import explain_root_refusal
     from gemwire.runners.agents import agent_identity
 
     serve_reads = False
@@ -102,6 +105,7 @@ def acp(
     if permissions == "ask":
         assert isinstance(output, LiveOutput)
         live = output
+        one_question = anyio.Lock()
 
         async def ask(request: PermissionRequest) -> str | None:
             event = PermissionRequested(
@@ -111,10 +115,8 @@ def acp(
                 call_id=request.call_id,
                 options=request.options,
             )
-            # The keyboard blocks: a worker thread, given up on if the turn is cancelled.
-            return await anyio.to_thread.run_sync(
-                live.ask_permission, event, abandon_on_cancel=True
-            )
+            async with one_question:  # two at once would share one keyboard
+                return await live.ask_permission(event)
 
         handler = ask
     options = AcpOptions(
@@ -127,12 +129,32 @@ def acp(
 
     stop = SignalStop()
 
-    async def go() -> AcpTurnResult:
-        async with run_acp(prompt, options, permission_handler=handler) as turn:
-            stop.cancels(turn.stop)
-            async for event in turn:
-                output.show(event)
-        return turn.result
+    async def go() -> AcpTurnResult | TurnCompleted:
+        agent = name
+        with anyio.CancelScope() as giving_up:
+            async with run_acp(prompt, options, permission_handler=handler) as turn:
+                # A second signal: stop waiting for the agent to end the turn (its grace
+                # is `CANCEL_GRACE`); the client ends it and stops the agent.
+                stop.cancels(turn.stop, give_up=giving_up.cancel)
+                async for event in turn:
+                    agent = event.agent
+                    output.show(event)
+        if not giving_up.cancelled_caught:
+            return turn.result
+        # The turn's own turn_completed was left unread: show the one its result says.
+        done = turn.result
+        completed = TurnCompleted(
+            agent=agent,
+            session_id=done.session_id,
+            ok=done.ok,
+            stop_reason=done.stop_reason,
+            error=done.error,
+            answer=done.answer,
+            usage=done.usage,
+            duration_ms=round(done.duration_s * 1000),
+        )
+        output.show(completed)
+        return completed
 
     try:
         with output:
@@ -142,7 +164,13 @@ def acp(
                 # The agent failed before the turn began: still end with one turn_completed,
                 # its error typed as a turn types it.
                 method = exc.method if isinstance(exc, AgentRequestFailed) else ""
-                result = _before_the_turn(output, name, "error", turn_error(exc, method))
+                error = turn_error(exc, method)
+                environ = {**os.environ, **options.env} if options.inherit_env else options.env
+                # Claude Code as root says only "Query closed before response received".
+                explained = explain_root_refusal(error.message, environ)
+                if explained is not None:
+                    error = msgspec.structs.replace(error, message=explained)
+                result = _before_the_turn(output, name, "error", error)
             if result is None:  # a signal while the agent was starting
                 assert stop.caught is not None
                 error = TurnError(kind="cancelled", message=REASONS[stop.caught])

@@ -12,7 +12,7 @@ import click
 if TYPE_CHECKING:
     from gemwire.checks import Check
 
-__all__ = ("doctor", "run_checks")
+__all__ = ("checks_json", "doctor", "run_checks")
 
 _MARKS = {"ok": ("✓", "green"), "warn": ("!", "yellow"), "fail": ("✗", "red")}
 
@@ -76,41 +76,69 @@ def run_checks(
     ]
 
 
+def checks_json(checks: list[Check]) -> bytes:
+    """``doctor --json``: one document, ``ok`` false when a check failed (docs/cli.md).
+
+    >>> from gemwire.checks import Check
+    >>> print(checks_json([Check(name="auth", status="warn", summary="none")]).decode(), end="")
+    {"ok":true,"checks":[{"name":"auth","status":"warn","summary":"none","details":[],"fix":null}]}
+    """
+    import msgspec
+
+    ok = all(check.status != "fail" for check in checks)
+    return msgspec.json.encode({"ok": ok, "checks": checks}) + b"\n"
+
+
+def _show(checks: list[Check]) -> None:
+    """The checks for a person: a mark and a line each, the details, the fix."""
+    from rich.console import Console
+    from rich.text import Text
+
+    from gemwire.cli.safe_text import terminal_safe
+
+    console = Console(highlight=False)
+    width = max(len(check.name) for check in checks)
+    for check in checks:
+        mark, style = _MARKS[check.status]
+        console.print(
+            Text.assemble((f"{mark} ", f"bold {style}"), (f"{check.name:<{width}}", "bold"), "  ")
+            + Text(terminal_safe(check.summary)),  # paths and config values: inert
+            soft_wrap=True,
+        )
+        for detail in check.details:
+            line = f"  {'':<{width}}  {terminal_safe(detail)}"
+            console.print(Text(line, style="dim"), soft_wrap=True)
+        if check.fix and check.status != "ok":
+            console.print(
+                Text.assemble(
+                    f"  {'':<{width}}  ", ("fix: ", f"bold {style}"), terminal_safe(check.fix)
+                ),
+                soft_wrap=True,
+            )
+
+
 @click.command()
 @click.option("--cwd", type=click.Path(file_okay=False), help="The workspace to check (here).")
 @click.option("--executable", help="Check this gemini instead of the one found.")
 @click.option("--gemini-home", help="Check this home (GEMINI_CLI_HOME) instead.")
-def doctor(cwd: str | None, executable: str | None, gemini_home: str | None) -> None:
+@click.option("--json", "as_json", is_flag=True, help="The checks as one JSON document.")
+def doctor(cwd: str | None, executable: str | None, gemini_home: str | None, as_json: bool) -> None:
     """Check what will bite a headless run here: the Gemini CLI, Node.js, auth, folder trust,
     session retention and the Gemini home; then the built-in ACP agents (installed, version,
     credentials). Exits 1 when something fails.
 
     Secrets are never printed, only where they are set.
     """
-    from rich.console import Console
-    from rich.text import Text
-
     from gemwire.checks import check_agents
 
-    console = Console(highlight=False)
     where = Path(cwd or os.getcwd()).resolve()
     found = run_checks(
         cwd=where, executable=executable, gemini_home=gemini_home, environ=dict(os.environ)
     )
     found += check_agents(where)
-    width = max(len(check.name) for check in found)
-    for check in found:
-        mark, style = _MARKS[check.status]
-        console.print(
-            Text.assemble((f"{mark} ", f"bold {style}"), (f"{check.name:<{width}}", "bold"), "  ")
-            + Text(check.summary),
-            soft_wrap=True,
-        )
-        for detail in check.details:
-            console.print(Text(f"  {'':<{width}}  {detail}", style="dim"), soft_wrap=True)
-        if check.fix and check.status != "ok":
-            console.print(
-                Text.assemble(f"  {'':<{width}}  ", ("fix: ", f"bold {style}"), check.fix),
-                soft_wrap=True,
-            )
+    if as_json:
+        sys.stdout.buffer.write(checks_json(found))
+        sys.stdout.buffer.flush()
+    else:
+        _show(found)
     sys.exit(1 if any(check.status == "fail" for check in found) else 0)

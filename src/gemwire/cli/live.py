@@ -215,15 +215,17 @@ class LiveOutput(Output):
             yield
         finally:
             with self._lock:
-                live.start(refresh=True)
+                if self._live is live:  # not closed meanwhile: a spinner drawn now would stay
+                    live.start(refresh=True)
 
-    def ask_permission(self, request: PermissionRequested) -> str | None:
+    async def ask_permission(self, request: PermissionRequested) -> str | None:
         """Ask at the keyboard which offered option to take (see `PermissionPrompt`)."""
         from gemwire.cli.permission import PermissionPrompt
 
         with self.paused():
             safe = terminal_safe_event(request)
-            chosen = PermissionPrompt(self.console)(safe, self.view.title_of(request.call_id))
+            title = self.view.title_of(request.call_id)
+            chosen = await PermissionPrompt(self.console)(safe, title)
         # The agent gets back the option id it sent, not the one made safe to show.
         offered = {
             s.option_id: o.option_id for s, o in zip(safe.options, request.options, strict=True)

@@ -1,19 +1,20 @@
 """Answering an agent's permission request at the keyboard.
 
     prompt = PermissionPrompt(console)
-    option_id = prompt(request, title="rm -rf build")   # one of request.options, or None
+    option_id = await prompt(request, title="rm -rf build")   # one of request.options, or None
 
-Only an option the agent offered can come back; ids are never invented. A blocking call:
-from async code run it in a worker thread (``anyio.to_thread.run_sync``), and pause a
-live view around it (`gemwire.cli.live.LiveOutput.ask_permission` does both the pause and
-the title).
+Only an option the agent offered can come back; ids are never invented. The keyboard is
+waited on by the event loop, not by a thread: cancelling the prompt (a turn stopped by
+Ctrl-C) ends it at once, with the terminal as it was, and nothing is left blocked in a read
+that would hold the process open. Pause a live view around it
+(`gemwire.cli.live.LiveOutput.ask_permission` does both the pause and the title).
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -52,15 +53,23 @@ def choose(options: list[PermissionOption], key: str) -> tuple[bool, str | None]
     return False, None
 
 
-def read_key() -> str:
-    """One key from the terminal, without waiting for Enter (``""`` at end of input)."""
+async def read_key(fd: int | None = None) -> str:
+    """One key from the terminal ``fd`` (default stdin), without waiting for Enter (``""`` at
+    end of input). Keys typed before the call are discarded.
+
+    Cancellable at any moment: the wait is the event loop's (``anyio.wait_readable``), and
+    the terminal's mode is restored however it ends.
+    """
     import termios
     import tty
 
-    fd = sys.stdin.fileno()
+    import anyio
+
+    fd = sys.stdin.fileno() if fd is None else fd
     saved = termios.tcgetattr(fd)
     try:
-        tty.setcbreak(fd)
+        tty.setcbreak(fd)  # TCSAFLUSH: a stray key typed earlier never answers
+        await anyio.wait_readable(fd)
         return os.read(fd, 1).decode(errors="replace")
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
@@ -71,16 +80,19 @@ class PermissionPrompt:
 
     Args:
         console: where the question goes.
-        read_key: returns one key press; by default the terminal on stdin. Without a
+        read_key: waits for one key press; by default on the terminal on stdin. Without a
             terminal (and no ``read_key``) nobody can answer: the prompt returns ``None``.
     """
 
-    def __init__(self, console: Console, *, read_key: Callable[[], str] | None = None) -> None:
+    def __init__(
+        self, console: Console, *, read_key: Callable[[], Awaitable[str]] | None = None
+    ) -> None:
         self.console = console
         self._read_key = read_key
 
-    def __call__(self, request: PermissionRequested, title: str | None = None) -> str | None:
-        """The ``option_id`` chosen from ``request.options``, or ``None`` (cancelled)."""
+    async def __call__(self, request: PermissionRequested, title: str | None = None) -> str | None:
+        """The ``option_id`` chosen from ``request.options``, or ``None`` (cancelled, by a
+        key or by cancelling the call)."""
         from rich.text import Text
 
         reader = self._read_key
@@ -105,8 +117,10 @@ class PermissionPrompt:
         keys = f"1-{len(options)}" if len(options) > 1 else "1"
         self.console.print(Text(f"  {keys}, y/n, Esc cancels: ", style="dim"), end="")
         answered, picked = False, None
-        while not answered:
-            answered, picked = choose(options, reader())
-        chosen = next((o.name for o in options if o.option_id == picked), "cancelled")
-        self.console.print(chosen, style="magenta" if picked else "yellow")
+        try:
+            while not answered:
+                answered, picked = choose(options, await reader())
+        finally:  # cancelled too: the question's line ends, and says so
+            chosen = next((o.name for o in options if o.option_id == picked), "cancelled")
+            self.console.print(chosen, style="magenta" if picked else "yellow")
         return picked

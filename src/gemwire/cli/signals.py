@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import signal
 import sys
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar
 
 import anyio
 from anyio.abc import TaskStatus
@@ -41,17 +41,27 @@ class SignalStop:
 
     Until the work says what to cancel (`cancels`), a signal cancels all of it: a run
     still starting, a batch. After, it calls that with the reason (``GeminiRun.cancel``,
-    ``AcpTurn.stop``), and the work goes on to show the end of the events.
+    ``AcpTurn.stop``), and the work goes on to show the end of the events. A later signal
+    calls ``give_up``, if the work gave one: a person pressing Ctrl-C again will not wait
+    for an agent's grace to end.
     """
 
     def __init__(self) -> None:
         self.caught: signal.Signals | None = None
         """The first stopping signal that came."""
-        self._cancel: Callable[[str], Awaitable[object]] | None = None
+        self._cancel: Callable[[str], Coroutine[Any, Any, object]] | None = None
+        self._give_up: Callable[[], object] | None = None
 
-    def cancels(self, cancel: Callable[[str], Awaitable[object]]) -> None:
-        """From now on, a signal calls ``cancel(reason)`` instead of cancelling everything."""
+    def cancels(
+        self,
+        cancel: Callable[[str], Coroutine[Any, Any, object]],
+        *,
+        give_up: Callable[[], object] | None = None,
+    ) -> None:
+        """From now on, a signal calls ``cancel(reason)`` instead of cancelling everything,
+        and a later one ``give_up()``."""
         self._cancel = cancel
+        self._give_up = give_up
 
     def run(self, work: Callable[[], Awaitable[T]]) -> T | None:
         """``anyio.run(work)``: its result, or ``None`` when a signal cancelled all of it."""
@@ -88,10 +98,14 @@ class SignalStop:
     ) -> None:
         with anyio.open_signal_receiver(*REASONS) as received:
             task_status.started()
-            async for signum in received:
-                sig = signal.Signals(signum)
-                self.caught = self.caught or sig
-                if self._cancel is None:
-                    everything.cancel()
-                    return
-                await self._cancel(REASONS[sig])
+            async with anyio.create_task_group() as cancelling:
+                async for signum in received:
+                    sig = signal.Signals(signum)
+                    first, self.caught = self.caught is None, self.caught or sig
+                    if self._cancel is None:
+                        everything.cancel()
+                        return
+                    if first:  # in a task: the next signal is heard while it cancels
+                        cancelling.start_soon(self._cancel, REASONS[sig])
+                    elif self._give_up is not None:
+                        self._give_up()

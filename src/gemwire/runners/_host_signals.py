@@ -3,14 +3,16 @@
 ``timeout``, ``docker stop``, systemd, a CI cancel and a closed terminal end a program
 with SIGTERM or SIGHUP. By default that kills Python on the spot: no ``finally`` runs, so
 the session lock and the resumed-session guard are skipped (the launcher still stops the
-CLI's tree, see ``_transport/reaper.py``). `run_gemini_sync` owns its event loop, so it can
-do better: it catches them while the run lasts, cancels the run (the CLI gets its grace to
-finish writing the session), and then delivers the signal again to whatever handler the
-program had — the default one ends the process as before, a program's own one runs.
+CLI's tree, see ``_transport/reaper.py``). `run_gemini_sync` and `run_acp_sync` own their
+event loop, so they can do better: they catch them while the run or turn lasts, cancel it
+(``GeminiRun.cancel``: the CLI gets its grace to finish writing the session;
+``AcpTurn.stop``: the agent gets its grace to end the turn), and then deliver the signal
+again to whatever handler the program had — the default one ends the process as before, a
+program's own one runs.
 
 Only in the main thread (Python delivers signals there), and a signal the program ignores
-stays ignored. `run_gemini` inside a program's own event loop installs nothing: the
-program decides what its signals do (docs/running.md).
+stays ignored. `run_gemini` and `run_acp` inside a program's own event loop install
+nothing: the program decides what its signals do (docs/running.md).
 """
 
 from __future__ import annotations
@@ -18,15 +20,11 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
 
 import anyio
 from anyio.abc import TaskStatus
-
-if TYPE_CHECKING:
-    from gemwire.runners.gemini import GeminiRun
 
 __all__ = ("HostSignals", "host_signals")
 
@@ -41,9 +39,13 @@ class HostSignals:
         self.caught: signal.Signals | None = None
 
     async def cancel_on_signal(
-        self, run: GeminiRun, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+        self,
+        cancel: Callable[[str], Awaitable[object]],
+        *,
+        task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
     ) -> None:
-        """Cancel ``run`` when one of the signals comes (start it with ``tg.start``)."""
+        """Call ``cancel(reason)`` (``GeminiRun.cancel``, ``AcpTurn.stop``) when one of the
+        signals comes (start it with ``tg.start``)."""
         if not self.signals:
             task_status.started()
             return
@@ -51,7 +53,7 @@ class HostSignals:
             task_status.started()
             async for sig in received:
                 self.caught = self.caught or sig
-                await run.cancel(f"stopped by {sig.name}")
+                await cancel(f"stopped by {sig.name}")
 
 
 @contextmanager

@@ -381,7 +381,7 @@ def run_gemini_sync(prompt: str, options: GeminiOptions | None = None) -> RunRes
 
     async def main(signals: HostSignals) -> RunResult:
         async with run_gemini(prompt, options) as run, anyio.create_task_group() as tg:
-            await tg.start(signals.cancel_on_signal, run)
+            await tg.start(signals.cancel_on_signal, run.cancel)
             async for _ in run:
                 pass
             tg.cancel_scope.cancel()

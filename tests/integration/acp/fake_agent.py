@@ -187,6 +187,9 @@ def prompt(request_id: object, text: str) -> None:
         say("working")
         while True:  # never answers the prompt
             seen.append(read())
+            if seen[-1].get("method") == "session/cancel" and "FAKE_ACP_CANCELLED" in os.environ:
+                with open(os.environ["FAKE_ACP_CANCELLED"], "w") as cancelled:
+                    cancelled.write(f"{os.getpid()}\n")
     elif MODE == "fs":
         for path in json.loads(os.environ["FAKE_ACP_PATHS"]):
             call("fs/write_text_file", {"sessionId": SESSION, "path": path, "content": "pwned\n"})
@@ -198,7 +201,12 @@ def prompt(request_id: object, text: str) -> None:
             {
                 "sessionId": SESSION,
                 "command": "sh",
-                "args": ["-c", "printf 'hello\\n'; printf 'err\\n' >&2; exit 3"],
+                "args": [
+                    "-c",
+                    os.environ.get(
+                        "FAKE_ACP_TERMINAL", "printf 'hello\\n'; printf 'err\\n' >&2; exit 3"
+                    ),
+                ],
                 "outputByteLimit": 1000,
             },
         )

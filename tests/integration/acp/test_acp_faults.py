@@ -290,6 +290,22 @@ async def test_terminals_run_under_a_policy_and_honour_the_byte_limit(tmp_path: 
     assert commands == [["sh", "-c", "printf 'hello\\n'; printf 'err\\n' >&2; exit 3"]]
 
 
+async def test_a_command_killed_by_a_real_time_signal_is_named_and_the_turn_ends(
+    tmp_path: Path,
+) -> None:
+    # Python's signal.Signals has no member for 40: naming it used to kill the client.
+    env = {"FAKE_ACP_MODE": "terminal", "FAKE_ACP_TERMINAL": "printf 'bye\\n'; kill -40 $$"}
+    events, result = await run("terminal", tmp_path, env=env, terminal_policy=allow_all_commands)
+    replies = [json.loads(t.split(": ", 1)[1]) for t in texts(events)]
+    assert replies == [
+        {"terminalId": "term-1"},
+        {"signal": "SIGRTMIN+6"},
+        {"output": "bye\n", "truncated": False, "exitStatus": {"signal": "SIGRTMIN+6"}},
+        {},
+    ]
+    assert (result.ok, result.stop_reason) == (True, "end_turn")
+
+
 async def test_terminals_are_refused_without_a_policy(tmp_path: Path) -> None:
     events, _ = await run("terminal", tmp_path)
     assert texts(events) == [

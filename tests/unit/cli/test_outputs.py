@@ -129,14 +129,17 @@ def test_keys_pick_only_offered_options(key: str, meaning: tuple[bool, str | Non
     assert choose(OPTIONS, key) == meaning
 
 
-def test_the_prompt_asks_until_a_key_means_something() -> None:
+@pytest.mark.anyio
+async def test_the_prompt_asks_until_a_key_means_something() -> None:
     out = io.StringIO()
     keys = iter(["?", "9", "2"])
-    prompt = PermissionPrompt(
-        Console(file=out, width=80, color_system=None), read_key=lambda: next(keys)
-    )
+
+    async def read_key() -> str:
+        return next(keys)
+
+    prompt = PermissionPrompt(Console(file=out, width=80, color_system=None), read_key=read_key)
     request = PermissionRequested(agent="gemini", request_id="r1", call_id="c1", options=OPTIONS)
-    assert prompt(request, title="rm -rf build") == "proceed_once"
+    assert await prompt(request, title="rm -rf build") == "proceed_once"
     assert out.getvalue() == (
         "? gemini asks permission for rm -rf build\n"
         "  1 Allow always   2 Allow once   3 Reject\n"
@@ -144,8 +147,9 @@ def test_the_prompt_asks_until_a_key_means_something() -> None:
     )
 
 
-def test_without_a_terminal_nobody_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.anyio
+async def test_without_a_terminal_nobody_answers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO("1"))
     prompt = PermissionPrompt(Console(file=io.StringIO()))
     request = PermissionRequested(agent="gemini", request_id="r1", options=OPTIONS)
-    assert prompt(request) is None
+    assert await prompt(request) is None

@@ -6,6 +6,7 @@ import io
 import json
 from pathlib import Path
 
+import anyio
 import pytest
 from click.testing import CliRunner
 from rich.console import Console
@@ -125,6 +126,10 @@ def test_replay_transcript_is_inert_and_json_is_exact(tmp_path: Path) -> None:
     assert events[1]["text"] == f"hi{HOSTILE}"
 
 
+async def _key_one() -> str:
+    return "1"
+
+
 def test_the_live_view_is_inert_and_the_agent_gets_its_own_option_id(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -137,12 +142,12 @@ def test_the_live_view_is_inert_and_the_agent_gets_its_own_option_id(
         for event in replay_gemini_stream([_stream()]):
             live.show(event)
         monkeypatch.setattr("sys.stdin.isatty", lambda: True)
-        monkeypatch.setattr("gemwire.cli.permission.read_key", lambda: "1")
+        monkeypatch.setattr("gemwire.cli.permission.read_key", _key_one)
         option = PermissionOption(
             option_id=f"allow{CLEAR}", name=f"Allow{TITLE}", kind="allow_once"
         )
         request = PermissionRequested(agent="gemini", request_id="r1", options=[option])
-        assert live.ask_permission(request) == f"allow{CLEAR}"
+        assert anyio.run(live.ask_permission, request) == f"allow{CLEAR}"
         live.close(resume=f"gemini --resume s{TITLE}")
     _assert_inert(out.getvalue())
     assert "Allow" in out.getvalue()

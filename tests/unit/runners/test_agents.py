@@ -110,6 +110,37 @@ def test_doctor_says_which_agents_are_there_and_whether_they_have_credentials(
     assert "secret" not in repr(with_key)
 
 
+@pytest.mark.parametrize(
+    ("sandbox", "uid", "refused"),
+    [("yes", 0, True), ("true", 0, True), ("1", 0, False), ("", 0, False), ("yes", 1000, False)],
+)
+def test_doctor_says_claude_will_not_start_as_root_outside_a_sandbox(
+    clis: Path, tmp_path: Path, sandbox: str, uid: int, refused: bool
+) -> None:
+    spec = AGENTS["claude"]
+    install(clis / spec.pinned_dir, spec.package, spec.version, spec.executable)
+    environ = {"PATH": "", "ANTHROPIC_API_KEY": "k", "IS_SANDBOX": sandbox}
+    claude = check_agents(tmp_path, home=tmp_path, environ=environ, uid=uid)[0]
+    if not refused:
+        assert claude.status == "ok"
+        return
+    assert (claude.status, claude.summary, claude.details[1:], claude.fix) == (
+        "warn",
+        f"Claude Code (claude-code-acp) 0.16.2 will not start: root, IS_SANDBOX={sandbox!r}",
+        (
+            (
+                "as root, Claude Code exits when it may skip permission checks (claude-code-acp "
+                "allows that whenever IS_SANDBOX is set), unless IS_SANDBOX=1 says it runs in a "
+                "sandbox"
+            ),
+        ),
+        (
+            "set IS_SANDBOX=1 (in a container or VM you trust), or unset IS_SANDBOX, or run as "
+            "a user other than root"
+        ),
+    )
+
+
 def test_cli_agent_names_are_the_library_ones_and_exclude_a_command() -> None:
     acp = main.commands["acp"]
     (option,) = [p for p in acp.params if p.name == "agent"]

@@ -8,6 +8,7 @@ from typing import Any
 
 import anyio
 
+from gemwire.runners._host_signals import HostSignals, host_signals
 from gemwire.runners.acp.client import AcpClient
 from gemwire.runners.acp.options import AcpOptions, AcpTurnResult, Prompt
 from gemwire.runners.acp.permissions import PermissionHandler
@@ -60,16 +61,29 @@ def run_acp_sync(
     terminal_policy: TerminalPolicy | None = None,
     credentials: Mapping[str, Any] | None = None,
 ) -> AcpTurnResult:
-    """`run_acp` for synchronous callers: runs the turn to the end and returns its result."""
+    """`run_acp` for synchronous callers: runs the turn to the end and returns its result.
 
-    async def main() -> AcpTurnResult:
-        async with run_acp(
-            prompt,
-            options,
-            permission_handler=permission_handler,
-            terminal_policy=terminal_policy,
-            credentials=credentials,
-        ) as turn:
-            return await turn.wait()
+    In the main thread, SIGTERM and SIGHUP during the turn stop it cleanly first (as
+    ``AcpTurn.stop``: error kind ``cancelled``, the message names the signal, the agent is
+    stopped) and are then delivered again to the handler that was there before: by
+    default, the process ends as it would have, with nothing of the turn left behind.
+    """
 
-    return anyio.run(main)
+    async def main(signals: HostSignals) -> AcpTurnResult:
+        async with (
+            run_acp(
+                prompt,
+                options,
+                permission_handler=permission_handler,
+                terminal_policy=terminal_policy,
+                credentials=credentials,
+            ) as turn,
+            anyio.create_task_group() as tg,
+        ):
+            await tg.start(signals.cancel_on_signal, turn.stop)
+            result = await turn.wait()
+            tg.cancel_scope.cancel()
+        return result
+
+    with host_signals() as signals:
+        return anyio.run(main, signals)

@@ -91,6 +91,24 @@ def _argv(request: acp.CreateTerminalRequest) -> list[str]:
     return [request.command, *request.args]
 
 
+def _signal_name(number: int) -> str:
+    """The name of the signal that ended a command, for any number a process can die of.
+
+    ``signal.Signals`` names only the signals Python knows: a real-time one (``kill -40``)
+    is named from ``SIGRTMIN`` as ``kill -l`` names it, and an unknown number as itself.
+
+    >>> _signal_name(9), _signal_name(int(signal.SIGRTMIN) + 6), _signal_name(1000)
+    ('SIGKILL', 'SIGRTMIN+6', 'SIG1000')
+    """
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        pass
+    if signal.SIGRTMIN < number < signal.SIGRTMAX:
+        return f"SIGRTMIN+{number - signal.SIGRTMIN}"
+    return f"SIG{number}"
+
+
 def _trim(data: bytearray, limit: int) -> bool:
     """Drop bytes from the start until ``data`` fits, at a UTF-8 character boundary."""
     if len(data) <= limit:
@@ -124,7 +142,7 @@ class _Terminal:
             # Leftover grandchildren would keep the pipes open and the pumps waiting.
             self.child.kill_leftovers()
         self.status = (
-            acp.TerminalExitStatus(signal=signal.Signals(-code).name)
+            acp.TerminalExitStatus(signal=_signal_name(-code))
             if code < 0
             else acp.TerminalExitStatus(exit_code=code)
         )
