@@ -234,9 +234,22 @@ def plan_mark(entry: PlanEntry) -> str:
     return _PLAN_MARKS.get(entry.status, "○")
 
 
+_STOPPED_KINDS = ("cancelled", "timeout")
+"""Kinds of a turn that was stopped: the agent's exit code then says how it was stopped
+(0, -9), not why the turn failed."""
+
+
 def exit_code_note(error: TurnError) -> str:
-    """`` (exit code 52)`` when the agent exited with one."""
-    return f" (exit code {error.exit_code})" if error.exit_code is not None else ""
+    """`` (exit code 52)`` when the agent exited with one that says why the turn failed.
+
+    >>> exit_code_note(TurnError(kind="crashed", message="boom", exit_code=52))
+    ' (exit code 52)'
+    >>> exit_code_note(TurnError(kind="cancelled", message="interrupted (Ctrl-C)", exit_code=0))
+    ''
+    """
+    if error.exit_code is None or error.kind in _STOPPED_KINDS:
+        return ""
+    return f" (exit code {error.exit_code})"
 
 
 def unknown_text(event: Unknown) -> str:
