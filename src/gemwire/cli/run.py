@@ -117,6 +117,13 @@ def run(
     except GemwireError as exc:  # nothing started: an unsafe lock folder, no resources
         click.echo(f"gemwire: {exc}", err=True)
         sys.exit(EXIT_TURN_FAILED)
+    if run_options.resume and result.error and "--list-sessions" in result.error.message:
+        # Gemini's hint names its own flag; this command takes what `sessions list` shows.
+        click.echo(
+            "gemwire: `gemwire sessions list` shows the sessions here, numbered as "
+            "-r/--resume takes them (an index, a session id, or latest)",
+            err=True,
+        )
     status = exit_status(result)
     # A signal exited above; with a budget set, only the budget cancels the run.
     budgeted = run_options.max_tool_calls is not None or run_options.max_model_turns is not None

@@ -1,4 +1,4 @@
-"""``gemwire run`` stopped by its budget: a status of its own, and no meaningless exit code."""
+"""How `gemwire run` ends: its exit status, and what the outcome line says."""
 
 from __future__ import annotations
 
@@ -38,3 +38,18 @@ def test_max_tool_calls_exits_with_the_budget_status_not_ctrl_c_s(tmp_path: Path
         "-- FAILED (cancelled) · cancelled: more than 0 tool calls (max_tool_calls) · "
     )
     assert "exit code" not in outcome
+
+
+def test_a_bad_resume_points_to_gemwire_s_own_session_list(tmp_path: Path) -> None:
+    with ScriptedModel(Scenario(turns=[Reply([Text("hi")], repeat=2)])) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        where = ["--cwd", str(env.workspace), "--executable", str(pinned_gemini())]
+        first = CliRunner().invoke(main, ["run", *where, "hi"], env=env.environ())
+        assert first.exit_code == 0  # a session to resume, so Gemini names --list-sessions
+        result = CliRunner().invoke(main, ["run", *where, "-r", "x", "hi"], env=env.environ())
+    assert result.exit_code == 1
+    assert "Use --list-sessions to see available sessions" in result.stdout
+    assert result.stderr == (
+        "gemwire: `gemwire sessions list` shows the sessions here, numbered as "
+        "-r/--resume takes them (an index, a session id, or latest)\n"
+    )
