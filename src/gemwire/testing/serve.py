@@ -63,8 +63,7 @@ def serve(scenario_path: Path, out: TextIO) -> int:
         )
         env = home.environ(
             {
-                "PATH": path,
-                "GEMINI_CLI_PATH": str(launcher),
+                "PATH": path,  # `gemini` for the shell and for gemwire (GEMINI_CLI_PATH: no)
                 # gemwire's own config and cache, not the user's
                 "GEMWIRE_CONFIG": str(home.root / "config.toml"),
                 "XDG_CACHE_HOME": str(home.root / "cache"),
