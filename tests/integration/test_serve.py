@@ -4,7 +4,7 @@ signal, which stops it cleanly (exit 0, nothing on stderr, the home removed)."""
 from __future__ import annotations
 
 import os
-import re
+import shlex
 import signal
 import socket
 import subprocess
@@ -40,11 +40,14 @@ def test_it_prints_the_shell_lines_serves_and_stops_cleanly_on_a_signal(signum: 
 
 
 def check_lines_and_stop(server: subprocess.Popen[str], lines: list[str], signum: int) -> None:
-    exports = dict(
-        re.fullmatch(r"export (\w+)=(.*)", line).groups()  # type: ignore[union-attr]
-        for line in lines
-        if line.startswith("export ")
-    )
+    exports = {
+        key: shlex.split(value)[0]
+        for key, _, value in (
+            line.removeprefix("export ").partition("=")
+            for line in lines
+            if line.startswith("export ")
+        )
+    }
     launcher = pinned_gemini()
     assert exports["PATH"].split(os.pathsep)[:2] == [
         str(Path(sys.executable).parent),
