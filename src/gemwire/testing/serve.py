@@ -37,8 +37,8 @@ def shell_lines(env: Mapping[str, str], inherited: Mapping[str, str], workspace:
     """The lines that turn a shell's ``inherited`` environment into ``env``, then enter
     ``workspace``.
 
-    >>> shell_lines({"A": "1", "B": "it's"}, {"A": "1", "C": "x"}, Path("/w s"))
-    ["export B='it'\"'\"'s'", 'unset C', "cd '/w s'"]
+    >>> shell_lines({"A": "1", "B": "a b"}, {"A": "1", "C": "x"}, Path("/w s"))
+    ["export B='a b'", 'unset C', "cd '/w s'"]
     """
     lines = [
         f"export {key}={shlex.quote(value)}"
