@@ -1,11 +1,11 @@
 # The two commands, on a fresh machine with Python 3.11+ and Node 20+ (npm):
 #   make demo   the real Gemini CLI against the scripted model, offline
-#   make test   lint, types, layering and the whole test suite (real CLIs included;
-#               installs Debian's chromium for the HTML export's browser test if missing)
-# Both do their own setup: a .venv with pinned tools, and the pinned Gemini CLIs
-# installed by `npm ci` from the committed lockfiles in clis/ (the demo only needs the
-# current one). `make test` also installs the other pinned ACP agents (`make agents`,
-# ~850 MB) and Ray (requirements-ray.txt); `make demo` does neither.
+#   make test   lint, types, layering and the whole test suite (real CLIs included)
+# Both do their own setup (README.md lists it, with sizes): a .venv with pinned tools, and
+# the pinned Gemini CLIs installed by `npm ci` from the committed lockfiles in clis/ (the
+# demo only needs the current one). `make test` also installs the other pinned ACP agents
+# (`make agents`, ~850 MB in clis/), Ray (requirements-ray.txt, in .venv) and, system-wide
+# with apt-get, Debian's chromium for the HTML export's browser test if none is on PATH.
 
 PYTHON ?= python3
 VENV := .venv
@@ -34,11 +34,13 @@ $(BIN)/.gemwire-installed: pyproject.toml requirements-dev.txt
 
 # The pinned Gemini CLIs and ACP agents (runners/agents.py names them).
 # npm ci refuses a lockfile that lacks optional packages this registry does not have (Qwen
-# Code's clipboard binaries for other platforms); npm install --no-save installs the same
-# locked versions and leaves the lockfile as it is.
+# Code's clipboard binaries for other platforms), in ~110 lines of EUSAGE; npm install
+# --no-save installs the same locked versions and leaves the lockfile as it is. So npm ci
+# speaks only when npm install fails too (then its own errors say why).
 clis/%/node_modules/.gemwire-installed: clis/%/package-lock.json clis/%/package.json
-	cd clis/$* && (npm ci --no-audit --no-fund --loglevel=error \
-		|| npm install --no-save --no-audit --no-fund --loglevel=error)
+	cd clis/$* && (npm ci --no-audit --no-fund --loglevel=error >npm-ci.log 2>&1 \
+		|| npm install --no-save --no-audit --no-fund --loglevel=error \
+		|| (cat npm-ci.log; rm -f npm-ci.log; exit 1)) && rm -f npm-ci.log
 	touch $@
 
 agents: $(AGENT_STAMPS)

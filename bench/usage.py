@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -23,10 +24,14 @@ from typing import Any
 from gemwire.sessions import load_session, usage
 from gemwire.wire.gemini_session import MessageRecord
 
-HELPER = Path(__file__).resolve().parents[1] / "tests" / "unit" / "sessions" / "usage_home.py"
+TESTS = Path(__file__).resolve().parents[1] / "tests"
+HELPER = TESTS / "unit" / "sessions" / "usage_home.py"
 
 
 def _helper() -> Any:
+    # The helper imports the recorded corpus as pytest does, from tests/.
+    if str(TESTS) not in sys.path:
+        sys.path.insert(0, str(TESTS))
     spec = importlib.util.spec_from_file_location("usage_home", HELPER)
     assert spec is not None
     assert spec.loader is not None

@@ -65,7 +65,7 @@ def test_recordings_hold_no_machine_specific_paths() -> None:
 
 
 def test_exit_codes_match_what_the_cli_is_known_to_do() -> None:
-    """A few anchors from gemini-protocol.md §3.7, checked against the recordings."""
+    """A few anchors from docs/gemini-cli.md#exit-codes, checked against the recordings."""
     expected = {
         "invalid_api_key": 144,
         "persistent_500": 244,

@@ -1,7 +1,9 @@
 """Every ``console`` transcript in README.md and docs/ is what the commands really print.
 
 A ```` ```console ```` block is a list of ``$ command`` lines, each followed by its output.
-Each command runs (through bash) offline: the pinned CLI is ``gemini`` on PATH, a scripted
+Each command runs (through bash) offline, in the shell the docs tell a reader to open right
+after ``make demo`` (tests/docs_shell.py): ``python -m gemwire.testing serve
+examples/done.json`` put the pinned CLI on PATH as ``gemini`` (nothing else did), a scripted
 model answers "Done." to every prompt, the Gemini home is isolated, gemwire's config file is
 a fresh one, and the working directory is the isolated workspace. ```` ```console terminal````
 blocks run in a pseudo-terminal and compare the screen (the live view). Output lines match
@@ -11,18 +13,16 @@ exactly, except that ``…`` stands for any text, runs of spaces count as one, a
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from docs_shell import served_shell
 
 from gemwire.cli import exit_codes
-from gemwire.testing import IsolatedGemini, Reply, Scenario, ScriptedModel, Text, pinned_gemini
 
 pytestmark = pytest.mark.e2e
 
@@ -82,33 +82,19 @@ def assert_transcript(command: str, expected: list[str], actual: list[str]) -> N
 def test_console_transcript(
     where: str, on_terminal: bool, block: str, tmp_path: Path, terminal: Callable[..., Any]
 ) -> None:
-    scenario = Scenario(turns=[Reply([Text("Done.")], repeat=20)])
-    with ScriptedModel(scenario) as model:
-        home = IsolatedGemini(model.url, root=tmp_path)
-        env = home.environ(
-            {
-                # gemwire (this venv's) and the pinned CLI as `gemini`, first on PATH
-                "PATH": os.pathsep.join(
-                    [
-                        os.path.dirname(sys.executable),
-                        str(pinned_gemini().parent),
-                        os.environ["PATH"],
-                    ]
-                ),
-                "GEMWIRE_CONFIG": str(tmp_path / "config.toml"),
-            }
-        )
+    with served_shell(tmp_path) as shell:
+        env = dict(shell.env)
         env.pop("NO_COLOR", None)
         for command, expected in steps(block):
             if on_terminal:
                 # Wide enough that no temporary path wraps.
-                argv = ["bash", "-c", f"cd {home.workspace} && {command}"]
+                argv = ["bash", "-c", f"cd {shell.cwd} && {command}"]
                 screen = terminal(argv, env, columns=250)
                 actual = screen.lines
             else:
                 result = subprocess.run(
                     ["bash", "-c", command],
-                    cwd=home.workspace,
+                    cwd=shell.cwd,
                     env=env,
                     capture_output=True,
                     text=True,
@@ -129,26 +115,53 @@ def test_console_commands_fail_cleanly_with_no_key(
 ) -> None:
     # Every run fails (Gemini CLI exits 41): each command exits with a documented status
     # and says why, never with a traceback.
-    home = IsolatedGemini("http://127.0.0.1:9", root=tmp_path, api_key="")
-    env = home.environ(
-        {
-            "PATH": os.pathsep.join(
-                [os.path.dirname(sys.executable), str(pinned_gemini().parent), os.environ["PATH"]]
-            ),
-            "GEMWIRE_CONFIG": str(tmp_path / "config.toml"),
-        }
-    )
-    documented = {value for name, value in vars(exit_codes).items() if name.startswith("EXIT_")}
-    for command, _ in steps(block):
+    with served_shell(tmp_path) as shell:
+        env = shell.env | {"GEMINI_API_KEY": "", "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9"}
+        cwd = shell.cwd
+        documented = {value for name, value in vars(exit_codes).items() if name.startswith("EXIT_")}
+        for command, _ in steps(block):
+            result = subprocess.run(
+                ["bash", "-c", command],
+                cwd=cwd,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            output = result.stdout + result.stderr
+            assert not re.search(r"^Traceback", output, re.MULTILINE), f"$ {command}\n{output}"
+            assert result.returncode in documented, f"$ {command}\n{output}"
+
+
+SH_BLOCK = re.compile(r"^```sh\n(.*?)^```$", re.DOTALL | re.MULTILINE)
+
+
+def gemini_commands() -> list[tuple[str, str]]:
+    """Lines of ```` ```sh ```` blocks that run ``gemini`` itself, without their comment."""
+    return [
+        (f"{doc.name}:{doc.read_text()[: m.start()].count(chr(10)) + 1}", command)
+        for doc in DOCS
+        for m in SH_BLOCK.finditer(doc.read_text())
+        for line in m.group(1).splitlines()
+        if (command := re.split(r"\s+# ", line, maxsplit=1)[0].strip()).startswith("gemini ")
+    ]
+
+
+@pytest.mark.parametrize(("where", "command"), gemini_commands(), ids=lambda v: v)
+def test_a_gemini_command_runs_in_the_shell_the_docs_set_up(
+    where: str, command: str, tmp_path: Path
+) -> None:
+    # `make demo` puts no `gemini` on PATH: the line that serves the examples does.
+    with served_shell(tmp_path) as shell:
         result = subprocess.run(
-            ["bash", "-c", command],
-            cwd=home.workspace,
-            env=env,
+            ["bash", "-o", "pipefail", "-c", command],
+            cwd=shell.cwd,
+            env=shell.env,
             capture_output=True,
             text=True,
             timeout=120,
             check=False,
         )
-        output = result.stdout + result.stderr
-        assert not re.search(r"^Traceback", output, re.MULTILINE), f"$ {command}\n{output}"
-        assert result.returncode in documented, f"$ {command}\n{output}"
+    assert result.returncode == 0, f"$ {command}\n{result.stdout}{result.stderr}"
+    assert "Traceback" not in result.stderr

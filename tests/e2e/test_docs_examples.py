@@ -1,4 +1,6 @@
-"""Every code example in README.md and docs/ runs, with the pinned CLI as `gemini` on PATH."""
+"""Every code example in README.md and docs/ runs as written, in the shell the docs tell a
+reader to open right after ``make demo`` (tests/docs_shell.py): the scripted model served,
+the pinned CLI as ``gemini`` put on PATH by it, and by nothing else."""
 
 from __future__ import annotations
 
@@ -7,20 +9,12 @@ import re
 from pathlib import Path
 
 import pytest
+from docs_shell import ROOT, SERVE, Shell, served_shell
 
 from gemwire.errors import RunFailed
 from gemwire.events import decode_event
-from gemwire.testing import (
-    IsolatedGemini,
-    Reply,
-    Scenario,
-    ScriptedModel,
-    Text,
-    load_scenario,
-    pinned_gemini,
-)
+from gemwire.testing import load_scenario, pinned_gemini
 
-ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"^```(python|json)\n(.*?)^```$", re.DOTALL | re.MULTILINE)
 
@@ -34,18 +28,13 @@ def blocks(language: str) -> list[tuple[str, str]]:
     ]
 
 
-def run_example(
-    where: str, code: str, home: IsolatedGemini, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Examples written for a real account run offline: the pinned CLI is `gemini` on PATH,
-    # the home is isolated and the workspace is here.
-    monkeypatch.setenv("PATH", f"{pinned_gemini().parent}{os.pathsep}{os.environ['PATH']}")
-    isolated = home.environ()
-    for key in set(os.environ) - set(isolated):  # a developer's real key and settings
+def run_example(where: str, code: str, shell: Shell, monkeypatch: pytest.MonkeyPatch) -> None:
+    # In the shell's environment alone (a developer's real key and settings are not there).
+    for key in set(os.environ) - set(shell.env):
         monkeypatch.delenv(key)
-    for key, value in isolated.items():
+    for key, value in shell.env.items():
         monkeypatch.setenv(key, value)
-    monkeypatch.chdir(home.workspace)
+    monkeypatch.chdir(shell.cwd)
     exec(compile(code, where, "exec"), {})  # noqa: S102 - running the docs is the point
 
 
@@ -54,9 +43,8 @@ def run_example(
 def test_python_example_runs(
     where: str, code: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    # A scripted model answers every prompt.
-    with ScriptedModel(Scenario(turns=[Reply([Text("Done.")], repeat=20)])) as model:
-        run_example(where, code, IsolatedGemini(model.url, root=tmp_path), monkeypatch)
+    with served_shell(tmp_path) as shell:  # the scripted model answers every prompt
+        run_example(where, code, shell, monkeypatch)
 
 
 @pytest.mark.e2e
@@ -66,12 +54,28 @@ def test_python_example_is_correct_when_the_run_fails(
 ) -> None:
     # No key: every run fails (Gemini CLI exits 41). An example may raise only what it
     # says it raises: the run's typed error, from raise_for_error().
-    home = IsolatedGemini("http://127.0.0.1:9", root=tmp_path, api_key="")
-    try:
-        run_example(where, code, home, monkeypatch)
-    except RunFailed:
-        if "raise_for_error()" not in code:
-            raise
+    with served_shell(tmp_path) as shell:
+        no_key = {"GEMINI_API_KEY": "", "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9"}
+        shell = Shell(env=shell.env | no_key, cwd=shell.cwd)
+        try:
+            run_example(where, code, shell, monkeypatch)
+        except RunFailed:
+            if "raise_for_error()" not in code:
+                raise
+
+
+@pytest.mark.e2e
+def test_the_served_shell_has_gemini_from_serve_alone(tmp_path: Path) -> None:
+    # What makes a bare `gemini` in an example fail when the docs do not set it up.
+    with served_shell(tmp_path) as shell:
+        path = shell.env["PATH"].split(os.pathsep)
+        assert path[1] == str(pinned_gemini().parent)
+        assert not any((Path(folder) / "gemini").exists() for folder in path[2:])
+
+
+def test_the_docs_give_the_line_that_serves_the_examples() -> None:
+    for doc in ("README.md", "docs/testing.md", "docs/quickstart.md"):
+        assert SERVE in (ROOT / doc).read_text(), doc
 
 
 @pytest.mark.parametrize(("where", "text"), blocks("json"), ids=lambda v: v if ":" in v else "")

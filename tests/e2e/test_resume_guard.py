@@ -1,4 +1,4 @@
-"""A resumed session survives Gemini's retention cleanup (gemini-protocol.md §5.5).
+"""A resumed session survives Gemini's retention cleanup (docs/gemini-cli.md#session-cleanup).
 
 Resuming in a later minute than the session's file makes the CLI write a stub file with the
 same short id; the next CLI start in that project deletes the stub as not resumable *and every

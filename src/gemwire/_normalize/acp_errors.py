@@ -28,7 +28,8 @@ def error_for(error: ErrorObject, method: str) -> TurnError:
     """The typed failure an agent's JSON-RPC error stands for.
 
     Gemini CLI answers a failed prompt with the HTTP status as the code and the API's
-    message (gemini-protocol.md §6.7): a 400 saying ``API key not valid`` is ``auth``.
+    message (docs/gemini-cli.md#usage-and-errors-of-a-prompt): a 400 saying
+    ``API key not valid`` is ``auth``.
     """
     message = error.message
     if error.data is not None and not isinstance(error.data, dict | list):

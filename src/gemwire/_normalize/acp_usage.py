@@ -23,7 +23,7 @@ def prompt_usage(response: acp.PromptResponse) -> TokenUsage | None:
     quota = response.meta.get("quota") if isinstance(response.meta, dict) else None
     if not isinstance(quota, dict):
         return None
-    try:  # Gemini CLI's _meta.quota (gemini-protocol.md §6.7)
+    try:  # Gemini CLI's _meta.quota (docs/gemini-cli.md#usage-and-errors-of-a-prompt)
         return _quota_usage(msgspec.convert(quota, gemini_acp.Quota))
     except msgspec.ValidationError:
         return None

@@ -1,7 +1,7 @@
 """How Gemini CLI says a run failed, as normalized error kinds (docs/events.md, error kinds).
 
 Shared by the stream-json and json reducers: the fatal error types, the exit codes
-(gemini-protocol.md §3.7) and the API error messages.
+(docs/gemini-cli.md#exit-codes) and the API error messages.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ _HTTP_CODE = re.compile(r'"code":\s*(\d{3})')
 
 
 def error_kind_for_exit_code(exit_code: int) -> str:
-    """The failure kind Gemini CLI's exit code stands for (gemini-protocol.md §3.7)."""
+    """The failure kind Gemini CLI's exit code stands for (docs/gemini-cli.md#exit-codes)."""
     if exit_code in _EXIT_KINDS:
         return _EXIT_KINDS[exit_code]
     if exit_code < 0:  # killed by a signal

@@ -14,7 +14,8 @@ from collections.abc import Iterable, Iterator
 from gemwire._normalize.gemini import GeminiNormalizer
 from gemwire._normalize.gemini_json import GeminiJsonNormalizer
 from gemwire._normalize.notices import notice
-from gemwire.events import Event, TurnCompleted
+from gemwire.errors import MalformedMessageError
+from gemwire.events import Event, TurnCompleted, TurnError
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.protocol.gemini import GeminiStreamDecoder
 from gemwire.protocol.gemini_json import JsonOutputDecoder
@@ -43,7 +44,12 @@ def replay_gemini_stream(
     the model used; ``exit_code``, if the process's is known, names the failure when no
     ``result`` came. ``strict`` raises `MalformedMessageError` for anything outside the
     known protocol. A ``--output-format json`` document (its first line is a lone ``{``,
-    which no stream-json output has) is read as one, after a ``notice`` saying so.
+    which no stream-json output has) is read as one, after a ``notice`` saying so. Binary
+    data (a NUL byte in the first line) is a failed turn of kind ``protocol`` saying how
+    many bytes it was.
+
+    >>> [event.error.message for event in replay_gemini_stream([b"\\x7fELF\\x02\\0\\0"])]
+    ['not stream-json: 7 bytes of binary data']
     """
     for events in replay_gemini_batches(
         chunks, cwd=cwd, exit_code=exit_code, strict=strict, max_line_bytes=max_line_bytes
@@ -63,6 +69,9 @@ def replay_gemini_batches(
     consumer that handles events by the thousand (``gemwire replay --json`` writes each
     batch at once). No batch is empty; the last one ends with the ``turn_completed``."""
     head, rest = _first_line(iter(chunks))
+    if b"\0" in head:  # no JSON text holds a NUL byte: an executable, an image, an archive
+        yield _binary(len(head) + sum(len(chunk) for chunk in rest), exit_code, strict)
+        return
     chunks = itertools.chain([head], rest)
     if head.lstrip().split(b"\n", 1)[0].strip() == b"{":
         yield list(_replay_json_document(chunks, exit_code, strict, max_line_bytes))
@@ -92,6 +101,16 @@ def _first_line(chunks: Iterator[bytes]) -> tuple[bytes, Iterator[bytes]]:
         if b"\n" in head.lstrip() or len(head) >= _SNIFF_BYTES:
             break
     return head, chunks
+
+
+def _binary(size: int, exit_code: int | None, strict: bool) -> list[Event]:
+    """The turn of input that is binary data: failed, saying so in one line (read line by
+    line as text, it made thousands of notices of escaped bytes)."""
+    message = f"not stream-json: {size:,} bytes of binary data"
+    if strict:
+        raise MalformedMessageError(message)
+    stopped = TurnError(kind="protocol", message=message)
+    return GeminiNormalizer().finish(exit_code=exit_code, stopped=stopped)
 
 
 def _replay_json_document(

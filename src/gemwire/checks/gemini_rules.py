@@ -1,6 +1,7 @@
 """Gemini CLI's rules for a headless run: its home, auth, folder trust and session cleanup.
 
-They follow Gemini CLI 0.61.0's own code (research/gemini-protocol.md §3.6, §3.7, §5.5):
+They follow Gemini CLI 0.61.0's own code (docs/gemini-cli.md#environment-variables,
+docs/gemini-cli.md#exit-codes, docs/gemini-cli.md#session-cleanup):
 ``getAuthTypeFromEnv`` / ``validateAuthMethod`` for auth, ``checkPathTrust`` for folder
 trust, ``general.sessionRetention`` for the session cleanup.
 """

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 __all__ = (
     "EXIT_AUTH",
     "EXIT_BROKEN_PIPE",
+    "EXIT_BUDGET",
     "EXIT_CANCELLED",
     "EXIT_HANGUP",
     "EXIT_INELIGIBLE",
@@ -50,6 +51,9 @@ EXIT_TURN_LIMIT = 8
 EXIT_UNTRUSTED = 9
 EXIT_INELIGIBLE = 10
 """Gemini CLI's ``IneligibleTierError``: Google no longer serves the account's tier."""
+EXIT_BUDGET = 11
+"""A budget of ``gemwire run`` stopped the run (``--max-tool-calls``, ``--max-model-turns``):
+the turn's kind is ``cancelled``, as for Ctrl-C, but nobody stopped it, so not 130."""
 EXIT_IO = 74
 """As sysexits' EX_IOERR: ``batch`` could not read or write its output folder (a damaged
 ``results.jsonl``, a full disk); every finished result is still there."""
@@ -58,7 +62,7 @@ EXIT_TIMEOUT = 124
 EXIT_HANGUP = 129
 """As a shell reports SIGHUP (128 + 1): the run was cancelled because the terminal closed."""
 EXIT_CANCELLED = 130
-"""As a shell reports Ctrl-C: the run was cancelled (Ctrl-C, or a budget)."""
+"""As a shell reports Ctrl-C: the run was cancelled (Ctrl-C, or the caller)."""
 EXIT_BROKEN_PIPE = 141
 """As a shell reports a program killed by SIGPIPE: the reader of stdout went away
 (``gemwire run ... | head``); nothing is printed, and a run is stopped."""

@@ -15,7 +15,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, BinaryIO, Protocol, Self, TextIO
 
@@ -115,9 +115,11 @@ class QuietOutput(_Plain):
 class PlainOutput(_Plain):
     """The plain transcript: no colour, no cursor movement, one line at a time."""
 
-    def __init__(self, out: TextIO, *, verbose: bool = False) -> None:
+    def __init__(
+        self, out: TextIO, *, verbose: bool = False, clock: Callable[[], float] | None = None
+    ) -> None:
         self._out = out
-        self._transcript = Transcript(out, verbose=verbose)
+        self._transcript = Transcript(out, verbose=verbose, clock=clock)
 
     def show(self, event: Event) -> None:
         self._transcript.write(terminal_safe_event(event))
@@ -268,4 +270,4 @@ def open_output(
 
         view = View(cwd=cwd, verbose=verbose, clock=time.monotonic if timed else None)
         return LiveOutput(Console(highlight=False), view)
-    return PlainOutput(sys.stdout, verbose=verbose)
+    return PlainOutput(sys.stdout, verbose=verbose, clock=time.monotonic if timed else None)

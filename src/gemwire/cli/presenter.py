@@ -112,8 +112,14 @@ class Tally:
         return self._options.get(option_id or "")
 
     def outcome_figures(self, turn: TurnCompleted, elapsed: float | None = None) -> list[str]:
-        """``2 tool calls``, ``1 file changed``, the tokens and the time, where there are any;
-        ``elapsed`` stands in for a turn that did not say how long it took."""
+        """``2 tool calls``, ``1 file changed``, the tokens and the time, where there are any.
+
+        The time is ``elapsed``, how long the run took as gemwire watched it (the agent's
+        start-up included), when the events happen now; else, for a capture or a saved
+        session, the turn's ``duration_ms``. That is the agent's own figure, and Gemini CLI's
+        leaves out its start-up (``0.2 s`` of a 5.5 s run), so it never stands in for a run
+        gemwire timed.
+        """
         figures = []
         if self.tool_calls:
             figures.append(figure(self.tool_calls, "tool call"))
@@ -121,7 +127,9 @@ class Tally:
             figures.append(figure(len(self.files), "file") + " changed")
         if turn.usage is not None:
             figures.append(tokens(turn.usage))
-        seconds = turn.duration_ms / 1000 if turn.duration_ms is not None else elapsed
+        seconds = elapsed
+        if seconds is None and turn.duration_ms is not None:
+            seconds = turn.duration_ms / 1000
         if seconds is not None:
             figures.append(duration(seconds))
         return figures
@@ -234,9 +242,22 @@ def plan_mark(entry: PlanEntry) -> str:
     return _PLAN_MARKS.get(entry.status, "○")
 
 
+_STOPPED_KINDS = ("cancelled", "timeout")
+"""Kinds of a turn that was stopped: the agent's exit code then says how it was stopped
+(0, -9), not why the turn failed."""
+
+
 def exit_code_note(error: TurnError) -> str:
-    """`` (exit code 52)`` when the agent exited with one."""
-    return f" (exit code {error.exit_code})" if error.exit_code is not None else ""
+    """`` (exit code 52)`` when the agent exited with one that says why the turn failed.
+
+    >>> exit_code_note(TurnError(kind="crashed", message="boom", exit_code=52))
+    ' (exit code 52)'
+    >>> exit_code_note(TurnError(kind="cancelled", message="interrupted (Ctrl-C)", exit_code=0))
+    ''
+    """
+    if error.exit_code is None or error.kind in _STOPPED_KINDS:
+        return ""
+    return f" (exit code {error.exit_code})"
 
 
 def unknown_text(event: Unknown) -> str:

@@ -9,7 +9,13 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
-from gemwire.cli.exit_codes import EXIT_NOT_FOUND, EXIT_TURN_FAILED, exit_status
+from gemwire.cli.exit_codes import (
+    EXIT_BUDGET,
+    EXIT_CANCELLED,
+    EXIT_NOT_FOUND,
+    EXIT_TURN_FAILED,
+    exit_status,
+)
 from gemwire.cli.options import COUNT, SECONDS, approval_options, output_options
 
 __all__ = ("run",)
@@ -111,4 +117,14 @@ def run(
     except GemwireError as exc:  # nothing started: an unsafe lock folder, no resources
         click.echo(f"gemwire: {exc}", err=True)
         sys.exit(EXIT_TURN_FAILED)
-    sys.exit(exit_status(result))
+    if run_options.resume and result.error and "--list-sessions" in result.error.message:
+        # Gemini's hint names its own flag; this command takes what `sessions list` shows.
+        click.echo(
+            "gemwire: `gemwire sessions list` shows the sessions here, numbered as "
+            "-r/--resume takes them (an index, a session id, or latest)",
+            err=True,
+        )
+    status = exit_status(result)
+    # A signal exited above; with a budget set, only the budget cancels the run.
+    budgeted = run_options.max_tool_calls is not None or run_options.max_model_turns is not None
+    sys.exit(EXIT_BUDGET if status == EXIT_CANCELLED and budgeted else status)

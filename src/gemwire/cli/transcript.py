@@ -7,6 +7,7 @@ own, and the turn ends with the plan (if any) and one line for the outcome.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TextIO
 
 from gemwire.cli.presenter import (
@@ -48,11 +49,17 @@ class Transcript:
     Args:
         out: where the lines go.
         verbose: every line of tool output, not the first few.
+        clock: seconds from a monotonic clock, to time the run as it happens (as the live
+            view does); ``None`` for a stream that is not happening now.
     """
 
-    def __init__(self, out: TextIO, *, verbose: bool = False) -> None:
+    def __init__(
+        self, out: TextIO, *, verbose: bool = False, clock: Callable[[], float] | None = None
+    ) -> None:
         self._out = out
         self._verbose = verbose
+        self._clock = clock
+        self._started_at = clock() if clock else None
         self._tally = Tally()
         self._streaming: type[Event] | None = None  # what the line being written streams
 
@@ -126,7 +133,10 @@ class Transcript:
         parts = [f"ok ({turn.stop_reason})" if turn.ok else f"FAILED ({turn.stop_reason})"]
         if turn.error:
             parts.append(f"{turn.error.kind}: {turn.error.message}{exit_code_note(turn.error)}")
-        parts += self._tally.outcome_figures(turn)
+        elapsed = None
+        if self._clock is not None and self._started_at is not None:
+            elapsed = self._clock() - self._started_at
+        parts += self._tally.outcome_figures(turn, elapsed)
         return "-- " + " · ".join(parts)
 
 

@@ -2,7 +2,7 @@
 
 The CLI prints one pretty-printed document at the very end: on stdout when the run got
 that far, on **stderr** for fatal errors (0.61.0), where it sits among other lines and may
-come twice, the second copy prefixed with ``[ERROR] `` (gemini-protocol.md §2).
+come twice, the second copy prefixed with ``[ERROR] `` (docs/gemini-cli.md#json-output).
 `JsonOutputDecoder` collects stdout; `ErrorDocumentScanner` picks documents out of stderr
 lines. Neither raises on bad input unless ``strict``: they say what they found instead. A
 document that holds lone surrogates (see `gemwire.protocol._lone_surrogates`) comes as a

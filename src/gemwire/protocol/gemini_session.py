@@ -11,7 +11,7 @@ message:
 4. ``{"$rewindTo": id}`` drops that message and every later one (all of them if not found).
 
 One deliberate difference: when ``$set.messages`` names a message that is already known by id
-(a resume replays the whole history that way, §5.4 of gemini-protocol.md), the recorded
+(a resume replays the whole history that way, docs/gemini-cli.md#resuming), the recorded
 version is kept, because the replay drops its thoughts, tokens, tool calls and diffs. What
 Gemini itself would decide (is the file resumable?) is computed from the replay, exactly.
 

@@ -4,7 +4,7 @@ A Gemini home is the folder holding ``.gemini`` (``GEMINI_CLI_HOME``, else the u
 Sessions live in ``.gemini/tmp/<project>/chats/``, where ``<project>`` is
 
 - a **slug** (Gemini CLI 0.29 and newer): ``projects.json`` maps the project root to it and
-  ``tmp/<slug>/.project_root`` records the owner (gemini-protocol.md §5.1);
+  ``tmp/<slug>/.project_root`` records the owner (docs/gemini-cli.md#session-files);
 - the **sha256** hex of the project root (older CLIs). 0.61.0 copies such a folder into the
   slug folder only while the slug folder is empty, so both can exist side by side.
 

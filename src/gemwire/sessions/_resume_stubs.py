@@ -1,4 +1,5 @@
-"""Keep a resumed session safe from Gemini's own retention cleanup (gemini-protocol.md §5.5).
+"""Keep a resumed session safe from Gemini's own retention cleanup
+(docs/gemini-cli.md#session-cleanup).
 
 Resuming a session in a later minute than its file's name makes Gemini CLI write a stub
 ``session-<this minute>-<short id>.jsonl`` holding only a header and the injected context.

@@ -12,6 +12,8 @@
 - `IsolatedGemini`: a throwaway Gemini home and workspace, and the env to run the CLI in.
 - `pinned_gemini`: the project-local CLI versions gemwire is tested against.
 - The fixture recorder: ``python -m gemwire.testing record CASE.json ...``.
+- A shell against the scripted model: ``python -m gemwire.testing serve SCENARIO.json``
+  prints the export lines (`gemwire.testing.serve`).
 """
 
 from __future__ import annotations

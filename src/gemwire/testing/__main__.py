@@ -1,7 +1,9 @@
-"""``python -m gemwire.testing``: record fixtures, or run a case against the real CLI.
+"""``python -m gemwire.testing``: record fixtures, run a case against the real CLI, or
+serve a scenario to a shell.
 
 python -m gemwire.testing record tests/fixtures/cases/*.json --out tests/fixtures/gemini
 python -m gemwire.testing run examples/fix_the_bug.json
+eval "$(python -m gemwire.testing serve examples/done.json &)"
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import anyio
 from gemwire.errors import GemwireError
 from gemwire.testing.pinned import CURRENT_VERSION, PINNED_VERSIONS
 from gemwire.testing.recorder import load_case, load_cases, record_case, run_case
+from gemwire.testing.serve import serve
 
 
 def _record(args: argparse.Namespace) -> int:
@@ -77,6 +80,13 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--version", choices=PINNED_VERSIONS, default=CURRENT_VERSION)
     run.add_argument("--format", choices=["stream-json", "json"], default="stream-json")
     run.set_defaults(handler=_run)
+
+    served = commands.add_parser(
+        "serve",
+        help="serve a scenario until Ctrl-C, printing the export lines that point a shell at it",
+    )
+    served.add_argument("scenario", type=Path, help="scenario file (JSON)")
+    served.set_defaults(handler=lambda args: serve(args.scenario, sys.stdout))
 
     args = parser.parse_args(argv)
     try:

@@ -81,14 +81,19 @@ class IsolatedAgent(Isolated):
     ) -> None:
         self.model = model
         self.api_key = api_key
+        # Found before the root is made: an agent that is not installed leaves no folder.
+        self.command = command or resolve_agent(self.name).command
         super().__init__(root)
         self.workspace = self.root / "workspace"
         self.tmp = self.root / "tmp"
-        for folder in (self.home, self.workspace, self.tmp):
-            folder.mkdir(parents=True, exist_ok=True)
-        seed_workspace(self.workspace, files or {})
-        self.command = command or resolve_agent(self.name).command
-        self.configure()
+        try:
+            for folder in (self.home, self.workspace, self.tmp):
+                folder.mkdir(parents=True, exist_ok=True)
+            seed_workspace(self.workspace, files or {})
+            self.configure()
+        except BaseException:
+            self.cleanup()
+            raise
 
     @property
     def spec(self) -> AgentSpec:

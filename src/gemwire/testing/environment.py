@@ -37,7 +37,8 @@ DEFAULT_SETTINGS: Mapping[str, Any] = {
     "general": {
         "enableAutoUpdate": False,
         "enableAutoUpdateNotification": False,
-        # Session cleanup at startup deletes resumed sessions' files (gemini-protocol.md §5.5).
+        # Session cleanup at startup deletes resumed sessions' files
+        # (docs/gemini-cli.md#session-cleanup).
         "sessionRetention": {"enabled": False},
     },
     "telemetry": {"enabled": False},

@@ -1,9 +1,9 @@
 """Gemini CLI's extension of ACP: the ``_meta.quota`` of its ``session/prompt`` result.
 
-Pinned to Gemini CLI 0.61.0 (gemini-protocol.md §6.7); the object carries no type names
-upstream, so these are named after its keys. Per model turn the counts are the last
-``usageMetadata`` of that turn, summed across turns; slash commands send zeros and an
-empty ``model_usage``.
+Pinned to Gemini CLI 0.61.0 (docs/gemini-cli.md#usage-and-errors-of-a-prompt); the object
+carries no type names upstream, so these are named after its keys. Per model turn the counts
+are the last ``usageMetadata`` of that turn, summed across turns; slash commands send zeros
+and an empty ``model_usage``.
 
     {"stopReason": "end_turn", "_meta": {"quota": {
         "token_count": {"input_tokens": 250, "output_tokens": 25},

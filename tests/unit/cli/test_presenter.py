@@ -162,3 +162,22 @@ def test_reasoning_is_marked_once_and_the_answer_starts_a_line_of_its_own() -> N
         "Done here.",
         "-- ok (end_turn) · 1.5 s",
     ]
+
+
+class Ticks:
+    """A clock that moves 5.5 s between its first and its second reading."""
+
+    def __init__(self) -> None:
+        self.readings = iter([100.0, 105.5])
+
+    def __call__(self) -> float:
+        return next(self.readings)
+
+
+def test_a_timed_transcript_says_how_long_the_whole_run_took() -> None:
+    # Gemini's duration_ms (here 1.5 s) leaves out its start-up; the run took 5.5 s.
+    out = io.StringIO()
+    transcript = Transcript(out, clock=Ticks())
+    transcript.write(turn(usage(None)))
+    assert out.getvalue() == "-- ok (end_turn) · 15 tokens (10 in · 5 out) · 5.5 s\n"
+    assert plain([turn(usage(None))]) == ["-- ok (end_turn) · 15 tokens (10 in · 5 out) · 1.5 s"]

@@ -107,3 +107,16 @@ def test_deep_nesting_and_invalid_utf8_replay_without_a_traceback(tmp_path: Path
         b"message_delta",
         b"turn_completed",
     ]
+
+
+def test_binary_input_is_one_line_and_a_failed_status() -> None:
+    # /bin/ls used to come out as one 8 KB line of escaped bytes, and exit 0.
+    binary = b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 40 + b"\n{}\n"
+    code, out, err = replay("-", stdin=binary)
+    assert (code, out, err) == (
+        1,
+        "-- FAILED (error) · protocol: not stream-json: 10,252 bytes of binary data\n",
+        "",
+    )
+    code, out, err = replay("--strict", "-", stdin=binary)
+    assert (code, out, err) == (3, "", "gemwire: not stream-json: 10,252 bytes of binary data\n")

@@ -106,7 +106,9 @@ def test_a_recorded_run_reads_as_cards_text_files_and_the_outcome() -> None:
         "Files changed (1)\n"
         "    written  hello.txt\n"
         "\n"
-        "✓ done · 2 tool calls · 1 file changed · 332 tokens (301 in · 31 out) · 0.3 s\n"
+        # The whole run as the clock saw it (12 events, 0.5 s apart), not the 0.3 s the
+        # CLI reports: Gemini's duration_ms leaves out its start-up.
+        "✓ done · 2 tool calls · 1 file changed · 332 tokens (301 in · 31 out) · 6.0 s\n"
         "↻ resume: gemini --resume 53c90d0d-c4db-4ac7-bbf5-74a054bb88e1\n"
     )
 

@@ -1,4 +1,5 @@
-"""The runner's guard removes exactly the stub files a resume leaves (gemini-protocol.md §5.5)."""
+"""The runner's guard removes exactly the stub files a resume leaves
+(docs/gemini-cli.md#session-cleanup)."""
 
 from __future__ import annotations
 
