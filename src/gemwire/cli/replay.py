@@ -47,6 +47,7 @@ def replay(
     gemini -o stream-json -p "fix the tests" | gemwire replay --json -
     """
     from gemwire._normalize.gemini_replay import replay_gemini_batches
+    from gemwire._normalize.masking import Masker, known_secrets
     from gemwire.cli.live import open_output
     from gemwire.errors import MalformedMessageError
     from gemwire.events import Event, TurnCompleted
@@ -54,11 +55,13 @@ def replay(
     output = open_output(
         as_json=as_json, quiet=quiet, verbose=verbose, cwd=cwd, timed=_is_live(file)
     )
+    # `gemini -o stream-json … | gemwire replay -` runs with the agent's keys around.
+    masker = Masker(known_secrets(os.environ))
     last: Event | None = None
     try:
         with output:
             for events in replay_gemini_batches(_chunks(file), strict=strict, cwd=cwd):
-                output.show_all(events)
+                output.show_all(masker.events(events) if masker else events)
                 last = events[-1]
             output.close()
     except MalformedMessageError as exc:

@@ -120,3 +120,14 @@ def test_binary_input_is_one_line_and_a_failed_status() -> None:
     )
     code, out, err = replay("--strict", "-", stdin=binary)
     assert (code, out, err) == (3, "", "gemwire: not stream-json: 10,252 bytes of binary data\n")
+
+
+def test_secrets_of_the_environment_are_masked() -> None:
+    # `gemini -o stream-json … | gemwire replay -` runs where the agent's keys are set.
+    capture = str(RECORDED / "write_and_shell/stream-json/run-1.stdout")
+    runner = CliRunner(env={"GH_TOKEN": "hi there"})
+    for args in (["--json", capture], [capture]):
+        result = runner.invoke(main, ["replay", *args])
+        assert result.exit_code == 0
+        assert "hi there" not in result.stdout
+    assert "  | ***" in result.stdout.splitlines()
