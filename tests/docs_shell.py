@@ -52,7 +52,12 @@ def served_shell(tag: Path) -> Iterator[Shell]:
     and yield the shell it leaves; the server is stopped afterwards. ``tag`` names this
     shell's processes, to find and stop them."""
     line = SERVE.replace(".venv/bin/python", sys.executable)
-    env = {key: value for key, value in os.environ.items() if not key.startswith("GEMWIRE_")}
+    # IS_SANDBOX changes what doctor says of Claude Code as root; the docs show a plain shell.
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("GEMWIRE_") and key != "IS_SANDBOX"
+    }
     env.update(PATH=fresh_path(os.environ["PATH"]), **{_TAG: str(tag)})
     # The server keeps the shell's stderr: a file, since a pipe would stay open while it runs.
     try:

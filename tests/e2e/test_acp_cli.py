@@ -131,7 +131,7 @@ def test_ctrl_c_at_the_permission_prompt_exits_130_at_once(
     assert screen.exit_code == 130
     lines = screen.lines
     assert "Traceback" not in screen.text
-    start = lines.index("? acp:gemini asks permission for Writing to a.txt")
+    start = lines.index("? acp:gemini-cli asks permission for Writing to a.txt")
     assert lines[start + 2] == "    → cancelled"
     assert lines[-2].startswith("✗ failed (cancelled) · 1 tool call · ")
     assert lines[-1].startswith("  cancelled: ")
