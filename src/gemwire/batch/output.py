@@ -30,6 +30,7 @@ from gemwire.batch.results import TaskResult
 from gemwire.batch.tasks import Task
 from gemwire.errors import BatchOutputError, InvalidOptions
 from gemwire.events import Event, Notice
+from gemwire.protocol._undecodable import UNDECODABLE, why_undecodable
 
 __all__ = ("BatchOutput", "EventLog", "Opener", "read_results")
 
@@ -69,23 +70,15 @@ def _read(path: Path) -> tuple[dict[str, TaskResult], int]:
             break  # the last line, torn by a crash mid-write: that task was not finished
         try:
             result = decoder.decode(line)
-        except (msgspec.DecodeError, RecursionError, UnicodeDecodeError) as exc:
+        except UNDECODABLE as exc:
             raise BatchOutputError(
-                f"{path} line {lineno} is not a task's result ({_reason(exc)}); nothing was "
+                f"{path} line {lineno} is not a task's result ({why_undecodable(exc)}); nothing was "
                 "changed: fix or delete that line, then run again"
             ) from exc
         results.pop(result.task_id, None)  # a later line supersedes (``retry_failed``)
         results[result.task_id] = result
         good += len(line)
     return results, good
-
-
-def _reason(exc: Exception) -> str:
-    if isinstance(exc, RecursionError):
-        return "nested too deeply"
-    if isinstance(exc, UnicodeDecodeError):
-        return "not UTF-8"
-    return str(exc)
 
 
 class EventLog:

@@ -21,6 +21,7 @@ from typing import Literal
 import msgspec
 
 from gemwire.errors import InvalidTasks
+from gemwire.protocol._undecodable import UNDECODABLE, why_undecodable
 from gemwire.runners.agents import AGENTS
 from gemwire.runners.gemini_options import MAX_PROMPT_BYTES
 
@@ -72,8 +73,8 @@ def read_tasks(path: str | Path) -> list[Task]:
             continue
         try:
             task = decoder.decode(line)
-        except (msgspec.DecodeError, RecursionError, UnicodeDecodeError) as exc:
-            problems.append(f"line {lineno}: {_reason(exc)}")
+        except UNDECODABLE as exc:
+            problems.append(f"line {lineno}: {why_undecodable(exc)}")
             continue
         task = _checked(task, lineno, base, problems)
         problems += seen.add(task.id, f"line {lineno}")
@@ -157,11 +158,3 @@ def _checked(task: Task, lineno: int, base: Path, problems: list[str]) -> Task:
             problems.append(f"line {lineno}: {name} {value!r} is not a folder")
         folders[name] = str(folder.resolve())
     return msgspec.structs.replace(task, id=task_id, **folders)
-
-
-def _reason(exc: Exception) -> str:
-    if isinstance(exc, RecursionError):
-        return "nested too deeply"
-    if isinstance(exc, UnicodeDecodeError):
-        return "not UTF-8"
-    return str(exc)
