@@ -92,6 +92,13 @@ def main(ctx: click.Context) -> None:
     gemwire doctor                what will bite a headless run here
     """
     command = ctx.invoked_subcommand
+    try:
+        os.getcwd()
+    except FileNotFoundError:  # every command resolves paths against it
+        raise click.ClickException(
+            "the current folder no longer exists (removed while this shell was in it); "
+            "cd to one that does"
+        ) from None
     if command is None or command in _WITHOUT_DEFAULTS:
         return
     from gemwire.cli.settings import defaults

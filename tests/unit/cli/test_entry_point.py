@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -66,3 +67,26 @@ def rich_exit_on_a_broken_pipe() -> SystemExit:
 )
 def test_only_a_reader_gone_away_counts_as_a_broken_pipe(exc: BaseException, broken: bool) -> None:
     assert _broken_pipe(exc) is broken
+
+
+@pytest.mark.parametrize("command", [["run", "hi"], ["sessions", "list"], ["doctor"]])
+def test_a_current_folder_that_was_removed_is_one_clear_line(
+    tmp_path: Path, command: list[str]
+) -> None:
+    # A shell left in a folder that was removed (a temp workspace cleaned up) gave a traceback.
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    code = f"import os; os.chdir({str(gone)!r}); os.rmdir({str(gone)!r}); "
+    code += "from gemwire.cli import main; main(prog_name='gemwire')"
+    done = subprocess.run(
+        [sys.executable, "-c", code, *command],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == (
+        "Error: the current folder no longer exists (removed while this shell was in it); "
+        "cd to one that does\n"
+    )
