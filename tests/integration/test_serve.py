@@ -19,9 +19,13 @@ ROOT = Path(__file__).resolve().parents[2]
 DONE = ROOT / "examples" / "done.json"
 
 
-def start(scenario: Path = DONE) -> subprocess.Popen[str]:
+def start(scenario: Path = DONE, *, ignoring_ctrl_c: bool = False) -> subprocess.Popen[str]:
+    argv = [sys.executable, "-m", "gemwire.testing", "serve", str(scenario)]
+    if ignoring_ctrl_c:  # as a shell script starts `… &`; exec keeps the ignored signal
+        ignore = "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+        argv = [sys.executable, "-c", ignore + "os.execv(sys.executable, sys.argv[1:])", *argv]
     return subprocess.Popen(
-        [sys.executable, "-m", "gemwire.testing", "serve", str(scenario)],
+        argv,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -39,7 +43,22 @@ def test_it_prints_the_shell_lines_serves_and_stops_cleanly_on_a_signal(signum: 
         check_lines_and_stop(server, shell_lines(server), signum)
 
 
-def check_lines_and_stop(server: subprocess.Popen[str], lines: list[str], signum: int) -> None:
+def test_started_ignoring_ctrl_c_it_goes_on_ignoring_it() -> None:
+    # In a script, `eval "$(… serve … &)"` shares the terminal's process group with the
+    # commands after it: Ctrl-C meant for one of them removed the shell's home and workspace.
+    with start(ignoring_ctrl_c=True) as server:
+        lines = shell_lines(server)
+        status = Path(f"/proc/{server.pid}/status").read_text()
+        masks = dict(line.split(":\t") for line in status.splitlines() if line.startswith("Sig"))
+        assert int(masks["SigIgn"], 16) & (1 << (signal.SIGINT - 1))
+        assert not int(masks["SigBlk"], 16) & (1 << (signal.SIGINT - 1))  # sigwait: never
+        server.send_signal(signal.SIGINT)
+        check_lines_and_stop(server, lines, signal.SIGTERM, until=": ")
+
+
+def check_lines_and_stop(
+    server: subprocess.Popen[str], lines: list[str], signum: int, until: str = " Ctrl-C or: "
+) -> None:
     exports = {
         key: shlex.split(value)[0]
         for key, _, value in (
@@ -60,7 +79,7 @@ def check_lines_and_stop(server: subprocess.Popen[str], lines: list[str], signum
     assert lines[-2] == f"cd {home.parent / 'workspace'}"
     url = exports["GOOGLE_GEMINI_BASE_URL"]
     assert lines[-1] == (
-        f"# the scripted model serves {DONE} at {url} until Ctrl-C or: kill {server.pid}"
+        f"# the scripted model serves {DONE} at {url} until{until}kill {server.pid}"
     )
     host, port = url.removeprefix("http://").split(":")
     socket.create_connection((host, int(port)), timeout=10).close()  # it serves

@@ -1,7 +1,8 @@
 """``python -m gemwire.testing serve SCENARIO``: the scripted model for a shell.
 
 It starts a `ScriptedModel` and an `IsolatedGemini` home, prints the ``export`` lines
-that point a shell at them, and serves until Ctrl-C, SIGTERM or SIGHUP. In that shell
+that point a shell at them, and serves until Ctrl-C, SIGTERM or SIGHUP (one it was started
+ignoring, as a script's ``… &`` ignores Ctrl-C, stays ignored). In that shell
 ``gemini`` is the pinned CLI, ``gemwire`` and ``python`` are this environment's, and
 every example of the docs runs offline, with no key and never your ``~/.gemini``::
 
@@ -54,9 +55,13 @@ def serve(scenario_path: Path, out: TextIO) -> int:
     """Serve ``scenario_path`` until a signal in `STOPPING`; the lines go to ``out``."""
     scenario = load_scenario(scenario_path)
     launcher = pinned_gemini()
+    # A signal it was started ignoring stays ignored: a shell script starts `… &` with
+    # Ctrl-C ignored, as it then shares the terminal with the command in front (and nohup
+    # ignores SIGHUP). sigwait would take a blocked signal even so.
+    stopping = [s for s in STOPPING if signal.getsignal(s) is not signal.SIG_IGN]
     # Blocked before the server's threads start, so that they inherit the mask and the
     # signals wait for sigwait below instead of interrupting a request half-served.
-    signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING)
+    signal.pthread_sigmask(signal.SIG_BLOCK, stopping)
     with ScriptedModel(scenario) as model, IsolatedGemini(model.url, files=scenario.files) as home:
         path = os.pathsep.join(
             [str(Path(sys.executable).parent), str(launcher.parent), os.environ.get("PATH", "")]
@@ -70,13 +75,14 @@ def serve(scenario_path: Path, out: TextIO) -> int:
             }
         )
         out.writelines(line + "\n" for line in shell_lines(env, os.environ, home.workspace))
+        until = " Ctrl-C or: " if signal.SIGINT in stopping else ": "
         out.write(
             f"# the scripted model serves {scenario_path} at {model.url} "
-            f"until Ctrl-C or: kill {os.getpid()}\n"
+            f"until{until}kill {os.getpid()}\n"
         )
         out.flush()
         _detach(out)
-        signal.sigwait(STOPPING)
+        signal.sigwait(stopping)
         problems = list(model.problems)
     for problem in problems:
         sys.stderr.write(f"scripted model: {problem}\n")
