@@ -204,6 +204,6 @@ class AcpTurn:
             session_id=self.session.session_id,
             duration_s=time.monotonic() - self._started,
             notices=list(self._record.notices),
-            stderr_tail=peer.stderr.tail,
+            stderr_tail=peer.stderr_tail,
             exit_code=peer.exit_code if peer.gone else None,
         )
