@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
 import pytest
 from acp_scripted import ScriptedAgent, scripted_client
 
 from gemwire.events import Event, MessageDelta, Notice, TurnCompleted
 from gemwire.runners.acp import AcpClient, AcpOptions, memory_channel_pair
+from gemwire.runners.acp.gemini_cli import GeminiCliQuirks
+from gemwire.runners.acp.quirks import NoQuirks, quirks_for
+from gemwire.runners.agents import AGENTS, agent_identity
 
 pytestmark = pytest.mark.anyio
 
@@ -107,3 +111,46 @@ async def test_garbage_from_the_agent_is_a_notice_and_the_turn_goes_on() -> None
         '{"jsonrpc":"1.0","method":"x"}'
     )
     assert (result.ok, result.answer) == (True, "still here")
+
+
+async def most_session_news_at_once(name: str) -> int:
+    """Two `new_session` at once on an agent called ``name``: how many ``session/new``
+    the agent saw waiting together (it holds each until a second comes, or 0.3 s)."""
+    waiting = most = 0
+    both = anyio.Event()
+
+    async def on_new_session(agent: ScriptedAgent, number: int) -> None:
+        nonlocal waiting, most
+        waiting += 1
+        most = max(most, waiting)
+        if waiting == 2:
+            both.set()
+        with anyio.move_on_after(0.3):
+            await both.wait()
+        waiting -= 1
+
+    async with scripted_client(name=name, on_new_session=on_new_session) as (client, _):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(client.new_session)
+            tg.start_soon(client.new_session)
+        assert sorted(client.sessions) == ["s0", "s1"]
+    return most
+
+
+@pytest.mark.parametrize(("name", "expected"), [("gemini-cli", 1), ("qwen-code", 2)])
+async def test_gemini_opens_one_session_at_a_time_and_no_other_agent_does(
+    name: str, expected: int
+) -> None:
+    assert await most_session_news_at_once(name) == expected
+
+
+@pytest.mark.parametrize("name", [spec.reported_name for spec in AGENTS.values()])
+def test_only_gemini_cli_gets_gemini_quirks(name: str) -> None:
+    quirks = quirks_for(agent_identity((), name))
+    assert isinstance(quirks, GeminiCliQuirks) == (name == "gemini-cli")
+    assert isinstance(quirks, NoQuirks) == (name != "gemini-cli")
+
+
+def test_an_agent_that_gives_no_name_gets_the_quirks_of_its_built_in_spec() -> None:
+    assert isinstance(quirks_for(agent_identity(("/opt/bin/gemini", "--acp"))), GeminiCliQuirks)
+    assert isinstance(quirks_for(agent_identity(("my-agent",))), NoQuirks)

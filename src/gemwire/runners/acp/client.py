@@ -38,11 +38,11 @@ from gemwire.events import Event
 from gemwire.protocol import acp as protocol
 from gemwire.protocol.acp import AcpClientConnection
 from gemwire.runners.acp.channel import AgentChannel
-from gemwire.runners.acp.gemini_cli import GeminiCliQuirks
 from gemwire.runners.acp.options import AcpOptions, McpServer
 from gemwire.runners.acp.peer import CLOSE_GRACE, AgentPeer
 from gemwire.runners.acp.permissions import PermissionHandler, permission_preset
 from gemwire.runners.acp.process_channel import ProcessChannel
+from gemwire.runners.acp.quirks import AgentQuirks, quirks_for
 from gemwire.runners.acp.router import SessionRouter
 from gemwire.runners.acp.serving import AgentRequestServer
 from gemwire.runners.acp.session import AcpSession, SessionContext, session_folders
@@ -101,7 +101,7 @@ class AcpClient:
             options.launch, secrets=self._masker.secrets
         )
         self._exit_stack = AsyncExitStack()
-        self._quirks = GeminiCliQuirks()
+        self._quirks: AgentQuirks = quirks_for(self._agent)
         self.initialize_response: acp.InitializeResponse | None = None
 
     # Lifecycle ----------------------------------------------------------------------
@@ -206,9 +206,9 @@ class AcpClient:
         )
         response = await self._call(protocol.initialize(request))
         self.initialize_response = response
-        self._quirks.agent_identified(response.agent_info)
         if response.agent_info is not None:
             self._agent = agent_identity(self.options.command, response.agent_info.name)
+        self._quirks = quirks_for(self._agent)
         if response.protocol_version != acp.PROTOCOL_VERSION:
             self._router.broadcast(
                 [
