@@ -117,7 +117,7 @@ async def scripted_client(
     client_end, agent_end = memory_channel_pair()
     agent = ScriptedAgent(agent_end, name=name, on_prompt=on_prompt, on_new_session=on_new_session)
     with anyio.fail_after(10):
-        async with anyio.create_task_group() as tg:
+        async with agent_end, client_end, anyio.create_task_group() as tg:
             tg.start_soon(agent.run)
             async with AcpClient(options or AcpOptions(), channel=client_end, **client_args) as c:
                 yield c, agent

@@ -6,14 +6,16 @@ JSON-RPC in this process.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from acp_scripted import ScriptedAgent, scripted_client
+from hypothesis import given, settings, strategies as st
 
-from gemwire.events import Event, MessageDelta, Notice, TurnCompleted
-from gemwire.runners.acp import AcpClient, AcpOptions, memory_channel_pair
+from gemwire.events import Event, MessageDelta, Notice, PermissionResolved, TurnCompleted, TurnError
+from gemwire.runners.acp import AcpClient, AcpOptions, PermissionRequest, memory_channel_pair
 from gemwire.runners.acp.gemini_cli import GeminiCliQuirks
 from gemwire.runners.acp.quirks import NoQuirks, quirks_for
 from gemwire.runners.agents import AGENTS, agent_identity
@@ -154,3 +156,213 @@ def test_only_gemini_cli_gets_gemini_quirks(name: str) -> None:
 def test_an_agent_that_gives_no_name_gets_the_quirks_of_its_built_in_spec() -> None:
     assert isinstance(quirks_for(agent_identity(("/opt/bin/gemini", "--acp"))), GeminiCliQuirks)
     assert isinstance(quirks_for(agent_identity(("my-agent",))), NoQuirks)
+
+
+PERMISSION = {
+    "toolCall": {"toolCallId": "t1", "title": "Write a.txt", "kind": "edit"},
+    "options": [
+        {"optionId": "yes", "name": "Allow", "kind": "allow_once"},
+        {"optionId": "no", "name": "Reject", "kind": "reject_once"},
+    ],
+}
+
+
+async def test_a_permission_request_is_answered_by_the_handler() -> None:
+    answers: list[dict[str, Any]] = []
+    asked: list[PermissionRequest] = []
+
+    async def on_prompt(agent: ScriptedAgent, sid: str, params: dict[str, Any]) -> str:
+        params = {"sessionId": sid, **PERMISSION}
+        answers.append(await agent.request("session/request_permission", params))
+        await agent.update(sid, "tool_call_update", toolCallId="t1", status="completed")
+        return "end_turn"
+
+    async def handler(request: PermissionRequest) -> str | None:
+        asked.append(request)
+        return "yes"
+
+    async with scripted_client(on_prompt=on_prompt, permission_handler=handler) as (client, _):
+        events, result = await run_turn(client)
+    outcome = {"outcome": "selected", "optionId": "yes"}
+    assert answers == [{"jsonrpc": "2.0", "id": 0, "result": {"outcome": outcome}}]
+    assert [(r.session_id, r.call_id, r.title, r.kind) for r in asked] == [
+        ("s0", "t1", "Write a.txt", "edit")
+    ]
+    assert [o.option_id for o in asked[0].options] == ["yes", "no"]
+    assert kinds(events) == [
+        "session_started",
+        "user_message",
+        "tool_call_started",
+        "permission_requested",
+        "permission_resolved",
+        "tool_call_finished",
+        "turn_completed",
+    ]
+    resolved = events[4]
+    assert isinstance(resolved, PermissionResolved)
+    assert (resolved.request_id, resolved.call_id, resolved.option_id) == ("0", "t1", "yes")
+    assert result.ok
+
+
+async def test_a_permission_request_while_cancelling_is_answered_cancelled() -> None:
+    answers: list[dict[str, Any]] = []
+
+    async def on_prompt(agent: ScriptedAgent, sid: str, params: dict[str, Any]) -> str:
+        await agent.say(sid, "Working")
+        await agent.cancelled.wait()
+        params = {"sessionId": sid, **PERMISSION}
+        answers.append(await agent.request("session/request_permission", params))
+        return "cancelled"
+
+    async def handler(request: PermissionRequest) -> str | None:
+        raise AssertionError("not asked while the turn is cancelled")
+
+    async with scripted_client(on_prompt=on_prompt, permission_handler=handler) as (client, _):
+        session = await client.new_session()
+        async with session.prompt("go") as turn:
+            async for event in turn:
+                if isinstance(event, MessageDelta):
+                    await turn.cancel()
+    assert answers == [{"jsonrpc": "2.0", "id": 0, "result": {"outcome": {"outcome": "cancelled"}}}]
+    assert turn.result.stop_reason == "cancelled"
+
+
+async def test_files_are_served_inside_the_session_folders_only(tmp_path: Path) -> None:
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    outside = tmp_path / "outside.txt"
+    answers: list[dict[str, Any]] = []
+
+    async def on_prompt(agent: ScriptedAgent, sid: str, params: dict[str, Any]) -> str:
+        for method, fields in [
+            ("fs/write_text_file", {"path": str(folder / "a.txt"), "content": "inside"}),
+            ("fs/read_text_file", {"path": str(folder / "a.txt")}),
+            ("fs/write_text_file", {"path": str(outside), "content": "escaped"}),
+            (
+                "fs/write_text_file",
+                {"path": str(folder / ".." / "outside.txt"), "content": "escaped"},
+            ),
+            ("fs/read_text_file", {"path": "/etc/passwd"}),
+        ]:
+            answer = await agent.request(method, {"sessionId": sid, **fields})
+            answers.append(answer["result"] if "result" in answer else answer["error"])
+        return "end_turn"
+
+    options = AcpOptions(cwd=str(folder), serve_reads=True)
+    async with scripted_client(options, on_prompt=on_prompt) as (client, _):
+        events, result = await run_turn(client)
+
+    def refused(path: str) -> dict[str, Any]:
+        return {
+            "code": -32602,
+            "message": f"outside the session's folders: {path}",
+            "data": {"path": path},
+        }
+
+    escaped = str(folder / ".." / "outside.txt")
+    assert answers == [
+        {},
+        {"content": "inside"},
+        refused(str(outside)),
+        refused(escaped),
+        refused("/etc/passwd"),
+    ]
+    assert (folder / "a.txt").read_text() == "inside"
+    assert not outside.exists()
+    assert kinds(events) == [
+        "session_started",
+        "user_message",
+        "notice",
+        "notice",
+        "notice",
+        "turn_completed",
+    ]
+    assert [e.message for e in events if isinstance(e, Notice)] == [
+        f"denied the agent's fs/write_text_file: outside the session's folders: {outside}",
+        f"denied the agent's fs/write_text_file: outside the session's folders: {escaped}",
+        "denied the agent's fs/read_text_file: outside the session's folders: /etc/passwd",
+    ]
+    assert result.ok
+
+
+async def test_a_client_that_does_not_serve_reads_refuses_them(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("secret")
+    answers: list[dict[str, Any]] = []
+
+    async def on_prompt(agent: ScriptedAgent, sid: str, params: dict[str, Any]) -> str:
+        fields = {"sessionId": sid, "path": str(tmp_path / "a.txt")}
+        answers.append(await agent.request("fs/read_text_file", fields))
+        return "end_turn"
+
+    async with scripted_client(AcpOptions(cwd=str(tmp_path)), on_prompt=on_prompt) as (client, _):
+        await run_turn(client)
+    error = {"code": -32601, "message": "this client does not offer fs/read_text_file"}
+    assert answers == [{"jsonrpc": "2.0", "id": 0, "error": error}]
+
+
+async def test_cancel_mid_turn_sends_one_cancel_and_ends_with_one_turn_completed() -> None:
+    async def on_prompt(agent: ScriptedAgent, sid: str, params: dict[str, Any]) -> str:
+        await agent.say(sid, "Working")
+        await agent.cancelled.wait()
+        return "cancelled"
+
+    async with scripted_client(on_prompt=on_prompt) as (client, agent):
+        session = await client.new_session()
+        events: list[Event] = []
+        async with session.prompt("go") as turn:
+            async for event in turn:
+                events.append(event)
+                if isinstance(event, MessageDelta):
+                    await turn.cancel()
+                    await session.cancel()  # a second cancel sends nothing
+        sent = [m for m in agent.received if m.get("method") == "session/cancel"]
+    assert sent == [{"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "s0"}}]
+    assert kinds(events) == ["session_started", "user_message", "message_delta", "turn_completed"]
+    completed = events[-1]
+    assert isinstance(completed, TurnCompleted)
+    assert (completed.stop_reason, completed.answer, completed.error) == (
+        "cancelled",
+        "Working",
+        TurnError(kind="cancelled", message="the turn was cancelled"),
+    )
+    assert session.state.phase == "idle"
+
+
+async def test_a_terminal_the_policy_refuses_is_answered_with_an_error() -> None:
+    answers: list[dict[str, Any]] = []
+
+    async def on_prompt(agent: ScriptedAgent, sid: str, params: dict[str, Any]) -> str:
+        params = {"sessionId": sid, "command": "rm", "args": ["-rf", "/"]}
+        answers.append(await agent.request("terminal/create", params))
+        return "end_turn"
+
+    async with scripted_client(on_prompt=on_prompt, terminal_policy=lambda _: False) as (client, _):
+        events, result = await run_turn(client)
+    error = {"code": -32602, "message": "command not allowed by the terminal policy: rm"}
+    assert answers == [{"jsonrpc": "2.0", "id": 0, "error": error}]
+    assert kinds(events) == ["session_started", "user_message", "notice", "turn_completed"]
+    assert [e.message for e in events if isinstance(e, Notice)] == [
+        "denied the agent's terminal/create: command not allowed by the terminal policy: rm"
+    ]
+    assert result.ok
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.binary(max_size=200) | st.text(max_size=200).map(str.encode), max_size=5))
+def test_any_messages_mid_turn_leave_one_turn_completed_and_the_answer(
+    garbage: list[bytes],
+) -> None:
+    async def on_prompt(agent: ScriptedAgent, sid: str, params: dict[str, Any]) -> str:
+        for message in garbage:
+            await agent.channel.send(message)
+        await agent.say(sid, "answer")
+        return "end_turn"
+
+    async def main() -> tuple[list[Event], Any]:
+        async with scripted_client(on_prompt=on_prompt) as (client, _):
+            return await run_turn(client)
+
+    events, result = anyio.run(main)
+    assert kinds(events).count("turn_completed") == 1
+    assert kinds(events)[-2:] == ["message_delta", "turn_completed"]
+    assert (result.ok, result.answer) == (True, "answer")

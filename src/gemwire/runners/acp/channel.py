@@ -61,8 +61,8 @@ class AgentChannel(Protocol):
         ...
 
     async def receive(self) -> bytes:
-        """The next chunk (``"lines"``) or message (``"messages"``); ``b""`` once the
-        agent's side ended, for good."""
+        """The next chunk (``"lines"``) or message (``"messages"``; an empty frame is
+        skipped, never returned); ``b""`` once the agent's side ended, for good."""
         ...
 
     async def close(self, grace: float) -> None:
@@ -139,7 +139,10 @@ class MemoryChannel:
 
     async def receive(self) -> bytes:
         try:
-            return await self._receive.receive()
+            while True:
+                message = await self._receive.receive()
+                if message:  # an empty message is no message, and b"" means the end
+                    return message
         except (anyio.EndOfStream, anyio.ClosedResourceError):
             return b""
 
