@@ -97,8 +97,10 @@ class AcpClient:
         self._credentials = dict(credentials or {})
         self._masker = Masker(known_secrets(options.environment(), self._credentials.values()))
         self._agent = agent_identity(options.command)
-        self._channel: AgentChannel = channel or ProcessChannel(
-            options.launch, secrets=self._masker.secrets
+        self._channel: AgentChannel = (
+            channel
+            if channel is not None
+            else ProcessChannel(options.launch, secrets=self._masker.secrets)
         )
         self._exit_stack = AsyncExitStack()
         self._quirks: AgentQuirks = quirks_for(self._agent)
