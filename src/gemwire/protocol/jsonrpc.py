@@ -118,6 +118,7 @@ class JsonRpcConnection:
 
     def __init__(self, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
         self._lines = LineBuffer(max_line_bytes)
+        self._max_line_bytes = max_line_bytes
         self._next_id = 0
         self._pending: dict[RequestId, str] = {}
 
@@ -163,6 +164,17 @@ class JsonRpcConnection:
             elif line.strip():
                 out.extend(self._message(line))
         return out
+
+    def receive_message(self, data: bytes) -> list[Incoming]:
+        """Feed one whole message, from a transport that frames messages itself (a
+        WebSocket, an in-memory channel); the line cap holds for it too.
+
+        >>> JsonRpcConnection(max_line_bytes=8).receive_message(b'{"jsonrpc":"2.0"}')
+        [OversizedLine(size=17, limit=8)]
+        """
+        if len(data) > self._max_line_bytes:
+            return [OversizedLine(size=len(data), limit=self._max_line_bytes)]
+        return self._message(data) if data.strip() else []
 
     @staticmethod
     def _encode(message: _Outgoing) -> bytes:

@@ -22,6 +22,7 @@ from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.protocol.jsonrpc import (
     DECODE_ERRORS,
     ErrorResponse,
+    Incoming,
     JsonRpcConnection,
     Notification,
     ProtocolViolation,
@@ -122,8 +123,15 @@ class AcpClientConnection:
 
     def receive_data(self, data: bytes) -> list[AcpItem]:
         """Feed what the agent wrote; ``b""`` means end of stream."""
+        return self._items(self._rpc.receive_data(data))
+
+    def receive_message(self, data: bytes) -> list[AcpItem]:
+        """Feed one whole JSON-RPC message (a channel that frames messages itself)."""
+        return self._items(self._rpc.receive_message(data))
+
+    def _items(self, messages: list[Incoming]) -> list[AcpItem]:
         items: list[AcpItem] = []
-        for message in self._rpc.receive_data(data):
+        for message in messages:
             match message:
                 case Notification(method="session/update"):
                     items.append(_session_update(message.params))

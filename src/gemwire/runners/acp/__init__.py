@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gemwire.errors import AccessDenied
+from gemwire.runners.acp.channel import AgentChannel, MemoryChannel, memory_channel_pair
 from gemwire.runners.acp.client import AcpClient
 from gemwire.runners.acp.errors import turn_error
 from gemwire.runners.acp.events import MAX_QUEUED_EVENTS
@@ -16,6 +17,7 @@ from gemwire.runners.acp.permissions import (
     choose_option,
     permission_preset,
 )
+from gemwire.runners.acp.process_channel import AgentLaunch, ProcessChannel
 from gemwire.runners.acp.run import run_acp, run_acp_sync
 from gemwire.runners.acp.session import AcpSession
 from gemwire.runners.acp.terminals import TerminalPolicy, TerminalRequest, allow_all_commands
@@ -31,15 +33,20 @@ __all__ = (
     "AcpSession",
     "AcpTurn",
     "AcpTurnResult",
+    "AgentChannel",
+    "AgentLaunch",
     "ConfinedFileSystem",
+    "MemoryChannel",
     "PermissionHandler",
     "PermissionPreset",
     "PermissionRequest",
+    "ProcessChannel",
     "Prompt",
     "TerminalPolicy",
     "TerminalRequest",
     "allow_all_commands",
     "choose_option",
+    "memory_channel_pair",
     "permission_preset",
     "run_acp",
     "run_acp_sync",

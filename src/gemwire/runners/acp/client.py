@@ -7,9 +7,11 @@
                 print(event.type)
         print(turn.result.answer)
 
-The client owns the agent process (its own process group, stopped with its whole tree
-on exit) and a task group: one task reads the agent's stdout through the sans-IO
-`AcpClientConnection` (`AgentPeer`), one drains its stderr, and each request the agent
+The client reads and writes the agent's messages only through an `AgentChannel`: by
+default the agent process of ``options.command`` (`ProcessChannel`: its own process
+group, stopped with its whole tree on exit), or the channel it is given (an agent in
+this process over `memory_channel_pair`, ...). It owns a task group: one task reads the
+channel through the sans-IO `AcpClientConnection` (`AgentPeer`), and each request the agent
 makes (permission, file, terminal) is served by a task of its own (`AgentRequestServer`).
 One agent process serves many sessions: the reader routes each session's updates to
 that session's queue, so turns of different sessions run at once, each with exactly its
@@ -23,25 +25,24 @@ Consume turns that run at once concurrently (one task each).
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
-from pathlib import Path
 from typing import Any, Self
 
 import anyio
 
 from gemwire._normalize.masking import Masker, known_secrets
-from gemwire._transport.process import Child
 from gemwire._version import __version__
 from gemwire.errors import AgentRequestFailed
 from gemwire.events import Event
 from gemwire.protocol import acp as protocol
 from gemwire.protocol.acp import AcpClientConnection
-from gemwire.runners.acp.gemini_cli import GeminiCliQuirks
+from gemwire.runners.acp.channel import AgentChannel
 from gemwire.runners.acp.options import AcpOptions, McpServer
 from gemwire.runners.acp.peer import CLOSE_GRACE, AgentPeer
 from gemwire.runners.acp.permissions import PermissionHandler, permission_preset
+from gemwire.runners.acp.process_channel import ProcessChannel
+from gemwire.runners.acp.quirks import AgentQuirks, quirks_for
 from gemwire.runners.acp.router import SessionRouter
 from gemwire.runners.acp.serving import AgentRequestServer
 from gemwire.runners.acp.session import AcpSession, SessionContext, session_folders
@@ -55,10 +56,13 @@ _AUTH_REQUIRED = -32000
 
 
 class AcpClient:
-    """A connection to one ACP agent process; use it with ``async with``.
+    """A connection to one ACP agent; use it with ``async with``.
 
     Args:
         options: how to run the agent.
+        channel: what carries the agent's messages (`AgentChannel`); the client opens
+            and closes it. By default the process of ``options.command``
+            (``options.launch``); given a channel, ``command`` may be empty.
         permission_handler: answers permission requests (an interactive host asks its
             user here); by default the ``options.permissions`` preset.
         terminal_policy: allows commands for ``terminal/*``; without one the client does
@@ -78,11 +82,12 @@ class AcpClient:
         self,
         options: AcpOptions,
         *,
+        channel: AgentChannel | None = None,
         permission_handler: PermissionHandler | None = None,
         terminal_policy: TerminalPolicy | None = None,
         credentials: Mapping[str, Any] | None = None,
     ) -> None:
-        if not options.command:
+        if channel is None and not options.command:
             raise ValueError("AcpOptions.command is empty: name the agent to run")
         self.options = options
         self._permission_handler = permission_handler or permission_preset(
@@ -92,9 +97,13 @@ class AcpClient:
         self._credentials = dict(credentials or {})
         self._masker = Masker(known_secrets(options.environment(), self._credentials.values()))
         self._agent = agent_identity(options.command)
-        self._cwd = Path(os.path.realpath(options.cwd or os.getcwd()))
+        self._channel: AgentChannel = (
+            channel
+            if channel is not None
+            else ProcessChannel(options.launch, secrets=self._masker.secrets)
+        )
         self._exit_stack = AsyncExitStack()
-        self._quirks = GeminiCliQuirks()
+        self._quirks: AgentQuirks = quirks_for(self._agent)
         self.initialize_response: acp.InitializeResponse | None = None
 
     # Lifecycle ----------------------------------------------------------------------
@@ -128,13 +137,10 @@ class AcpClient:
     async def _running(self) -> AsyncGenerator[None]:
         options = self.options
         self._reader_done = anyio.Event()
-        async with (
-            await Child.spawn(options.command, cwd=self._cwd, env=options.environment()) as child,
-            anyio.create_task_group() as tg,
-        ):
-            self._child, self._tg = child, tg
+        async with self._channel as channel, anyio.create_task_group() as tg:
+            self._tg = tg
             connection = AcpClientConnection(max_line_bytes=options.max_line_bytes)
-            self._peer = AgentPeer(child, connection, masker=self._masker)
+            self._peer = AgentPeer(channel, connection, masker=self._masker)
             self._router = router = SessionRouter(self._peer)
             self._context = SessionContext(
                 peer=self._peer,
@@ -165,8 +171,7 @@ class AcpClient:
                 broadcast=lambda notice: router.broadcast([notice]),
             )
             router.bind(self._context, tg, self._server.serve)
-            tg.start_soon(self._read_stdout)
-            tg.start_soon(self._peer.read_stderr)
+            tg.start_soon(self._read)
             try:
                 await self._initialize()
                 yield
@@ -175,9 +180,9 @@ class AcpClient:
                     await self._shut_down()
                 tg.cancel_scope.cancel()
 
-    async def _read_stdout(self) -> None:
+    async def _read(self) -> None:
         try:
-            await self._peer.read_stdout(self._router.may_read, self._router.dispatch)
+            await self._peer.read(self._router.may_read, self._router.dispatch)
         finally:
             self._reader_done.set()
             self._router.wake()
@@ -188,17 +193,10 @@ class AcpClient:
                 await session.turn.stop("the client closed")
         if self._terminals is not None:
             await self._terminals.aclose()
-        await self._child.close_input()
-        with anyio.move_on_after(CLOSE_GRACE):
-            await self._child.wait()
-        await self._child.stop()
-        self._child.kill_leftovers()
+        await self._channel.close(CLOSE_GRACE)
         with anyio.move_on_after(CLOSE_GRACE):  # let the reader take what is left
             await self._reader_done.wait()
-        if not self._peer.gone:  # the reader went with a cancelled scope: say it exited
-            with anyio.move_on_after(CLOSE_GRACE):
-                self._peer.exit_code = await self._child.wait()
-            self._peer.exited.set()
+        self._peer.exited.set()  # the reader may have gone with a cancelled scope
 
     async def _initialize(self) -> None:
         request = acp.InitializeRequest(
@@ -210,9 +208,9 @@ class AcpClient:
         )
         response = await self._call(protocol.initialize(request))
         self.initialize_response = response
-        self._quirks.agent_identified(response.agent_info)
         if response.agent_info is not None:
             self._agent = agent_identity(self.options.command, response.agent_info.name)
+        self._quirks = quirks_for(self._agent)
         if response.protocol_version != acp.PROTOCOL_VERSION:
             self._router.broadcast(
                 [
@@ -247,8 +245,9 @@ class AcpClient:
 
     @property
     def stderr_tail(self) -> str:
-        """The agent's last lines on stderr (secrets masked)."""
-        return self._peer.stderr.tail
+        """The agent's last lines on stderr (secrets masked); "" where the channel has
+        no stderr (an agent in this process, a remote one)."""
+        return self._peer.stderr_tail
 
     @property
     def sessions(self) -> Mapping[str, AcpSession]:

@@ -1,6 +1,7 @@
 """What is particular to Gemini CLI's ACP agent (``gemini --acp``), in one place.
 
-Applied only when the agent calls itself ``gemini-cli`` in ``initialize``:
+Chosen only for an agent that calls itself ``gemini-cli`` in ``initialize`` (or, when it
+gives no name, is started as the built-in ``gemini``): `quirks.quirks_for`.
 
 - **One ``session/new`` / ``session/load`` at a time.** Gemini CLI registers each new
   session's folder in its project registry under a file lock taken with exponential
@@ -21,7 +22,6 @@ from collections.abc import AsyncIterator, Mapping
 import anyio
 
 from gemwire.sessions import remove_resume_stubs
-from gemwire.wire import acp
 
 __all__ = ("GEMINI_CLI_AGENT", "GeminiCliQuirks")
 
@@ -30,21 +30,14 @@ GEMINI_CLI_AGENT = "gemini-cli"
 
 
 class GeminiCliQuirks:
-    """The workarounds above, active only for a ``gemini-cli`` agent."""
+    """The workarounds above, for one ``gemini-cli`` agent process."""
 
     def __init__(self) -> None:
-        self.active = False
         self._session_lock = anyio.Lock()
-
-    def agent_identified(self, info: acp.Implementation | None) -> None:
-        self.active = info is not None and info.name == GEMINI_CLI_AGENT
 
     @contextlib.asynccontextmanager
     async def opening_session(self) -> AsyncIterator[None]:
         """Held around ``session/new`` and ``session/load``."""
-        if not self.active:
-            yield
-            return
         async with self._session_lock:
             yield
 
@@ -52,8 +45,6 @@ class GeminiCliQuirks:
         self, environment: Mapping[str, str], folder: str, session_id: str
     ) -> str | None:
         """Remove the stub of a loaded session; a warning to report if that failed."""
-        if not self.active:
-            return None
         home = environment.get("GEMINI_CLI_HOME")
 
         def remove() -> None:

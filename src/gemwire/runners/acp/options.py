@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import msgspec
 
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.runners.acp.permissions import PermissionPreset
+from gemwire.runners.acp.process_channel import AgentLaunch
 from gemwire.runners.turn_result import TurnResult
 from gemwire.wire import acp
 
@@ -27,9 +27,11 @@ McpServer = acp.McpServerStdio | acp.McpServerHttp | acp.McpServerSse
 
 
 class AcpOptions(msgspec.Struct, frozen=True, kw_only=True):
-    """How to run an ACP agent. Only ``command`` is required.
+    """How to run an ACP agent. ``command`` is required unless the client is given a
+    channel (`AcpClient`'s ``channel``).
 
-    ``env`` is added to the current environment (unless ``inherit_env`` is false); the
+    ``command``, ``cwd`` (as the process's folder), ``env`` and ``inherit_env`` make the
+    `launch` of the agent process; ``cwd`` is also the sessions' default folder. ``env`` is added to the current environment (unless ``inherit_env`` is false); the
     agent's terminals get the same environment plus what the agent asks for.
     ``permissions`` is the preset that answers permission requests unless the client is
     given a handler. ``serve_reads`` offers ``fs/read_text_file`` (off by default: with it
@@ -38,7 +40,7 @@ class AcpOptions(msgspec.Struct, frozen=True, kw_only=True):
     ``initialize`` (and again when the agent answers "auth required").
     """
 
-    command: tuple[str, ...]
+    command: tuple[str, ...] = ()
     cwd: str | None = None
     include_directories: tuple[str, ...] = ()
     """More folders of each session (ACP ``additionalDirectories``); the client serves
@@ -80,11 +82,17 @@ class AcpOptions(msgspec.Struct, frozen=True, kw_only=True):
             msgspec.structs.force_setattr(self, "include_directories", merged)
             msgspec.structs.force_setattr(self, "additional_directories", ())
 
+    @property
+    def launch(self) -> AgentLaunch:
+        """What starts the agent process (`ProcessChannel`)."""
+        return AgentLaunch(
+            command=self.command, cwd=self.cwd, env=self.env, inherit_env=self.inherit_env
+        )
+
     def environment(self) -> dict[str, str]:
         """The agent's environment: this process's (unless ``inherit_env`` is false) and
-        ``env``."""
-        inherited: Mapping[str, str] = os.environ if self.inherit_env else {}
-        return {**inherited, **self.env}
+        ``env``; its terminals start from it too."""
+        return self.launch.environment()
 
     def client_capabilities(self, *, terminal: bool) -> acp.ClientCapabilities:
         """What the client offers in ``initialize``: the file methods these options serve,

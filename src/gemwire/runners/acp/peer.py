@@ -1,7 +1,7 @@
-"""The JSON-RPC peer: the agent process, its pipes, and the client's requests in flight.
+"""The JSON-RPC peer: the agent's channel and the client's requests in flight.
 
-`AgentPeer` writes what the sans-IO `AcpClientConnection` produces, reads the agent's
-stdout and hands every item the connection decodes to the client — except the answers
+`AgentPeer` writes what the sans-IO `AcpClientConnection` produces to the agent's
+`AgentChannel`, reads what the channel receives and hands every item the connection decodes to the client — except the answers
 to the client's own requests, which resolve their `Pending`. It never dies on input:
 the connection turns whatever it cannot decode into records, and anything else that goes
 wrong with one chunk becomes a `ProtocolViolation` handed on like the rest. When the
@@ -10,15 +10,12 @@ agent's output ends, every request still waiting fails with `AgentCrashed`.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar, cast
 
 import anyio
 
 from gemwire._normalize.masking import Masker
-from gemwire._transport.process import Child
-from gemwire._transport.stderr import StderrReader
 from gemwire.errors import AgentCrashed, AgentRequestFailed, GemwireError, RunTimedOut
 from gemwire.protocol.acp import (
     AcpClientConnection,
@@ -28,12 +25,10 @@ from gemwire.protocol.acp import (
     Call,
     ProtocolViolation,
 )
+from gemwire.runners.acp.channel import CLOSE_GRACE, AgentChannel
 from gemwire.wire.jsonrpc import RequestId
 
 __all__ = ("CLOSE_GRACE", "AgentPeer", "Pending")
-
-CLOSE_GRACE = 2.0
-"""Seconds an agent has to exit once its output ended or its stdin closed."""
 
 R = TypeVar("R")
 
@@ -80,18 +75,17 @@ class AgentPeer:
 
     def __init__(
         self,
-        child: Child,
+        channel: AgentChannel,
         connection: AcpClientConnection,
         *,
         masker: Masker,
     ) -> None:
-        self._child = child
+        self._channel = channel
         self._conn = connection
         self.masker = masker
         self._pending: dict[RequestId, Pending[Any]] = {}
         self._write_lock = anyio.Lock()
-        self.stderr = StderrReader(secrets=masker.secrets)
-        self.exit_code: int | None = None
+        self._messages = channel.framing == "messages"
         self.exited = anyio.Event()
         """Set once the agent's output ended (it exited, or closed its stdout)."""
         self.control_requests = 0
@@ -101,6 +95,16 @@ class AgentPeer:
     @property
     def gone(self) -> bool:
         return self.exited.is_set()
+
+    @property
+    def exit_code(self) -> int | None:
+        return self._channel.exit_code
+
+    @property
+    def stderr_tail(self) -> str:
+        """The agent's last lines on stderr, masked ("" where the channel has none)."""
+        tail = self._channel.stderr_tail
+        return self.mask(tail) if tail else ""
 
     def mask(self, text: str) -> str:
         return self.masker.text(text)
@@ -146,42 +150,47 @@ class AgentPeer:
     async def write(self, data: bytes) -> None:
         # If the agent is gone, the reader sees the end of its output and fails what waits.
         async with self._write_lock:
-            with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
-                await self._child.write(data)
+            await self._channel.send(data)
 
     def crashed(self, method: str) -> AgentCrashed:
         code = self.exit_code
-        status = f"exited with code {code}" if code is not None else "closed its output"
+        reason = self._channel.close_reason
+        if code is not None:
+            status = f"exited with code {code}"
+        elif reason:
+            status = f"closed the connection ({self.mask(reason)})"
+        else:
+            status = "closed its output"
         return AgentCrashed(f"the agent {status} before answering {method}", exit_code=code)
 
-    async def read_stdout(
+    async def read(
         self,
         may_read: Callable[[], Awaitable[None]],
         on_item: Callable[[AcpItem], None],
     ) -> None:
         """Read until the agent's output ends; ``may_read`` holds the reader back while
         consumers are behind."""
+        conn = self._conn
         while True:
             await may_read()
-            data = await self._child.read("stdout")
+            data = await self._channel.receive()
             try:
-                items = self._conn.receive_data(data)
+                items = (
+                    conn.receive_message(data)
+                    if self._messages and data
+                    else conn.receive_data(data)
+                )
             except Exception as exc:  # noqa: BLE001 - one bad chunk must not end the stream
                 items = [ProtocolViolation(reason=f"unreadable output: {exc!r}", line="")]
             for item in items:
                 self._take(item, on_item)
             if not data:
                 break
-        with anyio.move_on_after(CLOSE_GRACE):
-            self.exit_code = await self._child.wait()
         self.exited.set()
         self._conn.close_pending()
         pending, self._pending = self._pending, {}
         for waiting in pending.values():
             waiting.resolve(error=self.crashed(waiting.method))
-
-    async def read_stderr(self) -> None:
-        await self.stderr.pump(lambda: self._child.read("stderr"))
 
     def _take(self, item: AcpItem, on_item: Callable[[AcpItem], None]) -> None:
         match item:

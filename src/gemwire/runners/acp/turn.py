@@ -52,7 +52,6 @@ class AcpTurn:
         self._done = anyio.Event()
         self._pending: Pending[acp.PromptResponse] | None = None
         self._stopped: TurnError | None = None
-        self._watchdog = False
         self._result: AcpTurnResult | None = None
         self._started = 0.0
 
@@ -124,9 +123,9 @@ class AcpTurn:
             self._record.add(event)
 
     def watch_cancel(self) -> None:
-        """End the turn ourselves if the agent ignores the cancel for `CANCEL_GRACE`."""
-        if not self._watchdog and not self._done.is_set():
-            self._watchdog = True
+        """End the turn ourselves if the agent ignores the cancel for `CANCEL_GRACE`;
+        called once per turn, when the session's state says to send ``session/cancel``."""
+        if not self._done.is_set():
             self._context.task_group.start_soon(self._end_if_ignored)
 
     async def stop(self, reason: str) -> None:
@@ -204,6 +203,6 @@ class AcpTurn:
             session_id=self.session.session_id,
             duration_s=time.monotonic() - self._started,
             notices=list(self._record.notices),
-            stderr_tail=peer.stderr.tail,
+            stderr_tail=peer.stderr_tail,
             exit_code=peer.exit_code if peer.gone else None,
         )
