@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import anyio
 from anyio.abc import TaskStatus
 
+from gemwire._portable import HANGUP
 from gemwire.cli.exit_codes import EXIT_CANCELLED, EXIT_HANGUP, EXIT_TERMINATED
 
 __all__ = ("REASONS", "SignalStop")
@@ -26,13 +27,13 @@ T = TypeVar("T")
 REASONS = {
     signal.SIGINT: "interrupted (Ctrl-C)",
     signal.SIGTERM: "stopped by SIGTERM",
-    signal.SIGHUP: "stopped by SIGHUP (the terminal closed)",
+    **{sig: f"stopped by {sig.name} (the terminal closed)" for sig in HANGUP},
 }
 """The signals that stop a command, and what the cancelled turn's error says."""
 _EXITS = {
     signal.SIGINT: EXIT_CANCELLED,
     signal.SIGTERM: EXIT_TERMINATED,
-    signal.SIGHUP: EXIT_HANGUP,
+    **dict.fromkeys(HANGUP, EXIT_HANGUP),
 }
 
 
@@ -95,6 +96,16 @@ class SignalStop:
         everything: anyio.CancelScope,
         *,
         task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
+        if sys.platform == "win32":
+            # asyncio receives no signals there: Ctrl-C and Ctrl-Break end anyio.run with
+            # KeyboardInterrupt, which `run` turns into SIGINT's exit.
+            task_status.started()
+        else:
+            await self._receive_signals(everything, task_status)
+
+    async def _receive_signals(
+        self, everything: anyio.CancelScope, task_status: TaskStatus[None]
     ) -> None:
         with anyio.open_signal_receiver(*REASONS) as received:
             task_status.started()
