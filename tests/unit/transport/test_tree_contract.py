@@ -26,12 +26,14 @@ import anyio
 import pytest
 
 from gemwire._transport.platform import ProcessTree
+from gemwire._transport.platform._posix import PosixTree
 from gemwire._transport.platform._windows import (
     CREATE_NEW_PROCESS_GROUP,
     CTRL_BREAK_EVENT,
     JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
     JobTree,
 )
+from gemwire._transport.watchdog import PsTable
 
 pytestmark = pytest.mark.anyio
 
@@ -89,13 +91,21 @@ LINUX_SCRIPTS = {
 
 
 class LinuxWorld:
-    def __init__(self, tmp_path: Path) -> None:
+    """Real processes under the Linux tree (``/proc``, the subreaper launcher)."""
+
+    def __init__(self, tmp_path: Path, *, bsd: bool = False) -> None:
         from gemwire._transport.platform import _linux
 
         self._tmp = tmp_path
         self._tag = uuid.uuid4().hex
-        self.tree = _linux.new_tree(f"GEMWIRE_RUN={self._tag}".encode())
+        marker = f"GEMWIRE_RUN={self._tag}".encode()
+        self.tree: ProcessTree = _linux.new_tree(marker)
         self._launcher = _linux.launcher()
+        if bsd:
+            # The macOS/BSD tree as it runs there, less its watchdog (kqueue): ps for the
+            # walk, no launcher, no tags. This machine's ps speaks the same options.
+            self.tree = PosixTree(PsTable(), marker, launcher=False, tagged=False)
+            self._launcher = None
         self._processes: dict[int, subprocess.Popen[bytes]] = {}
         self._started: list[int] = []
 
@@ -261,12 +271,12 @@ def anyio_backend() -> str:
     return "asyncio"  # the trees are synchronous; the launcher's word is read on anyio
 
 
-@pytest.fixture(params=["linux", "windows (modelled)"])
+@pytest.fixture(params=["linux", "macos tree (ps, here)", "windows (modelled)"])
 def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[World]:
-    if request.param == "linux":
+    if request.param != "windows (modelled)":
         if sys.platform != "linux":
-            pytest.skip("the Linux implementation runs on Linux")
-        linux = LinuxWorld(tmp_path)
+            pytest.skip("runs on Linux (macOS runs its own in CI)")
+        linux = LinuxWorld(tmp_path, bsd=request.param != "linux")
         try:
             yield linux
         finally:

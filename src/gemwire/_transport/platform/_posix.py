@@ -54,10 +54,13 @@ class PosixTree:
     """The child leads a new session; stopping signals its group, every process of a
     snapshot of its tree taken first, and every process carrying the run's tag."""
 
-    def __init__(self, table: ProcessTable, marker: bytes, *, launcher: bool) -> None:
+    def __init__(
+        self, table: ProcessTable, marker: bytes, *, launcher: bool, tagged: bool = True
+    ) -> None:
         self._table = table
         self._marker = marker
         self._launcher = launcher
+        self._tagged = tagged
         self._pid: int | None = None
         self._snapshot: dict[int, int] = {}
 
@@ -90,9 +93,15 @@ class PosixTree:
         self._signal_all(self._snapshot | self._table.tagged(self._marker), signal.SIGKILL)
 
     def kill_leftovers(self) -> None:
-        # By the tag only: once the leader is reaped its pid (and group id) may already
-        # belong to an unrelated process (pid_max can be as low as 32768).
-        self._signal_all(self._table.tagged(self._marker), signal.SIGKILL)
+        # By the tag where the system shows environments: once the leader is reaped and
+        # its group is empty, its pid (and group id) may belong to an unrelated process
+        # (pid_max can be as low as 32768). Where it does not, the group: POSIX reuses
+        # no pid as long as a group of that id has a member, so a group with leftovers
+        # is still theirs; only an emptied one reused in that instant would be hit.
+        if self._tagged:
+            self._signal_all(self._table.tagged(self._marker), signal.SIGKILL)
+        elif self._pid is not None:
+            signal_group(self._pid, signal.SIGKILL)
 
     def close(self) -> None:
         self._snapshot = {}
