@@ -112,6 +112,7 @@ def test_nvm_installs_are_found_newest_node_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("USERPROFILE", str(tmp_path))  # what expanduser reads on Windows
     for version in ("v18.20.1", "v22.1.0", "v20.9.0"):
         launcher = tmp_path / ".nvm" / "versions" / "node" / version / "bin" / "gemini"
         launcher.parent.mkdir(parents=True)

@@ -15,6 +15,8 @@ import pytest
 from gemwire._transport import watchdog
 from gemwire._transport.watchdog import GRACE, PsTable, guard, stop_tree
 
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="macOS/BSD (Windows: a job)")
+
 PARENT, CHILD = 10, 20
 
 
@@ -60,7 +62,6 @@ def test_a_child_that_ignores_sigterm_gets_sigkill_after_the_grace() -> None:
     assert exits.sent == [signal.SIGTERM, signal.SIGKILL]
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups")
 def test_stop_tree_reaches_the_group_and_a_detached_descendant(tmp_path: Path) -> None:
     pid_file = tmp_path / "pid"
     script = (
