@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import anyio
@@ -35,6 +36,20 @@ _EXITS = {
     signal.SIGTERM: EXIT_TERMINATED,
     **dict.fromkeys(HANGUP, EXIT_HANGUP),
 }
+
+
+@contextmanager
+def _ctrl_break_as_ctrl_c() -> Iterator[None]:
+    """Windows: Ctrl-Break ends Python on the spot by default (no ``finally`` runs); while
+    the work runs, it stops it as Ctrl-C does. Elsewhere nothing changes."""
+    if sys.platform == "win32":
+        previous = signal.signal(signal.SIGBREAK, signal.default_int_handler)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGBREAK, previous)
+    else:
+        yield
 
 
 class SignalStop:
@@ -67,7 +82,8 @@ class SignalStop:
     def run(self, work: Callable[[], Awaitable[T]]) -> T | None:
         """``anyio.run(work)``: its result, or ``None`` when a signal cancelled all of it."""
         try:
-            return anyio.run(self._watched, work)
+            with _ctrl_break_as_ctrl_c():
+                return anyio.run(self._watched, work)
         except KeyboardInterrupt:  # Ctrl-C before the signal receiver was in place
             self.caught = self.caught or signal.SIGINT
             return None
