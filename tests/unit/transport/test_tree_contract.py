@@ -188,6 +188,8 @@ class FakeWindows:
     def __init__(self) -> None:
         self.processes: dict[int, FakeProcess] = {}
         self.jobs: dict[int, FakeJob] = {}
+        self.refuse_jobs = False
+        """As Windows 7 in a job that forbids nesting."""
         self._pids = itertools.count(100, 4)
         self._handles = itertools.count(0x40, 4)
 
@@ -197,7 +199,7 @@ class FakeWindows:
         return handle
 
     def assign(self, job: int, pid: int) -> None:
-        if self.processes[pid].status is not None:
+        if self.processes[pid].status is not None or self.refuse_jobs:
             raise PermissionError(5, "Access is denied")
         self.jobs[job].members.add(pid)
         self.processes[pid].job = job
@@ -219,6 +221,9 @@ class FakeWindows:
         for process in self.processes.values():
             if process.group == group and process.polite and process.status is None:
                 process.status = 0
+
+    def kill_process(self, pid: int) -> None:
+        self._end(pid, 1)
 
     def create_process(self, parent: int | None, creationflags: int, *, polite: bool) -> int:
         """CreateProcess: a child of a process in a job is in that job."""
@@ -344,14 +349,27 @@ async def test_windows_closing_the_job_ends_everything_as_a_crash_of_gemwire_doe
 
 
 async def test_windows_a_child_gone_before_it_joined_its_job_leaves_no_job_open() -> None:
+    # A CLI that exits at once (a bad flag) cannot join a job; that is no failure to start.
     world = FakeWindowsWorld()
     kernel = world.kernel
     pid = kernel.create_process(None, CREATE_NEW_PROCESS_GROUP, polite=False)
     kernel.processes[pid].status = 0
-    with pytest.raises(PermissionError):
-        world.tree.started(pid)
+    world.tree.started(pid)
     assert [job.closed for job in kernel.jobs.values()] == [True]
+    world.tree.kill()
+    world.tree.kill_leftovers()
     world.tree.close()  # nothing left to close
+    assert world.exit_status(pid) == 0
+
+
+async def test_windows_a_child_that_cannot_join_a_job_is_still_killed() -> None:
+    world = FakeWindowsWorld()
+    world.kernel.refuse_jobs = True
+    leader, _ = await world.start(STUBBORN)
+    world.tree.terminate()
+    world.tree.kill()
+    assert (world.exit_status(leader), world.kernel.jobs[0x40].closed) == (-1, True)
+    world.tree.close()
 
 
 async def test_windows_the_graceful_stop_is_ctrl_break_to_the_childs_group_alone() -> None:

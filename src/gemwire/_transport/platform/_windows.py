@@ -8,7 +8,9 @@ breakaway, and ours does not). The child starts in a new process group
 (``CREATE_NEW_PROCESS_GROUP``) so that a graceful stop is a ``CTRL_BREAK_EVENT`` to that
 group alone, not to gemwire's console.
 
-The job is created after the child started (``anyio.open_process`` cannot start it
+A child that cannot join its job (it exited already; or, before Windows 8, gemwire itself
+runs in a job that forbids nesting) is stopped alone (``TerminateProcess``). The job is
+created after the child started (``anyio.open_process`` cannot start it
 suspended): what the child starts before `started` assigns it is not in the job. Node
 takes far longer than that to start anything.
 
@@ -73,6 +75,10 @@ class JobApi(Protocol):
         """``GenerateConsoleCtrlEvent`` to the process group ``group``."""
         ...
 
+    def kill_process(self, pid: int) -> None:
+        """``TerminateProcess``: the process ``pid`` alone."""
+        ...
+
 
 class JobTree:
     """A child's tree as a Job Object that kills on close, in a process group of its own."""
@@ -90,6 +96,11 @@ class JobTree:
         job = self._api.create_job(JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE)
         try:
             self._api.assign(job, pid)
+        except OSError:
+            # It exited already (a terminated process cannot join a job): nothing of it
+            # to hold; `kill` falls back to the process itself.
+            self._api.close(job)
+            return
         except BaseException:
             self._api.close(job)
             raise
@@ -107,10 +118,14 @@ class JobTree:
     def kill(self) -> None:
         if self._job is not None:
             self._api.terminate(self._job, _KILLED)
+        elif self._pid is not None:
+            with contextlib.suppress(OSError):  # gone, as it was when it would not join
+                self._api.kill_process(self._pid)
 
     def kill_leftovers(self) -> None:
         # The job holds exactly the child's descendants, never a reused pid.
-        self.kill()
+        if self._job is not None:
+            self._api.terminate(self._job, _KILLED)
 
     def close(self) -> None:
         if self._job is not None:
@@ -252,6 +267,9 @@ if sys.platform == "win32":
 
         def ctrl_event(self, event: int, group: int) -> None:
             os.kill(group, signal.CTRL_BREAK_EVENT if event == CTRL_BREAK_EVENT else event)
+
+        def kill_process(self, pid: int) -> None:
+            os.kill(pid, signal.SIGTERM)  # TerminateProcess on Windows
 
     def kernel32_jobs() -> JobApi:
         """The real `JobApi`: kernel32 through ctypes."""
