@@ -52,6 +52,8 @@ check: setup $(BIN)/.gemwire-ray-installed
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/mypy
+	$(BIN)/mypy --platform win32 src
+	$(BIN)/mypy --platform darwin src
 	$(BIN)/lint-imports
 
 test: check browser agents

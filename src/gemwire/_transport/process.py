@@ -9,13 +9,15 @@ signal to the CLI's group misses them, and once the CLI exits they belong to PID
 the CLI may still start one while it shuts down. So every child gets a unique
 ``GEMWIRE_RUN`` variable that its descendants inherit, and stopping signals the group,
 every process carrying that tag, and every process of a snapshot of the tree taken
-first (Linux ``/proc``; for descendants that cleared their environment).
+first (for descendants that cleared their environment). How is the OS's part
+(`gemwire._transport.platform`): on Windows the tree is a Job Object instead.
 
 Why our own, large pipes: Node queues whatever does not fit into a full pipe and
 ``process.exit()`` discards that queue. Gemini CLI 0.61.0 printing a 300 KB tool result
 and then finishing quickly lost everything after the first 128 KiB of that line,
 ``result`` included, and still exited 0 (4 runs of 4 with the default 64 KiB pipe; 0 of 4
-with a 1 MiB pipe). So stdout and stderr are pipes we create with `PIPE_CAPACITY`.
+with a 1 MiB pipe). So stdout and stderr are pipes we create with `PIPE_CAPACITY`
+(Windows: the process's own pipes, read as they fill; its event loop cannot wait on ours).
 
 Why a launcher (Linux): a command that clears its environment and detaches (``env -i
 setsid nohup sleep 600 &``) carries no tag and, once its parent is gone, is in no tree
@@ -28,10 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import os
-import signal
-import sys
 import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -40,17 +39,11 @@ from typing import Self
 import anyio
 from anyio.abc import Process
 
-from gemwire._transport import reaper
-from gemwire._transport.reaper import proc_stat, process_tree
+from gemwire._transport import platform
+from gemwire._transport.platform import ProcessTree
 from gemwire.errors import AgentNotFound, GemwireError, InvalidOptions
 
-__all__ = (
-    "PIPE_CAPACITY",
-    "Child",
-    "kill_process_group",
-    "process_tree",
-    "spawn_error",
-)
+__all__ = ("PIPE_CAPACITY", "Child", "spawn_error")
 
 RUN_TAG = "GEMWIRE_RUN"
 """The environment variable that marks every process of one child's tree."""
@@ -63,40 +56,7 @@ PIPE_CAPACITY = 1 << 20
 
 _READ_SIZE = 1 << 16
 
-_REAPER = sys.platform == "linux" and bool(sys.executable) and os.path.isdir("/proc")
-"""Whether children start through the subreaper launcher (`reaper`)."""
-
 _PROGRAM_ERRORS = {errno.ENOENT, errno.EACCES, errno.ENOEXEC, errno.ENOTDIR, errno.ELOOP}
-
-
-def kill_process_group(pgid: int, sig: signal.Signals) -> None:
-    """Signal every process in the group; a group that is already gone is fine."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pgid, sig)
-
-
-def tagged_processes(tag: str) -> dict[int, int]:
-    """Live processes whose environment holds ``GEMWIRE_RUN=<tag>``, as pid -> start time."""
-    marker = f"{RUN_TAG}={tag}".encode()
-    found: dict[int, int] = {}
-    for entry in Path("/proc").glob("[0-9]*"):
-        try:
-            if marker not in (entry / "environ").read_bytes().split(b"\0"):
-                continue
-        except OSError:
-            continue  # gone, or not ours to read
-        stat = proc_stat(int(entry.name))
-        if stat is not None:
-            found[int(entry.name)] = stat[1]
-    return found
-
-
-def _signal_all(processes: dict[int, int], sig: signal.Signals) -> None:
-    for pid, start in processes.items():
-        stat = proc_stat(pid)
-        if stat is not None and stat[1] == start:  # still that process, not a reused pid
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, sig)
 
 
 def spawn_error(exc: OSError, program: str, cwd: Path | None) -> GemwireError:
@@ -114,37 +74,6 @@ def spawn_error(exc: OSError, program: str, cwd: Path | None) -> GemwireError:
     return GemwireError(f"cannot start {program}: {exc.strerror or exc}")
 
 
-async def _read_status(fd: int) -> int:
-    """The launcher's word on starting the program: 0, or the errno (a closed pipe: 0,
-    and the exit status tells the rest)."""
-    os.set_blocking(fd, False)
-    data = b""
-    try:
-        while True:
-            await anyio.wait_readable(fd)
-            try:
-                chunk = os.read(fd, 64)
-            except BlockingIOError:
-                continue
-            if not chunk:
-                break
-            data += chunk
-    finally:
-        os.close(fd)
-    return int(data) if data.isdigit() else 0
-
-
-def _open_pipe() -> tuple[int, int]:
-    """A pipe with `PIPE_CAPACITY` where the system allows it; (read end, write end)."""
-    read_fd, write_fd = os.pipe()
-    set_size = getattr(fcntl, "F_SETPIPE_SZ", None)  # Linux only
-    if set_size is not None:
-        with contextlib.suppress(OSError):  # capped lower by this system: keep the default
-            fcntl.fcntl(write_fd, set_size, PIPE_CAPACITY)
-    os.set_blocking(read_fd, False)
-    return read_fd, write_fd
-
-
 class Child:
     """A running child: its stdout and stderr as byte chunks, and a way to stop it all.
 
@@ -152,10 +81,15 @@ class Child:
     whole process group if it still runs, kills what it left behind, and closes the pipes.
     """
 
-    def __init__(self, process: Process, stdout_fd: int, stderr_fd: int, tag: str) -> None:
+    def __init__(
+        self,
+        process: Process,
+        outputs: Mapping[str, platform.OutputPipe],
+        tree: ProcessTree,
+    ) -> None:
         self._process = process
-        self._fds = {"stdout": stdout_fd, "stderr": stderr_fd}
-        self._tag = tag
+        self._outputs = outputs
+        self._tree = tree
         self.pid = process.pid
 
     @classmethod
@@ -166,50 +100,49 @@ class Child:
         cwd: Path | None = None,
         env: Mapping[str, str] | None = None,
     ) -> Self:
-        """Start ``argv`` in a new session (its own process group).
+        """Start ``argv`` in a new session (its own process group; on Windows, a job).
 
         Raises `AgentNotFound` when ``argv[0]`` cannot be executed, `InvalidOptions` when
         ``cwd`` is not a folder that can be entered (see `spawn_error`).
         """
-        (out_read, out_write), (err_read, err_write) = _open_pipe(), _open_pipe()
-        status_read, status_write = os.pipe() if _REAPER else (-1, -1)
-        launcher = (
-            [sys.executable, "-I", reaper.__file__, str(status_write), str(os.getpid())]
-            if _REAPER
-            else []
-        )
+        outputs: dict[str, platform.OutputPipe] = {
+            "stdout": platform.output_pipe(PIPE_CAPACITY),
+            "stderr": platform.output_pipe(PIPE_CAPACITY),
+        }
+        launcher = platform.launcher()
         tag = uuid.uuid4().hex
+        tree = platform.new_tree(f"{RUN_TAG}={tag}".encode())
         try:
             process = await anyio.open_process(
-                [*launcher, *argv],
-                stdout=out_write,
-                stderr=err_write,
+                [*(launcher.argv() if launcher else ()), *argv],
+                stdout=outputs["stdout"].child_end,
+                stderr=outputs["stderr"].child_end,
                 cwd=cwd,
                 env={**(os.environ if env is None else env), RUN_TAG: tag},
-                start_new_session=True,
-                pass_fds=(status_write,) if _REAPER else (),
+                pass_fds=launcher.pass_fds() if launcher else (),
+                **tree.popen_options(),
             )
         except OSError as exc:
-            for fd in (out_read, err_read, status_read, status_write):
-                if fd >= 0:
-                    os.close(fd)
+            for output in outputs.values():
+                output.close()
+            if launcher:
+                launcher.close()
             raise spawn_error(exc, argv[0], cwd) from exc
-        finally:
-            # Only the child may hold the write ends, or reading would never see EOF.
-            os.close(out_write)
-            os.close(err_write)
-        child = cls(process, out_read, err_read, tag)
-        if _REAPER:
-            os.close(status_write)
-            try:
-                code = await _read_status(status_read)
-            except BaseException:
-                await child.aclose()
-                raise
-            if code:  # the launcher could not start the program, and has exited
-                await child.aclose()
-                failure = OSError(code, os.strerror(code), argv[0])
-                raise spawn_error(failure, argv[0], cwd) from failure
+        outputs["stdout"].started(process.stdout)
+        outputs["stderr"].started(process.stderr)
+        child = cls(process, outputs, tree)
+        try:
+            tree.started(process.pid)
+            code = await launcher.outcome() if launcher else 0
+        except BaseException:
+            if launcher:
+                launcher.close()
+            await child.aclose()
+            raise
+        if code:  # the launcher could not start the program, and has exited
+            await child.aclose()
+            failure = OSError(code, os.strerror(code), argv[0])
+            raise spawn_error(failure, argv[0], cwd) from failure
         return child
 
     @property
@@ -252,54 +185,39 @@ class Child:
 
     async def read(self, stream: str) -> bytes:
         """The next chunk of ``"stdout"`` or ``"stderr"``; ``b""`` at end of file."""
-        fd = self._fds[stream]
-        while True:
-            await anyio.wait_readable(fd)
-            try:
-                return os.read(fd, _READ_SIZE)
-            except BlockingIOError:
-                continue  # woken without data
+        return await self._outputs[stream].read(_READ_SIZE)
 
     async def wait(self) -> int:
         return await self._process.wait()
 
     async def stop(self) -> None:
-        """TERM the group and every descendant, give them `TERMINATE_GRACE`, then KILL
-        what is left; returns once the child is reaped."""
+        """Ask the child and every descendant to exit, give them `TERMINATE_GRACE`, then
+        kill what is left; returns once the child is reaped."""
         with anyio.CancelScope(shield=True):
             if self._process.returncode is None:
-                tree = process_tree(self.pid)  # before the CLI exits and orphans them
-                kill_process_group(self.pid, signal.SIGTERM)
-                _signal_all(tree | tagged_processes(self._tag), signal.SIGTERM)
+                self._tree.terminate()
                 with anyio.move_on_after(TERMINATE_GRACE):
                     await self._process.wait()
-                if _REAPER and self._process.returncode is None:
-                    # The launcher kills what escaped and exits as the program did; a
-                    # SIGKILL to the group first would orphan the escapees again.
-                    with contextlib.suppress(ProcessLookupError):
-                        os.kill(self.pid, signal.SIGUSR1)
+                if self._running() and self._tree.escalate():
                     with anyio.move_on_after(TERMINATE_GRACE):
                         await self._process.wait()
-                kill_process_group(self.pid, signal.SIGKILL)
-                _signal_all(tree | tagged_processes(self._tag), signal.SIGKILL)
+                self._tree.kill()
                 await self._process.wait()
 
-    def kill_leftovers(self) -> None:
-        """Kill whatever the exited child left running (background shell commands).
+    def _running(self) -> bool:
+        return self._process.returncode is None
 
-        By the run's tag only: once the leader is reaped and its group is empty, its pid
-        (and so the group id) may already belong to an unrelated process (pid_max can be
-        as low as 32768)."""
-        _signal_all(tagged_processes(self._tag), signal.SIGKILL)
+    def kill_leftovers(self) -> None:
+        """Kill whatever the exited child left running (background shell commands)."""
+        self._tree.kill_leftovers()
 
     async def aclose(self) -> None:
         with anyio.CancelScope(shield=True):
             await self.stop()
             self.kill_leftovers()
-            for fd in self._fds.values():
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-            self._fds.clear()
+            self._tree.close()
+            for output in self._outputs.values():
+                output.close()
 
     async def __aenter__(self) -> Self:
         return self

@@ -18,7 +18,6 @@ batch writes to a folder at a time (an advisory lock).
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import shutil
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import IO, Protocol
 
 import msgspec
 
+from gemwire._portable import O_NOFOLLOW, try_lock
 from gemwire.batch.results import TaskResult
 from gemwire.batch.tasks import Task
 from gemwire.errors import BatchOutputError, InvalidOptions
@@ -144,12 +144,10 @@ class BatchOutput:
         self._opener = opener
         try:
             (self.folder / "events").mkdir(parents=True, exist_ok=True)
-            self._lock = os.open(self.folder / _LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+            self._lock = os.open(self.folder / _LOCK, os.O_RDWR | os.O_CREAT | O_NOFOLLOW, 0o600)
         except OSError as exc:
             raise _unwritable(self.folder, exc) from exc
-        try:
-            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not try_lock(self._lock):
             os.close(self._lock)
             raise InvalidOptions(f"another batch is writing to {self.folder}") from None
         self._path = self.folder / RESULTS

@@ -60,19 +60,26 @@ async def read_key(fd: int | None = None) -> str:
     Cancellable at any moment: the wait is the event loop's (``anyio.wait_readable``), and
     the terminal's mode is restored however it ends.
     """
-    import termios
-    import tty
-
     import anyio
 
-    fd = sys.stdin.fileno() if fd is None else fd
-    saved = termios.tcgetattr(fd)
-    try:
-        tty.setcbreak(fd)  # TCSAFLUSH: a stray key typed earlier never answers
-        await anyio.wait_readable(fd)
-        return os.read(fd, 1).decode(errors="replace")
-    finally:
-        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+    if sys.platform == "win32":
+        import msvcrt
+
+        # The console reads keys unechoed without a mode to set; in a thread, abandoned
+        # on cancel, since the event loop cannot wait on a console.
+        return await anyio.to_thread.run_sync(msvcrt.getwch, abandon_on_cancel=True)
+    else:
+        import termios
+        import tty
+
+        fd = sys.stdin.fileno() if fd is None else fd
+        saved = termios.tcgetattr(fd)
+        try:
+            tty.setcbreak(fd)  # TCSAFLUSH: a stray key typed earlier never answers
+            await anyio.wait_readable(fd)
+            return os.read(fd, 1).decode(errors="replace")
+        finally:
+            termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
 
 class PermissionPrompt:

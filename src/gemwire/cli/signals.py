@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import anyio
 from anyio.abc import TaskStatus
 
+from gemwire._portable import HANGUP
 from gemwire.cli.exit_codes import EXIT_CANCELLED, EXIT_HANGUP, EXIT_TERMINATED
 
 __all__ = ("REASONS", "SignalStop")
@@ -26,14 +28,28 @@ T = TypeVar("T")
 REASONS = {
     signal.SIGINT: "interrupted (Ctrl-C)",
     signal.SIGTERM: "stopped by SIGTERM",
-    signal.SIGHUP: "stopped by SIGHUP (the terminal closed)",
+    **{sig: f"stopped by {sig.name} (the terminal closed)" for sig in HANGUP},
 }
 """The signals that stop a command, and what the cancelled turn's error says."""
 _EXITS = {
     signal.SIGINT: EXIT_CANCELLED,
     signal.SIGTERM: EXIT_TERMINATED,
-    signal.SIGHUP: EXIT_HANGUP,
+    **dict.fromkeys(HANGUP, EXIT_HANGUP),
 }
+
+
+@contextmanager
+def _ctrl_break_as_ctrl_c() -> Iterator[None]:
+    """Windows: Ctrl-Break ends Python on the spot by default (no ``finally`` runs); while
+    the work runs, it stops it as Ctrl-C does. Elsewhere nothing changes."""
+    if sys.platform == "win32":
+        previous = signal.signal(signal.SIGBREAK, signal.default_int_handler)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGBREAK, previous)
+    else:
+        yield
 
 
 class SignalStop:
@@ -66,7 +82,8 @@ class SignalStop:
     def run(self, work: Callable[[], Awaitable[T]]) -> T | None:
         """``anyio.run(work)``: its result, or ``None`` when a signal cancelled all of it."""
         try:
-            return anyio.run(self._watched, work)
+            with _ctrl_break_as_ctrl_c():
+                return anyio.run(self._watched, work)
         except KeyboardInterrupt:  # Ctrl-C before the signal receiver was in place
             self.caught = self.caught or signal.SIGINT
             return None
@@ -95,6 +112,16 @@ class SignalStop:
         everything: anyio.CancelScope,
         *,
         task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
+        if sys.platform == "win32":
+            # asyncio receives no signals there: Ctrl-C and Ctrl-Break end anyio.run with
+            # KeyboardInterrupt, which `run` turns into SIGINT's exit.
+            task_status.started()
+        else:
+            await self._receive_signals(everything, task_status)
+
+    async def _receive_signals(
+        self, everything: anyio.CancelScope, task_status: TaskStatus[None]
     ) -> None:
         with anyio.open_signal_receiver(*REASONS) as received:
             task_status.started()

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -26,9 +27,13 @@ from contextlib import contextmanager
 import anyio
 from anyio.abc import TaskStatus
 
+from gemwire._portable import HANGUP
+
 __all__ = ("HostSignals", "host_signals")
 
-STOPPING = (signal.SIGTERM, signal.SIGHUP)
+STOPPING = (signal.SIGTERM, *HANGUP) if sys.platform != "win32" else ()
+"""On Windows none: asyncio receives no signals there, and Ctrl-C arrives as
+``KeyboardInterrupt`` (SIGTERM from ``os.kill`` is ``TerminateProcess``: nothing runs)."""
 
 
 class HostSignals:

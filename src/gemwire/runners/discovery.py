@@ -2,35 +2,71 @@
 
 Order: an explicit path > ``$GEMINI_CLI_PATH`` > ``node_modules/.bin/gemini`` in the
 working directory or a parent (a project-local install) > ``$PATH`` > common install
-locations. The version comes from the ``package.json`` of the installed
-``@google/gemini-cli`` package next to the launcher; starting ``gemini --version`` would
-cost seconds.
+locations (`common_locations`: per OS, with Homebrew's and nvm's on macOS). The version
+comes from the ``package.json`` of the installed ``@google/gemini-cli`` package next to the
+launcher; starting ``gemini --version`` would cost seconds.
+
+On Windows npm installs ``gemini.cmd`` and ``gemini.ps1`` shims, not a program. Running a
+``.cmd`` means ``cmd.exe`` re-parsing every argument by its own quoting rules, so gemwire
+runs the shim's node script instead (`shim_command`: the node and the script the shim
+names). The prompt never is an argument anyway: it travels on stdin, on every OS.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
-from pathlib import Path
+import sys
+from pathlib import Path, PureWindowsPath
 
 import msgspec
 
 from gemwire.errors import GeminiNotFound, UnsupportedVersion
 
-__all__ = ("OLDEST_SUPPORTED", "TESTED_VERSIONS", "GeminiExecutable", "candidates", "find_gemini")
+__all__ = (
+    "OLDEST_SUPPORTED",
+    "TESTED_VERSIONS",
+    "GeminiExecutable",
+    "candidates",
+    "common_locations",
+    "find_gemini",
+    "shim_command",
+)
 
 TESTED_VERSIONS = ("0.15.4", "0.30.0", "0.61.0")
 """The Gemini CLI versions gemwire's tests run against (the real binaries, offline)."""
 OLDEST_SUPPORTED = TESTED_VERSIONS[0]
 
-_COMMON_LOCATIONS = (
+_POSIX_LOCATIONS = (
     "~/.npm-global/bin/gemini",
     "~/.local/bin/gemini",
     "~/.volta/bin/gemini",
     "/usr/local/bin/gemini",
     "/opt/homebrew/bin/gemini",
     "/usr/bin/gemini",
+)
+_LOCATIONS = {
+    "win32": (
+        "~/AppData/Roaming/npm/gemini.cmd",  # npm install -g (%APPDATA%\npm)
+        "~/AppData/Local/Volta/bin/gemini.exe",
+        "C:/Program Files/nodejs/gemini.cmd",  # nvm-windows' default symlink, the installer's
+    ),
+    "darwin": (
+        "/opt/homebrew/bin/gemini",  # Homebrew on Apple silicon (brew install gemini-cli)
+        "/usr/local/bin/gemini",  # Homebrew on Intel, and npm -g with the nodejs.org installer
+        "~/.nvm/versions/node/*/bin/gemini",  # nvm: every installed node, newest first
+        "~/.npm-global/bin/gemini",
+        "~/.volta/bin/gemini",
+        "~/.local/bin/gemini",
+    ),
+}
+_COMMON_LOCATIONS = _LOCATIONS.get(sys.platform, _POSIX_LOCATIONS)
+"""This OS's common install locations (``~`` and ``*`` expanded by `common_locations`)."""
+_SHIM_SCRIPTS = (
+    re.compile(r'"%~?dp0%?\\?([^"%]+\.js)"', re.IGNORECASE),  # npm's cmd-shim: .cmd
+    re.compile(r'"\$basedir[/\\]([^"$]+\.js)"'),  # and .ps1
 )
 
 
@@ -41,6 +77,13 @@ class GeminiExecutable(msgspec.Struct, frozen=True, kw_only=True):
     source: str
     """Where it was found: ``explicit``, ``GEMINI_CLI_PATH``, ``node_modules``, ``PATH``,
     or ``common location``."""
+    command: tuple[str, ...] = ()
+    """What runs it when that is not ``path`` alone: an npm shim's node and script."""
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        """The command that starts it, before its options."""
+        return self.command or (self.path,)
 
     @property
     def newer_than_tested(self) -> bool:
@@ -71,6 +114,55 @@ def package_version(launcher: Path, package: str = "@google/gemini-cli") -> str 
     return None
 
 
+def common_locations(patterns: tuple[str, ...] | None = None) -> list[Path]:
+    """The common install locations (default: this OS's), ``~`` expanded and each ``*``
+    pattern as the folders that match, highest version first.
+
+    >>> [path.as_posix() for path in common_locations(("/usr/bin/gemini",))]
+    ['/usr/bin/gemini']
+    """
+    found: list[Path] = []
+    for pattern in _COMMON_LOCATIONS if patterns is None else patterns:
+        path = Path(pattern).expanduser()
+        if "*" not in pattern:
+            found.append(path)
+            continue
+        anchor = Path(path.anchor)
+        matches = anchor.glob(str(path.relative_to(anchor)))
+        found += sorted(matches, key=lambda p: version_key(_version_part(p)), reverse=True)
+    return found
+
+
+def _version_part(path: Path) -> str:
+    """``v22.1.0`` from ``.../node/v22.1.0/bin/gemini``: the part that names a version."""
+    for part in reversed(path.parts):
+        if re.fullmatch(r"v?\d+(\.\d+)*", part):
+            return part.lstrip("v")
+    return "0"
+
+
+def shim_command(path: Path) -> tuple[str, ...]:
+    """How to run ``path``: an npm shim (``.cmd``, ``.ps1``) as the node and the script it
+    names; anything else as itself (also a shim whose script cannot be read from it).
+
+    npm's shims run ``node.exe`` next to them if there is one, else ``node`` on ``PATH``.
+    """
+    if path.suffix.lower() not in (".cmd", ".bat", ".ps1"):
+        return (str(path),)
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return (str(path),)
+    for pattern in _SHIM_SCRIPTS:
+        match = pattern.search(text)
+        if match:
+            script = path.parent.joinpath(*PureWindowsPath(match.group(1)).parts)
+            bundled = path.parent / "node.exe"
+            node = str(bundled) if bundled.is_file() else shutil.which("node") or "node"
+            return (node, str(script))
+    return (str(path),)
+
+
 def candidates(executable: str | None, cwd: Path) -> list[tuple[str, Path]]:
     """Every place `find_gemini` looks, in order, as (source, path); ``gemwire doctor`` shows them."""
     found: list[tuple[str, Path]] = []
@@ -80,14 +172,15 @@ def candidates(executable: str | None, cwd: Path) -> list[tuple[str, Path]]:
     configured = os.environ.get("GEMINI_CLI_PATH")
     if configured:
         found.append(("GEMINI_CLI_PATH", Path(configured).expanduser()))
+    launcher = "gemini.cmd" if sys.platform == "win32" else "gemini"
     found.extend(
-        ("node_modules", folder / "node_modules" / ".bin" / "gemini")
+        ("node_modules", folder / "node_modules" / ".bin" / launcher)
         for folder in (cwd, *cwd.parents)
     )
     on_path = shutil.which("gemini")
     if on_path:
         found.append(("PATH", Path(on_path)))
-    found.extend(("common location", Path(p).expanduser()) for p in _COMMON_LOCATIONS)
+    found.extend(("common location", path) for path in common_locations())
     return found
 
 
@@ -107,7 +200,13 @@ def find_gemini(executable: str | None = None, *, cwd: str | None = None) -> Gem
                     f"gemwire supports: npm install -g @google/gemini-cli"
                 )
             # Absolute: a relative path given must not be looked up on $PATH when run.
-            return GeminiExecutable(path=str(path.absolute()), version=version, source=source)
+            path = path.absolute()
+            return GeminiExecutable(
+                path=str(path),
+                version=version,
+                source=source,
+                command=() if sys.platform != "win32" else shim_command(path),
+            )
         if source in ("explicit", "GEMINI_CLI_PATH"):
             raise GeminiNotFound(f"{source} {path} is not an executable file", executable=str(path))
     raise GeminiNotFound(

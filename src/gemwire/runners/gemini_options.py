@@ -119,7 +119,7 @@ def named_session(resume: str | None) -> str | None:
 
 
 def build_argv(executable: GeminiExecutable, options: GeminiOptions) -> list[str]:
-    argv = [executable.path, "--output-format", options.output_format]
+    argv = [*executable.argv, "--output-format", options.output_format]
     if options.model:
         argv += ["--model", options.model]
     if options.approval_mode:

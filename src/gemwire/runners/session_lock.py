@@ -1,7 +1,8 @@
 """One run per Gemini session at a time, across threads and processes.
 
 Two runs resuming the same session would interleave their records in one session file.
-A run holds an exclusive ``flock`` on a lock file named after the Gemini home and the
+A run holds an exclusive lock (``flock``; on Windows ``msvcrt.locking``, see
+`gemwire._portable`) on a lock file named after the Gemini home and the
 session id, in a folder of the user's own (never in the Gemini home itself); another run
 of the same session waits for it, polling, so waiting stays cancellable.
 
@@ -9,7 +10,8 @@ The folder is ``$XDG_RUNTIME_DIR/gemwire-sessions`` where that is set, else
 ``gemwire-sessions-<uid>`` in the system's temporary folder. In a shared temporary folder
 another user can create that name first, or plant symlinks in it, so a folder that is not
 ours, is a symlink or is writable by others is refused (`LockFolderUnsafe`), and lock files
-are opened with ``O_NOFOLLOW``.
+are opened with ``O_NOFOLLOW``. On Windows the folder is ``gemwire-sessions`` in the
+user's own temporary folder, and there are no uids or mode bits to check.
 
 A lock file is removed when its lock is released, and so is every lock file nobody holds
 (left by a run that was killed). A waiter that locked a file just removed sees that its
@@ -20,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import hashlib
 import os
 import stat
@@ -29,29 +30,34 @@ from pathlib import Path
 
 import anyio
 
+from gemwire._portable import O_CLOEXEC, O_NOFOLLOW, try_lock, user_id
 from gemwire.errors import LockFolderUnsafe
 
 __all__ = ("SessionLock", "lock_folder")
 
 _POLL = 0.1
-_OPEN_FLAGS = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+_OPEN_FLAGS = os.O_RDWR | os.O_CREAT | O_NOFOLLOW | O_CLOEXEC
 
 
 def lock_folder() -> Path:
     """The folder for lock files, created if missing; raises `LockFolderUnsafe`."""
     runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    uid = user_id()
     if os.path.isabs(runtime):
         folder = Path(runtime) / "gemwire-sessions"
     else:
-        folder = Path(tempfile.gettempdir()) / f"gemwire-sessions-{os.getuid()}"
+        suffix = "" if uid is None else f"-{uid}"
+        folder = Path(tempfile.gettempdir()) / f"gemwire-sessions{suffix}"
     with contextlib.suppress(FileExistsError):
         folder.mkdir(mode=0o700)
     info = folder.lstat()
     problem = None
     if not stat.S_ISDIR(info.st_mode):
         problem = "it is not a folder (a symlink?)"
-    elif info.st_uid != os.getuid():
-        problem = f"it belongs to uid {info.st_uid}, not to you (uid {os.getuid()})"
+    elif uid is None:
+        pass  # Windows: no uids or mode bits to check; the temporary folder is the user's
+    elif info.st_uid != uid:
+        problem = f"it belongs to uid {info.st_uid}, not to you (uid {uid})"
     elif info.st_mode & 0o022:
         problem = f"others may write to it (mode {stat.S_IMODE(info.st_mode):o})"
     if problem:
@@ -73,11 +79,10 @@ def _lock_unheld(path: Path) -> int | None:
             raise
         raise LockFolderUnsafe(f"refusing the lock file {path}: it is a symlink") from exc
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         # Locked a file that its holder removed on release: the lock is the new file's.
-        if os.fstat(fd).st_ino == os.stat(path, follow_symlinks=False).st_ino:
+        if try_lock(fd) and os.fstat(fd).st_ino == os.stat(path, follow_symlinks=False).st_ino:
             return fd
-    except (BlockingIOError, FileNotFoundError):
+    except FileNotFoundError:
         pass
     os.close(fd)
     return None

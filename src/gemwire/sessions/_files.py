@@ -24,6 +24,7 @@ import msgspec
 
 from gemwire._normalize.gemini_session import SessionNormalizer
 from gemwire._normalize.notices import notice
+from gemwire._portable import O_CLOEXEC, O_NONBLOCK
 from gemwire.errors import SessionError, SessionNotFound
 from gemwire.events import Event
 from gemwire.protocol.gemini_messages import SessionMessage
@@ -181,7 +182,7 @@ def _open(path: Path, limit: int = MAX_SESSION_BYTES) -> Any:
     """
     try:
         _check(os.stat(path), limit)
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | O_NONBLOCK | O_CLOEXEC)
     except FileNotFoundError as exc:
         raise SessionNotFound(f"no session file at {path}") from exc
     except OSError as exc:

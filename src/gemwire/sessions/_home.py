@@ -17,8 +17,10 @@ enumerated, then matched. A path a caller hands in must resolve inside the home'
 from __future__ import annotations
 
 import hashlib
+import ntpath
 import os
 import re
+import sys
 import time
 from collections.abc import Iterator
 from datetime import datetime
@@ -33,7 +35,7 @@ from gemwire.sessions._files import SessionInfo, read_session_info, read_small_f
 from gemwire.sessions._index import ListingIndex, stamp_of
 from gemwire.wire.gemini_session import SESSION_FILE_PREFIX, ProjectRegistryData
 
-__all__ = ("GeminiHome", "Project", "project_hash")
+__all__ = ("GeminiHome", "Project", "project_hash", "registry_key")
 
 _SLUG = re.compile(r"[a-z0-9-]+")
 _HASH = re.compile(r"[0-9a-f]{64}")
@@ -47,6 +49,22 @@ _registry_decoder = msgspec.json.Decoder(ProjectRegistryData)
 def project_hash(root: str) -> str:
     """The sha256 hex of a project root: the pre-0.29 folder name and every ``projectHash``."""
     return hashlib.sha256(root.encode()).hexdigest()
+
+
+def registry_key(root: str, platform: str = sys.platform) -> str:
+    r"""``root`` as Gemini CLI writes it in ``projects.json`` and ``.project_root`` on
+    ``platform`` (0.61.0's ``ProjectRegistry.normalizePath``: ``path.resolve``, then on
+    Windows alone ``toLowerCase``, drive letter and all, backslashes kept). The legacy hash
+    folder is not keyed so: it is the sha256 of the root as the CLI saw it (`project_hash`).
+
+    >>> registry_key(r"C:\Users\Me\My Proj", "win32"), registry_key("D:/Work/", "win32")
+    ('c:\\users\\me\\my proj', 'd:\\work')
+    >>> registry_key("/Users/Me/Proj", "darwin")
+    '/Users/Me/Proj'
+    """
+    if platform == "win32":
+        return ntpath.normpath(root).lower()  # path.win32.resolve: backslashes, no trailing one
+    return root
 
 
 def _root(path: str | os.PathLike[str]) -> str:
@@ -152,7 +170,7 @@ class GeminiHome:
     def _owns(self, slug: str, root: str) -> bool:
         for base in (self.tmp_dir, self.gemini_dir / "history"):
             owner = _read_text(base / slug / _PROJECT_ROOT_FILE)
-            if owner is not None and owner != root:
+            if owner is not None and registry_key(owner) != registry_key(root):
                 return False
         return True
 
@@ -197,11 +215,16 @@ class GeminiHome:
 
     def _slug(self, root: str) -> str | None:
         """The slug Gemini would use for ``root`` now (``ProjectRegistry.getShortId``, read-only)."""
-        slug = self.registry().get(root)
+        slug = self.registry().get(registry_key(root))
         if slug is not None and self._owns(slug, root):
             return slug
         for name in self._folders():
-            if _SLUG.fullmatch(name) and self._owner(name) == root:
+            owner = self._owner(name)
+            if (
+                _SLUG.fullmatch(name)
+                and owner is not None
+                and registry_key(owner) == registry_key(root)
+            ):
                 return name
         return None
 

@@ -13,8 +13,9 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
+
+from gemwire._portable import effective_user_id
 
 __all__ = ("ROOT_FIX", "ROOT_REFUSAL", "explain_root_refusal", "refuses_root")
 
@@ -34,7 +35,7 @@ ROOT_FIX = (
 
 
 def _root(uid: int | None) -> bool:
-    return (os.geteuid() if uid is None else uid) == 0
+    return (effective_user_id() if uid is None else uid) == 0
 
 
 def _sandboxed(environ: Mapping[str, str]) -> bool:

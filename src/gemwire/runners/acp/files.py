@@ -20,10 +20,12 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import sys
 import uuid
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from gemwire._portable import O_CLOEXEC, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK
 from gemwire.errors import AccessDenied
 
 __all__ = ("DEFAULT_MAX_READ_BYTES", "RESOURCE_NOT_FOUND", "ConfinedFileSystem")
@@ -68,7 +70,7 @@ class ConfinedFileSystem:
                 found = os.stat(parts[-1], dir_fd=folder, follow_symlinks=False)
             if not stat.S_ISREG(found.st_mode):
                 raise AccessDenied(f"not a regular file: {path}", path=path)
-            flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
+            flags = os.O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK
             with _reading(path):
                 fd = os.open(parts[-1], flags, dir_fd=folder)
         with os.fdopen(fd, "rb") as file:
@@ -103,11 +105,11 @@ class ConfinedFileSystem:
             if existing is not None and not stat.S_ISREG(existing.st_mode):
                 raise AccessDenied(f"not a regular file: {path}", path=path)
             temp = f".{name}.{uuid.uuid4().hex[:12]}.gemwire-tmp"
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | O_CLOEXEC
             try:
                 fd = os.open(temp, flags, 0o666, dir_fd=folder)
                 try:
-                    if existing is not None:
+                    if existing is not None and sys.platform != "win32":
                         os.fchmod(fd, stat.S_IMODE(existing.st_mode))
                     view = memoryview(data)
                     while view:
@@ -140,7 +142,7 @@ class ConfinedFileSystem:
     ) -> Iterator[int]:
         """An fd of ``root/parts``, each step opened without following symlinks; missing
         folders are made when ``create``."""
-        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        fd = os.open(root, os.O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         try:
             for part in parts:
                 if create:
@@ -148,7 +150,7 @@ class ConfinedFileSystem:
                         os.mkdir(part, dir_fd=fd)
                 try:
                     child = os.open(
-                        part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd
+                        part, os.O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, dir_fd=fd
                     )
                 except FileNotFoundError as exc:
                     raise AccessDenied(

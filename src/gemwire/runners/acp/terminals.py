@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import inspect
 import signal
+import sys
 import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -104,7 +105,7 @@ def _signal_name(number: int) -> str:
         return signal.Signals(number).name
     except ValueError:
         pass
-    if signal.SIGRTMIN < number < signal.SIGRTMAX:
+    if sys.platform == "linux" and signal.SIGRTMIN < number < signal.SIGRTMAX:
         return f"SIGRTMIN+{number - signal.SIGRTMIN}"
     return f"SIG{number}"
 

@@ -1,0 +1,131 @@
+"""Finding the CLI where npm, Homebrew and nvm put it on Windows and macOS."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from gemwire.runners import discovery
+from gemwire.runners.discovery import (
+    GeminiExecutable,
+    common_locations,
+    shim_command,
+)
+from gemwire.runners.gemini_options import GeminiOptions, build_argv
+
+# What npm 10 (cmd-shim 6) writes for `npm install -g @google/gemini-cli` on Windows.
+NPM_CMD = r"""@ECHO off
+GOTO start
+:find_dp0
+SET dp0=%~dp0
+EXIT /b
+:start
+SETLOCAL
+CALL :find_dp0
+
+IF EXIST "%dp0%\node.exe" (
+  SET "_prog=%dp0%\node.exe"
+) ELSE (
+  SET "_prog=node"
+  SET PATHEXT=%PATHEXT:;.JS;=;%
+)
+
+endLocal & goto #_undefined_# 2>NUL || title %COMSPEC% & "%_prog%"  "%dp0%\node_modules\@google\gemini-cli\dist\index.js" %*
+"""
+NPM_PS1 = r"""#!/usr/bin/env pwsh
+$basedir=Split-Path $MyInvocation.MyCommand.Definition -Parent
+
+$exe=""
+if ($PSVersionTable.PSVersion -lt "6.0" -or $IsWindows) {
+  $exe=".exe"
+}
+$ret=0
+if (Test-Path "$basedir/node$exe") {
+  if ($MyInvocation.ExpectingInput) {
+    $input | & "$basedir/node$exe"  "$basedir/node_modules/@google/gemini-cli/dist/index.js" $args
+  } else {
+    & "$basedir/node$exe"  "$basedir/node_modules/@google/gemini-cli/dist/index.js" $args
+  }
+  $ret=$LASTEXITCODE
+}
+exit $ret
+"""
+SCRIPT = ("node_modules", "@google", "gemini-cli", "dist", "index.js")
+
+
+@pytest.mark.parametrize(("name", "text"), [("gemini.cmd", NPM_CMD), ("gemini.ps1", NPM_PS1)])
+def test_an_npm_shim_runs_as_its_node_script_with_the_node_beside_it(
+    tmp_path: Path, name: str, text: str
+) -> None:
+    (tmp_path / name).write_text(text)
+    (tmp_path / "node.exe").write_text("")
+    assert shim_command(tmp_path / name) == (
+        str(tmp_path / "node.exe"),
+        str(tmp_path.joinpath(*SCRIPT)),
+    )
+
+
+def test_an_npm_shim_without_a_node_beside_it_runs_the_node_on_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "node").write_text("")
+    (bin_dir / "node").chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    (tmp_path / "GEMINI.CMD").write_text(NPM_CMD)
+    assert shim_command(tmp_path / "GEMINI.CMD") == (
+        str(bin_dir / "node"),
+        str(tmp_path.joinpath(*SCRIPT)),
+    )
+
+
+def test_a_program_or_an_unreadable_shim_runs_as_itself(tmp_path: Path) -> None:
+    (tmp_path / "odd.cmd").write_text("@echo off\r\nnode %*\r\n")
+    assert shim_command(tmp_path / "gemini") == (str(tmp_path / "gemini"),)
+    assert shim_command(tmp_path / "odd.cmd") == (str(tmp_path / "odd.cmd"),)
+    assert shim_command(tmp_path / "missing.cmd") == (str(tmp_path / "missing.cmd"),)
+
+
+def test_the_argv_starts_with_the_shims_command() -> None:
+    # The prompt is no option (it travels on stdin): what follows are gemwire's own flags.
+    executable = GeminiExecutable(
+        path=r"C:\Users\a\AppData\Roaming\npm\gemini.cmd",
+        version="0.61.0",
+        source="PATH",
+        command=("node.exe", "index.js"),
+    )
+    argv = build_argv(executable, GeminiOptions(model="gemini-2.5-flash"))
+    assert argv[:6] == [
+        "node.exe",
+        "index.js",
+        "--output-format",
+        "stream-json",
+        "--model",
+        "gemini-2.5-flash",
+    ]
+
+
+def test_nvm_installs_are_found_newest_node_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("USERPROFILE", str(tmp_path))  # what expanduser reads on Windows
+    for version in ("v18.20.1", "v22.1.0", "v20.9.0"):
+        launcher = tmp_path / ".nvm" / "versions" / "node" / version / "bin" / "gemini"
+        launcher.parent.mkdir(parents=True)
+        launcher.write_text("")
+    macos = discovery._LOCATIONS["darwin"]
+    found = [path for path in common_locations(macos) if ".nvm" in path.parts]
+    assert [path.parts[-3] for path in found] == ["v22.1.0", "v20.9.0", "v18.20.1"]
+
+
+def test_homebrew_comes_first_on_macos_and_npms_folder_on_windows() -> None:
+    assert discovery._LOCATIONS["darwin"][:2] == (
+        "/opt/homebrew/bin/gemini",
+        "/usr/local/bin/gemini",
+    )
+    windows = [os.path.normpath(p) for p in discovery._LOCATIONS["win32"]]
+    assert windows[0] == os.path.normpath("~/AppData/Roaming/npm/gemini.cmd")

@@ -1,0 +1,58 @@
+"""The hosted CI workflow (.github/workflows/portable.yml) stays valid YAML of the shape its
+docs promise, and names only tests that exist. It cannot run here (CONTRIBUTING.md)."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKFLOW = ROOT / ".github" / "workflows" / "portable.yml"
+
+
+def _workflow() -> dict[Any, Any]:
+    data = yaml.safe_load(WORKFLOW.read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def _steps() -> list[dict[str, Any]]:
+    steps: list[dict[str, Any]] = _workflow()["jobs"]["portable"]["steps"]
+    return steps
+
+
+def test_the_matrix_is_linux_macos_and_windows() -> None:
+    job = _workflow()["jobs"]["portable"]
+    assert job["strategy"]["matrix"]["os"] == ["ubuntu-latest", "macos-latest", "windows-latest"]
+    assert job["runs-on"] == "${{ matrix.os }}"
+    assert job["strategy"]["fail-fast"] is False
+
+
+def test_it_runs_on_pushes_and_pull_requests() -> None:
+    # YAML 1.1 reads a bare `on` as True; GitHub reads it as the key "on".
+    assert set(_workflow()[True]) == {"push", "pull_request"}
+
+
+def test_it_type_checks_each_platform_as_make_check_does() -> None:
+    commands = "\n".join(step.get("run", "") for step in _steps())
+    for platform in ("linux", "darwin", "win32"):
+        assert f"python -m mypy --platform {platform} src" in commands
+
+
+def test_every_test_path_it_names_exists() -> None:
+    named = [
+        word
+        for step in _steps()
+        if "pytest" in step.get("run", "")
+        for word in shlex.split(step["run"])
+        if word.startswith("tests/")
+    ]
+    assert named, "no test paths found"
+    assert [path for path in named if not (ROOT / path).exists()] == []
+
+
+def test_every_step_uses_an_action_or_runs_a_command() -> None:
+    assert [step for step in _steps() if ("uses" in step) == ("run" in step)] == []
