@@ -26,7 +26,7 @@ from gemwire.sessions import (
     to_html,
     usage,
 )
-from gemwire.sessions._files import MAX_SESSION_BYTES
+from gemwire.sessions._reading import MAX_SESSION_BYTES
 
 SESSION_ID = "0a1b2c3d-0000-4000-8000-000000000001"
 
