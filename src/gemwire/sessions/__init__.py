@@ -24,7 +24,7 @@ from gemwire.sessions._export import claude_tool, to_unified_messages
 from gemwire.sessions._html import to_html
 from gemwire.sessions._markdown import to_markdown
 from gemwire.sessions._registry import load_session, source, sources
-from gemwire.sessions._source import AGENTS, Agent, LoadedSession, SessionSource
+from gemwire.sessions._source import AGENT_NAMES, AGENTS, Agent, LoadedSession, SessionSource
 from gemwire.sessions._summary import SessionInfo, short_id_of
 from gemwire.sessions._usage import GROUPINGS, UsageReport, UsageRow, usage
 from gemwire.sessions.gemini import (
@@ -42,6 +42,7 @@ from gemwire.sessions.pricing import ModelPrice, PriceTable, load_prices
 
 __all__ = (
     "AGENTS",
+    "AGENT_NAMES",
     "GROUPINGS",
     "Agent",
     "Conversation",

@@ -22,6 +22,7 @@ from gemwire.sessions._summary import SessionInfo
 
 __all__ = (
     "AGENTS",
+    "AGENT_NAMES",
     "Agent",
     "LoadedSession",
     "SessionSource",
@@ -33,6 +34,15 @@ __all__ = (
 Agent = Literal["gemini", "claude", "codex", "qwen", "opencode"]
 AGENTS: tuple[Agent, ...] = ("gemini", "claude", "codex", "qwen", "opencode")
 """The agents gemwire pins, whose sessions it reads or will read."""
+
+AGENT_NAMES: dict[str, str] = {
+    "gemini": "Gemini",
+    "claude": "Claude Code",
+    "codex": "Codex",
+    "qwen": "Qwen Code",
+    "opencode": "OpenCode",
+}
+"""Each agent as people name it."""
 
 
 class Tokens(Protocol):

@@ -18,14 +18,13 @@ filters, prices and adds up.
 
 from __future__ import annotations
 
-import os
 from datetime import date, datetime, tzinfo
 from typing import Any, Literal
 
 import msgspec
 
-from gemwire.sessions._registry import sources
-from gemwire.sessions._source import SessionSource, Tokens, UsageTally
+from gemwire.sessions._registry import Home, sources
+from gemwire.sessions._source import Tokens, UsageTally
 from gemwire.sessions.pricing import PriceTable, load_prices
 
 __all__ = ("GROUPINGS", "UsageReport", "UsageRow", "usage")
@@ -67,6 +66,8 @@ class UsageReport(msgspec.Struct, frozen=True, kw_only=True):
     files: int
     problems: int
     """Lines or files skipped as unreadable (what `load_session` reports as problems)."""
+    agents: list[str] = []
+    """The agents whose sessions were read (``gemini``, …)."""
     estimate: bool = True
     """Always true: every cost is an estimate from the price table."""
     prices_as_of: str
@@ -152,7 +153,7 @@ def _within(
 
 
 def usage(
-    home: SessionSource | str | os.PathLike[str] | None = None,
+    home: Home = None,
     *,
     agent: str = "gemini",
     by: Grouping = "day",
@@ -165,8 +166,8 @@ def usage(
     """Tokens and estimated cost of every model response saved in a home.
 
     Args:
-        home: a source (a `GeminiHome`), or the folder holding the agents' folders
-            (``.gemini``, …); default: each agent's own (``GEMINI_CLI_HOME``, else ``~``).
+        home: a source (a `GeminiHome`) or a list of them, or the folder holding the agents'
+            folders (``.gemini``, …); default: each agent's own (``GEMINI_CLI_HOME``, else ``~``).
         agent: whose sessions: ``gemini``, …, or ``all`` (every agent gemwire reads).
         by: how rows are grouped; days, weeks (ISO, ``2026-W47``) and months in order,
             the rest by cost, then name.
@@ -185,7 +186,8 @@ def usage(
     since_day, since_at = _bound(since, tz)
     until_day, until_at = _bound(until, tz)
     moments = since_at is not None or until_at is not None
-    for source in sources(agent, home):
+    chosen = sources(agent, home)
+    for source in chosen:
         for where, session, start, responses in source.usage(project, tally):
             for timestamp, recorded_model, tokens, thoughts, tool in responses:
                 day = _day(timestamp, tz, days) or _day(start, tz, days)
@@ -216,7 +218,7 @@ def usage(
                         _cost(table, priced, model, tokens, thoughts, tool),
                     )
                 )
-    return _report(entries, by, table, tally.files, tally.problems)
+    return _report(entries, by, table, tally, [source.agent for source in chosen])
 
 
 def _cost(
@@ -282,7 +284,7 @@ class _Sum:
 
 
 def _report(
-    entries: list[_Entry], by: Grouping, table: PriceTable, files: int, problems: int
+    entries: list[_Entry], by: Grouping, table: PriceTable, tally: UsageTally, agents: list[str]
 ) -> UsageReport:
     groups: dict[str, _Sum] = {}
     total = _Sum()
@@ -305,8 +307,9 @@ def _report(
         rows=rows,
         total=total.row("total"),
         sessions=len(sessions),
-        files=files,
-        problems=problems,
+        files=tally.files,
+        problems=tally.problems,
+        agents=agents,
         prices_as_of=table.as_of,
         prices_source=table.source,
     )

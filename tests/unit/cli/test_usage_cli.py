@@ -169,3 +169,25 @@ def test_unpriced_cost_is_null_in_json_and_a_question_mark_in_the_table(home: Pa
     ]
     code, out, _ = usage("--gemini-home", str(home), "--by", "model", "--json", "--project", "x")
     assert json.loads(out)["total"]["cost_usd"] == 0.0  # nothing counted costs nothing
+
+
+def test_agent_all_reads_every_source_and_names_them(home: Path) -> None:
+    code, gemini, _ = usage("--gemini-home", str(home), "--json")
+    code_all, every, _ = usage("--gemini-home", str(home), "--agent", "all", "--json")
+    assert (code, code_all) == (0, 0)
+    assert json.loads(every) == json.loads(gemini)  # Gemini's is the one source so far
+    assert json.loads(every)["agents"] == ["gemini"]
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "qwen", "opencode"])
+def test_an_agent_without_a_source_is_a_usage_error(home: Path, agent: str) -> None:
+    code, out, err = usage("--gemini-home", str(home), "--agent", agent)
+    assert (code, out) == (2, "")
+    assert f"the sessions of {agent} are not supported yet (supported: gemini)" in err
+
+
+def test_agent_choices_are_the_agents_of_sessions_and_all() -> None:
+    from gemwire.cli.sessions import AGENT_CHOICES
+    from gemwire.sessions import AGENTS
+
+    assert (*AGENTS, "all") == AGENT_CHOICES
