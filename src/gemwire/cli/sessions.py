@@ -20,7 +20,7 @@ from gemwire.cli.options import output_options
 from gemwire.cli.safe_text import terminal_safe, terminal_safe_json
 
 if TYPE_CHECKING:  # the sessions stack loads when a command runs (a fast `gemwire --help`)
-    from gemwire.sessions import Conversation, SessionInfo, SessionSource
+    from gemwire.sessions import ClaudeConversation, Conversation, SessionInfo, SessionSource
 
 __all__ = ("agent_option", "agent_sources", "sessions")
 
@@ -97,10 +97,10 @@ def _names_a_file(ref: str) -> bool:
     return os.sep in ref or ref.endswith((".json", ".jsonl"))
 
 
-def _load(path: str, *, keep_originals: bool = False) -> Conversation:
+def _load(path: str, *, keep_originals: bool = False) -> Conversation | ClaudeConversation:
     """The session at ``path``; a file that is not one (empty, binary, cut short) is an error."""
     from gemwire.errors import SessionError
-    from gemwire.sessions import load_session
+    from gemwire.sessions import ClaudeConversation, load_session
 
     try:
         conversation = load_session(path, keep_originals=keep_originals)
@@ -111,7 +111,8 @@ def _load(path: str, *, keep_originals: bool = False) -> Conversation:
         # Each different reason once: a text file has the same one on every line.
         why = "; ".join(dict.fromkeys(p.message for p in problems[:3])) or "no session id"
         more = f" (and {len(problems) - 3} more problems)" if len(problems) > 3 else ""
-        raise click.ClickException(terminal_safe(f"{path} is not a Gemini session: {why}{more}"))
+        whose = "Claude Code" if isinstance(conversation, ClaudeConversation) else "Gemini"
+        raise click.ClickException(terminal_safe(f"{path} is not a {whose} session: {why}{more}"))
     return conversation
 
 
@@ -187,7 +188,7 @@ def show(
     from gemwire._normalize.masking import Masker, known_secrets
     from gemwire.cli.live import LiveOutput, open_output
     from gemwire.events import Event, SessionStarted
-    from gemwire.sessions import load_session, nested_events, subagent_files
+    from gemwire.sessions import Conversation, load_session, nested_events, subagent_files
 
     info = _find(agent_sources(agent, gemini_home), ref, project)
     conversation = _load(info.path)
@@ -210,6 +211,11 @@ def show(
 
     with output:
         header(f"# {info.path}")
+        if not isinstance(conversation, Conversation):  # no subagents linked yet
+            for event in conversation.events(cwd=info.project):
+                show_event(event)
+            output.close()
+            return
         for event in nested_events(conversation, cwd=info.project):
             if isinstance(event, SessionStarted) and event.parent_call_id:
                 header(f"\n# subagent {event.session_id} (call {event.parent_call_id})")
@@ -225,23 +231,34 @@ def show(
 
 
 def _lines(
-    conversation: Conversation, cwd: str | None, fmt: str, prices: str | None
+    conversation: Conversation | ClaudeConversation, cwd: str | None, fmt: str, prices: str | None
 ) -> Iterator[bytes]:
     import msgspec
 
     from gemwire._normalize.masking import Masker, known_secrets
+    from gemwire.errors import InvalidOptions
     from gemwire.events import encode_event
-    from gemwire.sessions import load_prices, to_html, to_markdown, to_unified_messages
+    from gemwire.sessions import (
+        Conversation,
+        load_prices,
+        to_html,
+        to_markdown,
+        to_unified_messages,
+    )
 
-    if fmt in ("html", "markdown"):
-        render = to_html if fmt == "html" else to_markdown
-        table = load_prices(prices)
-        yield render(conversation, cwd=cwd, prices=table).encode()
-        return
     if fmt == "events":
         masker = Masker(known_secrets(os.environ))  # as the other formats do by default
         for event in conversation.events(cwd=cwd):
             yield encode_event(masker.event(event) if masker else event)
+        return
+    if not isinstance(conversation, Conversation):
+        raise InvalidOptions(
+            f"--format {fmt} of a Claude Code session is not supported yet (--format events is)"
+        )
+    if fmt in ("html", "markdown"):
+        render = to_html if fmt == "html" else to_markdown
+        table = load_prices(prices)
+        yield render(conversation, cwd=cwd, prices=table).encode()
         return
     message: dict[str, Any]
     for message in to_unified_messages(conversation.messages, conversation.originals):

@@ -27,6 +27,7 @@ from gemwire.sessions._registry import load_session, source, sources
 from gemwire.sessions._source import AGENT_NAMES, AGENTS, Agent, LoadedSession, SessionSource
 from gemwire.sessions._summary import SessionInfo, short_id_of
 from gemwire.sessions._usage import GROUPINGS, UsageReport, UsageRow, usage
+from gemwire.sessions.claude import ClaudeConversation, ClaudeHome
 from gemwire.sessions.gemini import (
     Conversation,
     GeminiHome,
@@ -45,6 +46,8 @@ __all__ = (
     "AGENT_NAMES",
     "GROUPINGS",
     "Agent",
+    "ClaudeConversation",
+    "ClaudeHome",
     "Conversation",
     "GeminiHome",
     "LoadedSession",

@@ -14,12 +14,15 @@ from typing import cast
 from gemwire.errors import InvalidOptions, SessionError
 from gemwire.sessions._reading import NotRead, open_session_file
 from gemwire.sessions._source import AGENTS, SessionSource
+from gemwire.sessions.claude import ClaudeConversation, ClaudeHome
 from gemwire.sessions.gemini import Conversation, GeminiHome
+from gemwire.wire.gemini_session import SESSION_FILE_PREFIX
 
 __all__ = ("Home", "load_session", "source", "sources")
 
 _SOURCES: dict[str, Callable[[str | os.PathLike[str] | None], SessionSource]] = {
     "gemini": GeminiHome,
+    "claude": ClaudeHome,
 }
 """Every agent whose sessions gemwire reads; the first is the default."""
 
@@ -39,7 +42,7 @@ def source(agent: str, home: str | os.PathLike[str] | None = None) -> SessionSou
     >>> source("codex")
     Traceback (most recent call last):
       ...
-    gemwire.errors.InvalidOptions: the sessions of codex are not supported yet (supported: gemini)
+    gemwire.errors.InvalidOptions: the sessions of codex are not supported yet (supported: gemini, claude)
     """
     make = _SOURCES.get(agent)
     if make is not None:
@@ -78,12 +81,14 @@ def _loaders() -> list[SessionSource]:
     return [make(None) for make in _SOURCES.values()]
 
 
-def load_session(path: str | os.PathLike[str], *, keep_originals: bool = False) -> Conversation:
+def load_session(
+    path: str | os.PathLike[str], *, keep_originals: bool = False
+) -> Conversation | ClaudeConversation:
     """Load a session file of any format a registered agent writes, recognised by its start.
 
-    Each source but the default (Gemini's) is shown the file's first 4 KiB; a file none of
-    them recognises is loaded as Gemini's, which reports what is wrong with it in
-    ``problems``. ``keep_originals`` also keeps every message exactly as recorded (for
+    A file named as Gemini names its sessions (``session-…``) is Gemini's; any other is shown
+    to each other source (its first 4 KiB), and one none of them recognises is loaded as
+    Gemini's, which reports what is wrong with it in ``problems``. ``keep_originals`` also keeps every message exactly as recorded (for
     exports), and every message decoded; without it, a message is kept as its recorded line
     (a third of the memory) and decoded whenever ``messages`` or `Conversation.events` reads
     it.
@@ -93,8 +98,10 @@ def load_session(path: str | os.PathLike[str], *, keep_originals: bool = False) 
     """
     default, *others = _loaders()
     chosen = default
-    if others:  # what no other source recognises is the default's to read or report
-        head = _head(Path(path))
+    file = Path(path)
+    # By name first: listing and usage load thousands of Gemini's files, unopened twice.
+    if others and not file.name.startswith(SESSION_FILE_PREFIX):
+        head = _head(file)
         chosen = next((s for s in others if s.recognises(head)), default)
-    # Every registered source loads a Gemini `Conversation` so far.
-    return cast(Conversation, chosen.load(path, keep_originals=keep_originals))
+    # Every registered source loads one of these two.
+    return cast(Conversation | ClaudeConversation, chosen.load(path, keep_originals=keep_originals))

@@ -172,18 +172,19 @@ def test_unpriced_cost_is_null_in_json_and_a_question_mark_in_the_table(home: Pa
 
 
 def test_agent_all_reads_every_source_and_names_them(home: Path) -> None:
+    claude = {"CLAUDE_CONFIG_DIR": str(home / "no-claude-here")}
     code, gemini, _ = usage("--gemini-home", str(home), "--json")
-    code_all, every, _ = usage("--gemini-home", str(home), "--agent", "all", "--json")
+    code_all, every, _ = usage("--gemini-home", str(home), "--agent", "all", "--json", env=claude)
     assert (code, code_all) == (0, 0)
-    assert json.loads(every) == json.loads(gemini)  # Gemini's is the one source so far
-    assert json.loads(every)["agents"] == ["gemini"]
+    # Claude Code saved nothing here: the same rows, read from both agents.
+    assert json.loads(every) == {**json.loads(gemini), "agents": ["gemini", "claude"]}
 
 
-@pytest.mark.parametrize("agent", ["claude", "codex", "qwen", "opencode"])
+@pytest.mark.parametrize("agent", ["codex", "qwen", "opencode"])
 def test_an_agent_without_a_source_is_a_usage_error(home: Path, agent: str) -> None:
     code, out, err = usage("--gemini-home", str(home), "--agent", agent)
     assert (code, out) == (2, "")
-    assert f"the sessions of {agent} are not supported yet (supported: gemini)" in err
+    assert f"the sessions of {agent} are not supported yet (supported: gemini, claude)" in err
 
 
 def test_agent_choices_are_the_agents_of_sessions_and_all() -> None:

@@ -20,8 +20,8 @@ from corpus import RECORDINGS
 from hypothesis import given, settings, strategies as st
 
 from gemwire.protocol.gemini_session import RecordReplay
-from gemwire.sessions import load_session, read_session_info
-from gemwire.sessions.gemini import _replay
+from gemwire.sessions import read_session_info
+from gemwire.sessions.gemini import _replay, load_session
 
 RECORDED = sorted(p for p in RECORDINGS.glob("*/*/*/gemini-home/tmp/*/chats/**/*.jsonl"))
 

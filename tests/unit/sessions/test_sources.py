@@ -12,6 +12,7 @@ import pytest
 from gemwire.errors import InvalidOptions
 from gemwire.sessions import (
     AGENTS,
+    ClaudeHome,
     GeminiHome,
     SessionInfo,
     SessionSource,
@@ -23,21 +24,21 @@ from gemwire.sessions import (
 Make = Callable[[str, str], Any]  # conftest.Materialized
 
 
-def test_gemini_is_the_one_source_so_far(tmp_path: Path) -> None:
+def test_gemini_and_claude_are_the_sources_so_far(tmp_path: Path) -> None:
     home: SessionSource = GeminiHome(tmp_path)  # mypy checks GeminiHome against the protocol
     assert home.agent == "gemini"
     assert isinstance(source("gemini", tmp_path), GeminiHome)
     assert source("gemini", tmp_path).home == tmp_path
-    assert [type(s) for s in sources("all", tmp_path)] == [GeminiHome]
+    assert [type(s) for s in sources("all", tmp_path)] == [GeminiHome, ClaudeHome]
     assert sources("claude", home) == [home]  # a source handed in is used as it is
 
 
-@pytest.mark.parametrize("agent", [a for a in AGENTS if a != "gemini"])
+@pytest.mark.parametrize("agent", [a for a in AGENTS if a not in ("gemini", "claude")])
 def test_an_agent_without_a_source_is_not_supported_yet(agent: str) -> None:
     with pytest.raises(InvalidOptions) as caught:
         sources(agent)
     assert str(caught.value) == (
-        f"the sessions of {agent} are not supported yet (supported: gemini)"
+        f"the sessions of {agent} are not supported yet (supported: gemini, claude)"
     )
 
 
