@@ -33,7 +33,7 @@ from typing import Any
 
 import msgspec
 
-from gemwire.sessions import GeminiHome, load_session
+from gemwire.sessions import Conversation, GeminiHome, load_session
 
 RECORDINGS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "gemini" / "0.61.0"
 ROOT = "/bench/project"
@@ -98,7 +98,9 @@ def bare_decode(path: Path) -> int:
 
 
 def load_only(path: Path) -> int:
-    return len(load_session(path).messages)
+    conversation = load_session(path)
+    assert isinstance(conversation, Conversation)  # Gemini's, by its name
+    return len(conversation.messages)
 
 
 def load_and_map(path: Path) -> int:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from gemwire.sessions import load_session, usage
+from gemwire.sessions import Conversation, load_session, usage
 from gemwire.wire.gemini_session import MessageRecord
 
 TESTS = Path(__file__).resolve().parents[1] / "tests"
@@ -57,7 +57,9 @@ def by_day(home: Path) -> int:
 def load_every_file(home: Path) -> int:
     total = 0
     for path in files(home):
-        for message in load_session(path).messages:
+        conversation = load_session(path)
+        assert isinstance(conversation, Conversation)  # every file here is Gemini's
+        for message in conversation.messages:
             if isinstance(message, MessageRecord) and message.tokens:
                 total += message.tokens.total
     return total

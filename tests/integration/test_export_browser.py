@@ -21,7 +21,8 @@ import pytest
 from corpus import RECORDINGS
 
 from gemwire.events import ToolCallFinished
-from gemwire.sessions import load_session, to_html
+from gemwire.sessions import to_html
+from gemwire.sessions.gemini import load_session
 
 SESSIONS = sorted(
     p

@@ -23,7 +23,8 @@ from gemwire.cli.view import View
 from gemwire.errors import GemwireError
 from gemwire.events import Event, Notice, SessionStarted, TurnCompleted, encode_event
 from gemwire.protocol.gemini_json import ErrorDocumentScanner, decode_json_output
-from gemwire.sessions import load_session, read_session_info, to_unified_messages
+from gemwire.sessions import read_session_info, to_unified_messages
+from gemwire.sessions.gemini import load_session
 
 # tests/hostile.py: on sys.path through tests/conftest.py (pytest's rootdir-based import).
 STREAMS = list(RECORDINGS.glob("*/*/stream-json/run-*.stdout"))

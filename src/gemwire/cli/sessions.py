@@ -1,7 +1,8 @@
-"""``gemwire sessions list|show|export``: saved Gemini sessions from the command line.
+"""``gemwire sessions list|show|export``: saved agent sessions from the command line.
 
-Exit status: 0 done; 1 no such session, the file cannot be read, or it is not a Gemini
-session; 2 usage error. Everything shown to a person goes through `terminal_safe`; an export
+``--agent`` picks whose (default ``gemini``; ``all``: every agent gemwire reads the sessions
+of). Exit status: 0 done; 1 no such session, the file cannot be read, or it is not a session;
+2 usage error, or an agent whose sessions gemwire does not read yet. Everything shown to a person goes through `terminal_safe`; an export
 written to a terminal too (JSON lines stay the same JSON: what a terminal would act on is
 escaped as ``\\uXXXX``).
 """
@@ -19,9 +20,33 @@ from gemwire.cli.options import output_options
 from gemwire.cli.safe_text import terminal_safe, terminal_safe_json
 
 if TYPE_CHECKING:  # the sessions stack loads when a command runs (a fast `gemwire --help`)
-    from gemwire.sessions import Conversation, GeminiHome, SessionInfo
+    from gemwire.sessions import ClaudeConversation, Conversation, SessionInfo, SessionSource
 
-__all__ = ("sessions",)
+__all__ = ("agent_option", "agent_sources", "sessions")
+
+# gemwire.sessions' AGENTS, spelled out for the same reason (a test keeps them equal).
+AGENT_CHOICES = ("gemini", "claude", "codex", "qwen", "opencode", "all")
+
+agent_option = click.option(
+    "--agent",
+    type=click.Choice(AGENT_CHOICES),
+    default="gemini",
+    show_default=True,
+    help="Whose saved sessions: one agent's, or all (every agent gemwire reads).",
+)
+
+
+def agent_sources(agent: str, gemini_home: str | None) -> list[SessionSource]:
+    """The sources ``--agent`` names; ``--gemini-home`` is Gemini's home, the others find
+    theirs as their agent does. An agent gemwire cannot read yet is a usage error."""
+    from gemwire.errors import InvalidOptions
+    from gemwire.sessions import source, sources
+
+    try:
+        return [source(s.agent, gemini_home) if s.agent == "gemini" else s for s in sources(agent)]
+    except InvalidOptions as exc:
+        raise click.UsageError(terminal_safe(str(exc))) from exc
+
 
 _home_option = click.option(
     "--gemini-home",
@@ -37,28 +62,33 @@ _project_option = click.option(
 
 @click.group()
 def sessions() -> None:
-    """List, show and export saved Gemini sessions (any format Gemini CLI wrote).
+    """List, show and export saved sessions (any format Gemini CLI wrote).
 
     \b
     gemwire sessions list
+    gemwire sessions list --agent all --all-projects
     gemwire sessions show latest
     gemwire sessions export 2 --format claude -o chat.jsonl
     """
 
 
-def _find(home: GeminiHome, ref: str, project: str | None) -> SessionInfo:
-    """``home.find``; a session file named on the command line may also lie outside the
-    home (a copy, an attachment): pointing at it is the user's explicit choice."""
+def _find(homes: list[SessionSource], ref: str, project: str | None) -> SessionInfo:
+    """``find`` in each home, the first that knows ``ref``; a session file named on the
+    command line may also lie outside them (a copy, an attachment): pointing at it is the
+    user's explicit choice."""
     from gemwire.errors import SessionError
     from gemwire.sessions import read_session_info
 
-    try:
+    first: SessionError | None = None
+    for home in homes:
         try:
             return home.find(ref, project)
-        except SessionError:
-            if not (_names_a_file(ref) and os.path.isfile(ref)):
-                raise
-            return read_session_info(ref)
+        except SessionError as exc:
+            first = first or exc
+    try:
+        if not (_names_a_file(ref) and os.path.isfile(ref)):
+            raise first or SessionError(f"no session {ref}")
+        return read_session_info(ref)
     except SessionError as exc:
         raise click.ClickException(terminal_safe(str(exc))) from exc
 
@@ -67,10 +97,10 @@ def _names_a_file(ref: str) -> bool:
     return os.sep in ref or ref.endswith((".json", ".jsonl"))
 
 
-def _load(path: str, *, keep_originals: bool = False) -> Conversation:
+def _load(path: str, *, keep_originals: bool = False) -> Conversation | ClaudeConversation:
     """The session at ``path``; a file that is not one (empty, binary, cut short) is an error."""
     from gemwire.errors import SessionError
-    from gemwire.sessions import load_session
+    from gemwire.sessions import ClaudeConversation, load_session
 
     try:
         conversation = load_session(path, keep_originals=keep_originals)
@@ -81,7 +111,8 @@ def _load(path: str, *, keep_originals: bool = False) -> Conversation:
         # Each different reason once: a text file has the same one on every line.
         why = "; ".join(dict.fromkeys(p.message for p in problems[:3])) or "no session id"
         more = f" (and {len(problems) - 3} more problems)" if len(problems) > 3 else ""
-        raise click.ClickException(terminal_safe(f"{path} is not a Gemini session: {why}{more}"))
+        whose = "Claude Code" if isinstance(conversation, ClaudeConversation) else "Gemini"
+        raise click.ClickException(terminal_safe(f"{path} is not a {whose} session: {why}{more}"))
     return conversation
 
 
@@ -100,26 +131,31 @@ def _title(info: SessionInfo) -> str:
 
 
 @sessions.command("list")
+@agent_option
 @_home_option
 @_project_option
 @click.option("--all-projects", is_flag=True, help="Every project in the Gemini home.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per session and line.")
-def list_(gemini_home: str | None, project: str | None, all_projects: bool, as_json: bool) -> None:
-    """The sessions `gemini --resume` offers, numbered as it numbers them."""
+def list_(
+    agent: str, gemini_home: str | None, project: str | None, all_projects: bool, as_json: bool
+) -> None:
+    """The sessions an agent would resume (`gemini --resume`), numbered as it numbers them."""
     import msgspec
-
-    from gemwire.sessions import GeminiHome
 
     if all_projects and project:
         raise click.UsageError("--project and --all-projects exclude each other")
-    home = GeminiHome(gemini_home)
-    found = home.all_sessions() if all_projects else home.sessions(project)
+    found = [
+        info
+        for home in agent_sources(agent, gemini_home)
+        for info in (home.all_sessions() if all_projects else home.sessions(project))
+    ]
     out = sys.stdout
     for info in found:
         if as_json:
             sys.stdout.buffer.write(msgspec.json.encode(_json_safe(info)) + b"\n")
             continue
-        where = f"{info.project or '?'}  " if all_projects else ""
+        where = f"{info.agent}  " if agent == "all" else ""
+        where += f"{info.project or '?'}  " if all_projects else ""
         count = f"{info.messages} messages" + (
             f", {len(info.subagents)} subagents" if info.subagents else ""
         )
@@ -131,11 +167,13 @@ def list_(gemini_home: str | None, project: str | None, all_projects: bool, as_j
 
 @sessions.command()
 @click.argument("ref")
+@agent_option
 @_home_option
 @_project_option
 @output_options
 def show(
     ref: str,
+    agent: str,
     gemini_home: str | None,
     project: str | None,
     as_json: bool,
@@ -150,9 +188,9 @@ def show(
     from gemwire._normalize.masking import Masker, known_secrets
     from gemwire.cli.live import LiveOutput, open_output
     from gemwire.events import Event, SessionStarted
-    from gemwire.sessions import GeminiHome, load_session, nested_events, subagent_files
+    from gemwire.sessions import Conversation, load_session, nested_events, subagent_files
 
-    info = _find(GeminiHome(gemini_home), ref, project)
+    info = _find(agent_sources(agent, gemini_home), ref, project)
     conversation = _load(info.path)
     output = open_output(
         as_json=as_json, quiet=quiet, verbose=verbose, cwd=info.project, timed=False
@@ -173,6 +211,11 @@ def show(
 
     with output:
         header(f"# {info.path}")
+        if not isinstance(conversation, Conversation):  # no subagents linked yet
+            for event in conversation.events(cwd=info.project):
+                show_event(event)
+            output.close()
+            return
         for event in nested_events(conversation, cwd=info.project):
             if isinstance(event, SessionStarted) and event.parent_call_id:
                 header(f"\n# subagent {event.session_id} (call {event.parent_call_id})")
@@ -188,23 +231,34 @@ def show(
 
 
 def _lines(
-    conversation: Conversation, cwd: str | None, fmt: str, prices: str | None
+    conversation: Conversation | ClaudeConversation, cwd: str | None, fmt: str, prices: str | None
 ) -> Iterator[bytes]:
     import msgspec
 
     from gemwire._normalize.masking import Masker, known_secrets
+    from gemwire.errors import InvalidOptions
     from gemwire.events import encode_event
-    from gemwire.sessions import load_prices, to_html, to_markdown, to_unified_messages
+    from gemwire.sessions import (
+        Conversation,
+        load_prices,
+        to_html,
+        to_markdown,
+        to_unified_messages,
+    )
 
-    if fmt in ("html", "markdown"):
-        render = to_html if fmt == "html" else to_markdown
-        table = load_prices(prices)
-        yield render(conversation, cwd=cwd, prices=table).encode()
-        return
     if fmt == "events":
         masker = Masker(known_secrets(os.environ))  # as the other formats do by default
         for event in conversation.events(cwd=cwd):
             yield encode_event(masker.event(event) if masker else event)
+        return
+    if not isinstance(conversation, Conversation):
+        raise InvalidOptions(
+            f"--format {fmt} of a Claude Code session is not supported yet (--format events is)"
+        )
+    if fmt in ("html", "markdown"):
+        render = to_html if fmt == "html" else to_markdown
+        table = load_prices(prices)
+        yield render(conversation, cwd=cwd, prices=table).encode()
         return
     message: dict[str, Any]
     for message in to_unified_messages(conversation.messages, conversation.originals):
@@ -213,6 +267,7 @@ def _lines(
 
 @sessions.command()
 @click.argument("ref")
+@agent_option
 @_home_option
 @_project_option
 @click.option(
@@ -232,6 +287,7 @@ def _lines(
 @click.option("-o", "--output", type=click.File("wb"), default="-", help="Write here (- stdout).")
 def export(
     ref: str,
+    agent: str,
     gemini_home: str | None,
     project: str | None,
     fmt: str,
@@ -244,9 +300,8 @@ def export(
     gemwire sessions export latest --format html -o session.html
     """
     from gemwire.errors import InvalidOptions, SessionError
-    from gemwire.sessions import GeminiHome
 
-    info = _find(GeminiHome(gemini_home), ref, project)
+    info = _find(agent_sources(agent, gemini_home), ref, project)
     conversation = _load(info.path, keep_originals=fmt == "claude")
     lines = _lines(conversation, info.project, fmt, prices)
     if _is_terminal(output):

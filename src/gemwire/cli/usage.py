@@ -1,4 +1,4 @@
-"""``gemwire usage``: tokens and estimated cost of the saved sessions of a Gemini home.
+"""``gemwire usage``: tokens and estimated cost of saved sessions (``--agent``: whose).
 
 Exit status: 0 done; 2 usage error (a bad date, or a price file that cannot be read).
 Model names, project paths and session ids come from session files: what is shown of them
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 from gemwire.cli.safe_text import terminal_safe
+from gemwire.cli.sessions import agent_option, agent_sources
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -72,6 +73,7 @@ def _when(ctx: click.Context, param: click.Parameter, value: str | None) -> date
 
 
 @click.command()
+@agent_option
 @click.option(
     "--gemini-home",
     type=click.Path(file_okay=False),
@@ -102,6 +104,7 @@ def _when(ctx: click.Context, param: click.Parameter, value: str | None) -> date
 )
 @click.option("--json", "as_json", is_flag=True, help="The report as one JSON document.")
 def usage(
+    agent: str,
     gemini_home: str | None,
     by: str,
     since: date | None,
@@ -110,7 +113,7 @@ def usage(
     prices: str | None,
     as_json: bool,
 ) -> None:
-    """Tokens and estimated cost of your saved Gemini sessions.
+    """Tokens and estimated cost of your saved sessions (Gemini's, or --agent's).
 
     Every cost is an estimate from a dated price table (see --prices and docs/sessions.md).
 
@@ -131,7 +134,7 @@ def usage(
     except InvalidOptions as exc:
         raise click.UsageError(terminal_safe(str(exc))) from exc
     report = collect(
-        gemini_home,
+        agent_sources(agent, gemini_home),
         by=by,  # type: ignore[arg-type]  # one of _GROUPINGS, checked by click
         since=since,
         until=until,
@@ -178,8 +181,11 @@ def show_report(console: Console, report: UsageReport) -> None:
     if not report.rows:
         console.print("No model responses found in the saved sessions.")
         return
+    from gemwire.sessions import AGENT_NAMES
+
+    whose = " + ".join(AGENT_NAMES.get(agent, agent) for agent in report.agents) or "Session"
     table = Table(
-        title=f"Gemini usage by {report.by} (cost is an estimate)",
+        title=f"{whose} usage by {report.by} (cost is an estimate)",
         title_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,

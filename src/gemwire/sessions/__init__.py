@@ -1,4 +1,4 @@
-"""Saved Gemini sessions: find, list, load and export them (local files only, synchronous).
+"""Saved agent sessions: find, list, load and export them (local files only, synchronous).
 
     >>> from gemwire.sessions import GeminiHome
     >>> home = GeminiHome("/nonexistent")   # default: GEMINI_CLI_HOME, else ~
@@ -12,7 +12,8 @@ normalized events of `gemwire.events`, the same vocabulary a live run streams.
 `to_unified_messages` exports it in the Claude-compatible form, `to_html` and `to_markdown`
 as a transcript to read or share, `nested_events` puts each
 subagent's events after the call that ran it, and `usage` adds up tokens and estimated cost
-across a home. See docs/sessions.md.
+across a home. Each agent's sessions are a `SessionSource` (`source("gemini")` is a
+`GeminiHome`; other agents are not supported yet). See docs/sessions.md.
 """
 
 from __future__ import annotations
@@ -20,25 +21,36 @@ from __future__ import annotations
 from gemwire.protocol.gemini_messages import RawMessage, SessionMessage
 from gemwire.protocol.gemini_session import Problem
 from gemwire.sessions._export import claude_tool, to_unified_messages
-from gemwire.sessions._files import (
-    Conversation,
-    SessionInfo,
-    load_session,
-    read_session_info,
-    short_id_of,
-)
-from gemwire.sessions._home import GeminiHome, Project, project_hash
 from gemwire.sessions._html import to_html
 from gemwire.sessions._markdown import to_markdown
-from gemwire.sessions._resume_stubs import remove_resume_stubs
-from gemwire.sessions._subagents import nested_events, parent_call, subagent_files
+from gemwire.sessions._registry import load_session, source, sources
+from gemwire.sessions._source import AGENT_NAMES, AGENTS, Agent, LoadedSession, SessionSource
+from gemwire.sessions._summary import SessionInfo, short_id_of
 from gemwire.sessions._usage import GROUPINGS, UsageReport, UsageRow, usage
+from gemwire.sessions.claude import ClaudeConversation, ClaudeHome
+from gemwire.sessions.gemini import (
+    Conversation,
+    GeminiHome,
+    Project,
+    nested_events,
+    parent_call,
+    project_hash,
+    read_session_info,
+    remove_resume_stubs,
+    subagent_files,
+)
 from gemwire.sessions.pricing import ModelPrice, PriceTable, load_prices
 
 __all__ = (
+    "AGENTS",
+    "AGENT_NAMES",
     "GROUPINGS",
+    "Agent",
+    "ClaudeConversation",
+    "ClaudeHome",
     "Conversation",
     "GeminiHome",
+    "LoadedSession",
     "ModelPrice",
     "PriceTable",
     "Problem",
@@ -46,6 +58,7 @@ __all__ = (
     "RawMessage",
     "SessionInfo",
     "SessionMessage",
+    "SessionSource",
     "UsageReport",
     "UsageRow",
     "claude_tool",
@@ -57,6 +70,8 @@ __all__ = (
     "read_session_info",
     "remove_resume_stubs",
     "short_id_of",
+    "source",
+    "sources",
     "subagent_files",
     "to_html",
     "to_markdown",

@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterable
 from html import escape
 
-from gemwire.sessions._files import Conversation
 from gemwire.sessions._transcript import Card, Text, Transcript, build_transcript
+from gemwire.sessions.gemini import Conversation
 from gemwire.sessions.pricing import PriceTable
 
 __all__ = ("cost_label", "render_html", "to_html")

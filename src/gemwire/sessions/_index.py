@@ -25,7 +25,7 @@ from pathlib import Path
 import msgspec
 
 from gemwire.protocol._undecodable import UNDECODABLE
-from gemwire.sessions._files import SessionInfo
+from gemwire.sessions._summary import SessionInfo
 
 __all__ = ("ListingIndex", "stamp_of")
 

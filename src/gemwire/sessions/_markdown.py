@@ -12,9 +12,9 @@ import json
 import re
 from collections.abc import Iterable
 
-from gemwire.sessions._files import Conversation
 from gemwire.sessions._html import cost_label
 from gemwire.sessions._transcript import Card, Text, Transcript, build_transcript
+from gemwire.sessions.gemini import Conversation
 from gemwire.sessions.pricing import PriceTable
 
 __all__ = ("render_markdown", "to_markdown")

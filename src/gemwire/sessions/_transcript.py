@@ -28,8 +28,7 @@ from gemwire.events import (
     UsageReported,
     UserMessage,
 )
-from gemwire.sessions._files import Conversation
-from gemwire.sessions._subagents import nested_events
+from gemwire.sessions.gemini import Conversation, nested_events
 from gemwire.sessions.pricing import PriceTable, load_prices, model_usage_cost
 
 __all__ = ("Card", "Text", "Transcript", "TranscriptUsage", "build_transcript", "export_masker")

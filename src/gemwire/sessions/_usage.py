@@ -1,4 +1,4 @@
-"""Token usage and estimated cost across the saved sessions of a Gemini home.
+"""Token usage and estimated cost across the saved sessions of a home, agent by agent.
 
     >>> from gemwire.sessions import usage
     >>> report = usage("/nonexistent", by="day")
@@ -11,28 +11,21 @@ day, ISO week, month, model, project or session, and prices them with a `PriceTa
 (``cost_usd`` is an **estimate**: see `gemwire.sessions.pricing`). Subagent transcripts count
 towards the session that started them.
 
-Fast on a big home: each file is replayed like `load_session` replays it (upserts, rewinds,
-resumes), but messages are decoded only as far as their id, type, timestamp, model and
-tokens; the rest of each line is skipped, not built. A message recorded in more than one
-file (a resume's files, a project folder Gemini copied to its new layout) counts once.
+Each agent's source (`SessionSource.usage`) says what its files record, fast: messages are
+decoded only as far as usage needs (`gemwire.sessions.gemini._usage`); this module dates,
+filters, prices and adds up.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from datetime import date, datetime, tzinfo
-from pathlib import Path
 from typing import Any, Literal
 
 import msgspec
-from msgspec import UNSET, UnsetType
 
-from gemwire.errors import SessionError
-from gemwire.sessions._files import _replay
-from gemwire.sessions._home import GeminiHome, Project, _is_dir, _session_paths
+from gemwire.sessions._registry import Home, sources
+from gemwire.sessions._source import Tokens, UsageTally
 from gemwire.sessions.pricing import PriceTable, load_prices
-from gemwire.wire.gemini_session import SESSION_FILE_PREFIX, TokensSummary
 
 __all__ = ("GROUPINGS", "UsageReport", "UsageRow", "usage")
 
@@ -40,16 +33,6 @@ Grouping = Literal["day", "week", "month", "model", "project", "session"]
 GROUPINGS: tuple[Grouping, ...] = ("day", "week", "month", "model", "project", "session")
 
 _UNKNOWN_MODEL = "(unknown model)"
-
-
-class _UsageMessage(msgspec.Struct, frozen=True, kw_only=True, gc=False):
-    """What usage needs of a message record; everything else on the line is skipped."""
-
-    id: str
-    type: Any = None
-    timestamp: Any = None
-    tokens: TokensSummary | UnsetType | None = UNSET
-    model: Any = None
 
 
 class UsageRow(msgspec.Struct, frozen=True, kw_only=True):
@@ -83,6 +66,8 @@ class UsageReport(msgspec.Struct, frozen=True, kw_only=True):
     files: int
     problems: int
     """Lines or files skipped as unreadable (what `load_session` reports as problems)."""
+    agents: list[str] = []
+    """The agents whose sessions were read (``gemini``, …)."""
     estimate: bool = True
     """Always true: every cost is an estimate from the price table."""
     prices_as_of: str
@@ -101,23 +86,6 @@ class _Entry(msgspec.Struct, frozen=True, gc=False, array_like=True):
     tool: int
     total: int
     cost: float | None
-
-
-def _files(projects: list[Project]) -> Iterator[tuple[Project, Path, str | None]]:
-    """Every session file: (project, path, parent session id for subagents)."""
-    for project in projects:
-        try:
-            entries = sorted(os.scandir(project.chats_dir), key=lambda e: e.name)
-        except OSError:
-            continue
-        for entry in entries:
-            if _is_dir(entry):
-                for path in _session_paths(Path(entry.path)):
-                    yield project, path, entry.name
-            elif entry.name.startswith(SESSION_FILE_PREFIX) and entry.name.endswith(
-                (".json", ".jsonl")
-            ):
-                yield project, Path(entry.path), None
 
 
 def _day(timestamp: Any, tz: tzinfo | None, cache: dict[str, date]) -> date | None:
@@ -184,15 +152,10 @@ def _within(
     return (since is None or moment >= since) and (until is None or moment <= until)
 
 
-def _matches(project: Project, wanted: str) -> bool:
-    if wanted == project.id:
-        return True
-    return project.root is not None and os.path.realpath(wanted) == project.root
-
-
 def usage(
-    home: GeminiHome | str | os.PathLike[str] | None = None,
+    home: Home = None,
     *,
+    agent: str = "gemini",
     by: Grouping = "day",
     since: Bound | None = None,
     until: Bound | None = None,
@@ -200,11 +163,12 @@ def usage(
     prices: PriceTable | None = None,
     tz: tzinfo | None = None,
 ) -> UsageReport:
-    """Tokens and estimated cost of every model response saved in a Gemini home.
+    """Tokens and estimated cost of every model response saved in a home.
 
     Args:
-        home: a `GeminiHome` or the folder holding ``.gemini`` (default: ``GEMINI_CLI_HOME``,
-            else ``~``).
+        home: a source (a `GeminiHome`) or a list of them, or the folder holding the agents'
+            folders (``.gemini``, …); default: each agent's own (``GEMINI_CLI_HOME``, else ``~``).
+        agent: whose sessions: ``gemini``, …, or ``all`` (every agent gemwire reads).
         by: how rows are grouped; days, weeks (ISO, ``2026-W47``) and months in order,
             the rest by cost, then name.
         since: first day counted (inclusive), in ``tz``; or, as a `datetime`, the first
@@ -214,70 +178,54 @@ def usage(
         prices: the price table (default: gemwire's own, `load_prices`).
         tz: the time zone days are counted in (default: this machine's).
     """
-    gemini = home if isinstance(home, GeminiHome) else GeminiHome(home)
     table = prices if prices is not None else load_prices()
-    projects = [p for p in gemini.projects() if project is None or _matches(p, project)]
+    tally = UsageTally()
     entries: list[_Entry] = []
-    seen: set[tuple[str, str]] = set()
     days: dict[str, date] = {}
     priced: dict[str, bool] = {}
-    files = problems = 0
     since_day, since_at = _bound(since, tz)
     until_day, until_at = _bound(until, tz)
     moments = since_at is not None or until_at is not None
-    for folder, path, parent in _files(projects):
-        files += 1
-        try:
-            replay, _ = _replay(path, summary=False, message_type=_UsageMessage)
-        except SessionError:
-            problems += 1
-            continue
-        problems += len(replay.problems)
-        meta = replay.metadata
-        own = meta.get("sessionId")
-        own = own if isinstance(own, str) else str(path)
-        session = parent or own
-        start = meta.get("startTime")
-        where = folder.root or folder.id
-        for message in replay.messages:
-            tokens = getattr(message, "tokens", None)
-            if not tokens or message.type != "gemini" or (own, message.id) in seen:
-                continue
-            seen.add((own, message.id))
-            day = _day(message.timestamp, tz, days) or _day(start, tz, days)
-            if day is None or (since_day and day < since_day) or (until_day and day > until_day):
-                continue
-            # Only a response on a moment's day is placed against it (a rare, slower path).
-            if moments and day in (since_day, until_day):
-                stamp = message.timestamp if _day(message.timestamp, tz, days) else start
-                if not _within(stamp, since_at, until_at, tz):
+    chosen = sources(agent, home)
+    for source in chosen:
+        for where, session, start, responses in source.usage(project, tally):
+            for timestamp, recorded_model, tokens, thoughts, tool in responses:
+                day = _day(timestamp, tz, days) or _day(start, tz, days)
+                if (
+                    day is None
+                    or (since_day and day < since_day)
+                    or (until_day and day > until_day)
+                ):
                     continue
-            model = message.model if isinstance(message.model, str) else _UNKNOWN_MODEL
-            thoughts = tokens.thoughts or 0
-            tool = tokens.tool or 0
-            entries.append(
-                _Entry(
-                    day,
-                    model,
-                    where,
-                    session,
-                    tokens.input,
-                    tokens.output,
-                    tokens.cached,
-                    thoughts,
-                    tool,
-                    tokens.total,
-                    _cost(table, priced, model, tokens, thoughts, tool),
+                # Only a response on a moment's day is placed against it (a rare, slower path).
+                if moments and day in (since_day, until_day):
+                    stamp = timestamp if _day(timestamp, tz, days) else start
+                    if not _within(stamp, since_at, until_at, tz):
+                        continue
+                model = recorded_model if isinstance(recorded_model, str) else _UNKNOWN_MODEL
+                entries.append(
+                    _Entry(
+                        day,
+                        model,
+                        where,
+                        session,
+                        tokens.input,
+                        tokens.output,
+                        tokens.cached,
+                        thoughts,
+                        tool,
+                        tokens.total,
+                        _cost(table, priced, model, tokens, thoughts, tool),
+                    )
                 )
-            )
-    return _report(entries, by, table, files, problems)
+    return _report(entries, by, table, tally, [source.agent for source in chosen])
 
 
 def _cost(
     table: PriceTable,
     known: dict[str, bool],
     model: str,
-    tokens: TokensSummary,
+    tokens: Tokens,
     thoughts: int,
     tool: int,
 ) -> float | None:
@@ -336,7 +284,7 @@ class _Sum:
 
 
 def _report(
-    entries: list[_Entry], by: Grouping, table: PriceTable, files: int, problems: int
+    entries: list[_Entry], by: Grouping, table: PriceTable, tally: UsageTally, agents: list[str]
 ) -> UsageReport:
     groups: dict[str, _Sum] = {}
     total = _Sum()
@@ -359,8 +307,9 @@ def _report(
         rows=rows,
         total=total.row("total"),
         sessions=len(sessions),
-        files=files,
-        problems=problems,
+        files=tally.files,
+        problems=tally.problems,
+        agents=agents,
         prices_as_of=table.as_of,
         prices_source=table.source,
     )

@@ -169,3 +169,26 @@ def test_unpriced_cost_is_null_in_json_and_a_question_mark_in_the_table(home: Pa
     ]
     code, out, _ = usage("--gemini-home", str(home), "--by", "model", "--json", "--project", "x")
     assert json.loads(out)["total"]["cost_usd"] == 0.0  # nothing counted costs nothing
+
+
+def test_agent_all_reads_every_source_and_names_them(home: Path) -> None:
+    claude = {"CLAUDE_CONFIG_DIR": str(home / "no-claude-here")}
+    code, gemini, _ = usage("--gemini-home", str(home), "--json")
+    code_all, every, _ = usage("--gemini-home", str(home), "--agent", "all", "--json", env=claude)
+    assert (code, code_all) == (0, 0)
+    # Claude Code saved nothing here: the same rows, read from both agents.
+    assert json.loads(every) == {**json.loads(gemini), "agents": ["gemini", "claude"]}
+
+
+@pytest.mark.parametrize("agent", ["codex", "qwen", "opencode"])
+def test_an_agent_without_a_source_is_a_usage_error(home: Path, agent: str) -> None:
+    code, out, err = usage("--gemini-home", str(home), "--agent", agent)
+    assert (code, out) == (2, "")
+    assert f"the sessions of {agent} are not supported yet (supported: gemini, claude)" in err
+
+
+def test_agent_choices_are_the_agents_of_sessions_and_all() -> None:
+    from gemwire.cli.sessions import AGENT_CHOICES
+    from gemwire.sessions import AGENTS
+
+    assert (*AGENTS, "all") == AGENT_CHOICES

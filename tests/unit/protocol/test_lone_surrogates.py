@@ -28,7 +28,8 @@ from gemwire.protocol.gemini_json import (
 )
 from gemwire.protocol.gemini_session import Problem, RecordReplay, legacy_record
 from gemwire.protocol.jsonrpc import JsonRpcConnection, Request
-from gemwire.sessions import load_session, read_session_info
+from gemwire.sessions import read_session_info
+from gemwire.sessions.gemini import load_session
 from gemwire.wire import acp
 from gemwire.wire.gemini_json import JsonOutput
 from gemwire.wire.gemini_stream import MessageEvent

@@ -10,7 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from gemwire.cli import main
-from gemwire.sessions import load_session, to_html, to_markdown, to_unified_messages
+from gemwire.sessions import to_html, to_markdown, to_unified_messages
+from gemwire.sessions.gemini import load_session
 
 KEY = "sk-ant-api03-FAKE0123456789abcdef"
 TOKEN = "ghp_FAKE0123456789abcdefABCDEF"

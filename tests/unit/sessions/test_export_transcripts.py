@@ -9,8 +9,9 @@ from typing import Any
 from click.testing import CliRunner
 
 from gemwire.cli import main
-from gemwire.sessions import ModelPrice, PriceTable, load_session, to_html, to_markdown
+from gemwire.sessions import ModelPrice, PriceTable, to_html, to_markdown
 from gemwire.sessions._transcript import Card, build_transcript
+from gemwire.sessions.gemini import load_session
 
 PRICES = PriceTable(
     as_of="2026-11-01",

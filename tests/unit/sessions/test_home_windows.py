@@ -10,7 +10,7 @@ import hashlib
 
 from hypothesis import given, strategies as st
 
-from gemwire.sessions._home import project_hash, registry_key
+from gemwire.sessions.gemini._home import project_hash, registry_key
 
 
 def test_windows_keys_fold_the_drive_letter_and_the_case() -> None:

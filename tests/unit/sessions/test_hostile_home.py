@@ -19,14 +19,14 @@ from gemwire.events import UserMessage
 from gemwire.sessions import (
     GeminiHome,
     Problem,
-    load_session,
     nested_events,
     read_session_info,
     subagent_files,
     to_html,
     usage,
 )
-from gemwire.sessions._files import MAX_SESSION_BYTES
+from gemwire.sessions._reading import MAX_SESSION_BYTES
+from gemwire.sessions.gemini import load_session
 
 SESSION_ID = "0a1b2c3d-0000-4000-8000-000000000001"
 

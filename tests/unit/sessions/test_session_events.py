@@ -18,7 +18,8 @@ from gemwire.events import (
     ToolCallFinished,
     UsageReported,
 )
-from gemwire.sessions import GeminiHome, claude_tool, load_session, to_unified_messages
+from gemwire.sessions import GeminiHome, claude_tool, to_unified_messages
+from gemwire.sessions.gemini import load_session
 
 Make = Callable[[str, str], Any]  # conftest.Materialized
 

@@ -20,7 +20,8 @@ from corpus import RECORDINGS
 from hypothesis import given, settings, strategies as st
 
 from gemwire.protocol.gemini_session import RecordReplay
-from gemwire.sessions import _files, load_session, read_session_info
+from gemwire.sessions import read_session_info
+from gemwire.sessions.gemini import _replay, load_session
 
 RECORDED = sorted(p for p in RECORDINGS.glob("*/*/*/gemini-home/tmp/*/chats/**/*.jsonl"))
 
@@ -58,10 +59,10 @@ def assert_same(path: Path) -> None:
     assert info.resumable == (summary.resumable and summary.metadata.get("kind") != "subagent")
 
 
-@pytest.mark.parametrize("block", [1, 64, _files._BLOCK])
+@pytest.mark.parametrize("block", [1, 64, _replay._BLOCK])
 @pytest.mark.parametrize("path", RECORDED, ids=lambda p: str(p.relative_to(RECORDINGS)))
 def test_recorded_sessions_load_the_same_on_both_paths(path: Path, block: int) -> None:
-    with mock.patch.object(_files, "_BLOCK", block):
+    with mock.patch.object(_replay, "_BLOCK", block):
         assert_same(path)
 
 
@@ -123,7 +124,7 @@ def test_generated_files_load_the_same_on_both_paths(
     import tempfile
 
     header = encode({"sessionId": "s-1", "projectHash": "h", "startTime": "t"}, 0)
-    with tempfile.TemporaryDirectory() as tmp, mock.patch.object(_files, "_BLOCK", block):
+    with tempfile.TemporaryDirectory() as tmp, mock.patch.object(_replay, "_BLOCK", block):
         path = Path(tmp) / "synthetic.jsonl"
         path.write_bytes(b"\n".join([header, *lines]) + b"\n" + tail)
         assert_same(path)

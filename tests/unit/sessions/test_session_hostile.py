@@ -15,7 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from gemwire.cli import main
-from gemwire.sessions import GeminiHome, Problem, RawMessage, load_session, read_session_info
+from gemwire.sessions import GeminiHome, Problem, RawMessage, read_session_info
+from gemwire.sessions.gemini import load_session
 
 Make = Callable[[str, str], Any]  # conftest.Materialized
 HEADER = {"sessionId": "s-1", "projectHash": "h", "startTime": "2026-01-01T00:00:00Z"}

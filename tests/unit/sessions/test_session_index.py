@@ -13,8 +13,9 @@ from unittest import mock
 import msgspec
 import pytest
 
-from gemwire.sessions import GeminiHome, SessionInfo, _home, _index, read_session_info
+from gemwire.sessions import GeminiHome, SessionInfo, _index, read_session_info
 from gemwire.sessions._index import ListingIndex
+from gemwire.sessions.gemini import _home
 
 Make = Callable[..., Any]  # conftest.Materialized
 

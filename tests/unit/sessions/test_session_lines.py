@@ -11,7 +11,8 @@ from typing import Any
 
 from gemwire.events import Notice, Unknown
 from gemwire.protocol.gemini_messages import Messages
-from gemwire.sessions import Problem, RawMessage, load_session
+from gemwire.sessions import Problem, RawMessage
+from gemwire.sessions.gemini import load_session
 from gemwire.wire.gemini_session import MessageRecord
 
 RECORDED = next(

@@ -14,7 +14,8 @@ from hostile import texts
 from hypothesis import given, strategies as st
 
 from gemwire.events import Notice, Unknown, UserMessage
-from gemwire.sessions import RawMessage, load_session, read_session_info
+from gemwire.sessions import RawMessage, read_session_info
+from gemwire.sessions.gemini import load_session
 from gemwire.wire.gemini_session import MessageRecord
 
 HEADER = {"sessionId": "s-1", "projectHash": "h", "startTime": "2026-01-01T00:00:00.000Z"}

@@ -11,7 +11,8 @@ from click.testing import CliRunner
 
 from gemwire.cli import main
 from gemwire.events import encode_event
-from gemwire.sessions import load_session, nested_events, parent_call, subagent_files
+from gemwire.sessions import nested_events, parent_call, subagent_files
+from gemwire.sessions.gemini import load_session
 
 CALL = "invoke_agent__invoke_agent_1795361673769_0"
 PARENT = "e0a7b10a-a15b-4b15-8c47-3dcc78a05063"

@@ -13,7 +13,8 @@ import msgspec
 import pytest
 
 from gemwire.errors import InvalidOptions
-from gemwire.sessions import load_session, usage
+from gemwire.sessions import usage
+from gemwire.sessions.gemini import load_session
 from gemwire.sessions.pricing import ModelPrice, PriceTable, load_prices
 from gemwire.wire.gemini_session import MessageRecord
 

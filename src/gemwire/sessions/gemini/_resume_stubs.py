@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 
-from gemwire.sessions._home import GeminiHome
+from gemwire.sessions.gemini._home import GeminiHome
 
 __all__ = ("remove_resume_stubs",)
 

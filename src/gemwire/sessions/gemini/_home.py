@@ -25,14 +25,20 @@ import time
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 
 import msgspec
 
 from gemwire.errors import SessionError, SessionNotFound
 from gemwire.protocol._undecodable import UNDECODABLE
-from gemwire.sessions._files import SessionInfo, read_session_info, read_small_file, short_id_of
 from gemwire.sessions._index import ListingIndex, stamp_of
+from gemwire.sessions._reading import is_dir, read_small_file, session_entries
+from gemwire.sessions._source import SessionUsage, UsageTally
+from gemwire.sessions._summary import SessionInfo, short_id_of
+from gemwire.sessions.gemini._conversation import Conversation, load_session, read_session_info
+from gemwire.sessions.gemini._projects import Project
+from gemwire.sessions.gemini._replay import SESSION_SUFFIXES
+from gemwire.sessions.gemini._usage import matches, session_usage
 from gemwire.wire.gemini_session import SESSION_FILE_PREFIX, ProjectRegistryData
 
 __all__ = ("GeminiHome", "Project", "project_hash", "registry_key")
@@ -40,7 +46,6 @@ __all__ = ("GeminiHome", "Project", "project_hash", "registry_key")
 _SLUG = re.compile(r"[a-z0-9-]+")
 _HASH = re.compile(r"[0-9a-f]{64}")
 _PROJECT_ROOT_FILE = ".project_root"
-_SESSION_SUFFIXES = (".json", ".jsonl")
 _SMALL_FILE = 1 << 16  # a .project_root: one path
 _REGISTRY_FILE = 16 << 20  # projects.json: one line per project
 _registry_decoder = msgspec.json.Decoder(ProjectRegistryData)
@@ -72,41 +77,12 @@ def _root(path: str | os.PathLike[str]) -> str:
     return os.path.realpath(os.path.abspath(path))
 
 
-class Project(msgspec.Struct, frozen=True, kw_only=True):
-    """A project folder under ``.gemini/tmp``; ``root`` is its project when known."""
-
-    id: str
-    """The folder's name: a slug or a sha256 hex."""
-    path: str
-    root: str | None
-    layout: Literal["slug", "hash"]
-
-    @property
-    def chats_dir(self) -> str:
-        return os.path.join(self.path, "chats")
-
-
 def _read_text(path: Path) -> str | None:
     data = read_small_file(path, _SMALL_FILE)
     try:
         return None if data is None else data.decode().strip()
     except UnicodeDecodeError:
         return None
-
-
-def _is_dir(entry: os.DirEntry[str]) -> bool:
-    """Whether ``entry`` is a folder (or a link to one); a link that loops or leads nowhere
-    is not (`DirEntry.is_dir` raises for a loop)."""
-    try:
-        return entry.is_dir()
-    except OSError:
-        return False
-
-
-def _named_like_a_session(entry: os.DirEntry[str]) -> bool:
-    """A session file by its name: not a folder; whether it can be read is up to reading it
-    (a FIFO or a device becomes a `Problem` on it, a link loop is left out)."""
-    return entry.name.endswith(_SESSION_SUFFIXES) and not _is_dir(entry)
 
 
 def _time(value: str | None) -> float | None:
@@ -134,7 +110,8 @@ def _start_key(info: SessionInfo) -> float:
 
 
 class GeminiHome:
-    """A Gemini home: its projects, their session files, and ``--resume`` lookups.
+    """A Gemini home: its projects, their session files, and ``--resume`` lookups; Gemini's
+    `SessionSource`.
 
     Args:
         home: the folder holding ``.gemini``; default ``GEMINI_CLI_HOME``, else ``~``.
@@ -143,6 +120,8 @@ class GeminiHome:
     >>> home.sessions("/some/project")
     []
     """
+
+    agent: Final = "gemini"
 
     def __init__(self, home: str | os.PathLike[str] | None = None) -> None:
         chosen = home if home is not None else os.environ.get("GEMINI_CLI_HOME") or Path.home()
@@ -176,7 +155,7 @@ class GeminiHome:
 
     def _folders(self) -> list[str]:
         try:
-            return sorted(e.name for e in os.scandir(self.tmp_dir) if _is_dir(e))
+            return sorted(e.name for e in os.scandir(self.tmp_dir) if is_dir(e))
         except OSError:
             return []
 
@@ -249,14 +228,15 @@ class GeminiHome:
             entries = sorted(os.scandir(chats), key=lambda e: e.name)
         except OSError:
             return []
-        subfolders = {e.name: e.path for e in entries if _is_dir(e)}
+        subfolders = {e.name: e.path for e in entries if is_dir(e)}
         index = ListingIndex(chats) if short_id is None else None
         infos = []
         for entry in entries:
             if not (
                 entry.name.startswith(SESSION_FILE_PREFIX)
                 and (short_id is None or short_id_of(entry.name) == short_id)
-                and _named_like_a_session(entry)
+                and entry.name.endswith(SESSION_SUFFIXES)
+                and not is_dir(entry)
             ):
                 continue
             info = _summary(index, entry, entry.name, project.root)
@@ -265,7 +245,7 @@ class GeminiHome:
             folder = subfolders.get(info.id) if info.id else None
             if folder is not None:
                 subagents = []
-                for sub_entry in _session_entries(folder):
+                for sub_entry in session_entries(folder, SESSION_SUFFIXES):
                     name = f"{info.id}/{sub_entry.name}"
                     sub = _summary(index, sub_entry, name, project.root, info.id)
                     if sub is not None:
@@ -300,7 +280,7 @@ class GeminiHome:
         Raises `SessionNotFound` with Gemini's own wording.
         """
         text = os.fspath(ref).strip()
-        if isinstance(ref, os.PathLike) or os.sep in text or text.endswith(_SESSION_SUFFIXES):
+        if isinstance(ref, os.PathLike) or os.sep in text or text.endswith(SESSION_SUFFIXES):
             return self._by_path(text)
         sessions = self.sessions(root)
         if not sessions:
@@ -330,7 +310,7 @@ class GeminiHome:
         tmp = Path(os.path.realpath(self.tmp_dir))
         if not path.is_relative_to(tmp):
             raise SessionNotFound(f"{text} is not a session file in {self.tmp_dir}")
-        if not (path.exists() and not path.is_dir() and path.name.endswith(_SESSION_SUFFIXES)):
+        if not (path.exists() and not path.is_dir() and path.name.endswith(SESSION_SUFFIXES)):
             raise SessionNotFound(f"no session file at {text}")
         project = self._project_of(path.relative_to(tmp).parts[0])
         chats = tmp / path.relative_to(tmp).parts[0] / "chats"
@@ -351,6 +331,34 @@ class GeminiHome:
         """
         short = session_id[:8]
         return [info for p in self.project_folders(root) for info in self._chats(p, short)]
+
+    # The rest of `SessionSource`: what every agent's sessions answer.
+
+    def recognises(self, head: bytes) -> bool:
+        """Whether a file starting with ``head`` is a Gemini session: its first record, a line
+        (``.jsonl``) or a pretty-printed document (``.json``), starts with ``sessionId``.
+
+        >>> home = GeminiHome("/nonexistent")
+        >>> home.recognises(b'{"sessionId":"1"}'), home.recognises(b'{\\n  "sessionId": "1"')
+        (True, True)
+        >>> home.recognises(b'{"parentUuid":null,"sessionId":"1"}')
+        False
+        """
+        return head.lstrip().removeprefix(b"{").lstrip().startswith(b'"sessionId"')
+
+    def load(self, path: str | os.PathLike[str], *, keep_originals: bool = False) -> Conversation:
+        """`load_session`."""
+        return load_session(path, keep_originals=keep_originals)
+
+    def files(self, info: SessionInfo) -> list[str]:
+        """The session's file, then its subagents' files."""
+        return [info.path, *(sub.path for sub in info.subagents)]
+
+    def usage(self, project: str | None, tally: UsageTally) -> Iterator[SessionUsage]:
+        """Every model response saved in the home (in ``project`` only, when given: its root,
+        or its folder name under ``tmp``)."""
+        projects = [p for p in self.projects() if project is None or matches(p, project)]
+        return session_usage(projects, tally)
 
 
 def _summary(
@@ -388,19 +396,6 @@ def _read(
         return read_session_info(entry.path, project=project, parent_id=parent_id)
     except SessionError:
         return None
-
-
-def _session_entries(folder: str) -> list[os.DirEntry[str]]:
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return []
-    return [e for e in entries if _named_like_a_session(e)]
-
-
-def _session_paths(folder: Path) -> Iterator[Path]:
-    for entry in _session_entries(str(folder)):
-        yield Path(entry.path)
 
 
 def _numbered(files: list[SessionInfo]) -> list[SessionInfo]:

@@ -1,4 +1,4 @@
-"""Subagent transcripts and the parent tool call that ran each of them.
+"""How a Gemini subagent's file and the parent call that ran it name each other.
 
 Gemini CLI 0.61.0 saves a subagent's session (e.g. ``codebase_investigator``) as
 ``chats/<parentSessionId>/<agentSessionId>.json[l]`` (``kind: "subagent"``), and records on
@@ -13,7 +13,7 @@ name (no separator, not ``.``/``..``, no NUL), so a hostile id never reaches ano
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +21,11 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from gemwire.errors import SessionError
-from gemwire.events import Event, ToolCallStarted
-from gemwire.sessions._files import Conversation, _replay, load_session, short_id_of
-from gemwire.sessions._home import _is_dir, _session_paths
-from gemwire.wire.gemini_session import MessageRecord
+from gemwire.sessions._reading import is_dir, session_paths
+from gemwire.sessions._summary import short_id_of
+from gemwire.sessions.gemini._replay import SESSION_SUFFIXES, replay
 
-__all__ = ("nested_events", "parent_call", "subagent_files")
+__all__ = ("agent_calls", "parent_call", "subagent_paths")
 
 
 class _Call(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -42,7 +41,7 @@ class _Calls(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     toolCalls: list[_Call] | UnsetType | None = UNSET
 
 
-def _agent_calls(messages: Iterable[Any]) -> dict[str, str]:
+def agent_calls(messages: Iterable[Any]) -> dict[str, str]:
     """``agentId`` -> the id of the call that ran that subagent."""
     calls = {}
     for message in messages:
@@ -62,15 +61,15 @@ def parent_call(path: str | os.PathLike[str], session_id: str) -> tuple[str, str
     except OSError:
         return None
     for entry in entries:
-        if short_id_of(entry.name) != parent_id[:8] or _is_dir(entry):
+        if short_id_of(entry.name) != parent_id[:8] or is_dir(entry):
             continue
         try:
-            replay, _ = _replay(Path(entry.path), summary=False, message_type=_Calls)
+            replayed, _ = replay(Path(entry.path), summary=False, message_type=_Calls)
         except SessionError:  # a link that loops, say: not the parent
             continue
-        if replay.metadata.get("sessionId") != parent_id:
+        if replayed.metadata.get("sessionId") != parent_id:
             continue
-        call_id = _agent_calls(replay.messages).get(session_id)
+        call_id = agent_calls(replayed.messages).get(session_id)
         if call_id is not None:
             return parent_id, call_id
     return None
@@ -85,28 +84,14 @@ def _folder_name(name: str) -> bool:
     return name not in ("", ".", "..") and "\0" not in name and os.path.basename(name) == name
 
 
-def subagent_files(conversation: Conversation) -> dict[str, Path]:
-    """The call id -> subagent file of every subagent a session's calls ran (files that exist)."""
-    session_id = conversation.session_id
+def subagent_paths(path: str, session_id: str | None, calls: dict[str, str]) -> dict[str, Path]:
+    """The call id -> subagent file of every subagent the calls of the session ``session_id``
+    saved at ``path`` ran (``calls`` as `agent_calls` gives them; files that exist)."""
     if session_id is None or not _folder_name(session_id):
         return {}
-    folder = Path(conversation.path).parent / session_id
-    calls = _agent_calls(m for m in conversation.messages if isinstance(m, MessageRecord))
     files = {}
-    for path in _session_paths(folder):
-        stem = path.name.removesuffix(".jsonl").removesuffix(".json")
+    for sub in session_paths(Path(path).parent / session_id, SESSION_SUFFIXES):
+        stem = sub.name.removesuffix(".jsonl").removesuffix(".json")
         if stem in calls:
-            files[calls[stem]] = path
+            files[calls[stem]] = sub
     return files
-
-
-def nested_events(conversation: Conversation, *, cwd: str | None = None) -> Iterator[Event]:
-    """The session's events, each subagent's right after the call that ran it started.
-
-    A subagent's events carry ``parent_call_id``; a subagent file no call names is left out.
-    """
-    files = subagent_files(conversation)
-    for event in conversation.events(cwd=cwd):
-        yield event
-        if isinstance(event, ToolCallStarted) and event.call_id in files:
-            yield from load_session(files[event.call_id]).events(cwd=cwd)

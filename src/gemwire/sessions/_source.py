@@ -1,0 +1,140 @@
+"""`SessionSource`: what gemwire needs of one agent's saved sessions; one module per agent.
+
+Every agent keeps its sessions its own way (docs/sessions.md); a source hides that behind
+the same few questions: where the agent's home is, which sessions it holds, the events of
+one, its files, and the tokens of each model response. `gemwire.sessions.gemini` is the
+first source; the registry (`gemwire.sessions._registry`) names them by agent.
+
+Shared modules (`_reading`, `_summary`, `_index`, this one) never import a source; a source
+imports only them and the layers below (`lint-imports` checks both).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal, NamedTuple, Protocol
+
+from gemwire.events import Event
+from gemwire.protocol.gemini_session import Problem
+from gemwire.sessions._summary import SessionInfo
+
+__all__ = (
+    "AGENTS",
+    "AGENT_NAMES",
+    "Agent",
+    "LoadedSession",
+    "SessionSource",
+    "SessionUsage",
+    "Tokens",
+    "UsageTally",
+)
+
+Agent = Literal["gemini", "claude", "codex", "qwen", "opencode"]
+AGENTS: tuple[Agent, ...] = ("gemini", "claude", "codex", "qwen", "opencode")
+"""The agents gemwire pins, whose sessions it reads or will read."""
+
+AGENT_NAMES: dict[str, str] = {
+    "gemini": "Gemini",
+    "claude": "Claude Code",
+    "codex": "Codex",
+    "qwen": "Qwen Code",
+    "opencode": "OpenCode",
+}
+"""Each agent as people name it."""
+
+
+class Tokens(Protocol):
+    """The tokens of one model response, as the usage report adds them up."""
+
+    @property
+    def input(self) -> int: ...
+    @property
+    def output(self) -> int: ...
+    @property
+    def cached(self) -> int: ...
+    @property
+    def total(self) -> int: ...
+
+
+class SessionUsage(NamedTuple):
+    """The model responses of one session file, for `gemwire.sessions.usage`.
+
+    ``responses`` yields ``(timestamp, model, tokens, thoughts, tool)`` per response, each
+    counted once across the home: the timestamp and model as recorded (anything not an ISO
+    string or a name is treated as missing), ``thoughts`` and ``tool`` 0 where not recorded.
+    """
+
+    project: str
+    """The project's root, else the agent's name for its folder."""
+    session: str
+    """The id of the session it counts towards (a subagent's: its parent's)."""
+    start: Any
+    """When the session started (ISO), the day of a response without a timestamp."""
+    responses: Iterator[tuple[Any, Any, Tokens, int, int]]
+
+
+class UsageTally:
+    """Files looked at and problems met (lines or files skipped) while collecting usage."""
+
+    __slots__ = ("files", "problems")
+
+    def __init__(self) -> None:
+        self.files = 0
+        self.problems = 0
+
+
+class LoadedSession(Protocol):
+    """A session loaded whole (Gemini's: `Conversation`)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def session_id(self) -> str | None: ...
+    @property
+    def problems(self) -> list[Problem]: ...
+    def events(self, *, cwd: str | None = None) -> Iterator[Event]: ...
+
+
+class SessionSource(Protocol):
+    """One agent's saved sessions, under one home."""
+
+    @property
+    def agent(self) -> Agent: ...
+
+    @property
+    def home(self) -> Path:
+        """The agent's home, found as the agent finds it (its environment variables first)."""
+        ...
+
+    def sessions(self, root: str | os.PathLike[str] | None = None) -> list[SessionInfo]:
+        """One project's sessions (default: the current directory's), in the agent's order."""
+        ...
+
+    def all_sessions(self) -> list[SessionInfo]:
+        """Every project's sessions."""
+        ...
+
+    def find(
+        self, ref: str | os.PathLike[str], root: str | os.PathLike[str] | None = None
+    ) -> SessionInfo:
+        """A session by the agent's own references (an id, ``latest``, …) or by path."""
+        ...
+
+    def recognises(self, head: bytes) -> bool:
+        """Whether a file starting with ``head`` (its first few KiB) is in this agent's format."""
+        ...
+
+    def load(self, path: str | os.PathLike[str], *, keep_originals: bool = False) -> LoadedSession:
+        """The session file at ``path``, loaded whole: a `LoadedSession`."""
+        ...
+
+    def files(self, info: SessionInfo) -> list[str]:
+        """The files a session is kept in: its own, then its subagents'."""
+        ...
+
+    def usage(self, project: str | None, tally: UsageTally) -> Iterator[SessionUsage]:
+        """Every session file's model responses; only ``project``'s (root or folder name)
+        when given."""
+        ...

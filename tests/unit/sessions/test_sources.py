@@ -1,0 +1,112 @@
+"""Sessions by agent: the registry of sources, and which source a file handed in belongs to."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from gemwire.errors import InvalidOptions
+from gemwire.sessions import (
+    AGENTS,
+    ClaudeHome,
+    GeminiHome,
+    SessionInfo,
+    SessionSource,
+    load_session,
+    source,
+    sources,
+)
+
+Make = Callable[[str, str], Any]  # conftest.Materialized
+
+
+def test_gemini_and_claude_are_the_sources_so_far(tmp_path: Path) -> None:
+    home: SessionSource = GeminiHome(tmp_path)  # mypy checks GeminiHome against the protocol
+    assert home.agent == "gemini"
+    assert isinstance(source("gemini", tmp_path), GeminiHome)
+    assert source("gemini", tmp_path).home == tmp_path
+    assert [type(s) for s in sources("all", tmp_path)] == [GeminiHome, ClaudeHome]
+    assert sources("claude", home) == [home]  # a source handed in is used as it is
+
+
+@pytest.mark.parametrize("agent", [a for a in AGENTS if a not in ("gemini", "claude")])
+def test_an_agent_without_a_source_is_not_supported_yet(agent: str) -> None:
+    with pytest.raises(InvalidOptions) as caught:
+        sources(agent)
+    assert str(caught.value) == (
+        f"the sessions of {agent} are not supported yet (supported: gemini, claude)"
+    )
+
+
+def test_an_unknown_agent_is_refused_with_the_choices() -> None:
+    with pytest.raises(InvalidOptions) as caught:
+        source("aider")
+    assert str(caught.value) == (
+        "unknown agent 'aider': one of gemini, claude, codex, qwen, opencode, or all"
+    )
+
+
+@pytest.mark.parametrize(
+    ("head", "gemini"),
+    [
+        (b'{"sessionId":"a","projectHash":"b"}\n', True),
+        (b'{\n  "sessionId": "a",\n', True),
+        (b'  {"sessionId":"a"}', True),
+        # Claude Code's records carry a sessionId too, but never first.
+        (b'{"parentUuid":null,"isSidechain":false,"sessionId":"a"}\n', False),
+        (b'{"type":"session_meta"}\n', False),
+        (b"", False),
+    ],
+)
+def test_gemini_recognises_its_first_record(head: bytes, gemini: bool) -> None:
+    assert GeminiHome("/nonexistent").recognises(head) is gemini
+
+
+def test_a_file_is_loaded_by_the_source_that_recognises_it(materialize: Make) -> None:
+    run = materialize("0.61.0", "plain_answer")
+    [path] = run.session_files()
+    conversation = load_session(path)
+    assert conversation.session_id is not None
+    assert conversation.problems == []
+
+
+def test_a_file_no_source_recognises_is_gemini_s_to_report(tmp_path: Path) -> None:
+    path = tmp_path / "notes.jsonl"
+    path.write_bytes(b'{"hello":1}\n')
+    conversation = load_session(path)
+    assert conversation.session_id is None
+    assert [p.message for p in conversation.problems] == [
+        p.message for p in GeminiHome(tmp_path).load(path).problems
+    ]
+    assert conversation.problems != []
+
+
+def test_every_listed_session_names_its_agent(materialize: Make) -> None:
+    run = materialize("0.61.0", "session_subagent")
+    [info] = GeminiHome(run.home).sessions(run.workspace)
+    assert info.agent == "gemini"
+    assert [sub.agent for sub in info.subagents] == ["gemini"] * len(info.subagents)
+    assert GeminiHome(run.home).files(info) == [info.path, *(s.path for s in info.subagents)]
+
+
+def test_an_index_written_before_summaries_named_their_agent_still_reads() -> None:
+    # The listing index stores SessionInfo as it is: an older entry has no "agent".
+    old = {
+        "id": "s",
+        "path": "/p",
+        "project": None,
+        "format": "jsonl",
+        "kind": "main",
+        "start_time": None,
+        "last_updated": None,
+        "summary": None,
+        "first_prompt": None,
+        "messages": 1,
+        "resumable": True,
+    }
+    info = msgspec.msgpack.decode(msgspec.msgpack.encode(old), type=SessionInfo)
+    assert info.agent == "gemini"
