@@ -31,7 +31,12 @@ from typing import Literal
 import msgspec
 
 from gemwire.errors import AgentNotFound
-from gemwire.runners.discovery import _COMMON_LOCATIONS, package_version
+from gemwire.runners.discovery import (
+    _COMMON_LOCATIONS,
+    common_locations,
+    package_version,
+    shim_command,
+)
 
 __all__ = (
     "AGENTS",
@@ -75,7 +80,8 @@ class AgentSpec(msgspec.Struct, frozen=True, kw_only=True):
     path_env: str | None = None
     """A variable naming its launcher, looked at after the configured command."""
     common_locations: tuple[str, ...] = ()
-    """Install locations looked at last, after ``$PATH``."""
+    """Install locations looked at last, after ``$PATH`` (``~`` and ``*`` patterns, as
+    `discovery.common_locations` takes them)."""
 
     @property
     def configured_env(self) -> str:
@@ -209,12 +215,12 @@ def resolve_agent(
     on_path = shutil.which(spec.executable, path=env.get("PATH"))
     if on_path:
         places.append(("PATH", Path(on_path)))
-    places += [("common location", Path(p).expanduser()) for p in spec.common_locations]
+    places += [("common location", path) for path in common_locations(spec.common_locations)]
     for source, launcher in places:
         if launcher.is_file() and os.access(launcher, os.X_OK):
             return ResolvedAgent(
                 name=spec.name,
-                command=(str(launcher), *spec.args),
+                command=(*shim_command(launcher), *spec.args),  # an npm .cmd: its node script
                 source=source,
                 version=package_version(launcher, spec.package),
             )

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import click
+import msgspec
 import pytest
 from click.testing import CliRunner
 
@@ -163,3 +164,29 @@ def test_cli_agent_not_installed_exits_not_found(
     result = CliRunner().invoke(main, ["acp", "--agent", "codex", "--json", "hi"])
     assert result.exit_code == EXIT_NOT_FOUND
     assert "Codex (codex-acp) not found" in result.output
+
+
+def test_gemini_in_an_nvm_folder_is_found_newest_node_first_and_a_shim_runs_its_script(
+    clis: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The spec's common locations are patterns (nvm's node versions), as find_gemini reads them;
+    # an npm .cmd shim there runs as its node script, never through cmd.exe.
+    nvm = tmp_path / "nvm"
+    for version in ("v20.9.0", "v22.1.0"):
+        launcher = nvm / version / "bin" / "gemini.cmd"
+        launcher.parent.mkdir(parents=True)
+        launcher.write_text('"%_prog%"  "%dp0%\\node_modules\\gemini\\index.js" %*\n')
+        launcher.chmod(0o755)
+        (launcher.parent / "node.exe").write_text("")
+    spec = msgspec.structs.replace(
+        AGENTS["gemini"], common_locations=(str(nvm / "*" / "bin" / "gemini.cmd"),)
+    )
+    monkeypatch.setitem(AGENTS, "gemini", spec)
+    found = resolve_agent("gemini", cwd=str(tmp_path), environ={"PATH": ""})
+    newest = nvm / "v22.1.0" / "bin"
+    assert found.source == "common location"
+    assert found.command == (
+        str(newest / "node.exe"),
+        str(newest / "node_modules" / "gemini" / "index.js"),
+        "--acp",
+    )
