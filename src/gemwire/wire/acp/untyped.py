@@ -30,20 +30,7 @@ METHODS: dict[str, str] = {
 }
 """Schema methods without a name in `AGENT_METHODS` / `CLIENT_METHODS`."""
 
-CAPABILITIES: dict[str, str] = {
-    "AgentCapabilities.auth": "not read yet: gemwire never logs out (issue 25)",
-    "AgentAuthCapabilities.logout": "not read yet: gemwire never logs out (issue 25)",
-    "ClientCapabilities.auth": "not declared: gemwire offers no terminal for a login (issue 25)",
-    "AuthCapabilities.terminal": "not declared: gemwire offers no terminal for a login (issue 25)",
-    "ClientCapabilities.elicitation": "not declared: elicitation is not served (issue 25)",
-    "ElicitationCapabilities.form": "not declared: elicitation is not served (issue 25)",
-    "ElicitationCapabilities.url": "not declared: elicitation is not served (issue 25)",
-    "ClientCapabilities.session": "not declared: its one member is configOptions.boolean "
-    "(issue 25)",
-    "ClientSessionCapabilities.configOptions": "not declared: its one member is boolean (issue 25)",
-    "SessionConfigOptionsCapabilities.boolean": "not declared: config options are kept as "
-    "plain JSON, boolean ones are not typed (issue 25)",
-}
+CAPABILITIES: dict[str, str] = {}
 """Capability members (``<schema type>.<member>``) our capability types do not declare."""
 
 SESSION_UPDATES: dict[str, str] = {}
