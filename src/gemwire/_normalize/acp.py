@@ -17,17 +17,21 @@ row, in docs/acp.md.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import msgspec
 
 from gemwire._normalize.acp_tool_calls import OpenCall, change_of, text_of, unified_diff
 from gemwire._normalize.acp_usage import prompt_usage
 from gemwire._normalize.answer import Answer
+from gemwire._normalize.notices import notice
 from gemwire._normalize.open_calls import close_unreported
 from gemwire.events import (
     Event,
     FileChanged,
     Location,
     MessageDelta,
+    Notice,
     PermissionOption,
     PermissionRequested,
     PermissionResolved,
@@ -58,7 +62,15 @@ _STATE_UPDATES = (
     "config_option_update",
     "session_info_update",
     "usage_update",
+    "compaction_update",
+    "compaction_summary_chunk",
 )
+_SEVERITIES: dict[str, Literal["info", "warning", "error"]] = {
+    "info": "info",
+    "warning": "warning",
+    "error": "error",
+}
+"""A notice's severity; a custom or future one (``_vendor``) reads as ``info``."""
 
 
 def prompt_text(prompt: list[acp.ContentBlock]) -> str:
@@ -156,10 +168,19 @@ class AcpNormalizer:
                     for e in update.entries
                 ]
                 return [PlanUpdated(agent=agent, session_id=sid, entries=entries)]
+            case "notice":
+                return [self._notice(update)]
             case kind if kind in _STATE_UPDATES:
                 data = msgspec.to_builtins(update)
                 return [SessionUpdated(agent=agent, session_id=sid, update=kind, data=data)]
         raise TypeError(f"not a session update kind: {item.kind!r}")
+
+    def _notice(self, update: acp.Notice) -> Notice:
+        severity = _SEVERITIES.get(update.severity, "info")
+        message = (
+            update.title if not update.description else f"{update.title}: {update.description}"
+        )
+        return notice(self._agent, self._session_id, message, severity=severity, source="upstream")
 
     def _close_rejected(self, item: SessionUpdate | UnknownUpdate) -> list[Event]:
         """Finish rejected calls once the agent has moved on without a word about them."""
@@ -192,12 +213,14 @@ class AcpNormalizer:
         call = self._calls[call_id] = OpenCall(update)
         self._answer.tools_called()
         raw_input = update.raw_input
+        # The tool's own name where the agent sends one (unstable upstream), else its kind.
+        name = update.name if isinstance(update.name, str) and update.name else call.kind
         return [
             ToolCallStarted(
                 agent=self._agent,
                 session_id=self._session_id,
                 call_id=call_id,
-                name=call.kind,
+                name=name,
                 kind=call.kind,
                 title=call.title,
                 input=raw_input if isinstance(raw_input, dict) else {},

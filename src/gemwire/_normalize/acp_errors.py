@@ -12,6 +12,10 @@ _AUTH = ("API key not valid", "API_KEY_INVALID", "Authentication required")
 
 # JSON-RPC error codes ACP gives a meaning (plus HTTP statuses, which Gemini CLI uses).
 _CODE_KINDS = {
+    # JSON-RPC's own errors: the two sides do not speak one protocol (e.g. a protocol
+    # version gemwire does not speak, `check_protocol_version`).
+    -32700: "protocol",
+    -32600: "protocol",
     -32000: "auth",  # ACP auth_required
     # ACP resource_not_found (a session or file the agent does not have): bad input, not
     # "not_found", which is the agent executable missing (exit 4).

@@ -4,6 +4,7 @@ frames (invalid UTF-8, deep nesting, mutated frames) that must never raise."""
 from __future__ import annotations
 
 import json
+import re
 
 import msgspec
 import pytest
@@ -285,3 +286,15 @@ def test_results_are_typed_by_the_method_called() -> None:
     assert isinstance(items[2], ProtocolViolation)
     assert isinstance(items[3], AgentError)
     assert items[3].method == "session/new"
+
+
+@pytest.mark.parametrize(("version", "said"), [(0, "version 0;"), (2, "version 2 (the v2 draft);")])
+def test_another_protocol_version_is_refused_naming_it(version: int, said: str) -> None:
+    protocol.check_protocol_version(acp.InitializeResponse(protocol_version=1))
+    with pytest.raises(AgentRequestFailed, match=re.escape(said)) as caught:
+        protocol.check_protocol_version(acp.InitializeResponse(protocol_version=version))
+    assert (caught.value.method, caught.value.code, caught.value.data) == (
+        "initialize",
+        -32600,
+        {"protocolVersion": version},
+    )

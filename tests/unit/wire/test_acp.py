@@ -174,8 +174,7 @@ def test_the_fields_the_wire_types_leave_out() -> None:
         for field in unknown_fields(value, typ)
     }
     assert unknown == {
-        # codex-acp 0.16.0 speaks a newer schema: auth capabilities, env-var auth methods.
-        "codex: InitializeResponse.agentCapabilities.auth",
+        # codex-acp 0.16.0 speaks a newer schema: env-var auth methods.
         "codex: InitializeResponse.agentCapabilities.mcpCapabilities.acp",
         "codex: InitializeResponse.authMethods[].vars",
     }

@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar
 
 from gemwire.errors import AgentRequestFailed
 from gemwire.wire import acp
-from gemwire.wire.jsonrpc import INVALID_PARAMS, METHOD_NOT_FOUND
+from gemwire.wire.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND
 
 __all__ = (
     "Call",
@@ -20,6 +20,7 @@ __all__ = (
     "R",
     "authenticate",
     "check_prompt",
+    "check_protocol_version",
     "initialize",
     "list_sessions",
     "load_session",
@@ -86,6 +87,30 @@ def set_model(params: acp.SetSessionModelRequest) -> Call[Json]:
 
 def set_config_option(params: acp.SetSessionConfigOptionRequest) -> Call[Json]:
     return Call(_A["session_set_config_option"], params, object)
+
+
+def check_protocol_version(response: acp.InitializeResponse) -> None:
+    """Raise `AgentRequestFailed` (``-32600``, an error of kind ``protocol``) when the agent
+    answers ``initialize`` with a protocol version gemwire does not speak: the spec says
+    the client then closes the connection and tells the user.
+
+    >>> check_protocol_version(acp.InitializeResponse(protocol_version=2))
+    Traceback (most recent call last):
+    ...
+    gemwire.errors.AgentRequestFailed: the agent speaks ACP protocol version 2 (the v2 draft); \
+gemwire speaks version 1 only: use a version of the agent that speaks ACP v1
+    """
+    version = response.protocol_version
+    if version == acp.PROTOCOL_VERSION:
+        return
+    draft = " (the v2 draft)" if version == 2 else ""
+    raise AgentRequestFailed(
+        f"the agent speaks ACP protocol version {version}{draft}; gemwire speaks version "
+        f"{acp.PROTOCOL_VERSION} only: use a version of the agent that speaks ACP v1",
+        method=_A["initialize"],
+        code=INVALID_REQUEST,
+        data={"protocolVersion": version},
+    )
 
 
 def _advertises_load(capabilities: acp.AgentCapabilities) -> bool:

@@ -211,15 +211,7 @@ class AcpClient:
         if response.agent_info is not None:
             self._agent = agent_identity(self.options.command, response.agent_info.name)
         self._quirks = quirks_for(self._agent)
-        if response.protocol_version != acp.PROTOCOL_VERSION:
-            self._router.broadcast(
-                [
-                    self._context.notice(
-                        f"the agent speaks ACP protocol version {response.protocol_version}; "
-                        f"gemwire speaks {acp.PROTOCOL_VERSION}"
-                    )
-                ]
-            )
+        protocol.check_protocol_version(response)
         if self.options.auth_method:
             await self.authenticate(self.options.auth_method)
 

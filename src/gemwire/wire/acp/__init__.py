@@ -11,7 +11,11 @@ protocol layer reads the ``sessionUpdate`` tag first and decodes with
 `SESSION_UPDATE_TYPES`.
 
 Unstable upstream methods that real agents implement are included and marked so
-(Gemini CLI's ``session/set_model`` and the ``models`` of a new session).
+(Gemini CLI's ``session/set_model`` and the ``models`` of a new session), and so are the
+unstable update kinds gemwire maps (``notice``, ``compaction_update``,
+``compaction_summary_chunk``) and a tool call's ``name``. The capability members of the
+stable schema 1.21 are typed too; what of 1.21 is still left raw, and why, is listed in
+``untyped`` (held to the vendored schema by a test).
 
 One module per protocol area (``methods``, ``initialize``, ``sessions``, ``content``,
 ``tool_calls``, ``session_updates``, ``permissions``, ``fs``, ``terminals``); every type is

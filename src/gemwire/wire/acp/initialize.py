@@ -4,13 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from msgspec import UNSET, UnsetType
+
 from gemwire.wire.acp._base import AcpStruct
 
 __all__ = (
+    "AgentAuthCapabilities",
     "AgentCapabilities",
+    "AuthCapabilities",
     "AuthMethod",
     "AuthenticateRequest",
     "ClientCapabilities",
+    "ClientSessionCapabilities",
+    "ElicitationCapabilities",
     "FileSystemCapabilities",
     "Implementation",
     "InitializeRequest",
@@ -18,6 +24,7 @@ __all__ = (
     "McpCapabilities",
     "PromptCapabilities",
     "SessionCapabilities",
+    "SessionConfigOptionsCapabilities",
 )
 
 
@@ -26,11 +33,39 @@ class FileSystemCapabilities(AcpStruct, frozen=True, kw_only=True, omit_defaults
     write_text_file: bool = False
 
 
+class AuthCapabilities(AcpStruct, frozen=True, kw_only=True, omit_defaults=False):
+    terminal: bool = False
+    """The client can run an agent's ``terminal`` auth method (its program, interactively)."""
+
+
+class SessionConfigOptionsCapabilities(AcpStruct, frozen=True, kw_only=True):
+    boolean: dict[str, Any] | None = None
+    """Present: the client shows ``type: "boolean"`` config options."""
+
+
+class ClientSessionCapabilities(AcpStruct, frozen=True, kw_only=True):
+    config_options: SessionConfigOptionsCapabilities | None = None
+
+
+class ElicitationCapabilities(AcpStruct, frozen=True, kw_only=True):
+    """Each mode the client can ask the user in is present (an object)."""
+
+    form: dict[str, Any] | None = None
+    url: dict[str, Any] | None = None
+
+
 class ClientCapabilities(AcpStruct, frozen=True, kw_only=True, omit_defaults=False):
-    """Sent with every member, ``false`` included: exactly what the client implements."""
+    """Sent with every member, ``false`` included: exactly what the client implements.
+
+    The members added since schema 1.19 (``session``, ``auth``, ``elicitation``) are sent
+    only when set: left unset, the ``initialize`` gemwire sends is the one every pinned
+    agent was recorded with."""
 
     fs: FileSystemCapabilities = FileSystemCapabilities()
     terminal: bool = False
+    session: ClientSessionCapabilities | UnsetType | None = UNSET
+    auth: AuthCapabilities | UnsetType = UNSET
+    elicitation: ElicitationCapabilities | UnsetType | None = UNSET
 
 
 class Implementation(AcpStruct, frozen=True, kw_only=True):
@@ -67,11 +102,17 @@ class SessionCapabilities(AcpStruct, frozen=True, kw_only=True):
     delete: dict[str, Any] | None = None
 
 
+class AgentAuthCapabilities(AcpStruct, frozen=True, kw_only=True):
+    logout: dict[str, Any] | None = None
+    """Present: the agent has ``logout``."""
+
+
 class AgentCapabilities(AcpStruct, frozen=True, kw_only=True):
     load_session: bool = False
     prompt_capabilities: PromptCapabilities = PromptCapabilities()
     mcp_capabilities: McpCapabilities = McpCapabilities()
     session_capabilities: SessionCapabilities = SessionCapabilities()
+    auth: AgentAuthCapabilities = AgentAuthCapabilities()
 
 
 class AuthMethod(AcpStruct, frozen=True, kw_only=True):
@@ -80,6 +121,10 @@ class AuthMethod(AcpStruct, frozen=True, kw_only=True):
     description: str | None = None
     type: str | None = None
     """``env_var``, ``terminal``, or absent (the agent handles it)."""
+    args: list[str] | None = None
+    """``terminal``: the arguments to run the agent's program with for the login."""
+    env: dict[str, str] | None = None
+    """``terminal``: environment variables to set for the login."""
 
 
 class InitializeResponse(AcpStruct, frozen=True, kw_only=True):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from gemwire.wire.acp._base import AcpStruct
 from gemwire.wire.acp.content import ContentBlock
@@ -14,10 +15,13 @@ __all__ = (
     "SESSION_UPDATE_TYPES",
     "AvailableCommand",
     "AvailableCommandsUpdate",
+    "CompactionSummaryChunk",
+    "CompactionUpdate",
     "ConfigOptionUpdate",
     "ContentChunk",
     "Cost",
     "CurrentModeUpdate",
+    "Notice",
     "Plan",
     "PlanEntry",
     "SessionInfoUpdate",
@@ -82,6 +86,32 @@ class UsageUpdate(AcpStruct, frozen=True, kw_only=True):
     cost: Cost | None = None
 
 
+class Notice(AcpStruct, frozen=True, kw_only=True):
+    """Unstable: ``sessionUpdate: "notice"``, advice for the user, not session history."""
+
+    severity: Literal["info", "warning", "error"] | str
+    title: str
+    description: str | None = None
+
+
+class CompactionUpdate(AcpStruct, frozen=True, kw_only=True):
+    """Unstable: ``sessionUpdate: "compaction_update"``, a context compaction by its id.
+
+    A patch: an omitted ``summary`` or ``error`` leaves the stored value, ``null`` clears it."""
+
+    compaction_id: str
+    status: Literal["in_progress", "completed", "failed", "cancelled"] | str
+    summary: list[ContentBlock] | UnsetType | None = UNSET
+    error: str | UnsetType | None = UNSET
+
+
+class CompactionSummaryChunk(AcpStruct, frozen=True, kw_only=True):
+    """Unstable: ``sessionUpdate: "compaction_summary_chunk"``, one block of a summary."""
+
+    compaction_id: str
+    content: ContentBlock
+
+
 SESSION_UPDATE_TYPES: dict[str, type[AcpStruct]] = {
     "user_message_chunk": ContentChunk,
     "agent_message_chunk": ContentChunk,
@@ -94,8 +124,14 @@ SESSION_UPDATE_TYPES: dict[str, type[AcpStruct]] = {
     "config_option_update": ConfigOptionUpdate,
     "session_info_update": SessionInfoUpdate,
     "usage_update": UsageUpdate,
+    # Unstable upstream (schema 1.21's unstable part); ``plan_update`` and ``plan_removed``
+    # (plans by id) stay raw: one session has one plan in gemwire's events.
+    "notice": Notice,
+    "compaction_update": CompactionUpdate,
+    "compaction_summary_chunk": CompactionSummaryChunk,
 }
-"""The type of each ``sessionUpdate`` kind of this schema version."""
+"""The type of each ``sessionUpdate`` kind of this schema version, and of the unstable kinds
+gemwire maps."""
 
 
 class SessionNotification(AcpStruct, frozen=True, kw_only=True):

@@ -179,6 +179,9 @@ class SetSessionModelRequest(AcpStruct, frozen=True, kw_only=True):
 
 
 class SetSessionConfigOptionRequest(AcpStruct, frozen=True, kw_only=True):
+    """A value id (``type`` absent), or ``type: "boolean"`` with a boolean ``value``."""
+
     session_id: str
     config_id: str
     value: Any
+    type: Literal["boolean"] | None = None

@@ -55,6 +55,9 @@ class ToolCall(AcpStruct, frozen=True, kw_only=True):
 
     tool_call_id: str
     title: str
+    name: Any = None
+    """Unstable (schema 1.20): the tool's programmatic name, a string or ``null``. Read as sent:
+    upstream decodes a bad value as absent, so one must not cost the whole call."""
     kind: ToolKind | str | None = None
     status: ToolCallStatus | str | None = None
     content: list[ToolCallContent] | None = None
@@ -69,6 +72,8 @@ class ToolCallUpdate(AcpStruct, frozen=True, kw_only=True):
 
     tool_call_id: str
     title: str | None = None
+    name: Any = None
+    """Unstable: as `ToolCall.name`."""
     kind: ToolKind | str | None = None
     status: ToolCallStatus | str | None = None
     content: list[ToolCallContent] | None = None
