@@ -5,7 +5,8 @@ Pure and deterministic: `QwenSessionNormalizer` takes a session file's records i
 text, each tool call started (its kind from the exact allowlist of Qwen Code's built-in
 tools, `QWEN_TOOL_KINDS`) and finished with its result, a ``file_changed`` for each edit
 whose result shows the file's diff (``derived=False``: Qwen Code records the change), and
-each model response's tokens. ``system`` records (telemetry, file backups, checkpoints) say
+each model response's tokens. A user-role record Qwen Code wrote itself (a notification, a
+cron prompt) is a ``notice``, not a prompt. ``system`` records (telemetry, file backups, checkpoints) say
 nothing a live run streams and are skipped; a record of an unknown type is ``unknown``.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+from msgspec import UNSET
 
 from gemwire._normalize.notices import notice
 from gemwire._normalize.open_calls import close_unreported
@@ -77,6 +79,9 @@ each (the tool's ``Kind`` through ``KIND_MAP``; the plan-mode tools ``switch_mod
 other tool (``agent``, ``cron_create``, ``task_create``, MCP tools, …) is ``other``."""
 
 _PATH_FIELDS = ("file_path", "notebook_path", "absolute_path", "path")
+_REAL_USER = "real_user"
+"""The ``provenance`` of what the user typed (Qwen Code's own user-role records have
+another)."""
 _QUIET = frozenset({"system"})
 """Record types that say nothing a live run streams."""
 
@@ -117,7 +122,9 @@ class QwenSessionNormalizer:
                 events.append(self._usage(record.usageMetadata, record.model))
             return events
         if record.type == "user" and isinstance(message, Content):
-            return self._user(message)
+            if record.provenance in (UNSET, _REAL_USER):
+                return self._user(message)
+            return self._not_typed(message, record)
         if record.type == "tool_result" and isinstance(message, Content):
             result = record.toolCallResult
             return self._results(message, result if isinstance(result, ToolCallResult) else None)
@@ -180,6 +187,18 @@ class QwenSessionNormalizer:
             UserMessage(agent=self._agent, session_id=self._sid, text=part.text)
             for part in message.parts
             if isinstance(part.text, str) and part.text.strip() and part.thought is not True
+        ]
+
+    def _not_typed(self, message: Content, record: Record) -> list[Event]:
+        """A user-role record Qwen Code wrote itself (a notification, a cron prompt, a goal's
+        runtime message): not the user's words, so a notice."""
+        kind = record.subtype if isinstance(record.subtype, str) else record.provenance
+        return [
+            notice(
+                self._agent, self._sid, f"{kind}: {part.text}", severity="info", source="upstream"
+            )
+            for part in message.parts
+            if isinstance(part.text, str) and part.text.strip()
         ]
 
     def _results(self, message: Content, result: ToolCallResult | None) -> list[Event]:

@@ -26,7 +26,7 @@ from gemwire.events import (
 )
 from gemwire.protocol._strict import unknown_fields
 from gemwire.sessions import QwenConversation, QwenHome, load_session, usage
-from gemwire.sessions.qwen import load_qwen_session, project_slug
+from gemwire.sessions.qwen import load_qwen_session, project_slug, read_qwen_info
 from gemwire.wire.qwen_session import Record
 
 RECORDINGS = FIXTURES / "qwen" / "0.24.4"
@@ -164,6 +164,21 @@ def test_a_result_for_no_call_and_a_call_with_no_result(tmp_path: Path) -> None:
     assert (started.name, started.kind) == ("glob", "search")
     [finished] = [e for e in events if isinstance(e, ToolCallFinished)]
     assert (finished.call_id, finished.status) == ("c1", "cancelled")
+
+
+def test_qwen_s_own_user_records_are_notices_not_prompts(tmp_path: Path) -> None:
+    cron = (
+        b'{"uuid":"u0","sessionId":"s1","type":"user","subtype":"cron","provenance":"system",'
+        b'"message":{"role":"user","parts":[{"text":"check the build"}]}}'
+    )
+    path = _session(tmp_path, [cron, RECORD])
+    events = list(load_qwen_session(path).events())
+    assert [(e.type, getattr(e, "text", None) or getattr(e, "message", None)) for e in events] == [
+        ("session_started", None),
+        ("notice", "cron: check the build"),
+        ("user_message", "hi"),
+    ]
+    assert read_qwen_info(path).first_prompt == "hi"
 
 
 def test_a_file_that_is_not_a_session_is_a_problem_not_a_crash(tmp_path: Path) -> None:

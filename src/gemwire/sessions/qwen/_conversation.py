@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
+from msgspec import UNSET
 
 from gemwire._normalize.notices import notice
 from gemwire._normalize.qwen_session import QwenSessionNormalizer
@@ -109,7 +110,11 @@ def read_qwen_info(path: str | os.PathLike[str], *, project: str | None = None) 
     ]
     stamps = [r.timestamp for r in conversation.records if isinstance(r.timestamp, str)]
     prompts = (
-        _prompt(r.message) for r in talk if r.type == "user" and isinstance(r.message, Content)
+        _prompt(r.message)
+        for r in talk
+        if r.type == "user"
+        and isinstance(r.message, Content)
+        and r.provenance in (UNSET, "real_user")  # not Qwen Code's own (notifications, …)
     )
     first = next((p.strip() for p in prompts if p), None)
     return SessionInfo(
