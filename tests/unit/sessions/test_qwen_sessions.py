@@ -12,9 +12,11 @@ import msgspec
 import pytest
 from click.testing import CliRunner
 from corpus import FIXTURES
-from hypothesis import given, strategies as st
+from hostile import mutated, within
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from gemwire.cli import main
+from gemwire.cli.safe_text import terminal_safe_event
 from gemwire.events import (
     FileChanged,
     MessageDelta,
@@ -23,6 +25,7 @@ from gemwire.events import (
     ThoughtDelta,
     ToolCallFinished,
     ToolCallStarted,
+    encode_event,
 )
 from gemwire.protocol._strict import unknown_fields
 from gemwire.sessions import QwenConversation, QwenHome, load_session, usage
@@ -200,6 +203,26 @@ def test_any_bytes_load_and_map_without_raising(chunks: list[bytes]) -> None:
         events = list(load_qwen_session(path).events())
     assert isinstance(events[0], SessionStarted)
     assert all(not isinstance(e, Notice) or e.message for e in events)
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(st.sampled_from(CASES).flatmap(lambda c: mutated((RECORDINGS / f"{c}.jsonl").read_bytes())))
+def test_hostile_recordings_load_list_and_encode(data: bytes) -> None:
+    """The fuzzing harness used for Gemini's files (tests/hostile.py) on Qwen's recordings."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder, within(30):
+        path = Path(folder) / "s.jsonl"
+        path.write_bytes(data)
+        events = list(load_qwen_session(path).events())
+        assert isinstance(events[0], SessionStarted)
+        for event in events:
+            encode_event(terminal_safe_event(event))
+        assert read_qwen_info(path).agent == "qwen"
 
 
 def materialize(home: Path, workspace: Path) -> list[Path]:
