@@ -20,7 +20,13 @@ from gemwire.cli.options import output_options
 from gemwire.cli.safe_text import terminal_safe, terminal_safe_json
 
 if TYPE_CHECKING:  # the sessions stack loads when a command runs (a fast `gemwire --help`)
-    from gemwire.sessions import ClaudeConversation, Conversation, SessionInfo, SessionSource
+    from gemwire.sessions import (
+        ClaudeConversation,
+        Conversation,
+        QwenConversation,
+        SessionInfo,
+        SessionSource,
+    )
 
 __all__ = ("agent_option", "agent_sources", "sessions")
 
@@ -97,10 +103,12 @@ def _names_a_file(ref: str) -> bool:
     return os.sep in ref or ref.endswith((".json", ".jsonl"))
 
 
-def _load(path: str, *, keep_originals: bool = False) -> Conversation | ClaudeConversation:
+def _load(
+    path: str, *, keep_originals: bool = False
+) -> Conversation | ClaudeConversation | QwenConversation:
     """The session at ``path``; a file that is not one (empty, binary, cut short) is an error."""
     from gemwire.errors import SessionError
-    from gemwire.sessions import ClaudeConversation, load_session
+    from gemwire.sessions import ClaudeConversation, QwenConversation, load_session
 
     try:
         conversation = load_session(path, keep_originals=keep_originals)
@@ -111,7 +119,13 @@ def _load(path: str, *, keep_originals: bool = False) -> Conversation | ClaudeCo
         # Each different reason once: a text file has the same one on every line.
         why = "; ".join(dict.fromkeys(p.message for p in problems[:3])) or "no session id"
         more = f" (and {len(problems) - 3} more problems)" if len(problems) > 3 else ""
-        whose = "Claude Code" if isinstance(conversation, ClaudeConversation) else "Gemini"
+        whose = (
+            "Claude Code"
+            if isinstance(conversation, ClaudeConversation)
+            else "Qwen Code"
+            if isinstance(conversation, QwenConversation)
+            else "Gemini"
+        )
         raise click.ClickException(terminal_safe(f"{path} is not a {whose} session: {why}{more}"))
     return conversation
 
@@ -231,7 +245,10 @@ def show(
 
 
 def _lines(
-    conversation: Conversation | ClaudeConversation, cwd: str | None, fmt: str, prices: str | None
+    conversation: Conversation | ClaudeConversation | QwenConversation,
+    cwd: str | None,
+    fmt: str,
+    prices: str | None,
 ) -> Iterator[bytes]:
     import msgspec
 
@@ -239,6 +256,7 @@ def _lines(
     from gemwire.errors import InvalidOptions
     from gemwire.events import encode_event
     from gemwire.sessions import (
+        ClaudeConversation,
         Conversation,
         load_prices,
         to_html,
@@ -252,8 +270,9 @@ def _lines(
             yield encode_event(masker.event(event) if masker else event)
         return
     if not isinstance(conversation, Conversation):
+        whose = "Claude Code" if isinstance(conversation, ClaudeConversation) else "Qwen Code"
         raise InvalidOptions(
-            f"--format {fmt} of a Claude Code session is not supported yet (--format events is)"
+            f"--format {fmt} of a {whose} session is not supported yet (--format events is)"
         )
     if fmt in ("html", "markdown"):
         render = to_html if fmt == "html" else to_markdown

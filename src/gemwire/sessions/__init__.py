@@ -40,6 +40,7 @@ from gemwire.sessions.gemini import (
     subagent_files,
 )
 from gemwire.sessions.pricing import ModelPrice, PriceTable, load_prices
+from gemwire.sessions.qwen import QwenConversation, QwenHome
 
 __all__ = (
     "AGENTS",
@@ -55,6 +56,8 @@ __all__ = (
     "PriceTable",
     "Problem",
     "Project",
+    "QwenConversation",
+    "QwenHome",
     "RawMessage",
     "SessionInfo",
     "SessionMessage",

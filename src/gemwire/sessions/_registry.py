@@ -16,6 +16,7 @@ from gemwire.sessions._reading import NotRead, open_session_file
 from gemwire.sessions._source import AGENTS, SessionSource
 from gemwire.sessions.claude import ClaudeConversation, ClaudeHome
 from gemwire.sessions.gemini import Conversation, GeminiHome
+from gemwire.sessions.qwen import QwenConversation, QwenHome
 from gemwire.wire.gemini_session import SESSION_FILE_PREFIX
 
 __all__ = ("Home", "load_session", "source", "sources")
@@ -23,6 +24,7 @@ __all__ = ("Home", "load_session", "source", "sources")
 _SOURCES: dict[str, Callable[[str | os.PathLike[str] | None], SessionSource]] = {
     "gemini": GeminiHome,
     "claude": ClaudeHome,
+    "qwen": QwenHome,
 }
 """Every agent whose sessions gemwire reads; the first is the default."""
 
@@ -42,7 +44,7 @@ def source(agent: str, home: str | os.PathLike[str] | None = None) -> SessionSou
     >>> source("codex")
     Traceback (most recent call last):
       ...
-    gemwire.errors.InvalidOptions: the sessions of codex are not supported yet (supported: gemini, claude)
+    gemwire.errors.InvalidOptions: the sessions of codex are not supported yet (supported: gemini, claude, qwen)
     """
     make = _SOURCES.get(agent)
     if make is not None:
@@ -83,7 +85,7 @@ def _loaders() -> list[SessionSource]:
 
 def load_session(
     path: str | os.PathLike[str], *, keep_originals: bool = False
-) -> Conversation | ClaudeConversation:
+) -> Conversation | ClaudeConversation | QwenConversation:
     """Load a session file of any format a registered agent writes, recognised by its start.
 
     A file named as Gemini names its sessions (``session-…``) is Gemini's; any other is shown
@@ -103,5 +105,6 @@ def load_session(
     if others and not file.name.startswith(SESSION_FILE_PREFIX):
         head = _head(file)
         chosen = next((s for s in others if s.recognises(head)), default)
-    # Every registered source loads one of these two.
-    return cast(Conversation | ClaudeConversation, chosen.load(path, keep_originals=keep_originals))
+    # Every registered source loads one of these.
+    loaded = chosen.load(path, keep_originals=keep_originals)
+    return cast(Conversation | ClaudeConversation | QwenConversation, loaded)

@@ -183,7 +183,11 @@ def test_load_session_tells_the_formats_apart(tmp_path: Path) -> None:
         )
     )
     assert isinstance(load_session(gemini), Conversation)
-    assert [type(s).__name__ for s in sources("all", tmp_path)] == ["GeminiHome", "ClaudeHome"]
+    assert [type(s).__name__ for s in sources("all", tmp_path)] == [
+        "GeminiHome",
+        "ClaudeHome",
+        "QwenHome",
+    ]
 
 
 def test_the_cli_lists_shows_and_exports_claude_sessions(tmp_path: Path) -> None:

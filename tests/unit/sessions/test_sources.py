@@ -14,6 +14,7 @@ from gemwire.sessions import (
     AGENTS,
     ClaudeHome,
     GeminiHome,
+    QwenHome,
     SessionInfo,
     SessionSource,
     load_session,
@@ -29,16 +30,16 @@ def test_gemini_and_claude_are_the_sources_so_far(tmp_path: Path) -> None:
     assert home.agent == "gemini"
     assert isinstance(source("gemini", tmp_path), GeminiHome)
     assert source("gemini", tmp_path).home == tmp_path
-    assert [type(s) for s in sources("all", tmp_path)] == [GeminiHome, ClaudeHome]
+    assert [type(s) for s in sources("all", tmp_path)] == [GeminiHome, ClaudeHome, QwenHome]
     assert sources("claude", home) == [home]  # a source handed in is used as it is
 
 
-@pytest.mark.parametrize("agent", [a for a in AGENTS if a not in ("gemini", "claude")])
+@pytest.mark.parametrize("agent", [a for a in AGENTS if a not in ("gemini", "claude", "qwen")])
 def test_an_agent_without_a_source_is_not_supported_yet(agent: str) -> None:
     with pytest.raises(InvalidOptions) as caught:
         sources(agent)
     assert str(caught.value) == (
-        f"the sessions of {agent} are not supported yet (supported: gemini, claude)"
+        f"the sessions of {agent} are not supported yet (supported: gemini, claude, qwen)"
     )
 
 
