@@ -315,7 +315,8 @@ class TurnCompleted(_Event, tag="turn_completed", frozen=True, kw_only=True):
 class SessionUpdated(_Event, tag="session_updated", frozen=True, kw_only=True):
     """Session state an ACP agent announced: ``update`` is its ``sessionUpdate`` kind
     (``current_mode_update``, ``available_commands_update``, ``config_option_update``,
-    ``session_info_update``, ``usage_update``) and ``data`` its fields as sent."""
+    ``session_info_update``, ``usage_update``, and the unstable ``compaction_update`` and
+    ``compaction_summary_chunk``) and ``data`` its fields as sent."""
 
     update: str
     data: dict[str, Any]
