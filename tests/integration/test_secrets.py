@@ -118,8 +118,8 @@ async def test_keys_in_an_acp_agents_tool_output_answer_and_stderr_are_masked(
         agent="acp:fake-agent", session_id="fake-session", text="Your OpenAI key is ***."
     )
     assert turn.result.answer == "Your OpenAI key is ***."
+    # Read once the agent is gone; the turn's own tail may end before that line (two pipes).
     assert stderr_tail.splitlines()[-1] == "debug: using ***"
-    assert turn.result.stderr_tail == stderr_tail
     assert leaked(events, turn.result, stderr_tail) == []
 
 
