@@ -24,6 +24,7 @@ consume turns.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Annotated, Any
@@ -33,6 +34,7 @@ import msgspec
 from gemwire.errors import ScenarioError
 
 __all__ = (
+    "MAX_SCENARIO_BYTES",
     "Chunk",
     "Delay",
     "Fail",
@@ -49,6 +51,9 @@ __all__ = (
     "load_scenario",
     "seed_workspace",
 )
+
+MAX_SCENARIO_BYTES = 64 << 20
+"""A scenario file larger than this is refused (the largest in tests/ is a few KiB)."""
 
 NonNegative = Annotated[float, msgspec.Meta(ge=0)]
 Count = Annotated[int, msgspec.Meta(ge=0)]
@@ -247,6 +252,14 @@ def load_scenario(source: str | bytes | os.PathLike[str]) -> Scenario:
     if isinstance(source, os.PathLike):
         label = os.fspath(source)
         try:
+            found = os.stat(source)
+            # A FIFO or a device (/dev/zero) would hang or fill the memory.
+            if not stat.S_ISREG(found.st_mode):
+                raise ScenarioError("not a regular file", source=label)
+            if found.st_size > MAX_SCENARIO_BYTES:
+                raise ScenarioError(
+                    f"{found.st_size:,} bytes, over {MAX_SCENARIO_BYTES:,}", source=label
+                )
             data: str | bytes = Path(source).read_bytes()
         except OSError as exc:
             raise ScenarioError(f"cannot read: {exc.strerror}", source=label) from exc
@@ -256,3 +269,5 @@ def load_scenario(source: str | bytes | os.PathLike[str]) -> Scenario:
         return _decoder.decode(data)
     except msgspec.DecodeError as exc:
         raise ScenarioError(str(exc), source=label) from exc
+    except RecursionError as exc:
+        raise ScenarioError("nested too deeply", source=label) from exc

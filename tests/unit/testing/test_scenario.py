@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from gemwire.testing import (
     load_scenario,
     seed_workspace,
 )
+from gemwire.testing.scenario import MAX_SCENARIO_BYTES
 
 JSON_SCENARIO = {
     "files": {"src/app.py": "x = 1\n"},
@@ -122,6 +124,28 @@ def test_missing_file_is_a_scenario_error(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError) as caught:
         load_scenario(tmp_path / "nope.json")
     assert str(caught.value) == f"{tmp_path / 'nope.json'}: cannot read: No such file or directory"
+
+
+def test_a_fifo_a_device_a_huge_file_or_deep_nesting_is_a_scenario_error(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)  # opening it would wait for a writer forever
+    huge = tmp_path / "huge.json"
+    with huge.open("wb") as file:
+        file.truncate(MAX_SCENARIO_BYTES + 1)
+    deep = tmp_path / "deep.json"
+    nested = "[" * 100_000 + "]" * 100_000  # in a tool call's arguments, which take any JSON
+    call = f'{{"type": "function_call", "name": "x", "args": {{"a": {nested}}}}}'
+    deep.write_text(f'{{"turns": [{{"type": "reply", "chunks": [{call}]}}]}}')
+    expected = {
+        fifo: "not a regular file",
+        Path("/dev/zero"): "not a regular file",
+        huge: f"{MAX_SCENARIO_BYTES + 1:,} bytes, over {MAX_SCENARIO_BYTES:,}",
+        deep: "nested too deeply",
+    }
+    for path, message in expected.items():
+        with pytest.raises(ScenarioError) as caught:
+            load_scenario(path)
+        assert str(caught.value) == f"{path}: {message}"
 
 
 def test_python_construction_validates_too() -> None:
