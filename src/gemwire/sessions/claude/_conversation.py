@@ -17,8 +17,8 @@ from gemwire._normalize.claude_session import ClaudeSessionNormalizer
 from gemwire._normalize.notices import notice
 from gemwire.errors import SessionError
 from gemwire.events import Event
-from gemwire.protocol.claude_session import ClaudeRecords
 from gemwire.protocol.gemini_session import Problem
+from gemwire.protocol.jsonl_records import JsonlRecords
 from gemwire.sessions._reading import NotRead, open_session_file
 from gemwire.sessions._summary import SessionInfo
 from gemwire.wire.claude_session import Message, Record
@@ -56,8 +56,8 @@ class ClaudeConversation(msgspec.Struct, frozen=True, kw_only=True):
         yield from normalizer.finish()
 
 
-def _read(path: Path) -> ClaudeRecords:
-    records = ClaudeRecords()
+def _read(path: Path) -> JsonlRecords[Record]:
+    records = JsonlRecords(Record)
     try:
         opened = open_session_file(path)
     except NotRead as exc:

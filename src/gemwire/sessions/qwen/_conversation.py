@@ -19,7 +19,7 @@ from gemwire._normalize.qwen_session import QwenSessionNormalizer
 from gemwire.errors import SessionError
 from gemwire.events import Event
 from gemwire.protocol.gemini_session import Problem
-from gemwire.protocol.qwen_session import QwenRecords
+from gemwire.protocol.jsonl_records import JsonlRecords
 from gemwire.sessions._reading import NotRead, open_session_file
 from gemwire.sessions._summary import SessionInfo
 from gemwire.wire.qwen_session import Content, Record
@@ -57,8 +57,8 @@ class QwenConversation(msgspec.Struct, frozen=True, kw_only=True):
         yield from normalizer.finish()
 
 
-def _read(path: Path) -> QwenRecords:
-    records = QwenRecords()
+def _read(path: Path) -> JsonlRecords[Record]:
+    records = JsonlRecords(Record)
     try:
         opened = open_session_file(path)
     except NotRead as exc:
