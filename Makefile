@@ -29,7 +29,7 @@ $(BIN)/.gemwire-ray-installed: requirements-ray.txt $(BIN)/.gemwire-installed
 
 $(BIN)/.gemwire-installed: pyproject.toml requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -e '.[cli]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -e '.[cli,serve,remote]'
 	touch $@
 
 # The pinned Gemini CLIs and ACP agents (runners/agents.py names them).
