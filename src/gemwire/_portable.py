@@ -8,6 +8,7 @@ that none of them names a POSIX-only call: ``import gemwire`` works on Windows, 
 Open flags absent on an OS are ``0`` there: Windows has no symlink-following flag for
 ``open`` (a symlink there needs a privilege to create), no FIFOs to block on, and no
 ``exec`` to close descriptors across (Python makes them non-inheritable already).
+``O_BINARY`` is the other way round: only Windows has a text mode to turn off.
 
 >>> import tempfile
 >>> with tempfile.TemporaryFile() as file:
@@ -24,6 +25,7 @@ import sys
 
 __all__ = (
     "HANGUP",
+    "O_BINARY",
     "O_CLOEXEC",
     "O_DIRECTORY",
     "O_NOFOLLOW",
@@ -37,6 +39,8 @@ if sys.platform == "win32":
     import msvcrt
 
     O_NOFOLLOW = O_CLOEXEC = O_NONBLOCK = O_DIRECTORY = 0
+    O_BINARY = os.O_BINARY
+    """Without it ``os.open`` is in text mode there: CRLF turns into LF, Ctrl-Z ends a read."""
     HANGUP: tuple[signal.Signals, ...] = ()
     """Windows has no SIGHUP: a closed console window ends its processes (CTRL_CLOSE)."""
 
@@ -69,6 +73,7 @@ else:
     O_CLOEXEC = os.O_CLOEXEC
     O_NONBLOCK = os.O_NONBLOCK
     O_DIRECTORY = os.O_DIRECTORY
+    O_BINARY = 0
     HANGUP = (signal.SIGHUP,)
     """SIGHUP: the terminal closed."""
 

@@ -56,3 +56,28 @@ def test_every_test_path_it_names_exists() -> None:
 
 def test_every_step_uses_an_action_or_runs_a_command() -> None:
     assert [step for step in _steps() if ("uses" in step) == ("run" in step)] == []
+
+
+def _makefile_list(name: str) -> list[str]:
+    text = (ROOT / "Makefile").read_text().replace("\\\n", " ")
+    line = next(line for line in text.splitlines() if line.startswith(f"{name} :="))
+    return line.split(":=", 1)[1].split()
+
+
+def test_what_runs_on_windows_is_what_make_check_type_checks_as_windows() -> None:
+    ran = {
+        word
+        for step in _steps()
+        if "pytest" in step.get("run", "") and "-m e2e" not in step["run"]
+        for word in shlex.split(step["run"])
+        if word.startswith("tests/")
+    }
+    checked = _makefile_list("WINDOWS_TESTS")
+    assert sorted(ran) == sorted(checked)
+    win32 = next(
+        line
+        for step in _steps()
+        for line in step.get("run", "").splitlines()
+        if "--platform win32" in line
+    )
+    assert shlex.split(win32)[5:] == ["src", *checked]

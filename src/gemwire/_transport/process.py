@@ -17,7 +17,9 @@ Why our own, large pipes: Node queues whatever does not fit into a full pipe and
 and then finishing quickly lost everything after the first 128 KiB of that line,
 ``result`` included, and still exited 0 (4 runs of 4 with the default 64 KiB pipe; 0 of 4
 with a 1 MiB pipe). So stdout and stderr are pipes we create with `PIPE_CAPACITY`
-(Windows: the process's own pipes, read as they fill; its event loop cannot wait on ours).
+(Windows: the process's own pipes, read as they fill; its event loop cannot wait on ours.
+Those, like stdin, are closed by `Child.aclose` through the process: they do not close with
+it).
 
 Why a launcher (Linux): a command that clears its environment and detaches (``env -i
 setsid nohup sleep 600 &``) carries no tag and, once its parent is gone, is in no tree
@@ -32,7 +34,7 @@ import contextlib
 import errno
 import os
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Self
 
@@ -99,15 +101,17 @@ class Child:
         *,
         cwd: Path | None = None,
         env: Mapping[str, str] | None = None,
+        output_pipe: Callable[[int], platform.OutputPipe] = platform.output_pipe,
     ) -> Self:
         """Start ``argv`` in a new session (its own process group; on Windows, a job).
 
+        ``output_pipe`` makes stdout's and stderr's pipes (this OS's kind by default).
         Raises `AgentNotFound` when ``argv[0]`` cannot be executed, `InvalidOptions` when
         ``cwd`` is not a folder that can be entered (see `spawn_error`).
         """
         outputs: dict[str, platform.OutputPipe] = {
-            "stdout": platform.output_pipe(PIPE_CAPACITY),
-            "stderr": platform.output_pipe(PIPE_CAPACITY),
+            "stdout": output_pipe(PIPE_CAPACITY),
+            "stderr": output_pipe(PIPE_CAPACITY),
         }
         launcher = platform.launcher()
         tag = uuid.uuid4().hex
@@ -216,6 +220,10 @@ class Child:
             await self.stop()
             self.kill_leftovers()
             self._tree.close()
+            # The process's own pipes (stdin; stdout and stderr on Windows) close here:
+            # a pipe transport closes by itself only once it reads end of file, and it
+            # stops reading while what it read waits unread (a run cut short).
+            await self._process.aclose()
             for output in self._outputs.values():
                 output.close()
 

@@ -10,7 +10,8 @@
 - `Scenario` and its turns/chunks: what the model answers (plain data; JSON or Python).
 - `ScriptedModel`: the stand-in Gemini API on 127.0.0.1, recording every request.
 - `IsolatedGemini`: a throwaway Gemini home and workspace, and the env to run the CLI in.
-- `pinned_gemini`: the project-local CLI versions gemwire is tested against.
+- `pinned_gemini`, `pinned_gemini_command`: the project-local CLI versions gemwire is tested
+  against.
 - The fixture recorder: ``python -m gemwire.testing record CASE.json ...``.
 - A shell against the scripted model: ``python -m gemwire.testing serve SCENARIO.json``
   prints the export lines (`gemwire.testing.serve`).
@@ -20,7 +21,12 @@ from __future__ import annotations
 
 from gemwire.testing.environment import DEFAULT_SETTINGS, FAKE_API_KEY, IsolatedGemini
 from gemwire.testing.model_server import RecordedRequest, ScriptedModel
-from gemwire.testing.pinned import CURRENT_VERSION, PINNED_VERSIONS, pinned_gemini
+from gemwire.testing.pinned import (
+    CURRENT_VERSION,
+    PINNED_VERSIONS,
+    pinned_gemini,
+    pinned_gemini_command,
+)
 from gemwire.testing.recorder import CliRun, RecordingCase, load_case, record_case
 from gemwire.testing.scenario import (
     Chunk,
@@ -66,6 +72,7 @@ __all__ = (
     "load_case",
     "load_scenario",
     "pinned_gemini",
+    "pinned_gemini_command",
     "record_case",
     "seed_workspace",
 )

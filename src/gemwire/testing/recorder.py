@@ -37,7 +37,12 @@ from gemwire.runners.agents import clis_dir
 from gemwire.runners.process import ProcessOutput, run_process
 from gemwire.testing.environment import IsolatedGemini
 from gemwire.testing.model_server import RecordedRequest, ScriptedModel
-from gemwire.testing.pinned import CURRENT_VERSION, PINNED_VERSIONS, pinned_gemini
+from gemwire.testing.pinned import (
+    CURRENT_VERSION,
+    PINNED_VERSIONS,
+    pinned_gemini,
+    pinned_gemini_command,
+)
 from gemwire.testing.scenario import Scenario
 
 __all__ = (
@@ -188,7 +193,7 @@ async def run_case(
     case: RecordingCase, version: str, output_format: OutputFormat, root: Path
 ) -> CaseRun:
     """Run every CLI run of ``case`` against a fresh scripted model, under ``root``."""
-    gemini = str(pinned_gemini(version))
+    gemini = pinned_gemini_command(version)
     outputs: list[ProcessOutput] = []
     argvs: list[list[str]] = []
     with ScriptedModel(case.scenario) as model:
@@ -200,8 +205,8 @@ async def run_case(
             version=version,
         )
         for run in case.runs:
-            argv = [gemini, "-o", output_format, *run.args]
-            argvs.append(["gemini", *argv[1:]])
+            argv = [*gemini, "-o", output_format, *run.args]
+            argvs.append(["gemini", *argv[len(gemini) :]])
             outputs.append(
                 await run_process(
                     argv,

@@ -7,10 +7,13 @@ lowercased on Windows only; the legacy hash folder is the sha256 of the root as 
 from __future__ import annotations
 
 import hashlib
+import json
+from pathlib import Path
 
+import pytest
 from hypothesis import given, strategies as st
 
-from gemwire.sessions.gemini._home import project_hash, registry_key
+from gemwire.sessions.gemini._home import GeminiHome, RootSpelling, project_hash, registry_key
 
 
 def test_windows_keys_fold_the_drive_letter_and_the_case() -> None:
@@ -43,3 +46,68 @@ def test_a_windows_key_is_its_own_key(root: str) -> None:
     key = registry_key(root, "win32")
     assert registry_key(key, "win32") == key
     assert "/" not in key
+
+
+CASED = r"C:\Users\Ana\Code\Gemwire"
+KEY = r"c:\users\ana\code\gemwire"
+
+
+def windows_home(tmp_path: Path) -> GeminiHome:
+    """A home as 0.61.0 leaves it on Windows for ``CASED``: the registry and the slug
+    folder keyed by the lowercased root; ``realpath`` there gives the folder's own case."""
+    tmp = tmp_path / ".gemini" / "tmp"
+    (tmp / "gemwire" / "chats").mkdir(parents=True)
+    (tmp / "gemwire" / ".project_root").write_text(KEY)
+    (tmp_path / ".gemini" / "projects.json").write_text(json.dumps({"projects": {KEY: "gemwire"}}))
+
+    def realpath(path: str) -> str:  # the case on disk, as Windows' realpath reports it
+        return CASED if path.lower() == KEY else path
+
+    return GeminiHome(tmp_path, spelling=RootSpelling("win32", canonical=realpath))
+
+
+def legacy_folder(home: GeminiHome, spelled: str) -> str:
+    name = hashlib.sha256(spelled.encode()).hexdigest()
+    (home.tmp_dir / name / "chats").mkdir(parents=True)
+    return name
+
+
+@pytest.mark.parametrize(
+    "spelled",
+    [CASED, "c" + CASED[1:], KEY, "C" + KEY[1:]],
+    ids=["on-disk case", "lowercase drive", "lowercase", "uppercase drive only"],
+)
+def test_a_legacy_hash_folder_is_found_from_the_registrys_lowercased_root(
+    tmp_path: Path, spelled: str
+) -> None:
+    home = windows_home(tmp_path)
+    name = legacy_folder(home, spelled)
+    assert {(p.id, p.root, p.layout) for p in home.projects()} == {
+        ("gemwire", KEY, "slug"),
+        (name, KEY, "hash"),
+    }
+
+
+@pytest.mark.parametrize("given", [CASED, KEY, "c:/users/ana/code/gemwire/"])
+def test_a_project_s_folders_are_slug_then_hash_however_the_root_is_spelled(
+    tmp_path: Path, given: str
+) -> None:
+    home = windows_home(tmp_path)
+    name = legacy_folder(home, CASED)
+    assert [(p.id, p.root, p.layout) for p in home.project_folders(given)] == [
+        ("gemwire", CASED, "slug"),
+        (name, CASED, "hash"),
+    ]
+
+
+def test_each_spelling_the_old_cli_ran_under_is_a_folder_of_the_project(tmp_path: Path) -> None:
+    home = windows_home(tmp_path)
+    cmd, vscode = legacy_folder(home, CASED), legacy_folder(home, "c" + CASED[1:])
+    assert [p.id for p in home.project_folders(CASED)] == ["gemwire", cmd, vscode]
+
+
+def test_a_spelling_the_cli_cannot_have_seen_is_no_match(tmp_path: Path) -> None:
+    home = windows_home(tmp_path)
+    other = legacy_folder(home, r"C:\Users\Ana\Code\Other")
+    assert [p.id for p in home.project_folders(CASED)] == ["gemwire"]
+    assert {(p.id, p.root) for p in home.projects()} == {("gemwire", KEY), (other, None)}

@@ -6,12 +6,15 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
 import pytest
 
-from gemwire._transport import process
+from gemwire._transport import platform, process
+from gemwire._transport.platform import OutputPipe
+from gemwire._transport.platform._windows import StreamPipe
 from gemwire._transport.process import Child
 from gemwire.errors import AgentNotFound, InvalidOptions
 from gemwire.runners.process import run_process
@@ -220,3 +223,33 @@ async def test_a_file_as_working_folder_is_named_as_such(tmp_path: Path) -> None
     with pytest.raises(InvalidOptions) as caught:
         await run_process(["sh", "-c", "true"], cwd=file)
     assert str(caught.value) == f"cannot run sh in {file}: it is not a folder"
+
+
+def _open_fds() -> set[str]:
+    return {fd.name for fd in Path("/proc/self/fd").iterdir()}
+
+
+@pytest.mark.parametrize(
+    "output_pipe",
+    [platform.output_pipe, lambda capacity: StreamPipe()],
+    ids=["native", "windows"],
+)
+async def test_closing_a_child_whose_output_waits_unread_closes_every_pipe(
+    output_pipe: Callable[[int], OutputPipe], anyio_backend: str
+) -> None:
+    """Windows' pipes are the process's own, and they do not close with it. asyncio reads
+    them ahead, up to 128 KiB: 160 KiB left unread stops it reading before the end of file
+    that would close the pipe by itself. trio reads only when asked (160 KiB would block
+    the child), and closes nothing by itself either."""
+    size = 160 * 1024 if anyio_backend == "asyncio" else 1
+    script = (
+        f"import sys, time; sys.stdout.write('x' * {size}); sys.stdout.flush()\n"
+        "sys.stderr.write('written'); sys.stderr.flush(); time.sleep(60)"
+    )
+    before = _open_fds()
+    child = await Child.spawn([sys.executable, "-c", script], output_pipe=output_pipe)
+    said = b""
+    while said != b"written":
+        said += await child.read("stderr")
+    await child.aclose()
+    assert (child.returncode, _open_fds()) == (-signal.SIGTERM, before)

@@ -26,14 +26,12 @@ import anyio
 import pytest
 
 from gemwire._transport.platform import ProcessTree
-from gemwire._transport.platform._posix import PosixTree
 from gemwire._transport.platform._windows import (
     CREATE_NEW_PROCESS_GROUP,
     CTRL_BREAK_EVENT,
     JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE,
     JobTree,
 )
-from gemwire._transport.watchdog import PsTable
 
 pytestmark = pytest.mark.anyio
 
@@ -74,92 +72,94 @@ class World(Protocol):
 # --- Linux, for real -------------------------------------------------------------------
 
 
-def _proc_state(pid: int) -> str | None:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return None
+# Type-checked as Linux sees it; on another OS only the modelled Windows world runs here.
+if sys.platform == "linux":
+    from gemwire._transport.platform import _linux
+    from gemwire._transport.platform._posix import PosixTree
+    from gemwire._transport.watchdog import PsTable
 
+    def _proc_state(pid: int) -> str | None:
+        try:
+            return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return None
 
-LINUX_SCRIPTS = {
-    POLITE: "trap 'exit 0' TERM; echo $$ > {pids}.0; sleep 600 & echo $! > {pids}.1; wait",
-    STUBBORN: "trap '' TERM; echo $$ > {pids}.0; "
-    "env -i setsid sh -c 'echo $$ > {pids}.1; exec sleep 600' >/dev/null 2>&1 & "
-    "while :; do sleep 1; done",
-    LEFTOVER: "echo $$ > {pids}.0; sleep 600 & echo $! > {pids}.1",
-}
+    LINUX_SCRIPTS = {
+        POLITE: "trap 'exit 0' TERM; echo $$ > {pids}.0; sleep 600 & echo $! > {pids}.1; wait",
+        STUBBORN: "trap '' TERM; echo $$ > {pids}.0; "
+        "env -i setsid sh -c 'echo $$ > {pids}.1; exec sleep 600' >/dev/null 2>&1 & "
+        "while :; do sleep 1; done",
+        LEFTOVER: "echo $$ > {pids}.0; sleep 600 & echo $! > {pids}.1",
+    }
 
+    class LinuxWorld:
+        """Real processes under the Linux tree (``/proc``, the subreaper launcher)."""
 
-class LinuxWorld:
-    """Real processes under the Linux tree (``/proc``, the subreaper launcher)."""
+        def __init__(self, tmp_path: Path, *, bsd: bool = False) -> None:
+            self._tmp = tmp_path
+            self._tag = uuid.uuid4().hex
+            marker = f"GEMWIRE_RUN={self._tag}".encode()
+            self.tree: ProcessTree = _linux.new_tree(marker)
+            self._launcher = _linux.launcher()
+            if bsd:
+                # The macOS/BSD tree as it runs there, less its watchdog (kqueue): ps for the
+                # walk, no launcher, no tags. This machine's ps speaks the same options.
+                self.tree = PosixTree(PsTable(), marker, launcher=False, tagged=False)
+                self._launcher = None
+            self._processes: dict[int, subprocess.Popen[bytes]] = {}
+            self._started: list[int] = []
 
-    def __init__(self, tmp_path: Path, *, bsd: bool = False) -> None:
-        from gemwire._transport.platform import _linux
+        async def start(self, kind: str) -> tuple[int, list[int]]:
+            pids = self._tmp / "pids"
+            argv = ["sh", "-c", LINUX_SCRIPTS[kind].format(pids=pids)]
+            # The launcher ends leftovers itself when the program exits; without it, what
+            # is checked is the tree's own kill_leftovers.
+            launcher = None if kind == LEFTOVER else self._launcher
+            process = subprocess.Popen(  # noqa: ASYNC220 - returns at once
+                [*(launcher.argv() if launcher else ()), *argv],
+                env={**os.environ, "GEMWIRE_RUN": self._tag},
+                pass_fds=launcher.pass_fds() if launcher else (),
+                **self.tree.popen_options(),
+            )
+            self.tree.started(process.pid)
+            if launcher:
+                assert await launcher.outcome() == 0
+            self._processes[process.pid] = process
+            deadline = time.monotonic() + 30
+            files = [Path(f"{pids}.0"), Path(f"{pids}.1")]
+            while not all(f.exists() and f.read_text().strip() for f in files):
+                assert time.monotonic() < deadline
+                await anyio.sleep(0.02)
+            descendants = [int(f.read_text()) for f in files]
+            if launcher is None:
+                descendants.remove(process.pid)  # the leader is the shell itself
+            self._started += descendants
+            return process.pid, descendants
 
-        self._tmp = tmp_path
-        self._tag = uuid.uuid4().hex
-        marker = f"GEMWIRE_RUN={self._tag}".encode()
-        self.tree: ProcessTree = _linux.new_tree(marker)
-        self._launcher = _linux.launcher()
-        if bsd:
-            # The macOS/BSD tree as it runs there, less its watchdog (kqueue): ps for the
-            # walk, no launcher, no tags. This machine's ps speaks the same options.
-            self.tree = PosixTree(PsTable(), marker, launcher=False, tagged=False)
-            self._launcher = None
-        self._processes: dict[int, subprocess.Popen[bytes]] = {}
-        self._started: list[int] = []
+        def alive(self, pid: int) -> bool:
+            if pid in self._processes:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self._processes[pid].wait(5)
+                return self._processes[pid].returncode is None
+            deadline = time.monotonic() + 5
+            while _proc_state(pid) not in (None, "Z") and time.monotonic() < deadline:
+                time.sleep(0.02)
+            return _proc_state(pid) not in (None, "Z")
 
-    async def start(self, kind: str) -> tuple[int, list[int]]:
-        pids = self._tmp / "pids"
-        argv = ["sh", "-c", LINUX_SCRIPTS[kind].format(pids=pids)]
-        # The launcher ends leftovers itself when the program exits; without it, what
-        # is checked is the tree's own kill_leftovers.
-        launcher = None if kind == LEFTOVER else self._launcher
-        process = subprocess.Popen(  # noqa: ASYNC220 - returns at once
-            [*(launcher.argv() if launcher else ()), *argv],
-            env={**os.environ, "GEMWIRE_RUN": self._tag},
-            pass_fds=launcher.pass_fds() if launcher else (),
-            **self.tree.popen_options(),
-        )
-        self.tree.started(process.pid)
-        if launcher:
-            assert await launcher.outcome() == 0
-        self._processes[process.pid] = process
-        deadline = time.monotonic() + 30
-        files = [Path(f"{pids}.0"), Path(f"{pids}.1")]
-        while not all(f.exists() and f.read_text().strip() for f in files):
-            assert time.monotonic() < deadline
-            await anyio.sleep(0.02)
-        descendants = [int(f.read_text()) for f in files]
-        if launcher is None:
-            descendants.remove(process.pid)  # the leader is the shell itself
-        self._started += descendants
-        return process.pid, descendants
-
-    def alive(self, pid: int) -> bool:
-        if pid in self._processes:
+        def exit_status(self, pid: int) -> int | None:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self._processes[pid].wait(5)
-            return self._processes[pid].returncode is None
-        deadline = time.monotonic() + 5
-        while _proc_state(pid) not in (None, "Z") and time.monotonic() < deadline:
-            time.sleep(0.02)
-        return _proc_state(pid) not in (None, "Z")
+            return self._processes[pid].returncode
 
-    def exit_status(self, pid: int) -> int | None:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self._processes[pid].wait(5)
-        return self._processes[pid].returncode
+        def own_group(self, pid: int) -> bool:
+            return os.getpgid(pid) == pid != os.getpgid(0)
 
-    def own_group(self, pid: int) -> bool:
-        return os.getpgid(pid) == pid != os.getpgid(0)
-
-    def cleanup(self) -> None:
-        for pid in [*self._processes, *self._started]:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-        for process in self._processes.values():
-            process.wait()
+        def cleanup(self) -> None:
+            for pid in [*self._processes, *self._started]:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            for process in self._processes.values():
+                process.wait()
 
 
 # --- Windows, modelled -----------------------------------------------------------------
@@ -278,16 +278,16 @@ def anyio_backend() -> str:
 
 @pytest.fixture(params=["linux", "macos tree (ps, here)", "windows (modelled)"])
 def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[World]:
-    if request.param != "windows (modelled)":
-        if sys.platform != "linux":
-            pytest.skip("runs on Linux (macOS runs its own in CI)")
+    if request.param == "windows (modelled)":
+        yield FakeWindowsWorld()
+    elif sys.platform == "linux":
         linux = LinuxWorld(tmp_path, bsd=request.param != "linux")
         try:
             yield linux
         finally:
             linux.cleanup()
     else:
-        yield FakeWindowsWorld()
+        pytest.skip("runs on Linux (macOS runs its own in CI)")
 
 
 async def test_the_child_leads_a_group_of_its_own(world: World) -> None:

@@ -154,7 +154,7 @@ class StreamPipe:
             return b""
 
     def close(self) -> None:
-        self._stream = None  # the process's streams close with the process
+        self._stream = None  # the process's own: `Child.aclose` closes it with the process
 
 
 def output_pipe(capacity: int) -> StreamPipe:

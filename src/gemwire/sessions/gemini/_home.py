@@ -8,6 +8,9 @@ Sessions live in ``.gemini/tmp/<project>/chats/``, where ``<project>`` is
 - the **sha256** hex of the project root (older CLIs). 0.61.0 copies such a folder into the
   slug folder only while the slug folder is empty, so both can exist side by side.
 
+How a root is spelled differs by OS (`RootSpelling`): on Windows the registry holds it
+lowercased, while the hash is of the root as the CLI's working directory spelled it.
+
 Subagent transcripts live in ``chats/<parentSessionId>/<agentSessionId>.json[l]``.
 
 Nothing here builds a path from a session id or from file contents: folders and files are
@@ -22,7 +25,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Final, Literal
@@ -41,7 +44,7 @@ from gemwire.sessions.gemini._replay import SESSION_SUFFIXES
 from gemwire.sessions.gemini._usage import matches, session_usage
 from gemwire.wire.gemini_session import SESSION_FILE_PREFIX, ProjectRegistryData
 
-__all__ = ("GeminiHome", "Project", "project_hash", "registry_key")
+__all__ = ("GeminiHome", "Project", "RootSpelling", "project_hash", "registry_key")
 
 _SLUG = re.compile(r"[a-z0-9-]+")
 _HASH = re.compile(r"[0-9a-f]{64}")
@@ -72,9 +75,60 @@ def registry_key(root: str, platform: str = sys.platform) -> str:
     return root
 
 
-def _root(path: str | os.PathLike[str]) -> str:
-    # Gemini's project root is process.cwd(): absolute, with symlinks resolved.
-    return os.path.realpath(os.path.abspath(path))
+class RootSpelling:
+    r"""How Gemini CLI spells a project root on ``platform``: the registry's key, and the
+    names the legacy hash folder may have.
+
+    The hash is of ``path.resolve(process.cwd())`` (``Storage.getFilePathHash``), spelled
+    as the shell spelled the folder: on Windows, where folder names ignore case, that need
+    not be the registry's lowercased key nor the folder's own case. So on Windows the hash
+    folder may be named after the folder's case on disk (``canonical``: ``realpath``,
+    there) or the root as given, each with its drive letter either way (a shell may
+    report ``c:``); anywhere else after the root itself.
+
+    >>> cased = {r"c:\users\ana\proj": r"C:\Users\Ana\Proj"}
+    >>> windows = RootSpelling("win32", canonical=lambda path: cased.get(path, path))
+    >>> windows.spellings(r"c:\users\ana\proj")
+    ['c:\\users\\ana\\proj', 'C:\\users\\ana\\proj', 'C:\\Users\\Ana\\Proj', 'c:\\Users\\Ana\\Proj']
+    >>> RootSpelling("linux").spellings("/home/ana/proj")
+    ['/home/ana/proj']
+    """
+
+    def __init__(
+        self,
+        platform: str = sys.platform,
+        *,
+        canonical: Callable[[str], str] = os.path.realpath,
+    ) -> None:
+        self.platform = platform
+        self._canonical = canonical
+
+    def key(self, root: str) -> str:
+        """`registry_key` on this platform."""
+        return registry_key(root, self.platform)
+
+    def resolve(self, path: str | os.PathLike[str]) -> str:
+        """The project root of a working folder: absolute, links resolved (``process.cwd()``)."""
+        if self.platform == "win32":
+            return self._canonical(ntpath.abspath(os.fspath(path)))
+        return self._canonical(os.path.abspath(path))
+
+    def spellings(self, root: str) -> list[str]:
+        """Every spelling of ``root`` a legacy hash folder may be named after, in order."""
+        if self.platform != "win32":
+            return [root]
+        given = ntpath.normpath(root)
+        found: list[str] = []
+        for spelled in (given, self._canonical(given)):
+            drive_swapped = spelled[0].swapcase() + spelled[1:] if spelled[1:2] == ":" else spelled
+            for each in (spelled, drive_swapped):
+                if each not in found:
+                    found.append(each)
+        return found
+
+    def hash_names(self, root: str) -> list[str]:
+        """`project_hash` of every `spellings` of ``root``."""
+        return [project_hash(spelled) for spelled in self.spellings(root)]
 
 
 def _read_text(path: Path) -> str | None:
@@ -115,6 +169,7 @@ class GeminiHome:
 
     Args:
         home: the folder holding ``.gemini``; default ``GEMINI_CLI_HOME``, else ``~``.
+        spelling: how Gemini CLI spells project roots; default: as on this OS.
 
     >>> home = GeminiHome("/nonexistent")
     >>> home.sessions("/some/project")
@@ -123,8 +178,11 @@ class GeminiHome:
 
     agent: Final = "gemini"
 
-    def __init__(self, home: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self, home: str | os.PathLike[str] | None = None, *, spelling: RootSpelling | None = None
+    ) -> None:
         chosen = home if home is not None else os.environ.get("GEMINI_CLI_HOME") or Path.home()
+        self.spelling = spelling or RootSpelling()
         self.home = Path(chosen)
         self.gemini_dir = self.home / ".gemini"
         self.tmp_dir = self.gemini_dir / "tmp"
@@ -149,7 +207,7 @@ class GeminiHome:
     def _owns(self, slug: str, root: str) -> bool:
         for base in (self.tmp_dir, self.gemini_dir / "history"):
             owner = _read_text(base / slug / _PROJECT_ROOT_FILE)
-            if owner is not None and registry_key(owner) != registry_key(root):
+            if owner is not None and self.spelling.key(owner) != self.spelling.key(root):
                 return False
         return True
 
@@ -163,7 +221,7 @@ class GeminiHome:
         """Every project folder that has a ``chats`` folder, with its root when known."""
         registry = self.registry()
         by_slug = {slug: root for root, slug in registry.items()}
-        by_hash = {project_hash(root): root for root in registry}
+        by_hash = {name: root for root in registry for name in self.spelling.hash_names(root)}
         found = []
         for name in self._folders():
             if not os.path.isdir(self.tmp_dir / name / "chats"):
@@ -182,28 +240,28 @@ class GeminiHome:
 
         Only folders that exist are returned; a project Gemini never ran in has none.
         """
-        project = _root(root if root is not None else os.getcwd())
+        project = self.spelling.resolve(root if root is not None else os.getcwd())
         folders = []
         slug = self._slug(project)
         if slug is not None and (self.tmp_dir / slug).is_dir():
             folders.append(self._project(slug, project, "slug"))
-        digest = project_hash(project)
-        if (self.tmp_dir / digest).is_dir():
-            folders.append(self._project(digest, project, "hash"))
+        # On Windows each spelling the old CLI ran under made a folder of its own.
+        folders.extend(
+            self._project(digest, project, "hash")
+            for digest in self.spelling.hash_names(project)
+            if (self.tmp_dir / digest).is_dir()
+        )
         return folders
 
     def _slug(self, root: str) -> str | None:
         """The slug Gemini would use for ``root`` now (``ProjectRegistry.getShortId``, read-only)."""
-        slug = self.registry().get(registry_key(root))
+        key = self.spelling.key(root)
+        slug = self.registry().get(key)
         if slug is not None and self._owns(slug, root):
             return slug
         for name in self._folders():
             owner = self._owner(name)
-            if (
-                _SLUG.fullmatch(name)
-                and owner is not None
-                and registry_key(owner) == registry_key(root)
-            ):
+            if _SLUG.fullmatch(name) and owner is not None and self.spelling.key(owner) == key:
                 return name
         return None
 
