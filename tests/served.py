@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AsyncExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Self
@@ -48,6 +48,14 @@ def serve_asgi(app: Any) -> Iterator[str]:
         thread.join(20)
 
 
+async def eventually(done: Callable[[], bool]) -> None:
+    """Wait until ``done()`` holds: for what the server's thread does (its anyio events
+    belong to its loop); fails after 10 seconds."""
+    with anyio.fail_after(10):
+        while not done():  # noqa: ASYNC110 - state of another thread
+            await anyio.sleep(0.01)
+
+
 class ScriptedChannel:
     """The channel of a `ScriptedAgent` running while the channel is open (``agents``
     collects each one started, for the test to inspect)."""
@@ -60,7 +68,8 @@ class ScriptedChannel:
         self._agents = agents if agents is not None else []
         self._on_prompt = on_prompt
         self._stack = AsyncExitStack()
-        self.closed = anyio.Event()
+        self.closed = threading.Event()
+        """Set once the channel closed (in the server's thread: see `eventually`)."""
 
     stderr_tail = None
     exit_code = None
