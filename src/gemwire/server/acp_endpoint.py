@@ -13,12 +13,13 @@ speaks both of the RFD's transports, as the ACP Python SDK 0.12.1 does:
   The connection's stream dropping stops the agent too (`HttpConnection`).
 
 One agent process per connection, from the injected ``launcher`` (by default the
-built-in agents, `launch_built_in`); an unknown agent is 404. Messages pass as they
-came, byte for byte; the agent's go out as soon as the client takes them, never piling
-up (`Outbox`). What the client sends is checked first: a frame that is not a JSON object
-is answered with a JSON-RPC parse error and never reaches the agent; one over the line
-cap (64 MiB) closes the socket with 1009, or is refused with 413 over HTTP. Tokens and
-``Origin`` are the mounting server's (its middleware).
+built-in agents, `launch_built_in`); an unknown agent is 404, a connection past
+``max_connections`` 503. Messages pass as they came, byte for byte; the agent's go out
+as soon as the client takes them, never piling up (`Outbox`). What the client sends is
+checked first: a frame that is not a JSON object is answered with a JSON-RPC parse error
+and never reaches the agent; one over the line cap (64 MiB) closes the socket with 1009,
+or is refused with 413 over HTTP. Tokens and ``Origin`` are the mounting server's (its
+middleware).
 
 Streamable HTTP connections outlive their requests: they run in `running` (the app's
 lifespan, which this app handles itself when it is the whole server).
@@ -41,6 +42,7 @@ from gemwire.errors import AgentNotFound
 from gemwire.protocol.acp.remote import (
     CONNECTION_ID_HEADER,
     SESSION_ID_HEADER,
+    Peeked,
     carries_session_header,
     parse_error,
     peek,
@@ -62,6 +64,8 @@ AgentLauncher = Callable[[str], AgentChannel]
 """The channel of a new agent process by its name; `AgentNotFound` for no such agent."""
 
 KEEP_ALIVE_INTERVAL = 15.0
+MAX_CONNECTIONS = 32
+"""Agents the endpoint runs at once (one a connection); the next connection is 503."""
 _TOO_BIG = 1009
 _NOT_JSON = "the message is not a JSON-RPC message (a JSON object, UTF-8)"
 
@@ -74,10 +78,15 @@ def launch_built_in(name: str) -> AgentChannel:
 
 
 class AcpEndpoint:
-    """The ASGI app; ``launcher`` starts the agent of each connection."""
+    """The ASGI app; ``launcher`` starts the agent of each connection, at most
+    ``max_connections`` at once."""
 
-    def __init__(self, launcher: AgentLauncher = launch_built_in) -> None:
+    def __init__(
+        self, launcher: AgentLauncher = launch_built_in, *, max_connections: int = MAX_CONNECTIONS
+    ) -> None:
         self._launcher = launcher
+        self._max = max_connections
+        self._live = 0
         self._tg: TaskGroup | None = None
         self.connections: dict[str, HttpConnection] = {}
         """The live Streamable HTTP connections, by id."""
@@ -126,16 +135,25 @@ class AcpEndpoint:
     async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (await receive())["type"] != "websocket.connect":
             return
+        if not self._take_slot():
+            await _deny(scope, send, 503, "limit", self._full())
+            return
+        try:
+            await self._serve_socket(scope, receive, send)
+        finally:
+            self._live -= 1
+
+    async def _serve_socket(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             channel = self._launch(scope)
         except AgentNotFound as exc:
-            await _deny(scope, send, 404, str(exc))
+            await _deny(scope, send, 404, "not_found", str(exc))
             return
         async with contextlib.AsyncExitStack() as stack:
             try:
                 await stack.enter_async_context(channel)
             except AgentNotFound as exc:  # its command cannot be run
-                await _deny(scope, send, 404, str(exc))
+                await _deny(scope, send, 404, "not_found", str(exc))
                 return
             header = (CONNECTION_ID_HEADER.lower().encode(), secrets.token_hex(16).encode())
             await send({"type": "websocket.accept", "headers": [header]})
@@ -178,23 +196,34 @@ class AcpEndpoint:
         await connection.deliver(body, seen)
         await _respond(send, 202, b"")
 
-    async def _open(self, scope: Scope, body: bytes, seen: Any, send: Send) -> None:
+    async def _open(self, scope: Scope, body: bytes, seen: Peeked, send: Send) -> None:
         if self._tg is None:
             await _error(send, 503, "limit", "the ACP endpoint is not running (its lifespan)")
             return
+        if not self._take_slot():
+            await _error(send, 503, "limit", self._full())
+            return
         try:
             channel = self._launch(scope)
-            connection = HttpConnection(secrets.token_hex(16), channel, on_end=self._forget)
-            await self._tg.start(connection.run)
+        except AgentNotFound as exc:
+            self._live -= 1
+            await _error(send, 404, "not_found", str(exc))
+            return
+        connection = HttpConnection(secrets.token_hex(16), channel, on_end=self._forget)
+        try:
+            await self._tg.start(connection.run)  # its end (even failing to start) frees the slot
         except AgentNotFound as exc:
             await _error(send, 404, "not_found", str(exc))
             return
         self.connections[connection.connection_id] = connection
         answer = await connection.ask(body, seen)
         if answer is None:
+            ended = connection.ended.is_set()
             connection.end()
-            reason = "the agent ended" if connection.ended.is_set() else "the agent took too long"
-            await _error(send, 502, "crashed", f"{reason} before answering initialize")
+            if ended:
+                await _error(send, 502, "crashed", "the agent ended before answering initialize")
+            else:
+                await _error(send, 504, "timeout", "the agent did not answer initialize in time")
             return
         header = (CONNECTION_ID_HEADER.lower().encode(), connection.connection_id.encode())
         await _respond(send, 200, answer, [header])
@@ -280,6 +309,16 @@ class AcpEndpoint:
 
     def _forget(self, connection_id: str) -> None:
         self.connections.pop(connection_id, None)
+        self._live -= 1
+
+    def _take_slot(self) -> bool:
+        if self._live >= self._max:
+            return False
+        self._live += 1
+        return True
+
+    def _full(self) -> str:
+        return f"the ACP endpoint runs {self._max} agents already; close one first"
 
     def _launch(self, scope: Scope) -> AgentChannel:
         name = scope.get("path_params", {}).get("agent")
@@ -364,10 +403,10 @@ async def _error(send: Send, status: int, kind: str, message: str) -> None:
     await _respond(send, status, body)
 
 
-async def _deny(scope: Scope, send: Send, status: int, message: str) -> None:
+async def _deny(scope: Scope, send: Send, status: int, kind: str, message: str) -> None:
     """Refuse a WebSocket before accepting it: with an HTTP answer where the server can."""
     if "websocket.http.response" in scope.get("extensions", {}):
-        body = msgspec.json.encode({"error": {"kind": "not_found", "message": message}})
+        body = msgspec.json.encode({"error": {"kind": kind, "message": message}})
         start = {
             "type": "websocket.http.response.start",
             "status": status,

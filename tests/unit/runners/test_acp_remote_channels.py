@@ -215,3 +215,96 @@ async def test_without_the_remote_extra_the_channel_says_what_to_install(
     assert str(caught.value) == (
         "a remote ACP agent needs httpx and httpx-ws: pip install 'gemwire[remote]'"
     )
+
+
+def _refusing(app: Any) -> Any:
+    """``app`` behind a proxy that refuses a POST holding ``refuse me`` (413)."""
+
+    async def proxy(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await app(scope, receive, send)
+            return
+        messages = [await receive()]
+        while messages[-1].get("more_body"):
+            messages.append(await receive())
+        if b"refuse me" in b"".join(m.get("body", b"") for m in messages):
+            body = b'{"error": {"kind": "too_large", "message": "too big"}}'
+            await send({"type": "http.response.start", "status": 413, "headers": []})
+            await send({"type": "http.response.body", "body": body})
+            return
+
+        async def again() -> Any:
+            return messages.pop(0) if messages else await receive()
+
+        await app(scope, again, send)
+
+    return proxy
+
+
+async def _echo(agent: ScriptedAgent, session_id: str, params: dict[str, Any]) -> str:
+    await agent.say(session_id, params["prompt"][0]["text"])
+    return "end_turn"
+
+
+async def test_a_refused_http_request_fails_alone_and_the_connection_goes_on() -> None:
+    endpoint = AcpEndpoint(lambda name: ScriptedChannel(on_prompt=_echo))
+    with serve_asgi(_refusing(endpoint_app(endpoint))) as host, anyio.fail_after(20):
+        channel = StreamableHttpChannel(f"http://{host}/acp/echo")
+        async with AcpClient(AcpOptions(), channel=channel) as client:
+            session = await client.new_session()
+            async with session.prompt("refuse me") as refused:
+                await refused.wait()
+            async with session.prompt("fine") as accepted:
+                await accepted.wait()
+    assert refused.result.error is not None
+    assert refused.result.error.message.endswith(
+        "the server refused session/prompt (HTTP 413: too big)"
+    )
+    assert (accepted.result.ok, accepted.result.answer) == (True, "fine")
+
+
+async def _big_frame(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    if scope["type"] != "websocket":
+        return
+    await receive()
+    await send({"type": "websocket.accept"})
+    await receive()
+    await send({"type": "websocket.send", "text": "x" * 2000})
+    while (await receive())["type"] != "websocket.disconnect":
+        pass
+
+
+async def test_a_websocket_frame_over_the_cap_closes_the_channel_unheld() -> None:
+    with serve_asgi(_big_frame) as host, anyio.fail_after(10):
+        async with WebSocketChannel(f"ws://{host}/acp/x", max_message_bytes=1024) as channel:
+            await channel.send(b"{}\n")
+            assert await channel.receive() == b""
+            assert await channel.receive() == b""
+            assert channel.close_reason == "the message is too big (WebSocket close 1009)"
+
+
+async def _big_event(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    if scope["type"] != "http":
+        return
+    if scope["method"] == "POST":
+        await receive()
+        headers = [(b"acp-connection-id", b"c1")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": b'{"jsonrpc":"2.0","id":0,"result":{}}'})
+        return
+    start = {"type": "http.response.start", "status": 200, "headers": []}
+    await send(start)
+    big = b"data: " + b"x" * 2000 + b"\n\n"
+    after = b'data: {"jsonrpc":"2.0","method":"after"}\n\n'
+    await send({"type": "http.response.body", "body": big + after})
+
+
+async def test_an_sse_event_over_the_cap_is_dropped_and_the_next_comes_through() -> None:
+    with serve_asgi(_big_event) as host, anyio.fail_after(10):
+        async with StreamableHttpChannel(f"http://{host}/acp/x", max_message_bytes=1024) as channel:
+            await channel.send(b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}\n')
+            assert await channel.receive() == b'{"jsonrpc":"2.0","id":0,"result":{}}'
+            assert channel.connection_id == "c1"
+            assert await channel.receive() == b'{"jsonrpc":"2.0","method":"after"}'
+            assert await channel.receive() == b""
+            assert channel.close_reason == "the server ended the connection's stream"

@@ -13,7 +13,7 @@ import anyio
 import httpx
 import pytest
 from acp_scripted import ScriptedAgent
-from httpx_ws import AsyncWebSocketSession, WebSocketDisconnect, aconnect_ws
+from httpx_ws import AsyncWebSocketSession, WebSocketDisconnect, WebSocketUpgradeError, aconnect_ws
 from served import ScriptedChannel, endpoint_app, eventually, serve_asgi
 
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
@@ -303,3 +303,50 @@ async def _vanish_over_http(url: str) -> None:
             session = {**connection, "Acp-Session-Id": "s0"}
             await client.post(url, content=prompt(), headers={**json_type, **session})
     # leaving closes the connection's stream: the client is gone
+
+
+async def test_the_endpoint_runs_at_most_max_connections_agents() -> None:
+    state = Served()
+    state.endpoint = AcpEndpoint(state._launch, max_connections=1)
+    with serve_asgi(endpoint_app(state.endpoint)) as host:
+        url = f"http://{host}/acp/scripted"
+        json_type = {"Content-Type": "application/json"}
+        async with websocket(host) as ws, httpx.AsyncClient() as client:
+            await ws.send_text(INITIALIZE.decode())
+            await ws.receive_text()
+            full = await client.post(url, content=INITIALIZE, headers=json_type)
+            assert (full.status_code, full.json()) == (
+                503,
+                {
+                    "error": {
+                        "kind": "limit",
+                        "message": "the ACP endpoint runs 1 agents already; close one first",
+                    }
+                },
+            )
+            with pytest.raises(WebSocketUpgradeError) as refused:
+                async with websocket(host):
+                    pass
+            assert refused.value.response.status_code == 503
+        await eventually(lambda: state.channels[0].closed.is_set())
+        async with httpx.AsyncClient() as client:  # the slot is free again
+            opened = await client.post(url, content=INITIALIZE, headers=json_type)
+            assert opened.status_code == 200
+            await client.delete(
+                url, headers={"Acp-Connection-Id": opened.headers["acp-connection-id"]}
+            )
+    assert len(state.channels) == 2
+
+
+async def test_the_built_in_agents_by_default_and_an_unknown_one_is_404() -> None:
+    with serve_asgi(endpoint_app(AcpEndpoint())) as host:
+        async with httpx.AsyncClient() as client:
+            response = await client.post(
+                f"http://{host}/acp/nope",
+                content=INITIALIZE,
+                headers={"Content-Type": "application/json"},
+            )
+    assert response.status_code == 404
+    assert response.json()["error"]["message"] == (
+        "unknown agent 'nope'; known: claude, codex, qwen, opencode, gemini"
+    )

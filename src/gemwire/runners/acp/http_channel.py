@@ -20,6 +20,7 @@ import contextlib
 from typing import Any, Self
 
 import anyio
+import msgspec
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
@@ -131,8 +132,13 @@ class StreamableHttpChannel:
             await self._deliver(response.content)
         elif response.status_code not in (200, 202):
             what = seen.method if seen is not None and seen.method else "a message"
-            detail = error_detail(response.content)
-            self._end(f"the server refused {what} (HTTP {response.status_code}: {detail})")
+            refusal = f"the server refused {what} (HTTP {response.status_code}: "
+            refusal += f"{error_detail(response.content)})"
+            if seen is not None and seen.request and response.status_code != 404:
+                # That request fails, as the agent's error would; the connection goes on.
+                await self._deliver(_error_answer(seen.key, refusal))
+            else:  # an answer or a notice lost, or the connection gone: the agent is
+                self._end(refusal)
 
     async def _opened(self, response: Any) -> None:
         connection_id = response.headers.get(CONNECTION_ID_HEADER)
@@ -220,3 +226,13 @@ class StreamableHttpChannel:
             self._reason = reason
         self._ended.set()
         self._send_inbox.close()
+
+
+def _error_answer(request_id: bytes | None, message: str) -> bytes:
+    """The JSON-RPC error answer of a request the server refused (-32603, internal error).
+
+    >>> _error_answer(b'7', "the server refused session/prompt (HTTP 413: too big)")
+    b'{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"the server refused session/prompt (HTTP 413: too big)"}}'
+    """
+    error = msgspec.json.encode({"code": -32603, "message": message})
+    return b'{"jsonrpc":"2.0","id":' + (request_id or b"null") + b',"error":' + error + b"}"
