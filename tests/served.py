@@ -56,6 +56,31 @@ async def eventually(done: Callable[[], bool]) -> None:
             await anyio.sleep(0.01)
 
 
+class LoadingAgent(ScriptedAgent):
+    """A `ScriptedAgent` that also loads sessions: ``session/load`` replays one exchange
+    (``earlier`` → ``before``) of the session, then answers."""
+
+    async def _answer(self, message: dict[str, Any]) -> None:
+        method, params = message["method"], message.get("params") or {}
+        if method == "initialize":
+            info = {"name": self.name, "version": "1.0"}
+            result = {
+                "protocolVersion": 1,
+                "agentInfo": info,
+                "agentCapabilities": {"loadSession": True},
+            }
+        elif method == "session/load":
+            session_id = params["sessionId"]
+            text = {"type": "text", "text": "earlier"}
+            await self.update(session_id, "user_message_chunk", content=text)
+            await self.say(session_id, "before")
+            result = {}
+        else:
+            await super()._answer(message)
+            return
+        await self.send({"id": message["id"], "result": result})
+
+
 class ScriptedChannel:
     """The channel of a `ScriptedAgent` running while the channel is open (``agents``
     collects each one started, for the test to inspect)."""
@@ -63,10 +88,15 @@ class ScriptedChannel:
     framing: Framing = "messages"
 
     def __init__(
-        self, agents: list[ScriptedAgent] | None = None, *, on_prompt: Prompt = _end_turn
+        self,
+        agents: list[ScriptedAgent] | None = None,
+        *,
+        on_prompt: Prompt = _end_turn,
+        agent_type: type[ScriptedAgent] = ScriptedAgent,
     ) -> None:
         self._agents = agents if agents is not None else []
         self._on_prompt = on_prompt
+        self._agent_type = agent_type
         self._stack = AsyncExitStack()
         self.closed = threading.Event()
         """Set once the channel closed (in the server's thread: see `eventually`)."""
@@ -78,7 +108,7 @@ class ScriptedChannel:
     async def __aenter__(self) -> Self:
         near, far = memory_channel_pair()
         self._near: MemoryChannel = near
-        agent = ScriptedAgent(far, on_prompt=self._on_prompt)
+        agent = self._agent_type(far, on_prompt=self._on_prompt)
         self._agents.append(agent)
         stack = self._stack
         await stack.enter_async_context(near)

@@ -7,6 +7,8 @@ request is found by its ``id``; an answer that opens a session goes on the conne
 stream, which the client has open, and opens that session's stream; the answer to a
 request on a session, and a request or notification naming a session whose stream exists,
 go on that session's stream; the rest on the connection's. Messages pass as they came.
+Beyond the SDK, a ``session/load`` (or ``session/resume``) that succeeds opens its
+session's stream too (its answer names no session).
 
 Every stream is an `Outbox` of bounded size: while one is full the agent is not read,
 so a client that never reads holds the agent back (its stdout pipe fills) instead of
@@ -21,7 +23,7 @@ from collections.abc import AsyncIterator, Callable
 import anyio
 from anyio.abc import TaskStatus
 
-from gemwire.protocol.acp.remote import Peeked, peek
+from gemwire.protocol.acp.remote import Peeked, attaches_session, peek
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES, LineBuffer, OversizedLine
 from gemwire.runners.acp.channel import CLOSE_GRACE, AgentChannel
 
@@ -143,7 +145,7 @@ class HttpConnection:
         self.attached = anyio.Event()
         """The client opened the connection's stream (else it is gone: `ATTACH_TIMEOUT`)."""
         self._on_end = on_end
-        self._routes: dict[bytes, str] = {}
+        self._routes: dict[bytes, tuple[str, bool]] = {}  # request: its session, attaching it
         self._answers: dict[bytes, _Answer] = {}
         self._write = anyio.Lock()
         self._linger = False  # the agent ended: what its streams hold waits a little
@@ -194,7 +196,7 @@ class HttpConnection:
         """A client's message, to the agent; its answer will find the session's stream."""
         if seen.request and seen.session_id is not None:
             assert seen.key is not None
-            self._routes[seen.key] = seen.session_id
+            self._routes[seen.key] = (seen.session_id, attaches_session(seen.method))
         async with self._write:
             await self.channel.send(one_line(message) + b"\n")
 
@@ -220,11 +222,13 @@ class HttpConnection:
                 answer.message = message
                 answer.ready.set()
                 return
-            routed = self._routes.pop(seen.key, None)
-            if seen.session_id is not None:  # it opened a session: the answer stays here
-                self.sessions.setdefault(seen.session_id, Outbox())
-            elif routed is not None and routed in self.sessions:
-                box = self.sessions[routed]
+            session_id, attaching = self._routes.pop(seen.key, (seen.session_id, False))
+            if seen.session_id is not None or (attaching and not seen.failed):
+                # It opened (or loaded) a session: the answer stays here, the client has
+                # this stream open; the session's stream opens now.
+                self.sessions.setdefault(str(session_id), Outbox())
+            elif session_id is not None and session_id in self.sessions:
+                box = self.sessions[session_id]
         elif seen is not None and seen.session_id is not None and seen.session_id in self.sessions:
             box = self.sessions[seen.session_id]
         await box.put(message)

@@ -40,6 +40,7 @@ def test_any_json_object_peeks_and_anything_else_does_not(message: dict[str, obj
         ({"id": "a", "result": {"sessionId": "t", "modes": None}}, b'"a"', None, "t"),
         ({"method": "session/update", "params": {"sessionId": "u", "update": {}}}, None, "session/update", "u"),
         ({"id": None, "error": {"code": -32700, "message": "x"}}, None, None, None),
+        ({"id": 4, "error": {"code": -32603, "message": "x"}}, b"4", None, None),
         ({"id": 1, "method": "m", "params": [1, 2]}, b"1", "m", None),
         ({"id": 1, "method": 7}, None, None, None),  # odd, still JSON: routed nowhere special
     ],
@@ -48,7 +49,7 @@ def test_the_routing_fields(
     message: dict[str, object], key: bytes | None, method: str | None, session_id: str | None
 ) -> None:
     assert peek(json.dumps(message).encode()) == Peeked(
-        key=key, method=method, session_id=session_id
+        key=key, method=method, session_id=session_id, failed="error" in message
     )
 
 

@@ -12,7 +12,14 @@ from typing import Any
 import anyio
 import pytest
 from acp_scripted import ScriptedAgent
-from served import ScriptedChannel, endpoint_app, eventually, sdk_echo_app, serve_asgi
+from served import (
+    LoadingAgent,
+    ScriptedChannel,
+    endpoint_app,
+    eventually,
+    sdk_echo_app,
+    serve_asgi,
+)
 
 from gemwire.errors import AgentNotFound, AuthFailed, PromptTooLarge
 from gemwire.events import Event, TurnCompleted
@@ -308,3 +315,29 @@ async def test_an_sse_event_over_the_cap_is_dropped_and_the_next_comes_through()
             assert await channel.receive() == b'{"jsonrpc":"2.0","method":"after"}'
             assert await channel.receive() == b""
             assert channel.close_reason == "the server ended the connection's stream"
+
+
+@pytest.mark.parametrize("kind", CHANNELS)
+async def test_a_loaded_session_replays_and_takes_prompts(kind: str) -> None:
+    agents: list[ScriptedAgent] = []
+    endpoint = AcpEndpoint(
+        lambda name: ScriptedChannel(agents, on_prompt=_echo, agent_type=LoadingAgent)
+    )
+    with serve_asgi(endpoint_app(endpoint)) as host, anyio.fail_after(20):
+        async with AcpClient(AcpOptions(), channel=CHANNELS[kind](host)) as client:
+            session = await client.load_session("old")
+            replayed = session.take_events()
+            async with session.prompt("again") as turn:
+                await turn.wait()
+    assert [(e.type, getattr(e, "text", None)) for e in replayed] == [
+        ("session_started", None),
+        ("user_message", "earlier"),
+        ("message_delta", "before"),
+    ]
+    assert all(getattr(e, "replay", False) for e in replayed[1:])
+    assert (turn.result.ok, turn.result.answer) == (True, "again")
+    assert [m.get("method") for m in agents[0].received] == [
+        "initialize",
+        "session/load",
+        "session/prompt",
+    ]

@@ -28,6 +28,7 @@ __all__ = (
     "CONNECTION_ID_HEADER",
     "SESSION_ID_HEADER",
     "Peeked",
+    "attaches_session",
     "carries_session_header",
     "parse_error",
     "peek",
@@ -39,6 +40,7 @@ SESSION_ID_HEADER = "Acp-Session-Id"
 # The methods on a session that exists: a POST of one carries Acp-Session-Id and its
 # answer comes on that session's stream. Those that open a session (session/new, /load)
 # do not: their answers come on the connection's stream, which the client has open.
+_ATTACHING = frozenset({"session/load", "session/resume"})
 _SESSION_SCOPED = frozenset(
     {
         "session/set_mode",
@@ -63,6 +65,7 @@ class _Message(msgspec.Struct):
     method: str | None = None
     params: _Part = None
     result: _Part = None
+    error: msgspec.Raw = msgspec.Raw(b"")
 
 
 _decoder = msgspec.json.Decoder(_Message)
@@ -76,6 +79,8 @@ class Peeked(msgspec.Struct, frozen=True, kw_only=True):
     method: str | None
     session_id: str | None
     """The ``sessionId`` of its params, else of its result."""
+    failed: bool = False
+    """An error answer."""
 
     @property
     def request(self) -> bool:
@@ -112,7 +117,14 @@ def peek(data: bytes) -> Peeked | None:
         key=raw_id if raw_id not in (b"", b"null") else None,
         method=message.method,
         session_id=session_id,
+        failed=bool(message.error),
     )
+
+
+def attaches_session(method: str | None) -> bool:
+    """Whether ``method`` attaches a session that exists (``session/load``, ``session/resume``):
+    its answer names no session, so the session's stream opens once it succeeds."""
+    return method in _ATTACHING
 
 
 def carries_session_header(method: str | None) -> bool:

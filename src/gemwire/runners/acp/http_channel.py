@@ -4,8 +4,8 @@ The client POSTs each of its messages. ``initialize`` opens the connection: its 
 is the body, with the ``Acp-Connection-Id`` every later request carries; the others get
 ``202 Accepted``, and a method on an open session also carries ``Acp-Session-Id``. The
 agent's messages come on SSE streams: the connection's (a GET opened after
-``initialize``) and one per session (opened when a message first names it), merged here
-into one `receive`. ``close`` DELETEs the connection: the server stops the agent.
+``initialize``) and one per session (opened when ``session/new`` answers with it, or a
+``session/load`` of it succeeds), merged here into one `receive`. ``close`` DELETEs the connection: the server stops the agent.
 
 Each stream is read only as fast as the client takes messages (a small queue between),
 so a slow client holds the agent back rather than filling memory; an event over the
@@ -28,6 +28,7 @@ from gemwire.errors import PromptTooLarge
 from gemwire.protocol.acp.remote import (
     CONNECTION_ID_HEADER,
     SESSION_ID_HEADER,
+    attaches_session,
     carries_session_header,
     peek,
 )
@@ -65,6 +66,7 @@ class StreamableHttpChannel:
         self._closing = False
         self._ended = anyio.Event()
         self._streams: dict[str | None, anyio.Event] = {}  # open streams, set when done
+        self._attaching: dict[bytes, str] = {}  # session/load requests: their session
         self._send_inbox: MemoryObjectSendStream[bytes]
         self._inbox: MemoryObjectReceiveStream[bytes]
         self.connection_id: str | None = None
@@ -117,8 +119,12 @@ class StreamableHttpChannel:
         opening = self.connection_id is None
         if not opening:
             headers[CONNECTION_ID_HEADER] = str(self.connection_id)
-            if seen is not None and seen.session_id and carries_session_header(seen.method):
+        if not opening and seen is not None and seen.session_id:
+            if carries_session_header(seen.method):
                 headers[SESSION_ID_HEADER] = seen.session_id
+                self._open_stream(seen.session_id)  # if it is not (it closed, say)
+            elif seen.request and attaches_session(seen.method):
+                self._attaching[seen.key or b""] = seen.session_id
         try:
             response = await self._client.post(self.url, content=message, headers=headers)
         except self._httpx.HTTPError as exc:
@@ -212,10 +218,13 @@ class StreamableHttpChannel:
     async def _deliver(self, message: bytes | OversizedLine) -> None:
         if isinstance(message, OversizedLine):
             return  # dropped unread, as the stdio path drops an oversized line
-        if b"sessionId" in message:
-            seen = peek(message)
-            if seen is not None and seen.session_id is not None:
+        seen = peek(message) if self._attaching or b"sessionId" in message else None
+        if seen is not None and seen.response:
+            attached = self._attaching.pop(seen.key or b"", None)
+            if seen.session_id is not None:  # session/new's answer: the session exists
                 self._open_stream(seen.session_id)
+            elif attached is not None and not seen.failed:
+                self._open_stream(attached)
         with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
             await self._send_inbox.send(message)
 
