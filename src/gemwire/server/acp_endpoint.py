@@ -100,8 +100,14 @@ class AcpEndpoint:
                 yield
             finally:
                 self._tg = None
-                for connection in list(self.connections.values()):
-                    connection.end()
+                self.end_all()
+
+    def end_all(self) -> None:
+        """End every Streamable HTTP connection now: their streams end, their agents stop.
+        (A server shutting down calls it first: uvicorn waits for open streams to end
+        before the lifespan ends.)"""
+        for connection in list(self.connections.values()):
+            connection.end()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]

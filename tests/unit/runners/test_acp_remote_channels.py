@@ -270,6 +270,9 @@ async def test_a_refused_http_request_fails_alone_and_the_connection_goes_on() -
     assert (accepted.result.ok, accepted.result.answer) == (True, "fine")
 
 
+CLOSED_WITH: list[int] = []
+
+
 async def _big_frame(scope: dict[str, Any], receive: Any, send: Any) -> None:
     if scope["type"] != "websocket":
         return
@@ -277,17 +280,20 @@ async def _big_frame(scope: dict[str, Any], receive: Any, send: Any) -> None:
     await send({"type": "websocket.accept"})
     await receive()
     await send({"type": "websocket.send", "text": "x" * 2000})
-    while (await receive())["type"] != "websocket.disconnect":
+    while (message := await receive())["type"] != "websocket.disconnect":
         pass
+    CLOSED_WITH.append(message["code"])
 
 
 async def test_a_websocket_frame_over_the_cap_closes_the_channel_unheld() -> None:
+    CLOSED_WITH.clear()
     with serve_asgi(_big_frame) as host, anyio.fail_after(10):
         async with WebSocketChannel(f"ws://{host}/acp/x", max_message_bytes=1024) as channel:
             await channel.send(b"{}\n")
             assert await channel.receive() == b""
             assert await channel.receive() == b""
             assert channel.close_reason == "the message is too big (WebSocket close 1009)"
+        await eventually(lambda: CLOSED_WITH == [1009])  # the server is told why
 
 
 async def _big_event(scope: dict[str, Any], receive: Any, send: Any) -> None:

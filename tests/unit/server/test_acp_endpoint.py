@@ -350,3 +350,30 @@ async def test_the_built_in_agents_by_default_and_an_unknown_one_is_404() -> Non
     assert response.json()["error"]["message"] == (
         "unknown agent 'nope'; known: claude, codex, qwen, opencode, gemini"
     )
+
+
+async def test_end_all_ends_every_stream_and_stops_every_agent() -> None:
+    state = Served()
+    endpoint = state.endpoint
+    mounted = endpoint_app(endpoint)
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == "/end-all":
+            endpoint.end_all()  # as a server shutting down does, in its loop
+            await send({"type": "http.response.start", "status": 204, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+        else:
+            await mounted(scope, receive, send)
+
+    with serve_asgi(app) as host:
+        url = f"http://{host}/acp/scripted"
+        async with httpx.AsyncClient() as client:
+            json_type = {"Content-Type": "application/json"}
+            opened = await client.post(url, content=INITIALIZE, headers=json_type)
+            connection_id = opened.headers["acp-connection-id"]
+            sse = {"Acp-Connection-Id": connection_id, "Accept": "text/event-stream"}
+            async with client.stream("GET", url, headers=sse) as stream:
+                assert (await client.get(f"http://{host}/end-all")).status_code == 204
+                with anyio.fail_after(10):
+                    assert [line async for line in stream.aiter_lines()] == []
+        await eventually(lambda: state.channels[0].closed.is_set() and not endpoint.connections)

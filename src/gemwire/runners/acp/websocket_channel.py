@@ -127,6 +127,9 @@ class WebSocketChannel:
                 event = await self._ws.receive()
             except httpx_ws.WebSocketDisconnect as exc:
                 self._end(_said(exc.code, exc.reason))
+                if self._ws.connection.too_big:  # we closed: tell the server why
+                    with contextlib.suppress(Exception):
+                        await self._ws.close(_TOO_BIG, exc.reason)
             except httpx_ws.WebSocketNetworkError as exc:
                 self._end(f"the connection was lost ({exc!r})")
             except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -180,6 +183,7 @@ def _capped_session(httpx_ws: Any, limit: int) -> Any:
         def __init__(self, connection: Any) -> None:
             self._connection = connection
             self._size = 0
+            self.too_big = False
 
         def __getattr__(self, name: str) -> Any:
             return getattr(self._connection, name)
@@ -191,6 +195,7 @@ def _capped_session(httpx_ws: Any, limit: int) -> Any:
                     # the exact cap is the connection's line cap, on the whole message.
                     self._size += len(event.data)
                     if self._size > limit:
+                        self.too_big = True
                         yield wsproto.events.CloseConnection(_TOO_BIG, "the message is too big")
                         return
                     if event.message_finished:
