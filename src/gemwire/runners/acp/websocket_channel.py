@@ -73,6 +73,14 @@ class WebSocketChannel:
 
     async def __aenter__(self) -> Self:
         httpx, httpx_ws = import_remote()
+        import wsproto.events
+        import wsproto.utilities
+
+        self._events = wsproto.events
+        # What sending can raise once the socket is gone (its end shows in `receive`).
+        self._gone = (httpx_ws.HTTPXWSException, wsproto.utilities.LocalProtocolError, OSError)
+        self._disconnect = httpx_ws.WebSocketDisconnect
+        self._lost = httpx_ws.WebSocketNetworkError
         url = _http_url(self.url)
         stack = self._stack
         client = await stack.enter_async_context(
@@ -114,46 +122,40 @@ class WebSocketChannel:
             )
         if self._ended.is_set():
             return  # the agent is gone: receive says so
-        _, httpx_ws = import_remote()
-        with contextlib.suppress(httpx_ws.HTTPXWSException, anyio.BrokenResourceError, OSError):
+        with contextlib.suppress(*self._gone, anyio.BrokenResourceError):
             await self._ws.send_text(message.decode(errors="replace"))
 
     async def receive(self) -> bytes:
-        import wsproto.events
-
-        _, httpx_ws = import_remote()
+        events = self._events
         while not self._ended.is_set():
             try:
                 event = await self._ws.receive()
-            except httpx_ws.WebSocketDisconnect as exc:
+            except self._disconnect as exc:
                 self._end(_said(exc.code, exc.reason))
                 if self._ws.connection.too_big:  # we closed: tell the server why
-                    with contextlib.suppress(Exception):
+                    with contextlib.suppress(*self._gone):
                         await self._ws.close(_TOO_BIG, exc.reason)
-            except httpx_ws.WebSocketNetworkError as exc:
+            except self._lost as exc:
                 self._end(f"the connection was lost ({exc!r})")
             except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
                 self._end("the connection was lost")
             else:
-                if isinstance(event, wsproto.events.TextMessage) and event.data:
-                    return event.data.encode()
-                if isinstance(event, wsproto.events.BytesMessage) and event.data:
+                if isinstance(event, events.TextMessage) and event.data:
+                    return str(event.data).encode()
+                if isinstance(event, events.BytesMessage) and event.data:
                     return bytes(event.data)
         return b""
 
     async def close(self, grace: float) -> None:
         """Send the close frame, wait up to ``grace`` for the server's, then drop the socket."""
-        import wsproto.events
-
-        _, httpx_ws = import_remote()
         if not self._ended.is_set():
             self._closing = True
-            with contextlib.suppress(httpx_ws.HTTPXWSException, Exception):
-                await self._ws.send(wsproto.events.CloseConnection(1000, "the client closed"))
+            with contextlib.suppress(*self._gone):
+                await self._ws.send(self._events.CloseConnection(1000, "the client closed"))
             with anyio.move_on_after(grace):
                 await self._ended.wait()
         self._ended.set()
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(*self._gone):
             await self._ws.close()
 
     def _end(self, reason: str) -> None:
