@@ -5,6 +5,7 @@ agent; each served by uvicorn on 127.0.0.1, the client on both anyio backends.""
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -347,3 +348,37 @@ async def test_a_loaded_session_replays_and_takes_prompts(kind: str) -> None:
         "session/load",
         "session/prompt",
     ]
+
+
+async def test_a_prompt_for_a_session_the_server_does_not_know_fails_alone() -> None:
+    endpoint = AcpEndpoint(lambda name: ScriptedChannel(on_prompt=_echo))
+    prompt = '{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":"%s","prompt":[{"type":"text","text":"hi"}]}}\n'
+    with serve_asgi(endpoint_app(endpoint)) as host, anyio.fail_after(10):
+        async with StreamableHttpChannel(f"http://{host}/acp/x") as channel:
+            await channel.send(b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}\n')
+            assert b'"id": 0' in await channel.receive()
+            await channel.send(b'{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}}\n')
+            assert (
+                await channel.receive()
+                == b'{"jsonrpc": "2.0", "id": 1, "result": {"sessionId": "s0"}}'
+            )
+            await channel.send((prompt % (2, "nope")).encode())
+            assert json.loads(await channel.receive()) == {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "error": {
+                    "code": -32603,
+                    "message": "the server refused session/prompt (HTTP 404: no session 'nope' on this connection)",
+                },
+            }
+            await channel.send((prompt % (3, "s0")).encode())
+            assert (
+                json.loads(await channel.receive())["params"]["update"]["content"]["text"] == "hi"
+            )
+            assert json.loads(await channel.receive()) == {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "result": {"stopReason": "end_turn"},
+            }
+            await channel.close(2)
+        assert channel.close_reason is None

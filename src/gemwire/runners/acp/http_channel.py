@@ -85,7 +85,7 @@ class StreamableHttpChannel:
         return self._reason
 
     async def __aenter__(self) -> Self:
-        httpx, self._httpx_ws = import_remote()
+        httpx, _ = import_remote()
         self._httpx = httpx
         stack = self._stack
         self._send_inbox, self._inbox = anyio.create_memory_object_stream[bytes](MEMORY_BUFFER)
@@ -140,10 +140,11 @@ class StreamableHttpChannel:
             what = seen.method if seen is not None and seen.method else "a message"
             refusal = f"the server refused {what} (HTTP {response.status_code}: "
             refusal += f"{error_detail(response.content)})"
-            if seen is not None and seen.request and response.status_code != 404:
-                # That request fails, as the agent's error would; the connection goes on.
+            if seen is not None and seen.request:
+                # That request fails, as the agent's error would; a connection that is gone
+                # shows as the end of its stream.
                 await self._deliver(_error_answer(seen.key, refusal))
-            else:  # an answer or a notice lost, or the connection gone: the agent is
+            else:  # an answer or a notice was lost: the agent may wait for it forever
                 self._end(refusal)
 
     async def _opened(self, response: Any) -> None:
