@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING
 
 import click
 
-from gemwire.cli.exit_codes import EXIT_NOT_FOUND, exit_status
+from gemwire.cli.exit_codes import EXIT_AUTH, EXIT_NOT_FOUND, exit_status
 from gemwire.cli.options import AGENT_NAMES, output_options
 
 if TYPE_CHECKING:
     from gemwire.cli.live import Output
     from gemwire.events import TurnCompleted, TurnError
+    from gemwire.runners.acp import AgentChannel
 
 __all__ = ("acp",)
 
@@ -42,6 +43,13 @@ _PERMISSIONS = ("ask", "deny", "reads", "edits", "all")
 @click.option("--model", help="Model to set first.")
 @click.option("--load", "load_session", help="Load this saved session instead of a new one.")
 @click.option("--timeout", type=float, help="Seconds for the turn.")
+@click.option(
+    "--connect",
+    metavar="URL",
+    help="A remote agent instead of COMMAND: an ACP endpoint, ws(s)://HOST/acp/AGENT "
+    "(WebSocket) or http(s)://... (Streamable HTTP), such as `gemwire serve` has.",
+)
+@click.option("--token", envvar="GEMWIRE_TOKEN", help="The endpoint's token ($GEMWIRE_TOKEN).")
 @output_options
 def acp(
     prompt: str,
@@ -51,6 +59,8 @@ def acp(
     verbose: bool,
     permissions: str | None,
     agent: str | None,
+    connect: str | None,
+    token: str | None,
     **settings: object,
 ) -> None:
     """Send PROMPT (- reads it from stdin) to the ACP agent started by COMMAND.
@@ -59,6 +69,7 @@ def acp(
     gemwire acp "fix the failing test" --permissions edits -- gemini --acp
     gemwire acp --json "summarize README.md" -- npx @zed-industries/claude-code-acp
     gemwire acp --agent claude "summarize README.md"
+    gemwire acp --connect ws://build-box:8765/acp/gemini --token T "summarize README.md"
     """
     import anyio
     import msgspec
@@ -69,6 +80,7 @@ def acp(
         AgentCrashed,
         AgentNotFound,
         AgentRequestFailed,
+        AuthFailed,
         InvalidOptions,
         RunTimedOut,
     )
@@ -86,7 +98,13 @@ def acp(
 
     serve_reads = False
     agent_env: dict[str, str] = {}
-    if agent is not None:
+    channel = None
+    if connect is not None:
+        if command or agent is not None:
+            raise click.UsageError("give --connect, --agent or COMMAND: one of them")
+        channel = _remote(connect, token)
+        command = (connect.rstrip("/").rpartition("/")[2],)  # its name, until it says
+    elif agent is not None:
         if command:
             raise click.UsageError("give --agent or COMMAND, not both")
         command, serve_reads, agent_env = _built_in(agent)
@@ -120,7 +138,7 @@ def acp(
 
         handler = ask
     options = AcpOptions(
-        command=command,
+        command=command if channel is None else (),
         permissions="deny" if permissions == "ask" else permissions,  # type: ignore[arg-type]
         serve_reads=serve_reads,
         env=agent_env,
@@ -132,7 +150,9 @@ def acp(
     async def go() -> AcpTurnResult | TurnCompleted:
         agent = name
         with anyio.CancelScope() as giving_up:
-            async with run_acp(prompt, options, permission_handler=handler) as turn:
+            async with run_acp(
+                prompt, options, permission_handler=handler, channel=channel
+            ) as turn:
                 # A second signal: stop waiting for the agent to end the turn (its grace
                 # is `CANCEL_GRACE`); the client ends it and stops the agent.
                 stop.cancels(turn.stop, give_up=giving_up.cancel)
@@ -179,6 +199,9 @@ def acp(
     except AgentNotFound as exc:
         click.echo(f"gemwire: {exc}", err=True)
         sys.exit(EXIT_NOT_FOUND)
+    except AuthFailed as exc:  # a remote endpoint refused the token
+        click.echo(f"gemwire: {exc}", err=True)
+        sys.exit(EXIT_AUTH)
     except InvalidOptions as exc:  # e.g. a --cwd that does not exist
         raise click.UsageError(str(exc)) from exc
     stop.exit_if_stopped()
@@ -195,6 +218,17 @@ def _before_the_turn(
     turn = TurnCompleted(agent=agent, ok=False, stop_reason=stop_reason, error=error, answer="")
     output.show(turn)
     return turn
+
+
+def _remote(url: str, token: str | None) -> AgentChannel:
+    """The channel to a remote agent's endpoint (``--connect``)."""
+    from gemwire.errors import InvalidOptions
+    from gemwire.runners.acp.remote import remote_channel
+
+    try:
+        return remote_channel(url, token=token)
+    except InvalidOptions as exc:
+        raise click.BadParameter(str(exc), param_hint="--connect") from exc
 
 
 def _built_in(name: str) -> tuple[tuple[str, ...], bool, dict[str, str]]:

@@ -9,6 +9,7 @@ from typing import Any
 import anyio
 
 from gemwire.runners._host_signals import HostSignals, host_signals
+from gemwire.runners.acp.channel import AgentChannel
 from gemwire.runners.acp.client import AcpClient
 from gemwire.runners.acp.options import AcpOptions, AcpTurnResult, Prompt
 from gemwire.runners.acp.permissions import PermissionHandler
@@ -26,9 +27,11 @@ async def run_acp(
     permission_handler: PermissionHandler | None = None,
     terminal_policy: TerminalPolicy | None = None,
     credentials: Mapping[str, Any] | None = None,
+    channel: AgentChannel | None = None,
 ) -> AsyncGenerator[AcpTurn]:
     """Start the agent, open a session (or load ``options.load_session``), set
     ``options.mode`` / ``options.model``, and send ``prompt``: one turn, start to end.
+    ``channel``: the agent's, if not the process of ``options.command`` (`AcpClient`).
 
     Iterate the turn for events (``session_started`` first) and read ``turn.result``.
     Failures before the prompt raise (`AgentNotFound`, `AgentCrashed`,
@@ -40,6 +43,7 @@ async def run_acp(
         permission_handler=permission_handler,
         terminal_policy=terminal_policy,
         credentials=credentials,
+        channel=channel,
     ) as client:
         if options.load_session:
             session = await client.load_session(options.load_session)

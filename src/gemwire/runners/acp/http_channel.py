@@ -1,0 +1,248 @@
+"""A remote ACP agent over Streamable HTTP, as the transport RFD has it (``http://…/acp/<agent>``).
+
+The client POSTs each of its messages. ``initialize`` opens the connection: its answer
+is the body, with the ``Acp-Connection-Id`` every later request carries; the others get
+``202 Accepted``, and a method on an open session also carries ``Acp-Session-Id``. The
+agent's messages come on SSE streams: the connection's (a GET opened after
+``initialize``) and one per session (opened when ``session/new`` answers with it, or a
+``session/load`` of it succeeds), merged here into one `receive`. ``close`` DELETEs the connection: the server stops the agent.
+
+Each stream is read only as fast as the client takes messages (a small queue between),
+so a slow client holds the agent back rather than filling memory; an event over the
+line cap (64 MiB) is dropped unread. Opening raises `AgentNotFound` when the endpoint
+cannot be reached or has no such agent, `AuthFailed` when it refuses the token. Once
+open, the end of the connection's stream is the end of the agent (`close_reason`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Self
+
+import anyio
+import msgspec
+from anyio.abc import TaskGroup
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from gemwire.errors import PromptTooLarge
+from gemwire.protocol.acp.remote import (
+    CONNECTION_ID_HEADER,
+    SESSION_ID_HEADER,
+    attaches_session,
+    carries_session_header,
+    peek,
+)
+from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES, OversizedLine
+from gemwire.protocol.sse import SseDecoder
+from gemwire.runners.acp._remote import (
+    CONNECT_TIMEOUT,
+    bearer,
+    error_detail,
+    import_remote,
+    refused,
+    unreachable,
+)
+from gemwire.runners.acp.channel import CLOSE_GRACE, MEMORY_BUFFER, Framing
+
+__all__ = ("StreamableHttpChannel",)
+
+_JSON = "application/json"
+
+
+class StreamableHttpChannel:
+    """The agent behind ``url`` (``http://`` or ``https://``), over Streamable HTTP;
+    ``token`` goes as ``Authorization: Bearer``."""
+
+    framing: Framing = "messages"
+
+    def __init__(
+        self, url: str, *, token: str | None = None, max_message_bytes: int = DEFAULT_MAX_LINE_BYTES
+    ) -> None:
+        self.url = url
+        self._headers = bearer(token)
+        self._max = max_message_bytes
+        self._stack = contextlib.AsyncExitStack()
+        self._reason: str | None = None
+        self._closing = False
+        self._ended = anyio.Event()
+        self._streams: dict[str | None, anyio.Event] = {}  # open streams, set when done
+        self._attaching: dict[bytes, str] = {}  # session/load requests: their session
+        self._send_inbox: MemoryObjectSendStream[bytes]
+        self._inbox: MemoryObjectReceiveStream[bytes]
+        self.connection_id: str | None = None
+        """The server's ``Acp-Connection-Id``, once ``initialize`` was answered."""
+
+    @property
+    def stderr_tail(self) -> str | None:
+        return None
+
+    @property
+    def exit_code(self) -> int | None:
+        return None
+
+    @property
+    def close_reason(self) -> str | None:
+        return self._reason
+
+    async def __aenter__(self) -> Self:
+        httpx, _ = import_remote()
+        self._httpx = httpx
+        stack = self._stack
+        self._send_inbox, self._inbox = anyio.create_memory_object_stream[bytes](MEMORY_BUFFER)
+        stack.callback(self._inbox.close)
+        stack.callback(self._send_inbox.close)
+        self._client = await stack.enter_async_context(
+            httpx.AsyncClient(timeout=httpx.Timeout(CONNECT_TIMEOUT, read=None))
+        )
+        try:
+            self._tg: TaskGroup = await stack.enter_async_context(anyio.create_task_group())
+        except BaseException:
+            await stack.aclose()
+            raise
+        stack.callback(self._tg.cancel_scope.cancel)
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self._end(None)
+        await self._stack.aclose()
+
+    async def send(self, data: bytes) -> None:
+        message = data[:-1] if data.endswith(b"\n") else data
+        if len(message) > self._max:
+            raise PromptTooLarge(
+                f"a message of {len(message)} bytes is over the {self._max} a remote agent takes"
+            )
+        if self._ended.is_set():
+            return  # the agent is gone: receive says so
+        seen = peek(message)
+        headers = {"Content-Type": _JSON, "Accept": f"{_JSON}, text/event-stream", **self._headers}
+        opening = self.connection_id is None
+        if not opening:
+            headers[CONNECTION_ID_HEADER] = str(self.connection_id)
+        if not opening and seen is not None and seen.session_id:
+            if carries_session_header(seen.method):
+                headers[SESSION_ID_HEADER] = seen.session_id
+                self._open_stream(seen.session_id)  # if it is not (it closed, say)
+            elif seen.request and attaches_session(seen.method):
+                self._attaching[seen.key or b""] = seen.session_id
+        try:
+            response = await self._client.post(self.url, content=message, headers=headers)
+        except self._httpx.HTTPError as exc:
+            if opening:
+                raise unreachable(self.url, exc) from exc
+            self._end(f"the connection was lost ({exc!r})")
+            return
+        if opening:
+            await self._opened(response)
+        elif response.status_code == 200 and response.content:
+            await self._deliver(response.content)
+        elif response.status_code not in (200, 202):
+            what = seen.method if seen is not None and seen.method else "a message"
+            refusal = f"the server refused {what} (HTTP {response.status_code}: "
+            refusal += f"{error_detail(response.content)})"
+            if seen is not None and seen.request:
+                # That request fails, as the agent's error would; a connection that is gone
+                # shows as the end of its stream.
+                await self._deliver(_error_answer(seen.key, refusal))
+            else:  # an answer or a notice was lost: the agent may wait for it forever
+                self._end(refusal)
+
+    async def _opened(self, response: Any) -> None:
+        connection_id = response.headers.get(CONNECTION_ID_HEADER)
+        if response.status_code != 200 or not connection_id:
+            detail = error_detail(response.content) or f"no {CONNECTION_ID_HEADER} header"
+            raise refused(self.url, response.status_code, detail)
+        self.connection_id = connection_id
+        await self._deliver(response.content)
+        self._open_stream(None)
+
+    async def receive(self) -> bytes:
+        try:
+            return await self._inbox.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            return b""
+
+    async def close(self, grace: float) -> None:
+        """DELETE the connection, give the server ``grace`` seconds to end its stream,
+        then stop reading."""
+        if self.connection_id is not None and not self._ended.is_set():
+            self._closing = True
+            headers = {CONNECTION_ID_HEADER: self.connection_id, **self._headers}
+            with anyio.move_on_after(grace), contextlib.suppress(self._httpx.HTTPError):
+                await self._client.delete(self.url, headers=headers)
+                await self._ended.wait()
+        self._end(None)
+        self._tg.cancel_scope.cancel()
+
+    # The streams -----------------------------------------------------------------
+
+    def _open_stream(self, session_id: str | None) -> None:
+        if session_id in self._streams or self._ended.is_set():
+            return
+        self._streams[session_id] = anyio.Event()
+        self._tg.start_soon(self._read_stream, session_id)
+
+    async def _read_stream(self, session_id: str | None) -> None:
+        headers = {
+            "Accept": "text/event-stream",
+            CONNECTION_ID_HEADER: str(self.connection_id),
+            **self._headers,
+        }
+        if session_id is not None:
+            headers[SESSION_ID_HEADER] = session_id
+        reason = "the server ended the connection's stream"
+        try:
+            async with self._client.stream("GET", self.url, headers=headers) as response:
+                if response.status_code != 200:
+                    await response.aread()
+                    detail = error_detail(response.content)
+                    reason = (
+                        f"the server refused the stream (HTTP {response.status_code}: {detail})"
+                    )
+                else:
+                    decoder = SseDecoder(self._max)
+                    async for chunk in response.aiter_raw():
+                        for event in decoder.feed(chunk):
+                            await self._deliver(event)
+                    for event in decoder.close():
+                        await self._deliver(event)
+        except self._httpx.HTTPError as exc:
+            reason = f"the connection was lost ({exc!r})"
+        finally:
+            self._streams.pop(session_id).set()
+        if session_id is None:  # a session's stream may end; the connection's is the agent
+            with anyio.move_on_after(CLOSE_GRACE):  # what the sessions' streams still hold
+                for done in list(self._streams.values()):
+                    await done.wait()
+            self._end(reason)
+
+    async def _deliver(self, message: bytes | OversizedLine) -> None:
+        if isinstance(message, OversizedLine):
+            return  # dropped unread, as the stdio path drops an oversized line
+        seen = peek(message) if self._attaching or b"sessionId" in message else None
+        if seen is not None and seen.response:
+            attached = self._attaching.pop(seen.key or b"", None)
+            if seen.session_id is not None:  # session/new's answer: the session exists
+                self._open_stream(seen.session_id)
+            elif attached is not None and not seen.failed:
+                self._open_stream(attached)
+        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await self._send_inbox.send(message)
+
+    def _end(self, reason: str | None) -> None:
+        if self._ended.is_set():
+            return
+        if not self._closing:
+            self._reason = reason
+        self._ended.set()
+        self._send_inbox.close()
+
+
+def _error_answer(request_id: bytes | None, message: str) -> bytes:
+    """The JSON-RPC error answer of a request the server refused (-32603, internal error).
+
+    >>> _error_answer(b'7', "the server refused session/prompt (HTTP 413: too big)")
+    b'{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"the server refused session/prompt (HTTP 413: too big)"}}'
+    """
+    error = msgspec.json.encode({"code": -32603, "message": message})
+    return b'{"jsonrpc":"2.0","id":' + (request_id or b"null") + b',"error":' + error + b"}"

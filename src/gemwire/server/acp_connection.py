@@ -1,0 +1,234 @@
+"""One Streamable HTTP connection of the ACP endpoint: its agent, its streams, its routes.
+
+`HttpConnection` owns the agent's channel for as long as the connection lives (a task of
+the endpoint's task group: the agent outlives each request). It routes each message the
+agent writes as the transport RFD says (and the ACP Python SDK does): the answer to a
+request is found by its ``id``; an answer that opens a session goes on the connection's
+stream, which the client has open, and opens that session's stream; the answer to a
+request on a session, and a request or notification naming a session whose stream exists,
+go on that session's stream; the rest on the connection's. Messages pass as they came.
+Beyond the SDK, a ``session/load`` (or ``session/resume``) that succeeds opens its
+session's stream too (its answer names no session).
+
+Every stream is an `Outbox` of bounded size: while one is full the agent is not read,
+so a client that never reads holds the agent back (its stdout pipe fills) instead of
+filling the server's memory.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+
+import anyio
+from anyio.abc import TaskStatus
+
+from gemwire.protocol.acp.remote import Peeked, attaches_session, peek
+from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES, LineBuffer, OversizedLine
+from gemwire.runners.acp.channel import CLOSE_GRACE, AgentChannel
+
+__all__ = ("OUTBOX_BYTES", "HttpConnection", "Outbox", "agent_messages", "one_line")
+
+OUTBOX_BYTES = 1024 * 1024
+"""What a stream holds for a client that has not read it yet (one message always fits)."""
+
+ATTACH_TIMEOUT = 30.0
+"""Seconds a new connection waits for its client to open the connection's stream."""
+
+ANSWER_TIMEOUT = 30.0
+"""Seconds the agent has to answer ``initialize`` (its answer is the POST's body)."""
+
+
+class Outbox:
+    """Messages for one stream, at most `OUTBOX_BYTES` of them waiting.
+
+    >>> async def demo() -> list[bytes | None]:
+    ...     box = Outbox()
+    ...     await box.put(b"a")
+    ...     box.close()
+    ...     return [await box.get(), await box.get()]
+    >>> anyio.run(demo)
+    [b'a', None]
+    """
+
+    def __init__(self, limit: int = OUTBOX_BYTES) -> None:
+        self._items: deque[bytes] = deque()
+        self._size = 0
+        self._limit = limit
+        self._changed = anyio.Event()
+        self.closed = False
+        self.attached = False
+        """A client is reading it (one at a time)."""
+
+    async def put(self, message: bytes) -> None:
+        """Wait for room, then add ``message`` (dropped once closed)."""
+        while self._items and self._size + len(message) > self._limit and not self.closed:
+            await self._changed.wait()
+        if not self.closed:
+            self._items.append(message)
+            self._size += len(message)
+            self._notify()
+
+    async def get(self) -> bytes | None:
+        """The next message; ``None`` once closed and empty. Cancelling it loses nothing."""
+        while not self._items:
+            if self.closed:
+                return None
+            await self._changed.wait()
+        message = self._items.popleft()
+        self._size -= len(message)
+        self._notify()
+        return message
+
+    def close(self) -> None:
+        self.closed = True
+        self._notify()
+
+    async def drained(self) -> None:
+        """Wait until a client has taken every message."""
+        while self._items:
+            await self._changed.wait()
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = anyio.Event()
+
+
+async def agent_messages(channel: AgentChannel) -> AsyncIterator[bytes]:
+    """The agent's messages, one at a time, whatever its channel's framing; a message
+    over the line cap is dropped, blank lines skipped."""
+    lines = LineBuffer(DEFAULT_MAX_LINE_BYTES) if channel.framing == "lines" else None
+    while data := await channel.receive():
+        if lines is None:
+            if len(data) <= DEFAULT_MAX_LINE_BYTES:
+                yield data
+            continue
+        for line in lines.feed(data):
+            if not isinstance(line, OversizedLine) and line.strip():
+                yield line
+    for line in lines.close() if lines is not None else ():
+        if not isinstance(line, OversizedLine) and line.strip():
+            yield line
+
+
+def one_line(message: bytes) -> bytes:
+    """A checked JSON message as one line for the agent's stdin: a raw newline in valid
+    JSON is whitespace, so it becomes a space.
+
+    >>> one_line(b'{\\n "id": 1\\r\\n}')
+    b'{  "id": 1  }'
+    """
+    if b"\n" in message or b"\r" in message:
+        return message.replace(b"\n", b" ").replace(b"\r", b" ")
+    return message
+
+
+class _Answer:
+    def __init__(self) -> None:
+        self.ready = anyio.Event()
+        self.message: bytes | None = None
+
+
+class HttpConnection:
+    """The agent of one connection (``connection_id``) behind its ``channel``; run by
+    `run` in the endpoint's task group, ended by `end` (DELETE, the client gone)."""
+
+    def __init__(
+        self, connection_id: str, channel: AgentChannel, *, on_end: Callable[[str], None]
+    ) -> None:
+        self.connection_id = connection_id
+        self.channel = channel
+        self.stream = Outbox()
+        self.sessions: dict[str, Outbox] = {}
+        self.ended = anyio.Event()
+        self.stopped = anyio.Event()
+        self.attached = anyio.Event()
+        """The client opened the connection's stream (else it is gone: `ATTACH_TIMEOUT`)."""
+        self._on_end = on_end
+        self._routes: dict[bytes, tuple[str, bool]] = {}  # request: its session, attaching it
+        self._answers: dict[bytes, _Answer] = {}
+        self._write = anyio.Lock()
+        self._linger = False  # the agent ended: what its streams hold waits a little
+
+    def end(self) -> None:
+        """End the connection now (DELETE, the client gone): stop the agent."""
+        self.ended.set()
+
+    async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Start the agent (an error starting it is the caller's), route its messages
+        until the connection ends, then stop it."""
+        try:
+            async with self.channel:
+                task_status.started()
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(self._pump)
+                    tg.start_soon(self._await_client)
+                    await self.ended.wait()
+                    tg.cancel_scope.cancel()
+                with anyio.CancelScope(shield=True):
+                    await self.channel.close(CLOSE_GRACE)
+        finally:
+            self.ended.set()
+            boxes = (self.stream, *self.sessions.values())
+            for box in boxes:
+                box.close()
+            for answer in self._answers.values():
+                answer.ready.set()
+            self.stopped.set()
+            # The agent's last words may wait for a stream the client is opening.
+            with anyio.CancelScope(shield=True), anyio.move_on_after(CLOSE_GRACE):
+                for box in boxes if self._linger else ():
+                    await box.drained()
+            self._on_end(self.connection_id)
+
+    async def ask(self, message: bytes, seen: Peeked) -> bytes | None:
+        """Send a request whose answer is the caller's (``initialize``); ``None`` when
+        the agent ends first or takes longer than `ANSWER_TIMEOUT`."""
+        assert seen.key is not None
+        self._answers[seen.key] = answer = _Answer()
+        await self.deliver(message, seen)
+        with anyio.move_on_after(ANSWER_TIMEOUT):
+            await answer.ready.wait()
+        self._answers.pop(seen.key, None)
+        return answer.message
+
+    async def deliver(self, message: bytes, seen: Peeked) -> None:
+        """A client's message, to the agent; its answer will find the session's stream."""
+        if seen.request and seen.session_id is not None:
+            assert seen.key is not None
+            self._routes[seen.key] = (seen.session_id, attaches_session(seen.method))
+        async with self._write:
+            await self.channel.send(one_line(message) + b"\n")
+
+    async def _pump(self) -> None:
+        async for message in agent_messages(self.channel):
+            await self._route(message)
+        self._linger = True
+        self.end()
+
+    async def _await_client(self) -> None:
+        with anyio.move_on_after(ATTACH_TIMEOUT):
+            await self.attached.wait()
+            return
+        self.end()  # the client never opened its stream: it is gone
+
+    async def _route(self, message: bytes) -> None:
+        seen = peek(message)
+        box = self.stream
+        if seen is not None and seen.response:
+            assert seen.key is not None
+            answer = self._answers.pop(seen.key, None)
+            if answer is not None:
+                answer.message = message
+                answer.ready.set()
+                return
+            session_id, attaching = self._routes.pop(seen.key, (seen.session_id, False))
+            if seen.session_id is not None or (attaching and not seen.failed):
+                # It opened (or loaded) a session: the answer stays here, the client has
+                # this stream open; the session's stream opens now.
+                self.sessions.setdefault(str(session_id), Outbox())
+            elif session_id is not None and session_id in self.sessions:
+                box = self.sessions[session_id]
+        elif seen is not None and seen.session_id is not None and seen.session_id in self.sessions:
+            box = self.sessions[seen.session_id]
+        await box.put(message)

@@ -1,0 +1,424 @@
+"""`AcpEndpoint`: any ACP agent on the network, as the transport RFD has it (a pure ASGI app).
+
+Mounted at ``/acp/{agent}`` (the route's ``agent`` path parameter names the agent), it
+speaks both of the RFD's transports, as the ACP Python SDK 0.12.1 does:
+
+- **WebSocket**: the upgrade starts one agent process for the socket (its
+  ``Acp-Connection-Id`` comes on the accept); each text frame is one JSON-RPC message,
+  both ways. The socket closing stops the agent; the agent ending closes the socket
+  (1000 when it exited with 0, else 1011, the reason saying how).
+- **Streamable HTTP**: ``POST`` a message (``initialize`` starts the agent and answers
+  in the body with the ``Acp-Connection-Id``; the rest get 202), ``GET`` the
+  connection's or a session's SSE stream (``Acp-Session-Id``), ``DELETE`` to stop.
+  The connection's stream dropping stops the agent too (`HttpConnection`).
+
+One agent process per connection, from the injected ``launcher`` (by default the
+built-in agents, `launch_built_in`); an unknown agent is 404, a connection past
+``max_connections`` 503. Messages pass as they came, byte for byte; the agent's go out
+as soon as the client takes them, never piling up (`Outbox`). What the client sends is
+checked first: a frame that is not a JSON object is answered with a JSON-RPC parse error
+and never reaches the agent; one over the line cap (64 MiB) closes the socket with 1009,
+or is refused with 413 over HTTP. Tokens and ``Origin`` are the mounting server's (its
+middleware).
+
+Streamable HTTP connections outlive their requests: they run in `running` (the app's
+lifespan, which this app handles itself when it is the whole server).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from collections.abc import AsyncGenerator, Awaitable, Callable, MutableMapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import msgspec
+from anyio.abc import TaskGroup
+
+from gemwire._normalize.masking import known_secrets
+from gemwire.errors import AgentNotFound
+from gemwire.protocol.acp.remote import (
+    CONNECTION_ID_HEADER,
+    SESSION_ID_HEADER,
+    Peeked,
+    carries_session_header,
+    parse_error,
+    peek,
+)
+from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
+from gemwire.protocol.sse import KEEP_ALIVE, encode_event
+from gemwire.runners.acp.channel import CLOSE_GRACE, AgentChannel
+from gemwire.runners.acp.process_channel import AgentLaunch, ProcessChannel
+from gemwire.runners.agents import AGENTS, resolve_agent
+from gemwire.server.acp_connection import HttpConnection, agent_messages, one_line
+
+__all__ = ("AcpEndpoint", "AgentLauncher", "launch_built_in")
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+AgentLauncher = Callable[[str], AgentChannel]
+"""The channel of a new agent process by its name; `AgentNotFound` for no such agent."""
+
+KEEP_ALIVE_INTERVAL = 15.0
+MAX_CONNECTIONS = 32
+"""Agents the endpoint runs at once (one a connection); the next connection is 503."""
+_TOO_BIG = 1009
+_NOT_JSON = "the message is not a JSON-RPC message (a JSON object, UTF-8)"
+
+
+def launch_built_in(name: str) -> AgentChannel:
+    """A built-in agent (`resolve_agent`: ``gemini``, ``claude``, ...) as a process."""
+    resolved = resolve_agent(name)
+    launch = AgentLaunch(command=resolved.command, env=dict(AGENTS[resolved.name].env))
+    return ProcessChannel(launch, secrets=known_secrets(launch.environment()))
+
+
+class AcpEndpoint:
+    """The ASGI app; ``launcher`` starts the agent of each connection, at most
+    ``max_connections`` at once."""
+
+    def __init__(
+        self, launcher: AgentLauncher = launch_built_in, *, max_connections: int = MAX_CONNECTIONS
+    ) -> None:
+        self._launcher = launcher
+        self._max = max_connections
+        self._live = 0
+        self._tg: TaskGroup | None = None
+        self.connections: dict[str, HttpConnection] = {}
+        """The live Streamable HTTP connections, by id."""
+
+    @asynccontextmanager
+    async def running(self) -> AsyncGenerator[None]:
+        """Where Streamable HTTP connections run; leaving it stops every agent."""
+        async with anyio.create_task_group() as tg:
+            self._tg = tg
+            try:
+                yield
+            finally:
+                self._tg = None
+                self.end_all()
+
+    def end_all(self) -> None:
+        """End every Streamable HTTP connection now: their streams end, their agents stop.
+        (A server shutting down calls it first: uvicorn waits for open streams to end
+        before the lifespan ends.)"""
+        for connection in list(self.connections.values()):
+            connection.end()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "lifespan":
+            await self._lifespan(receive, send)
+        elif kind == "websocket":
+            await self._websocket(scope, receive, send)
+        elif kind == "http":
+            method = scope["method"]
+            if method == "POST":
+                await self._post(scope, receive, send)
+            elif method == "GET":
+                await self._get(scope, receive, send)
+            elif method == "DELETE":
+                await self._delete(scope, send)
+            else:
+                await _error(send, 405, "bad_request", f"{method} is not an ACP method here")
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        message = await receive()
+        if message["type"] != "lifespan.startup":
+            return
+        async with self.running():
+            await send({"type": "lifespan.startup.complete"})
+            while (await receive())["type"] != "lifespan.shutdown":
+                pass
+        await send({"type": "lifespan.shutdown.complete"})
+
+    # WebSocket ----------------------------------------------------------------------
+
+    async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (await receive())["type"] != "websocket.connect":
+            return
+        if not self._take_slot():
+            await _deny(scope, send, 503, "limit", self._full())
+            return
+        try:
+            await self._serve_socket(scope, receive, send)
+        finally:
+            self._live -= 1
+
+    async def _serve_socket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            channel = self._launch(scope)
+        except AgentNotFound as exc:
+            await _deny(scope, send, 404, "not_found", str(exc))
+            return
+        async with contextlib.AsyncExitStack() as stack:
+            try:
+                await stack.enter_async_context(channel)
+            except AgentNotFound as exc:  # its command cannot be run
+                await _deny(scope, send, 404, "not_found", str(exc))
+                return
+            header = (CONNECTION_ID_HEADER.lower().encode(), secrets.token_hex(16).encode())
+            await send({"type": "websocket.accept", "headers": [header]})
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_agent_to_socket, channel, send)
+                await _socket_to_agent(channel, receive, send)
+                tg.cancel_scope.cancel()
+            with anyio.CancelScope(shield=True):
+                await channel.close(CLOSE_GRACE)
+
+    # Streamable HTTP -----------------------------------------------------------------
+
+    async def _post(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = _headers(scope)
+        if not headers.get("content-type", "").lower().startswith("application/json"):
+            await _error(send, 415, "bad_request", "Content-Type must be application/json")
+            return
+        body = await _body(receive, DEFAULT_MAX_LINE_BYTES)
+        if body is None:
+            message = f"the message is over {DEFAULT_MAX_LINE_BYTES} bytes"
+            await _error(send, 413, "too_large", message)
+            return
+        seen = peek(body)
+        if seen is None:
+            await _error(send, 400, "bad_request", _NOT_JSON)
+            return
+        if seen.request and seen.method == "initialize":
+            await self._open(scope, body, seen, send)
+            return
+        connection = await self._connection(headers, send)
+        if connection is None:
+            return
+        session_id = headers.get(SESSION_ID_HEADER.lower())
+        if session_id is None and carries_session_header(seen.method):
+            await _error(send, 400, "bad_request", f"{seen.method} needs {SESSION_ID_HEADER}")
+            return
+        if session_id is not None and session_id not in connection.sessions:
+            await _error(send, 404, "not_found", f"no session {session_id!r} on this connection")
+            return
+        await connection.deliver(body, seen)
+        await _respond(send, 202, b"")
+
+    async def _open(self, scope: Scope, body: bytes, seen: Peeked, send: Send) -> None:
+        if self._tg is None:
+            await _error(send, 503, "limit", "the ACP endpoint is not running (its lifespan)")
+            return
+        if not self._take_slot():
+            await _error(send, 503, "limit", self._full())
+            return
+        try:
+            channel = self._launch(scope)
+        except AgentNotFound as exc:
+            self._live -= 1
+            await _error(send, 404, "not_found", str(exc))
+            return
+        connection = HttpConnection(secrets.token_hex(16), channel, on_end=self._forget)
+        try:
+            await self._tg.start(connection.run)  # its end (even failing to start) frees the slot
+        except AgentNotFound as exc:
+            await _error(send, 404, "not_found", str(exc))
+            return
+        self.connections[connection.connection_id] = connection
+        answer = await connection.ask(body, seen)
+        if answer is None:
+            ended = connection.ended.is_set()
+            connection.end()
+            if ended:
+                await _error(send, 502, "crashed", "the agent ended before answering initialize")
+            else:
+                await _error(send, 504, "timeout", "the agent did not answer initialize in time")
+            return
+        header = (CONNECTION_ID_HEADER.lower().encode(), connection.connection_id.encode())
+        await _respond(send, 200, answer, [header])
+
+    async def _get(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = _headers(scope)
+        accept = headers.get("accept", "")
+        if "text/event-stream" not in accept and "*/*" not in accept:
+            await _error(send, 406, "bad_request", "Accept must include text/event-stream")
+            return
+        connection = await self._connection(headers, send)
+        if connection is None:
+            return
+        session_id = headers.get(SESSION_ID_HEADER.lower())
+        box = connection.stream if session_id is None else connection.sessions.get(session_id)
+        if box is None:
+            await _error(send, 404, "not_found", f"no session {session_id!r} on this connection")
+            return
+        if box.attached:
+            await _error(send, 409, "conflict", "this stream is open already")
+            return
+        box.attached = True
+        if session_id is None:
+            connection.attached.set()
+        start = {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")],
+        }
+        gone = False
+        try:
+            await send(start)
+            async with anyio.create_task_group() as tg:
+
+                async def watch() -> None:
+                    nonlocal gone
+                    while (await receive())["type"] != "http.disconnect":
+                        pass
+                    gone = True
+                    tg.cancel_scope.cancel()
+
+                tg.start_soon(watch)
+                while True:
+                    message: bytes | None = b""
+                    with anyio.move_on_after(KEEP_ALIVE_INTERVAL):
+                        message = await box.get()
+                    if message is None:
+                        break
+                    await send(
+                        {
+                            "type": "http.response.body",
+                            "body": encode_event(message) if message else KEEP_ALIVE,
+                            "more_body": True,
+                        }
+                    )
+                tg.cancel_scope.cancel()
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except OSError:  # the client went while we wrote
+            gone = True
+        finally:
+            box.attached = False
+            if gone and session_id is None:
+                connection.end()  # the client dropped the connection: stop its agent
+
+    async def _delete(self, scope: Scope, send: Send) -> None:
+        connection = await self._connection(_headers(scope), send)
+        if connection is None:
+            return
+        connection.end()
+        with anyio.move_on_after(CLOSE_GRACE * 2):
+            await connection.stopped.wait()
+        await _respond(send, 202, b"")
+
+    async def _connection(self, headers: dict[str, str], send: Send) -> HttpConnection | None:
+        connection_id = headers.get(CONNECTION_ID_HEADER.lower())
+        if connection_id is None:
+            await _error(send, 400, "bad_request", f"{CONNECTION_ID_HEADER} is missing")
+            return None
+        connection = self.connections.get(connection_id)
+        if connection is None:
+            await _error(send, 404, "not_found", f"no connection {connection_id!r}")
+        return connection
+
+    def _forget(self, connection_id: str) -> None:
+        self.connections.pop(connection_id, None)
+        self._live -= 1
+
+    def _take_slot(self) -> bool:
+        if self._live >= self._max:
+            return False
+        self._live += 1
+        return True
+
+    def _full(self) -> str:
+        return f"the ACP endpoint runs {self._max} agents already; close one first"
+
+    def _launch(self, scope: Scope) -> AgentChannel:
+        name = scope.get("path_params", {}).get("agent")
+        if not isinstance(name, str) or not name:
+            raise AgentNotFound("the URL names no agent (mount the endpoint at /acp/{agent})")
+        return self._launcher(name)
+
+
+async def _agent_to_socket(channel: AgentChannel, send: Send) -> None:
+    try:
+        async for message in agent_messages(channel):
+            try:
+                text = message.decode()
+            except UnicodeDecodeError:  # a text frame is UTF-8: the rest as Node reads it
+                text = message.decode(errors="replace")
+            await send({"type": "websocket.send", "text": text})
+        code = channel.exit_code
+        reason = "the agent exited" if code is None else f"the agent exited with code {code}"
+        await send(
+            {"type": "websocket.close", "code": 1000 if not code else 1011, "reason": reason}
+        )
+    except OSError:
+        return  # the client is gone: the other side sees it
+
+
+async def _socket_to_agent(channel: AgentChannel, receive: Receive, send: Send) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        if message["type"] != "websocket.receive":
+            continue
+        text = message.get("text")
+        data: bytes = text.encode() if text is not None else message.get("bytes") or b""
+        if len(data) > DEFAULT_MAX_LINE_BYTES:
+            reason = "the message is too big"
+            await send({"type": "websocket.close", "code": _TOO_BIG, "reason": reason})
+            return
+        if not data.strip():
+            continue
+        seen = peek(data)
+        if seen is None:
+            await send({"type": "websocket.send", "text": parse_error(_NOT_JSON).decode()})
+            continue
+        await channel.send(one_line(data) + b"\n")
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    return {
+        key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope["headers"]
+    }
+
+
+async def _body(receive: Receive, limit: int) -> bytes | None:
+    """The request's body; ``None`` once it passes ``limit`` (the rest is not kept)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+async def _respond(
+    send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    all_headers = [(b"content-type", b"application/json"), *(headers or [])]
+    await send({"type": "http.response.start", "status": status, "headers": all_headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _error(send: Send, status: int, kind: str, message: str) -> None:
+    body = msgspec.json.encode({"error": {"kind": kind, "message": message}})
+    await _respond(send, status, body)
+
+
+async def _deny(scope: Scope, send: Send, status: int, kind: str, message: str) -> None:
+    """Refuse a WebSocket before accepting it: with an HTTP answer where the server can."""
+    if "websocket.http.response" in scope.get("extensions", {}):
+        body = msgspec.json.encode({"error": {"kind": kind, "message": message}})
+        start = {
+            "type": "websocket.http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"application/json")],
+        }
+        await send(start)
+        await send({"type": "websocket.http.response.body", "body": body})
+    else:
+        await send({"type": "websocket.close", "code": 1008, "reason": message[:120]})
