@@ -41,6 +41,12 @@ _PERMISSIONS = ("ask", "deny", "reads", "edits", "all")
 @click.option("--mode", help="Session mode to set first (e.g. Gemini's yolo, plan).")
 @click.option("--model", help="Model to set first.")
 @click.option("--load", "load_session", help="Load this saved session instead of a new one.")
+@click.option(
+    "--resume",
+    "resume_session",
+    help="Continue this saved session: without replaying it where the agent offers "
+    "session/resume, else as --load.",
+)
 @click.option("--timeout", type=float, help="Seconds for the turn.")
 @output_options
 def acp(

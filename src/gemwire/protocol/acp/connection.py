@@ -58,6 +58,7 @@ RESULT_TYPES: dict[str, type[Any]] = {
     _A["initialize"]: acp.InitializeResponse,
     _A["session_new"]: acp.NewSessionResponse,
     _A["session_load"]: acp.LoadSessionResponse,
+    _A["session_resume"]: acp.ResumeSessionResponse,
     _A["session_list"]: acp.ListSessionsResponse,
     _A["session_prompt"]: acp.PromptResponse,
 }

@@ -324,6 +324,50 @@ class AcpClient:
             session.emit([self._context.notice(warning, session_id)])
         return session
 
+    async def resume_session(
+        self,
+        session_id: str,
+        *,
+        cwd: str | None = None,
+        include_directories: Sequence[str] | None = None,
+        mcp_servers: Sequence[McpServer] | None = None,
+    ) -> AcpSession:
+        """Continue a saved session without replaying its history (the agent must
+        advertise ``sessionCapabilities.resume``); emits ``session_started``, as
+        `new_session` does. `continue_session` falls back to ``session/load``."""
+        protocol.require_capability(self.agent_capabilities, "session/resume")
+        folder, extra, params = self._session_params(cwd, include_directories, mcp_servers)
+        request = acp.ResumeSessionRequest(session_id=session_id, **params)
+        self._router.opening += 1
+        try:
+            async with self._quirks.opening_session():
+                response = await self._call_with_auth(protocol.resume_session(request))
+        finally:
+            self._router.opening -= 1
+        session = AcpSession(self._context, session_id, folder, extra, response)
+        self._register(session, response.models.current_model_id if response.models else None)
+        return session
+
+    async def continue_session(
+        self,
+        session_id: str,
+        *,
+        cwd: str | None = None,
+        include_directories: Sequence[str] | None = None,
+        mcp_servers: Sequence[McpServer] | None = None,
+    ) -> AcpSession:
+        """Continue a saved session: `resume_session` where the agent offers
+        ``session/resume``, else `load_session` (its history comes as ``replay`` events)."""
+        reopen = self.resume_session if self.offers("session/resume") else self.load_session
+        return await reopen(
+            session_id, cwd=cwd, include_directories=include_directories, mcp_servers=mcp_servers
+        )
+
+    def offers(self, method: str) -> bool:
+        """The agent offers ``method`` (an optional one only if it advertised it in
+        ``initialize``: ``session/load``, ``session/resume``, ...)."""
+        return protocol.advertises(self.agent_capabilities, method)
+
     async def list_sessions(self, *, cwd: str | None = None) -> list[acp.SessionInfo]:
         """The agent's saved sessions (only if it advertises ``session/list``)."""
         protocol.require_capability(self.agent_capabilities, "session/list")

@@ -58,7 +58,11 @@ class AcpOptions(msgspec.Struct, frozen=True, kw_only=True):
     serve_writes: bool = True
     auth_method: str | None = None
     load_session: str | None = None
-    """`run_acp` loads this session instead of starting a new one."""
+    """`run_acp` loads this session (its history replayed) instead of starting a new one."""
+    resume_session: str | None = None
+    """`run_acp` continues this session instead of starting a new one: by
+    ``session/resume`` where the agent offers it (no history replayed), else by
+    ``session/load`` (`AcpClient.continue_session`)."""
     mode: str | None = None
     """`run_acp` sets this mode before the prompt."""
     model: str | None = None

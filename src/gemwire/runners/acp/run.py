@@ -8,6 +8,7 @@ from typing import Any
 
 import anyio
 
+from gemwire.errors import InvalidOptions
 from gemwire.runners._host_signals import HostSignals, host_signals
 from gemwire.runners.acp.client import AcpClient
 from gemwire.runners.acp.options import AcpOptions, AcpTurnResult, Prompt
@@ -27,14 +28,17 @@ async def run_acp(
     terminal_policy: TerminalPolicy | None = None,
     credentials: Mapping[str, Any] | None = None,
 ) -> AsyncGenerator[AcpTurn]:
-    """Start the agent, open a session (or load ``options.load_session``), set
+    """Start the agent, open a session (or load ``options.load_session``, or continue
+    ``options.resume_session``), set
     ``options.mode`` / ``options.model``, and send ``prompt``: one turn, start to end.
 
     Iterate the turn for events (``session_started`` first) and read ``turn.result``.
-    Failures before the prompt raise (`AgentNotFound`, `AgentCrashed`,
+    Failures before the prompt raise (`InvalidOptions`, `AgentNotFound`, `AgentCrashed`,
     `AgentRequestFailed`, `RunTimedOut`); every failure after it ends in the
     ``turn_completed`` event.
     """
+    if options.load_session and options.resume_session:
+        raise InvalidOptions("load_session and resume_session: give one session to open")
     async with AcpClient(
         options,
         permission_handler=permission_handler,
@@ -43,6 +47,8 @@ async def run_acp(
     ) as client:
         if options.load_session:
             session = await client.load_session(options.load_session)
+        elif options.resume_session:
+            session = await client.continue_session(options.resume_session)
         else:
             session = await client.new_session()
         if options.mode:

@@ -81,7 +81,7 @@ class AcpSession:
         session_id: str,
         cwd: str,
         include_directories: tuple[str, ...],
-        response: acp.NewSessionResponse | None,
+        response: acp.NewSessionResponse | acp.ResumeSessionResponse | None,
     ) -> None:
         self.context = context
         self.session_id = session_id
@@ -119,7 +119,10 @@ class AcpSession:
         """The agent process exited: this session is gone with it."""
         return self.context.peer.gone
 
-    def loaded(self, response: acp.NewSessionResponse | acp.LoadSessionResponse) -> None:
+    def loaded(
+        self,
+        response: acp.NewSessionResponse | acp.LoadSessionResponse | acp.ResumeSessionResponse,
+    ) -> None:
         self.modes, self.models = response.modes, response.models
         self.config_options = response.config_options
 

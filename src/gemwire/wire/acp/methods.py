@@ -17,6 +17,7 @@ AGENT_METHODS = {
     "authenticate": "authenticate",
     "session_new": "session/new",
     "session_load": "session/load",
+    "session_resume": "session/resume",
     "session_list": "session/list",
     "session_prompt": "session/prompt",
     "session_cancel": "session/cancel",

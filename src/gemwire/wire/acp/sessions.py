@@ -1,5 +1,5 @@
-"""Sessions: ``session/new``, ``load``, ``list``, ``prompt``, ``cancel`` and the ``set_*`` methods;
-MCP servers a session is given."""
+"""Sessions: ``session/new``, ``load``, ``resume``, ``list``, ``prompt``, ``cancel`` and the
+``set_*`` methods; MCP servers a session is given."""
 
 from __future__ import annotations
 
@@ -25,6 +25,8 @@ __all__ = (
     "NewSessionResponse",
     "PromptRequest",
     "PromptResponse",
+    "ResumeSessionRequest",
+    "ResumeSessionResponse",
     "SessionInfo",
     "SessionMode",
     "SessionModeState",
@@ -117,6 +119,22 @@ class LoadSessionRequest(AcpStruct, frozen=True, kw_only=True):
 
 
 class LoadSessionResponse(AcpStruct, frozen=True, kw_only=True):
+    modes: SessionModeState | None = None
+    models: SessionModelState | None = None
+    config_options: list[dict[str, Any]] | None = None
+
+
+class ResumeSessionRequest(AcpStruct, frozen=True, kw_only=True):
+    """``session/resume``: continue a session without its history being replayed."""
+
+    session_id: str
+    cwd: str
+    mcp_servers: list[Any]
+    """Optional upstream; always sent, as for ``session/load`` (empty or not)."""
+    additional_directories: list[str] | None = None
+
+
+class ResumeSessionResponse(AcpStruct, frozen=True, kw_only=True):
     modes: SessionModeState | None = None
     models: SessionModelState | None = None
     config_options: list[dict[str, Any]] | None = None

@@ -1,0 +1,64 @@
+"""The ACP 1.21 session methods against the real pinned agents that advertise them,
+offline against the scripted model: ``session/resume`` continues a conversation in a new
+agent process with no history replayed (through ``gemwire acp --resume``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+from gemwire.runners.acp import run_acp
+from gemwire.runners.agents import AgentName
+from gemwire.testing import Reply, Scenario, ScriptedModel, Text
+from gemwire.testing.agents import isolated_agent
+
+pytestmark = [pytest.mark.e2e]
+
+RESUMING: tuple[AgentName, ...] = ("claude", "qwen")
+"""Pinned agents whose recorded ``initialize`` advertises ``sessionCapabilities.resume``."""
+
+
+@pytest.mark.parametrize("agent", RESUMING)
+def test_gemwire_acp_resume_continues_without_replaying_history(
+    agent: AgentName, tmp_path: Path
+) -> None:
+    root = tmp_path.resolve()
+    script = Scenario(turns=[Reply([Text("Noted.")]), Reply([Text("It was 42.")])])
+    with ScriptedModel(script) as model:
+        env = isolated_agent(agent, model, root=root)
+
+        async def first() -> str:
+            with anyio.fail_after(150):
+                async with run_acp("remember 42", env.acp_options()) as turn:
+                    await turn.wait()
+            assert turn.result.ok, turn.result
+            return turn.result.session_id
+
+        session_id = anyio.run(first)
+        gemwire = Path(sys.executable).with_name("gemwire")
+        argv = [str(gemwire), "acp", "--agent", agent, "--json", "--resume", session_id]
+        argv += ["--cwd", str(env.workspace), "what was it?"]
+        done = subprocess.run(
+            argv, check=False, env=env.environ(), capture_output=True, timeout=150
+        )
+        assert env.live_processes() == []
+        requests = [r for r in model.requests if r.turn is not None]
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert events[0]["type"] == "session_started"
+    assert {e["session_id"] for e in events} == {session_id}
+    assert not [e for e in events if e.get("replay")]
+    assert [e["text"] for e in events if e["type"] == "user_message"] == ["what was it?"]
+    assert (events[-1]["type"], events[-1]["ok"], events[-1]["answer"]) == (
+        "turn_completed",
+        True,
+        "It was 42.",
+    )
+    # The model's second turn was given the first one: the conversation went on.
+    assert [r.turn for r in requests] == [0, 1]
+    assert "remember 42" in json.dumps(requests[1].body)

@@ -1,0 +1,100 @@
+"""``session/resume`` (and the other session lifecycle methods of ACP 1.21) against the
+in-process `ScriptedAgent`: the exact frames the client sends, and the events it emits."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+from acp_scripted import ScriptedAgent, ScriptedError, scripted_client
+
+from gemwire.errors import AgentRequestFailed, InvalidOptions
+from gemwire.events import Event
+from gemwire.runners.acp import AcpOptions, run_acp
+from gemwire.wire.jsonrpc import METHOD_NOT_FOUND
+
+pytestmark = pytest.mark.anyio
+
+RESUMABLE = {"loadSession": True, "sessionCapabilities": {"resume": {}}}
+LOADABLE = {"loadSession": True}
+
+
+@pytest.fixture
+def here() -> str:
+    """The sessions' folder as the client names it to the agent (symlinks resolved)."""
+    return os.path.realpath(os.getcwd())
+
+
+def kinds(events: list[Event]) -> list[str]:
+    return [e.type for e in events]
+
+
+def sent(agent: ScriptedAgent, method: str) -> list[dict[str, Any]]:
+    return [m["params"] for m in agent.received if m.get("method") == method]
+
+
+async def resumed(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
+    return {"modes": {"currentModeId": "code", "availableModes": [{"id": "code"}]}}
+
+
+async def loaded(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
+    content = {"type": "text", "text": "earlier"}
+    await agent.update(params["sessionId"], "user_message_chunk", content=content)
+    return {}
+
+
+async def test_resume_continues_a_session_without_replaying_it(here: str) -> None:
+    methods = {"session/resume": resumed, "session/load": loaded}
+    async with scripted_client(capabilities=RESUMABLE, methods=methods) as (client, agent):
+        assert client.offers("session/resume")
+        session = await client.resume_session("old")
+        assert (session.session_id, session.current_mode_id) == ("old", "code")
+        async with session.prompt("again") as turn:
+            events = [event async for event in turn]
+    assert sent(agent, "session/resume") == [{"sessionId": "old", "cwd": here, "mcpServers": []}]
+    assert sent(agent, "session/load") == []
+    assert kinds(events) == ["session_started", "user_message", "turn_completed"]
+    assert [e.session_id for e in events] == ["old"] * 3
+    assert not any(getattr(e, "replay", False) for e in events)
+
+
+async def test_continue_session_resumes_where_offered_else_loads_with_its_history() -> None:
+    methods = {"session/resume": resumed, "session/load": loaded}
+    async with scripted_client(capabilities=RESUMABLE, methods=methods) as (client, agent):
+        await client.continue_session("old")
+    assert (len(sent(agent, "session/resume")), len(sent(agent, "session/load"))) == (1, 0)
+
+    async with scripted_client(capabilities=LOADABLE, methods=methods) as (client, agent):
+        assert not client.offers("session/resume")
+        session = await client.continue_session("old")
+        events = session.take_events()
+    assert (len(sent(agent, "session/resume")), len(sent(agent, "session/load"))) == (0, 1)
+    assert kinds(events) == ["session_started", "user_message"]
+    assert events[1].replay is True
+
+
+async def test_resume_is_refused_locally_when_the_agent_does_not_offer_it() -> None:
+    async with scripted_client(capabilities=LOADABLE) as (client, agent):
+        with pytest.raises(AgentRequestFailed, match="does not advertise session/resume") as info:
+            await client.resume_session("old")
+    assert info.value.code == METHOD_NOT_FOUND
+    assert sent(agent, "session/resume") == []
+
+
+async def test_a_resume_the_agent_refuses_raises_and_leaves_no_session() -> None:
+    async def refuse(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
+        raise ScriptedError(-32002, "Resource not found: old")
+
+    methods = {"session/resume": refuse}
+    async with scripted_client(capabilities=RESUMABLE, methods=methods) as (client, _):
+        with pytest.raises(AgentRequestFailed, match="Resource not found") as info:
+            await client.resume_session("old")
+        assert (info.value.method, client.sessions) == ("session/resume", {})
+
+
+async def test_run_acp_refuses_both_load_session_and_resume_session() -> None:
+    options = AcpOptions(command=("never-started",), load_session="a", resume_session="b")
+    with pytest.raises(InvalidOptions, match="give one session to open"):
+        async with run_acp("go", options):
+            pass
