@@ -6,6 +6,8 @@ with it end ``crashed``, which the batch retries) and recycled after ``sessions_
 sessions, once its running tasks are done. A task's timeout bounds its whole attempt: the
 wait for an agent (and its start, ``initialize`` included), ``session/new`` and the turn.
 
+Where the agent offers ``session/close``, each task's session is closed once the task is
+done (Gemini CLI 0.61 does not: it keeps every session, and recycling bounds its memory).
 A task tried again after a failure continues the session of its last attempt where the
 agent offers ``session/resume`` (the work done so far stays in the agent's context), and
 gets a new session where it does not, or where the agent cannot resume that session.
@@ -264,6 +266,7 @@ class AcpExecutor:
             return _Failed(error=_error_of(exc), session_id=session.session_id)
         finally:
             del self._handlers[session.session_id]
+            await self._close(agent.client, session, on_event)
 
     async def _open(
         self, client: AcpClient, task: Task, cwd: str, on_event: Callable[[Event], None]
@@ -275,16 +278,21 @@ class AcpExecutor:
                 return await client.resume_session(earlier, cwd=cwd)
             except AgentRequestFailed as exc:
                 message = f"could not resume session {earlier} ({exc}); starting a new one"
-                on_event(
-                    Notice(
-                        agent=client.agent,
-                        session_id=None,
-                        severity="warning",
-                        message=message,
-                        source="gemwire",
-                    )
-                )
+                on_event(_notice(client, message))
         return await client.new_session(cwd=cwd)
+
+    async def _close(
+        self, client: AcpClient, session: AcpSession, on_event: Callable[[Event], None]
+    ) -> None:
+        """Free the task's session where the agent offers ``session/close`` (a failed
+        task's next attempt can still resume it)."""
+        if not (client.running and client.offers("session/close")):
+            return
+        try:
+            await session.close()
+        except GemwireError as exc:
+            message = f"could not close session {session.session_id}: {exc}"
+            on_event(_notice(client, message, session.session_id))
 
     async def _prompt(
         self,
@@ -309,6 +317,16 @@ class AcpExecutor:
         if handler is None:
             return None
         return await handler(request)
+
+
+def _notice(client: AcpClient, message: str, session_id: str | None = None) -> Notice:
+    return Notice(
+        agent=client.agent,
+        session_id=session_id,
+        severity="warning",
+        message=message,
+        source="gemwire",
+    )
 
 
 def _start_agent(options: AcpOptions, handler: PermissionHandler) -> AcpClient:

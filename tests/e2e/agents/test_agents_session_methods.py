@@ -1,6 +1,7 @@
 """The ACP 1.21 session methods against the real pinned agents that advertise them,
 offline against the scripted model: ``session/resume`` continues a conversation in a new
-agent process with no history replayed (through ``gemwire acp --resume``)."""
+agent process with no history replayed (through ``gemwire acp --resume``); ``session/close``
+frees a session, so one agent process serves hundreds with flat memory."""
 
 from __future__ import annotations
 
@@ -12,15 +13,19 @@ from pathlib import Path
 import anyio
 import pytest
 
-from gemwire.runners.acp import run_acp
+from gemwire.runners.acp import AcpClient, run_acp
 from gemwire.runners.agents import AgentName
 from gemwire.testing import Reply, Scenario, ScriptedModel, Text
-from gemwire.testing.agents import isolated_agent
+from gemwire.testing.agents import IsolatedAgent, isolated_agent
+from gemwire.testing.environment import live_processes
 
 pytestmark = [pytest.mark.e2e]
 
 RESUMING: tuple[AgentName, ...] = ("claude", "qwen")
 """Pinned agents whose recorded ``initialize`` advertises ``sessionCapabilities.resume``."""
+
+CLOSING: tuple[AgentName, ...] = ("codex", "opencode")
+"""... and ``sessionCapabilities.close``."""
 
 
 @pytest.mark.parametrize("agent", RESUMING)
@@ -62,3 +67,50 @@ def test_gemwire_acp_resume_continues_without_replaying_history(
     # The model's second turn was given the first one: the conversation went on.
     assert [r.turn for r in requests] == [0, 1]
     assert "remember 42" in json.dumps(requests[1].body)
+
+
+def rss_mib(env: IsolatedAgent) -> int:
+    """The resident memory of the agent's processes (all of them: a launcher and its child)."""
+    kib = 0
+    for pid in live_processes(f"{env.TAG}={env.home}", 0):
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:  # exited meanwhile
+            continue
+        kib += sum(int(line.split()[1]) for line in status.splitlines() if line[:6] == "VmRSS:")
+    return kib // 1024
+
+
+@pytest.mark.parametrize("agent", CLOSING)
+def test_closed_sessions_are_freed_and_memory_stays_flat_over_200(
+    agent: AgentName, tmp_path: Path
+) -> None:
+    root = tmp_path.resolve()
+    with ScriptedModel(Scenario(turns=[Reply([Text("unused")])])) as model:
+        env = isolated_agent(agent, model, root=root)
+        rss: dict[int, int] = {}
+
+        async def main() -> str:
+            with anyio.fail_after(240):
+                return await open_and_close()
+
+        async def open_and_close() -> str:
+            async with AcpClient(env.acp_options()) as client:
+                assert client.offers("session/close")
+                for n in range(1, 201):
+                    session = await client.new_session()
+                    await session.close()
+                    if n in (50, 200):
+                        rss[n] = rss_mib(env)
+                assert client.sessions == {}
+                # The agent no longer knows the last one.
+                async with session.prompt("hi") as turn:
+                    await turn.wait()
+            assert turn.result.error is not None
+            return turn.result.error.kind
+
+        kind = anyio.run(main)
+        assert env.live_processes() == []
+    assert kind == "input"
+    # Without session/close OpenCode grew by ~170 MiB from 50 to 200 sessions here.
+    assert rss[200] - rss[50] < 100, rss

@@ -126,3 +126,52 @@ async def test_a_session_the_agent_cannot_resume_is_a_notice_and_a_new_session(
         )
     ]
     assert events[1].type == "session_started"
+
+
+async def test_each_task_closes_its_session_where_offered_and_a_retry_resumes_it(
+    root: Path,
+) -> None:
+    capabilities: dict[str, Any] = {"sessionCapabilities": {"resume": {}, "close": {}}}
+    methods = {"session/resume": resumed, "session/close": resumed}
+    task = Task(id="t", prompt="go")
+    async with executor(capabilities, methods, failures=1) as (ex, agents):
+        await ex.run(task, str(root), lambda event: None)
+        second = await ex.run(task, str(root), lambda event: None)
+        await ex.run(Task(id="u", prompt="go"), str(root), lambda event: None)
+    assert (second.ok, second.session_id) == (True, "s0")
+    methods_sent = [m.get("method") for m in agents[0].received if "method" in m]
+    assert methods_sent == [
+        "initialize",
+        "session/new",
+        "session/prompt",
+        "session/close",
+        "session/resume",
+        "session/prompt",
+        "session/close",
+        "session/new",
+        "session/prompt",
+        "session/close",
+    ]
+    assert sent(agents[0], "session/close") == [{"sessionId": s} for s in ("s0", "s0", "s1")]
+
+
+async def test_an_agent_without_close_keeps_its_sessions(root: Path) -> None:
+    async with executor({}, {}, failures=0) as (ex, agents):
+        await ex.run(Task(id="t", prompt="go"), str(root), lambda event: None)
+    assert sent(agents[0], "session/close") == []
+
+
+async def test_a_close_the_agent_refuses_is_a_notice_and_the_task_still_succeeds(
+    root: Path,
+) -> None:
+    async def refuse(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
+        raise ScriptedError(-32603, "Internal error")
+
+    events: list[Event] = []
+    capabilities: dict[str, Any] = {"sessionCapabilities": {"close": {}}}
+    async with executor(capabilities, {"session/close": refuse}, failures=0) as (ex, _):
+        outcome = await ex.run(Task(id="t", prompt="go"), str(root), events.append)
+    assert outcome.ok
+    assert [(e.session_id, e.message) for e in events if isinstance(e, Notice)] == [
+        ("s0", "could not close session s0: Internal error")
+    ]

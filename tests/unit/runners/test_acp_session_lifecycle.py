@@ -16,8 +16,8 @@ from gemwire.wire.jsonrpc import METHOD_NOT_FOUND
 
 pytestmark = pytest.mark.anyio
 
-RESUMABLE = {"loadSession": True, "sessionCapabilities": {"resume": {}}}
-LOADABLE = {"loadSession": True}
+RESUMABLE: dict[str, Any] = {"loadSession": True, "sessionCapabilities": {"resume": {}}}
+LOADABLE: dict[str, Any] = {"loadSession": True}
 
 
 @pytest.fixture
@@ -98,3 +98,58 @@ async def test_run_acp_refuses_both_load_session_and_resume_session() -> None:
     with pytest.raises(InvalidOptions, match="give one session to open"):
         async with run_acp("go", options):
             pass
+
+
+CLOSABLE: dict[str, Any] = {"sessionCapabilities": {"close": {}}}
+
+
+async def closed(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
+    return {}
+
+
+async def test_close_frees_the_session_and_the_client_forgets_it() -> None:
+    async with scripted_client(capabilities=CLOSABLE, methods={"session/close": closed}) as (
+        client,
+        agent,
+    ):
+        session = await client.new_session()
+        assert list(client.sessions) == ["s0"]
+        await session.close()
+        assert client.sessions == {}
+    assert sent(agent, "session/close") == [{"sessionId": "s0"}]
+
+
+async def test_close_stops_a_running_turn_first() -> None:
+    async def on_prompt(agent: ScriptedAgent, sid: str, params: dict[str, Any]) -> str:
+        await agent.say(sid, "working")
+        await agent.cancelled.wait()
+        return "cancelled"
+
+    methods = {"session/close": closed}
+    async with scripted_client(capabilities=CLOSABLE, methods=methods, on_prompt=on_prompt) as (
+        client,
+        agent,
+    ):
+        session = await client.new_session()
+        async with session.prompt("go") as turn:
+            async for event in turn:
+                if event.type == "message_delta":
+                    await session.close()
+    assert turn.result.stop_reason == "cancelled"
+    assert turn.result.error is not None
+    assert (turn.result.error.kind, turn.result.error.message) == (
+        "cancelled",
+        "the session was closed",
+    )
+    methods_sent = [m.get("method") for m in agent.received]
+    assert methods_sent[-2:] == ["session/cancel", "session/close"]
+
+
+async def test_close_is_refused_locally_when_the_agent_does_not_offer_it() -> None:
+    async with scripted_client() as (client, agent):
+        session = await client.new_session()
+        assert not client.offers("session/close")
+        with pytest.raises(AgentRequestFailed, match="does not advertise session/close"):
+            await session.close()
+        assert list(client.sessions) == ["s0"]
+    assert sent(agent, "session/close") == []

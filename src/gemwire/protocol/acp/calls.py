@@ -22,6 +22,7 @@ __all__ = (
     "authenticate",
     "check_prompt",
     "check_protocol_version",
+    "close_session",
     "initialize",
     "list_sessions",
     "load_session",
@@ -73,6 +74,10 @@ def load_session(params: acp.LoadSessionRequest) -> Call[acp.LoadSessionResponse
 
 def resume_session(params: acp.ResumeSessionRequest) -> Call[acp.ResumeSessionResponse]:
     return Call(_A["session_resume"], params, acp.ResumeSessionResponse)
+
+
+def close_session(params: acp.CloseSessionRequest) -> Call[Json]:
+    return Call(_A["session_close"], params, object)
 
 
 def list_sessions(params: acp.ListSessionsRequest) -> Call[acp.ListSessionsResponse]:
@@ -131,10 +136,15 @@ def _advertises_resume(capabilities: acp.AgentCapabilities) -> bool:
     return capabilities.session_capabilities.resume is not None
 
 
+def _advertises_close(capabilities: acp.AgentCapabilities) -> bool:
+    return capabilities.session_capabilities.close is not None
+
+
 _CAPABILITY_OF = {
     _A["session_load"]: _advertises_load,
     _A["session_list"]: _advertises_list,
     _A["session_resume"]: _advertises_resume,
+    _A["session_close"]: _advertises_close,
 }
 
 

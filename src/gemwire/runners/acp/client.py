@@ -150,6 +150,7 @@ class AcpClient:
                 permission_handler=self._permission_handler,
                 task_group=tg,
                 wake=router.wake,
+                forget=router.forget,
             )
             self._terminals = (
                 Terminals(

@@ -62,6 +62,8 @@ class SessionContext:
     permission_handler: PermissionHandler
     task_group: TaskGroup
     wake: Callable[[], None]
+    forget: Callable[[str], None]
+    """Drops a closed session from the client's sessions."""
 
     def notice(
         self,
@@ -181,6 +183,18 @@ class AcpSession:
             scope.cancel()
         if self.turn is not None:
             self.turn.watch_cancel()
+
+    async def close(self) -> None:
+        """``session/close``: a running turn is stopped first (error kind ``cancelled``),
+        then the agent frees the session, and once it answers the client forgets it. Raises
+        `AgentRequestFailed` (``unsupported``) where the agent does not advertise it."""
+        protocol.require_capability(self.context.capabilities(), "session/close")
+        if self.turn is not None:
+            await self.turn.stop("the session was closed")
+        await self._call(
+            protocol.close_session(acp.CloseSessionRequest(session_id=self.session_id))
+        )
+        self.context.forget(self.session_id)
 
     async def set_mode(self, mode_id: str) -> None:
         """``session/set_mode``; raises `AgentRequestFailed` if the agent refuses."""

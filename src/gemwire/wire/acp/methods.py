@@ -18,6 +18,7 @@ AGENT_METHODS = {
     "session_new": "session/new",
     "session_load": "session/load",
     "session_resume": "session/resume",
+    "session_close": "session/close",
     "session_list": "session/list",
     "session_prompt": "session/prompt",
     "session_cancel": "session/cancel",

@@ -1,4 +1,4 @@
-"""Sessions: ``session/new``, ``load``, ``resume``, ``list``, ``prompt``, ``cancel`` and the
+"""Sessions: ``session/new``, ``load``, ``resume``, ``close``, ``list``, ``prompt``, ``cancel`` and the
 ``set_*`` methods; MCP servers a session is given."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from gemwire.wire.acp.terminals import EnvVariable
 
 __all__ = (
     "CancelNotification",
+    "CloseSessionRequest",
     "HttpHeader",
     "ListSessionsRequest",
     "ListSessionsResponse",
@@ -181,6 +182,12 @@ class PromptResponse(AcpStruct, frozen=True, kw_only=True):
 
 
 class CancelNotification(AcpStruct, frozen=True, kw_only=True):
+    session_id: str
+
+
+class CloseSessionRequest(AcpStruct, frozen=True, kw_only=True):
+    """``session/close``: the agent cancels the session's work and frees it."""
+
     session_id: str
 
 

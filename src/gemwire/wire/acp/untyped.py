@@ -16,8 +16,6 @@ from __future__ import annotations
 __all__ = ("CAPABILITIES", "METHODS", "SESSION_UPDATES")
 
 METHODS: dict[str, str] = {
-    "session/close": "not used yet: a finished session lives until the agent process ends "
-    "(issue 25)",
     "session/delete": "not used yet: gemwire never deletes an agent's saved sessions (issue 25)",
     "logout": "not used yet: gemwire only authenticates (issue 25)",
     "elicitation/create": "not served yet: the client declares no elicitation capability, so "
