@@ -55,6 +55,8 @@ class ScriptedAgent:
         self.on_new_session = on_new_session
         self.received: list[dict[str, Any]] = []
         self.cancelled = anyio.Event()
+        self.request_cancelled = anyio.Event()
+        """Set on the first ``$/cancel_request``."""
         self.sessions = 0
         self._next_id = 0
         self._waiting: dict[int, anyio.Event] = {}
@@ -90,6 +92,8 @@ class ScriptedAgent:
                     self._waiting.pop(message["id"]).set()
                 elif message["method"] == "session/cancel":
                     self.cancelled.set()
+                elif message["method"] == "$/cancel_request":
+                    self.request_cancelled.set()
                 elif "id" in message:
                     tg.start_soon(self._answer, message)
             tg.cancel_scope.cancel()

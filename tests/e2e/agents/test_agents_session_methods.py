@@ -13,8 +13,9 @@ from pathlib import Path
 import anyio
 import pytest
 
+from gemwire.events import Event, Notice
 from gemwire.runners.acp import AcpClient, run_acp
-from gemwire.runners.agents import AgentName
+from gemwire.runners.agents import AgentName, resolve_agent
 from gemwire.testing import Reply, Scenario, ScriptedModel, Text
 from gemwire.testing.agents import IsolatedAgent, isolated_agent
 from gemwire.testing.environment import live_processes
@@ -114,3 +115,56 @@ def test_closed_sessions_are_freed_and_memory_stays_flat_over_200(
     assert kind == "input"
     # Without session/close OpenCode grew by ~170 MiB from 50 to 200 sessions here.
     assert rss[200] - rss[50] < 100, rss
+
+
+TAP = Path(__file__).with_name("frame_tap.py")
+
+CANCEL_REQUEST_NOTICES: dict[AgentName, list[str]] = {
+    "claude": [],
+    "qwen": [],
+    "opencode": [],
+    "gemini": [],
+    "codex": [
+        (
+            'protocol violation: a response without an id: {"jsonrpc":"2.0","error":'
+            '{"code":-32601,"message":"Method not found","data":"$/cancel_request"}}'
+        )
+    ],
+}
+
+
+@pytest.mark.parametrize("agent", list(CANCEL_REQUEST_NOTICES))
+def test_a_request_the_caller_abandons_is_cancelled_and_the_agent_goes_on(
+    agent: AgentName, tmp_path: Path
+) -> None:
+    root = tmp_path.resolve()
+    frames = root / "frames"
+    tap = (sys.executable, str(TAP), str(frames), *resolve_agent(agent).command)
+    with ScriptedModel(Scenario(turns=[Reply([Text("Still here.")])])) as model:
+        env = isolated_agent(agent, model, root=root, command=tap)
+
+        async def main() -> tuple[list[Event], str]:
+            with anyio.fail_after(150):
+                async with AcpClient(env.acp_options()) as client:
+                    with anyio.move_on_after(0.001):  # no agent opens a session this fast
+                        await client.new_session()
+                    session = await client.new_session()
+                    async with session.prompt("go") as turn:
+                        events = [event async for event in turn]
+            return events, turn.result.answer
+
+        events, answer = anyio.run(main)
+        assert env.live_processes() == []
+    notices = [e.message for e in events if isinstance(e, Notice)]
+    # The late answer is dropped. Codex-acp 0.16.0 does not know $/cancel_request and answers
+    # the notification as if it were a request (no id): a protocol violation, told as such.
+    assert notices == CANCEL_REQUEST_NOTICES[agent]
+    assert (events[-1].type, answer) == ("turn_completed", "Still here.")
+    sent = [json.loads(line[2:]) for line in frames.read_text().splitlines() if line[:2] == "> "]
+    abandoned, cancel = sent[1:3]
+    assert abandoned["method"] == "session/new"
+    assert cancel == {
+        "jsonrpc": "2.0",
+        "method": "$/cancel_request",
+        "params": {"requestId": abandoned["id"]},
+    }

@@ -6,10 +6,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import anyio
 import pytest
 from acp_scripted import ScriptedAgent, ScriptedError, scripted_client
 
-from gemwire.errors import AgentRequestFailed, InvalidOptions
+from gemwire.errors import AgentRequestFailed, InvalidOptions, RunTimedOut
 from gemwire.events import Event
 from gemwire.runners.acp import AcpOptions, run_acp
 from gemwire.wire.jsonrpc import METHOD_NOT_FOUND
@@ -153,3 +154,70 @@ async def test_close_is_refused_locally_when_the_agent_does_not_offer_it() -> No
             await session.close()
         assert list(client.sessions) == ["s0"]
     assert sent(agent, "session/close") == []
+
+
+async def test_a_request_abandoned_by_its_timeout_is_cancelled_and_its_late_answer_dropped() -> (
+    None
+):
+    answer = anyio.Event()
+
+    async def slow(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
+        await answer.wait()
+        raise ScriptedError(-32800, "Request cancelled")
+
+    async with scripted_client(
+        AcpOptions(request_timeout=0.05), capabilities=RESUMABLE, methods={"session/resume": slow}
+    ) as (client, agent):
+        with pytest.raises(RunTimedOut, match=r"did not answer session/resume within 0\.05 s"):
+            await client.resume_session("old")
+        await agent.request_cancelled.wait()
+        [request] = [m for m in agent.received if m.get("method") == "session/resume"]
+        assert sent(agent, "$/cancel_request") == [{"requestId": request["id"]}]
+        answer.set()
+        session = await client.new_session()  # the late answer came before this one's
+        events = session.take_events()
+    assert kinds(events) == ["session_started"]  # no protocol violation for the late answer
+
+
+async def test_a_request_whose_caller_gave_up_is_cancelled() -> None:
+    async def never(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
+        await anyio.sleep_forever()
+        raise AssertionError
+
+    async with scripted_client(capabilities=RESUMABLE, methods={"session/resume": never}) as (
+        client,
+        agent,
+    ):
+        with anyio.move_on_after(0.05):
+            await client.resume_session("old")
+        await agent.request_cancelled.wait()
+        [request] = [m for m in agent.received if m.get("method") == "session/resume"]
+        assert sent(agent, "$/cancel_request") == [{"requestId": request["id"]}]
+        assert client.sessions == {}
+
+
+async def done(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
+    return {}
+
+
+async def test_delete_session_and_logout_send_exactly_their_requests() -> None:
+    capabilities: dict[str, Any] = {"sessionCapabilities": {"delete": {}}, "auth": {"logout": {}}}
+    methods = {"session/delete": done, "logout": done}
+    async with scripted_client(capabilities=capabilities, methods=methods) as (client, agent):
+        session = await client.new_session()
+        await client.delete_session(session.session_id)
+        assert client.sessions == {}
+        await client.logout()
+    assert sent(agent, "session/delete") == [{"sessionId": "s0"}]
+    assert [m for m in agent.received if m.get("method") == "logout"] == [
+        {"jsonrpc": "2.0", "id": 3, "method": "logout", "params": {}}
+    ]
+
+
+async def test_delete_session_and_logout_are_refused_where_not_advertised() -> None:
+    async with scripted_client() as (client, agent):
+        with pytest.raises(AgentRequestFailed, match="does not advertise session/delete"):
+            await client.delete_session("s0")
+        with pytest.raises(AgentRequestFailed, match="does not advertise logout"):
+            await client.logout()
+    assert [m.get("method") for m in agent.received] == ["initialize"]

@@ -23,9 +23,11 @@ __all__ = (
     "check_prompt",
     "check_protocol_version",
     "close_session",
+    "delete_session",
     "initialize",
     "list_sessions",
     "load_session",
+    "logout",
     "new_session",
     "prompt",
     "require_capability",
@@ -78,6 +80,14 @@ def resume_session(params: acp.ResumeSessionRequest) -> Call[acp.ResumeSessionRe
 
 def close_session(params: acp.CloseSessionRequest) -> Call[Json]:
     return Call(_A["session_close"], params, object)
+
+
+def delete_session(params: acp.DeleteSessionRequest) -> Call[Json]:
+    return Call(_A["session_delete"], params, object)
+
+
+def logout() -> Call[Json]:
+    return Call(_A["logout"], {}, object)
 
 
 def list_sessions(params: acp.ListSessionsRequest) -> Call[acp.ListSessionsResponse]:
@@ -140,11 +150,21 @@ def _advertises_close(capabilities: acp.AgentCapabilities) -> bool:
     return capabilities.session_capabilities.close is not None
 
 
+def _advertises_delete(capabilities: acp.AgentCapabilities) -> bool:
+    return capabilities.session_capabilities.delete is not None
+
+
+def _advertises_logout(capabilities: acp.AgentCapabilities) -> bool:
+    return capabilities.auth.logout is not None
+
+
 _CAPABILITY_OF = {
     _A["session_load"]: _advertises_load,
     _A["session_list"]: _advertises_list,
     _A["session_resume"]: _advertises_resume,
     _A["session_close"]: _advertises_close,
+    _A["session_delete"]: _advertises_delete,
+    _A["logout"]: _advertises_logout,
 }
 
 

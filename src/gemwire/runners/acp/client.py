@@ -383,6 +383,18 @@ class AcpClient:
                 return sessions
             cursor = page.next_cursor
 
+    async def delete_session(self, session_id: str) -> None:
+        """Delete a saved session (only if the agent advertises ``session/delete``); the
+        client forgets it too if it had it open."""
+        protocol.require_capability(self.agent_capabilities, "session/delete")
+        await self._call(protocol.delete_session(acp.DeleteSessionRequest(session_id=session_id)))
+        self._router.forget(session_id)
+
+    async def logout(self) -> None:
+        """End the agent's authenticated session (only if it advertises ``auth.logout``)."""
+        protocol.require_capability(self.agent_capabilities, "logout")
+        await self._call(protocol.logout())
+
     def take_events(self) -> list[Event]:
         """Events no turn has taken yet, now: the client's own (protocol notices) and
         those of every session without an open turn (e.g. a replay after

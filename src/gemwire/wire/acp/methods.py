@@ -1,12 +1,18 @@
-"""Schema version, protocol version, and the method names of ACP v1 (the ones gemwire uses)."""
+"""Schema version, protocol version, and the method names of ACP v1 (the ones gemwire uses);
+``$/cancel_request``, the one method either side may send."""
 
 from __future__ import annotations
+
+from gemwire.wire.acp._base import AcpStruct
+from gemwire.wire.jsonrpc import RequestId
 
 __all__ = (
     "AGENT_METHODS",
     "CLIENT_METHODS",
+    "PROTOCOL_METHODS",
     "PROTOCOL_VERSION",
     "SCHEMA_VERSION",
+    "CancelRequestNotification",
 )
 
 SCHEMA_VERSION = "v1.19.0"
@@ -19,12 +25,14 @@ AGENT_METHODS = {
     "session_load": "session/load",
     "session_resume": "session/resume",
     "session_close": "session/close",
+    "session_delete": "session/delete",
     "session_list": "session/list",
     "session_prompt": "session/prompt",
     "session_cancel": "session/cancel",
     "session_set_mode": "session/set_mode",
     "session_set_config_option": "session/set_config_option",
     "session_set_model": "session/set_model",  # unstable upstream; Gemini CLI has it
+    "logout": "logout",
 }
 """Methods a client calls on an agent (the ones gemwire uses)."""
 
@@ -40,3 +48,15 @@ CLIENT_METHODS = {
     "terminal_release": "terminal/release",
 }
 """Methods an agent calls on a client (the ones gemwire serves)."""
+
+PROTOCOL_METHODS = {
+    "cancel_request": "$/cancel_request",
+}
+"""Methods either side may send (gemwire sends them)."""
+
+
+class CancelRequestNotification(AcpStruct, frozen=True, kw_only=True):
+    """``$/cancel_request``: the sender no longer wants the answer to ``request_id`` (the
+    receiver may stop its work and answer it with error -32800)."""
+
+    request_id: RequestId

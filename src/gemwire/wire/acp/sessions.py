@@ -1,4 +1,4 @@
-"""Sessions: ``session/new``, ``load``, ``resume``, ``close``, ``list``, ``prompt``, ``cancel`` and the
+"""Sessions: ``session/new``, ``load``, ``resume``, ``close``, ``delete``, ``list``, ``prompt``, ``cancel`` and the
 ``set_*`` methods; MCP servers a session is given."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from gemwire.wire.acp.terminals import EnvVariable
 __all__ = (
     "CancelNotification",
     "CloseSessionRequest",
+    "DeleteSessionRequest",
     "HttpHeader",
     "ListSessionsRequest",
     "ListSessionsResponse",
@@ -187,6 +188,12 @@ class CancelNotification(AcpStruct, frozen=True, kw_only=True):
 
 class CloseSessionRequest(AcpStruct, frozen=True, kw_only=True):
     """``session/close``: the agent cancels the session's work and frees it."""
+
+    session_id: str
+
+
+class DeleteSessionRequest(AcpStruct, frozen=True, kw_only=True):
+    """``session/delete``: the agent deletes a saved session (one ``session/list`` lists)."""
 
     session_id: str
 

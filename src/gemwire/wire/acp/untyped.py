@@ -7,8 +7,8 @@ honest backlog of what gemwire does not speak yet. Raw means: a method's message
 caller as plain JSON (an agent's request for it is answered "method not found"), a capability
 member is not read, an update kind arrives as an ``UnknownUpdate``.
 
->>> METHODS["$/cancel_request"]
-'not sent yet: an abandoned request is forgotten locally (issue 25)'
+>>> sorted(METHODS)
+['elicitation/complete', 'elicitation/create']
 """
 
 from __future__ import annotations
@@ -16,15 +16,12 @@ from __future__ import annotations
 __all__ = ("CAPABILITIES", "METHODS", "SESSION_UPDATES")
 
 METHODS: dict[str, str] = {
-    "session/delete": "not used yet: gemwire never deletes an agent's saved sessions (issue 25)",
-    "logout": "not used yet: gemwire only authenticates (issue 25)",
     "elicitation/create": "not served yet: the client declares no elicitation capability, so "
     "an agent must not ask; if it does, the request is answered 'method not found' (issue 25)",
     "elicitation/complete": "not served yet: follows elicitation/create, which is not "
     "served (issue 25)",
-    "$/cancel_request": "not sent yet: an abandoned request is forgotten locally (issue 25)",
 }
-"""Schema methods without a name in `AGENT_METHODS` / `CLIENT_METHODS`."""
+"""Schema methods without a name in `AGENT_METHODS` / `CLIENT_METHODS` / `PROTOCOL_METHODS`."""
 
 CAPABILITIES: dict[str, str] = {}
 """Capability members (``<schema type>.<member>``) our capability types do not declare."""
