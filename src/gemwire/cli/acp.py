@@ -125,6 +125,12 @@ def acp(
                 return await live.ask_permission(event)
 
         handler = ask
+    elicitation = None
+    if interactive:  # the agent's questions (elicitation/create) are asked at the keyboard
+        from gemwire.cli.elicitation import keyboard_elicitation
+
+        assert isinstance(output, LiveOutput)
+        elicitation = keyboard_elicitation(output, name)
     options = AcpOptions(
         command=command,
         permissions="deny" if permissions == "ask" else permissions,  # type: ignore[arg-type]
@@ -138,7 +144,9 @@ def acp(
     async def go() -> AcpTurnResult | TurnCompleted:
         agent = name
         with anyio.CancelScope() as giving_up:
-            async with run_acp(prompt, options, permission_handler=handler) as turn:
+            async with run_acp(
+                prompt, options, permission_handler=handler, elicitation_handler=elicitation
+            ) as turn:
                 # A second signal: stop waiting for the agent to end the turn (its grace
                 # is `CANCEL_GRACE`); the client ends it and stops the agent.
                 stop.cancels(turn.stop, give_up=giving_up.cancel)

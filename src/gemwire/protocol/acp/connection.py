@@ -50,6 +50,7 @@ REQUEST_TYPES: dict[str, type[msgspec.Struct]] = {
     _M["terminal_wait_for_exit"]: acp.WaitForTerminalExitRequest,
     _M["terminal_kill"]: acp.KillTerminalRequest,
     _M["terminal_release"]: acp.ReleaseTerminalRequest,
+    _M["elicitation_create"]: acp.CreateElicitationRequest,
 }
 """The agent-to-client requests a client may serve, and their params types."""
 

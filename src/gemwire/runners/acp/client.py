@@ -38,6 +38,7 @@ from gemwire.events import Event
 from gemwire.protocol import acp as protocol
 from gemwire.protocol.acp import AcpClientConnection
 from gemwire.runners.acp.channel import AgentChannel
+from gemwire.runners.acp.elicitation import ElicitationHandler, decline_elicitation
 from gemwire.runners.acp.options import AcpOptions, McpServer
 from gemwire.runners.acp.peer import CLOSE_GRACE, AgentPeer
 from gemwire.runners.acp.permissions import PermissionHandler, permission_preset
@@ -67,6 +68,9 @@ class AcpClient:
             user here); by default the ``options.permissions`` preset.
         terminal_policy: allows commands for ``terminal/*``; without one the client does
             not offer terminals.
+        elicitation_handler: answers the agent's ``elicitation/create`` (forms, URLs); with
+            one the client declares the ``elicitation`` capability. Without one it declares
+            none, and declines an agent that asks anyway.
         credentials: sent as the ``_meta`` of ``authenticate`` (e.g. Gemini CLI's
             ``{"api-key": ...}``); kept in memory only. Their values, and those of the
             agent's environment under a name that marks a secret (``*_API_KEY``,
@@ -86,6 +90,7 @@ class AcpClient:
         permission_handler: PermissionHandler | None = None,
         terminal_policy: TerminalPolicy | None = None,
         credentials: Mapping[str, Any] | None = None,
+        elicitation_handler: ElicitationHandler | None = None,
     ) -> None:
         if channel is None and not options.command:
             raise ValueError("AcpOptions.command is empty: name the agent to run")
@@ -94,6 +99,7 @@ class AcpClient:
             options.permissions, always=options.allow_always
         )
         self._terminal_policy = terminal_policy
+        self._elicitation_handler = elicitation_handler
         self._credentials = dict(credentials or {})
         self._masker = Masker(known_secrets(options.environment(), self._credentials.values()))
         self._agent = agent_identity(options.command)
@@ -170,6 +176,7 @@ class AcpClient:
                 session=router.session,
                 notice=lambda message: self._context.notice(message),
                 broadcast=lambda notice: router.broadcast([notice]),
+                elicitation_handler=self._elicitation_handler or decline_elicitation,
             )
             router.bind(self._context, tg, self._server.serve)
             tg.start_soon(self._read)
@@ -203,7 +210,8 @@ class AcpClient:
         request = acp.InitializeRequest(
             protocol_version=acp.PROTOCOL_VERSION,
             client_capabilities=self.options.client_capabilities(
-                terminal=self._terminals is not None
+                terminal=self._terminals is not None,
+                elicitation=self._elicitation_handler is not None,
             ),
             client_info=acp.Implementation(name="gemwire", title="gemwire", version=__version__),
         )

@@ -98,13 +98,19 @@ class AcpOptions(msgspec.Struct, frozen=True, kw_only=True):
         ``env``; its terminals start from it too."""
         return self.launch.environment()
 
-    def client_capabilities(self, *, terminal: bool) -> acp.ClientCapabilities:
+    def client_capabilities(
+        self, *, terminal: bool, elicitation: bool = False
+    ) -> acp.ClientCapabilities:
         """What the client offers in ``initialize``: the file methods these options serve,
-        and terminals when it has a terminal policy."""
+        terminals when it has a terminal policy, elicitation (forms and URLs) when it has
+        an elicitation handler."""
         fs = acp.FileSystemCapabilities(
             read_text_file=self.serve_reads, write_text_file=self.serve_writes
         )
-        return acp.ClientCapabilities(fs=fs, terminal=terminal)
+        if not elicitation:
+            return acp.ClientCapabilities(fs=fs, terminal=terminal)
+        asks = acp.ElicitationCapabilities(form={}, url={})
+        return acp.ClientCapabilities(fs=fs, terminal=terminal, elicitation=asks)
 
 
 class AcpTurnResult(TurnResult, frozen=True, kw_only=True):

@@ -11,6 +11,7 @@ import anyio
 from gemwire.errors import InvalidOptions
 from gemwire.runners._host_signals import HostSignals, host_signals
 from gemwire.runners.acp.client import AcpClient
+from gemwire.runners.acp.elicitation import ElicitationHandler
 from gemwire.runners.acp.options import AcpOptions, AcpTurnResult, Prompt
 from gemwire.runners.acp.permissions import PermissionHandler
 from gemwire.runners.acp.terminals import TerminalPolicy
@@ -27,6 +28,7 @@ async def run_acp(
     permission_handler: PermissionHandler | None = None,
     terminal_policy: TerminalPolicy | None = None,
     credentials: Mapping[str, Any] | None = None,
+    elicitation_handler: ElicitationHandler | None = None,
 ) -> AsyncGenerator[AcpTurn]:
     """Start the agent, open a session (or load ``options.load_session``, or continue
     ``options.resume_session``), set
@@ -44,6 +46,7 @@ async def run_acp(
         permission_handler=permission_handler,
         terminal_policy=terminal_policy,
         credentials=credentials,
+        elicitation_handler=elicitation_handler,
     ) as client:
         if options.load_session:
             session = await client.load_session(options.load_session)

@@ -18,7 +18,7 @@ stable schema 1.21 are typed too; what of 1.21 is still left raw, and why, is li
 ``untyped`` (held to the vendored schema by a test).
 
 One module per protocol area (``methods``, ``initialize``, ``sessions``, ``content``,
-``tool_calls``, ``session_updates``, ``permissions``, ``fs``, ``terminals``); every type is
+``tool_calls``, ``session_updates``, ``permissions``, ``fs``, ``terminals``, ``elicitation``); every type is
 imported from here: ``from gemwire.wire import acp`` then ``acp.PromptRequest``.
 """
 
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from gemwire.wire.acp import (
     content,
+    elicitation,
     fs,
     initialize,
     methods,
@@ -36,6 +37,7 @@ from gemwire.wire.acp import (
     tool_calls,
 )
 from gemwire.wire.acp.content import *
+from gemwire.wire.acp.elicitation import *
 from gemwire.wire.acp.fs import *
 from gemwire.wire.acp.initialize import *
 from gemwire.wire.acp.methods import *
@@ -54,4 +56,5 @@ __all__ += tool_calls.__all__
 __all__ += session_updates.__all__
 __all__ += permissions.__all__
 __all__ += fs.__all__
+__all__ += elicitation.__all__
 __all__ += terminals.__all__

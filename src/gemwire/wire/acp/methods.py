@@ -46,6 +46,8 @@ CLIENT_METHODS = {
     "terminal_wait_for_exit": "terminal/wait_for_exit",
     "terminal_kill": "terminal/kill",
     "terminal_release": "terminal/release",
+    "elicitation_create": "elicitation/create",
+    "elicitation_complete": "elicitation/complete",
 }
 """Methods an agent calls on a client (the ones gemwire serves)."""
 

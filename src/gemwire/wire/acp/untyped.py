@@ -7,20 +7,15 @@ honest backlog of what gemwire does not speak yet. Raw means: a method's message
 caller as plain JSON (an agent's request for it is answered "method not found"), a capability
 member is not read, an update kind arrives as an ``UnknownUpdate``.
 
->>> sorted(METHODS)
-['elicitation/complete', 'elicitation/create']
+>>> METHODS, CAPABILITIES, SESSION_UPDATES
+({}, {}, {})
 """
 
 from __future__ import annotations
 
 __all__ = ("CAPABILITIES", "METHODS", "SESSION_UPDATES")
 
-METHODS: dict[str, str] = {
-    "elicitation/create": "not served yet: the client declares no elicitation capability, so "
-    "an agent must not ask; if it does, the request is answered 'method not found' (issue 25)",
-    "elicitation/complete": "not served yet: follows elicitation/create, which is not "
-    "served (issue 25)",
-}
+METHODS: dict[str, str] = {}
 """Schema methods without a name in `AGENT_METHODS` / `CLIENT_METHODS` / `PROTOCOL_METHODS`."""
 
 CAPABILITIES: dict[str, str] = {}
