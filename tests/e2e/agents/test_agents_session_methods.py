@@ -168,3 +168,35 @@ def test_a_request_the_caller_abandons_is_cancelled_and_the_agent_goes_on(
         "method": "$/cancel_request",
         "params": {"requestId": abandoned["id"]},
     }
+
+
+FORKING: tuple[AgentName, ...] = ("claude", "opencode")
+"""Pinned agents whose recorded ``initialize`` advertises ``sessionCapabilities.fork``."""
+
+
+@pytest.mark.parametrize("agent", FORKING)
+def test_a_fork_starts_with_the_history_of_its_session(agent: AgentName, tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    script = Scenario(turns=[Reply([Text("Noted.")]), Reply([Text("It was 42.")])])
+    with ScriptedModel(script) as model:
+        env = isolated_agent(agent, model, root=root)
+
+        async def main() -> tuple[str, str, list[Event]]:
+            with anyio.fail_after(150):
+                async with AcpClient(env.acp_options()) as client:
+                    original = await client.new_session()
+                    async with original.prompt("remember 42") as turn:
+                        await turn.wait()
+                    fork = await client.fork_session(original.session_id)
+                    async with fork.prompt("what was it?") as turn:
+                        events = [event async for event in turn]
+            return original.session_id, fork.session_id, events
+
+        original, forked, events = anyio.run(main)
+        assert env.live_processes() == []
+        requests = [r for r in model.requests if r.turn is not None]
+    assert forked != original
+    assert (events[0].type, events[0].session_id) == ("session_started", forked)
+    assert (events[-1].type, events[-1].answer) == ("turn_completed", "It was 42.")  # type: ignore[union-attr]
+    assert [r.turn for r in requests] == [0, 1]
+    assert "remember 42" in json.dumps(requests[1].body)

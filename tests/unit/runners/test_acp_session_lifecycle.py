@@ -221,3 +221,27 @@ async def test_delete_session_and_logout_are_refused_where_not_advertised() -> N
         with pytest.raises(AgentRequestFailed, match="does not advertise logout"):
             await client.logout()
     assert [m.get("method") for m in agent.received] == ["initialize"]
+
+
+async def test_fork_opens_a_new_session_from_another_ones_history(here: str) -> None:
+    async def forked(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
+        return {"sessionId": "fork-of-" + params["sessionId"]}
+
+    capabilities: dict[str, Any] = {"sessionCapabilities": {"fork": {}}}
+    async with scripted_client(capabilities=capabilities, methods={"session/fork": forked}) as (
+        client,
+        agent,
+    ):
+        original = await client.new_session()
+        fork = await client.fork_session(original.session_id)
+        events = fork.take_events()
+        assert sorted(client.sessions) == ["fork-of-s0", "s0"]
+    assert sent(agent, "session/fork") == [{"sessionId": "s0", "cwd": here, "mcpServers": []}]
+    assert [(e.type, e.session_id) for e in events] == [("session_started", "fork-of-s0")]
+
+
+async def test_fork_is_refused_locally_when_the_agent_does_not_offer_it() -> None:
+    async with scripted_client() as (client, agent):
+        with pytest.raises(AgentRequestFailed, match="does not advertise session/fork"):
+            await client.fork_session("s0")
+    assert sent(agent, "session/fork") == []

@@ -107,6 +107,7 @@ def schema_capabilities() -> dict[str, bool]:
 
 def test_the_vendored_schema_is_v1_with_its_version() -> None:
     assert VERSION.startswith("1.")
+    assert f"v{VERSION}" == acp.SCHEMA_VERSION  # what gemwire says it follows
     assert _load("meta.json")["version"] == acp.PROTOCOL_VERSION
     # The schema's own method list (meta.json) is the one its types declare.
     meta = _load("meta.json")

@@ -24,6 +24,7 @@ __all__ = (
     "check_protocol_version",
     "close_session",
     "delete_session",
+    "fork_session",
     "initialize",
     "list_sessions",
     "load_session",
@@ -88,6 +89,10 @@ def delete_session(params: acp.DeleteSessionRequest) -> Call[Json]:
 
 def logout() -> Call[Json]:
     return Call(_A["logout"], {}, object)
+
+
+def fork_session(params: acp.ForkSessionRequest) -> Call[acp.ForkSessionResponse]:
+    return Call(_A["session_fork"], params, acp.ForkSessionResponse)
 
 
 def list_sessions(params: acp.ListSessionsRequest) -> Call[acp.ListSessionsResponse]:
@@ -158,12 +163,17 @@ def _advertises_logout(capabilities: acp.AgentCapabilities) -> bool:
     return capabilities.auth.logout is not None
 
 
+def _advertises_fork(capabilities: acp.AgentCapabilities) -> bool:
+    return capabilities.session_capabilities.fork is not None
+
+
 _CAPABILITY_OF = {
     _A["session_load"]: _advertises_load,
     _A["session_list"]: _advertises_list,
     _A["session_resume"]: _advertises_resume,
     _A["session_close"]: _advertises_close,
     _A["session_delete"]: _advertises_delete,
+    _A["session_fork"]: _advertises_fork,
     _A["logout"]: _advertises_logout,
 }
 

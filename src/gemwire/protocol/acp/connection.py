@@ -60,6 +60,7 @@ RESULT_TYPES: dict[str, type[Any]] = {
     _A["session_new"]: acp.NewSessionResponse,
     _A["session_load"]: acp.LoadSessionResponse,
     _A["session_resume"]: acp.ResumeSessionResponse,
+    _A["session_fork"]: acp.ForkSessionResponse,
     _A["session_list"]: acp.ListSessionsResponse,
     _A["session_prompt"]: acp.PromptResponse,
 }

@@ -288,18 +288,9 @@ class AcpClient:
         """Start a session in ``cwd`` (default: ``options.cwd``, else here); emits
         ``session_started``. Sessions may be opened concurrently."""
         folder, extra, params = self._session_params(cwd, include_directories, mcp_servers)
-        self._router.opening += 1
-        try:
-            async with self._quirks.opening_session():
-                response = await self._call_with_auth(
-                    protocol.new_session(acp.NewSessionRequest(**params))
-                )
-        finally:
-            self._router.opening -= 1
-        session = AcpSession(self._context, response.session_id, folder, extra, response)
-        model = response.models.current_model_id if response.models else None
-        self._register(session, model)
-        return session
+        call = protocol.new_session(acp.NewSessionRequest(**params))
+        response = await self._request_session(call)
+        return self._opened(response.session_id, folder, extra, response)
 
     async def load_session(
         self,
@@ -346,16 +337,26 @@ class AcpClient:
         `new_session` does. `continue_session` falls back to ``session/load``."""
         protocol.require_capability(self.agent_capabilities, "session/resume")
         folder, extra, params = self._session_params(cwd, include_directories, mcp_servers)
-        request = acp.ResumeSessionRequest(session_id=session_id, **params)
-        self._router.opening += 1
-        try:
-            async with self._quirks.opening_session():
-                response = await self._call_with_auth(protocol.resume_session(request))
-        finally:
-            self._router.opening -= 1
-        session = AcpSession(self._context, session_id, folder, extra, response)
-        self._register(session, response.models.current_model_id if response.models else None)
-        return session
+        call = protocol.resume_session(acp.ResumeSessionRequest(session_id=session_id, **params))
+        response = await self._request_session(call)
+        return self._opened(session_id, folder, extra, response)
+
+    async def fork_session(
+        self,
+        session_id: str,
+        *,
+        cwd: str | None = None,
+        include_directories: Sequence[str] | None = None,
+        mcp_servers: Sequence[McpServer] | None = None,
+    ) -> AcpSession:
+        """A new session that starts with a copy of ``session_id``'s history (the agent
+        must advertise ``sessionCapabilities.fork``, unstable upstream); emits its
+        ``session_started``. The original session is left as it was."""
+        protocol.require_capability(self.agent_capabilities, "session/fork")
+        folder, extra, params = self._session_params(cwd, include_directories, mcp_servers)
+        call = protocol.fork_session(acp.ForkSessionRequest(session_id=session_id, **params))
+        response = await self._request_session(call)
+        return self._opened(response.session_id, folder, extra, response)
 
     async def continue_session(
         self,
@@ -430,6 +431,27 @@ class AcpClient:
                 )
                 self._router.hold(self._context.notice(message))
         return folder, extra, params
+
+    async def _request_session(self, call: protocol.Call[protocol.R]) -> protocol.R:
+        """``session/new``, ``resume`` or ``fork``: the session's updates that come before
+        the answer wait for it (`SessionRouter.opening`)."""
+        self._router.opening += 1
+        try:
+            async with self._quirks.opening_session():
+                return await self._call_with_auth(call)
+        finally:
+            self._router.opening -= 1
+
+    def _opened(
+        self,
+        session_id: str,
+        folder: str,
+        extra: tuple[str, ...],
+        response: acp.NewSessionResponse | acp.ResumeSessionResponse | acp.ForkSessionResponse,
+    ) -> AcpSession:
+        session = AcpSession(self._context, session_id, folder, extra, response)
+        self._register(session, response.models.current_model_id if response.models else None)
+        return session
 
     def _register(self, session: AcpSession, model: str | None) -> None:
         info = self.agent_info

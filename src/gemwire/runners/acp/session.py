@@ -83,7 +83,10 @@ class AcpSession:
         session_id: str,
         cwd: str,
         include_directories: tuple[str, ...],
-        response: acp.NewSessionResponse | acp.ResumeSessionResponse | None,
+        response: acp.NewSessionResponse
+        | acp.ResumeSessionResponse
+        | acp.ForkSessionResponse
+        | None,
     ) -> None:
         self.context = context
         self.session_id = session_id
@@ -123,7 +126,10 @@ class AcpSession:
 
     def loaded(
         self,
-        response: acp.NewSessionResponse | acp.LoadSessionResponse | acp.ResumeSessionResponse,
+        response: acp.NewSessionResponse
+        | acp.LoadSessionResponse
+        | acp.ResumeSessionResponse
+        | acp.ForkSessionResponse,
     ) -> None:
         self.modes, self.models = response.modes, response.models
         self.config_options = response.config_options

@@ -15,7 +15,7 @@ __all__ = (
     "CancelRequestNotification",
 )
 
-SCHEMA_VERSION = "v1.19.0"
+SCHEMA_VERSION = "v1.21.0"
 PROTOCOL_VERSION = 1
 
 AGENT_METHODS = {
@@ -26,6 +26,7 @@ AGENT_METHODS = {
     "session_resume": "session/resume",
     "session_close": "session/close",
     "session_delete": "session/delete",
+    "session_fork": "session/fork",  # unstable upstream; Claude Code and OpenCode have it
     "session_list": "session/list",
     "session_prompt": "session/prompt",
     "session_cancel": "session/cancel",

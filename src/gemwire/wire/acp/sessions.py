@@ -1,4 +1,4 @@
-"""Sessions: ``session/new``, ``load``, ``resume``, ``close``, ``delete``, ``list``, ``prompt``, ``cancel`` and the
+"""Sessions: ``session/new``, ``load``, ``resume``, ``fork``, ``close``, ``delete``, ``list``, ``prompt``, ``cancel`` and the
 ``set_*`` methods; MCP servers a session is given."""
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ __all__ = (
     "CancelNotification",
     "CloseSessionRequest",
     "DeleteSessionRequest",
+    "ForkSessionRequest",
+    "ForkSessionResponse",
     "HttpHeader",
     "ListSessionsRequest",
     "ListSessionsResponse",
@@ -137,6 +139,25 @@ class ResumeSessionRequest(AcpStruct, frozen=True, kw_only=True):
 
 
 class ResumeSessionResponse(AcpStruct, frozen=True, kw_only=True):
+    modes: SessionModeState | None = None
+    models: SessionModelState | None = None
+    config_options: list[dict[str, Any]] | None = None
+
+
+class ForkSessionRequest(AcpStruct, frozen=True, kw_only=True):
+    """Unstable upstream (``session/fork``; Claude Code and OpenCode have it): a new session
+    holding a copy of another's history."""
+
+    session_id: str
+    cwd: str
+    mcp_servers: list[Any]
+    additional_directories: list[str] | None = None
+
+
+class ForkSessionResponse(AcpStruct, frozen=True, kw_only=True):
+    """Unstable upstream."""
+
+    session_id: str
     modes: SessionModeState | None = None
     models: SessionModelState | None = None
     config_options: list[dict[str, Any]] | None = None
