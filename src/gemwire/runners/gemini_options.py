@@ -70,7 +70,8 @@ class GeminiOptions(msgspec.Struct, frozen=True, kw_only=True):
     """Only these configured MCP servers are started (``--allowed-mcp-server-names``)."""
     worktree: str | None = None
     """Run in a new git worktree of the workspace (``--worktree``) with this name; ``""``:
-    a generated one. The run's files change there, not in ``cwd``."""
+    a generated one. The run's files change there, not in ``cwd``. Gemini CLI 0.61.0 takes
+    it only with ``experimental.worktrees`` on in its settings."""
     raw_output: bool = False
     """Let the model's text through unsanitized, ANSI escapes included (``--raw-output``,
     with ``--accept-raw-output-risk``: gemwire's events are data, and its own terminal
