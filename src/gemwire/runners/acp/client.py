@@ -46,7 +46,12 @@ from gemwire.runners.acp.process_channel import ProcessChannel
 from gemwire.runners.acp.quirks import AgentQuirks, quirks_for
 from gemwire.runners.acp.router import SessionRouter
 from gemwire.runners.acp.serving import AgentRequestServer
-from gemwire.runners.acp.session import AcpSession, SessionContext, session_folders
+from gemwire.runners.acp.session import (
+    AcpSession,
+    OpenedSession,
+    SessionContext,
+    session_folders,
+)
 from gemwire.runners.acp.terminals import TerminalPolicy, Terminals
 from gemwire.runners.agents import agent_identity
 from gemwire.wire import acp
@@ -447,7 +452,7 @@ class AcpClient:
         session_id: str,
         folder: str,
         extra: tuple[str, ...],
-        response: acp.NewSessionResponse | acp.ResumeSessionResponse | acp.ForkSessionResponse,
+        response: OpenedSession,
     ) -> AcpSession:
         session = AcpSession(self._context, session_id, folder, extra, response)
         self._register(session, response.models.current_model_id if response.models else None)

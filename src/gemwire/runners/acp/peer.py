@@ -3,8 +3,8 @@
 `AgentPeer` writes what the sans-IO `AcpClientConnection` produces to the agent's
 `AgentChannel`, reads what the channel receives and hands every item the connection decodes to the client — except the answers
 to the client's own requests, which resolve their `Pending`. A request the caller gives up
-on (its timeout, a cancelled scope) is abandoned (`abandon`): ``$/cancel_request`` tells the agent,
-and its late answer (error -32800, or a result) is dropped. It never dies on input:
+on (its timeout, a cancelled scope) is abandoned (`abandon`): ``$/cancel_request`` tells
+the agent, and its late answer (error -32800, or a result) is dropped. It never dies on input:
 the connection turns whatever it cannot decode into records, and anything else that goes
 wrong with one chunk becomes a `ProtocolViolation` handed on like the rest. When the
 agent's output ends, every request still waiting fails with `AgentCrashed`.

@@ -32,13 +32,28 @@ from gemwire.runners.acp.turn import AcpTurn
 from gemwire.wire import acp
 from gemwire.wire.jsonrpc import METHOD_NOT_FOUND
 
-__all__ = ("REPLAY_SETTLE", "REPLAY_SETTLE_MAX", "AcpSession", "SessionContext", "session_folders")
+__all__ = (
+    "REPLAY_SETTLE",
+    "REPLAY_SETTLE_MAX",
+    "AcpSession",
+    "OpenedSession",
+    "SessionContext",
+    "session_folders",
+)
 
 REPLAY_SETTLE = 0.25
 """Seconds without a replayed update after which a loaded session's history is taken as
 complete (at most `REPLAY_SETTLE_MAX`)."""
 
 REPLAY_SETTLE_MAX = 5.0
+
+OpenedSession = (
+    acp.NewSessionResponse
+    | acp.LoadSessionResponse
+    | acp.ResumeSessionResponse
+    | acp.ForkSessionResponse
+)
+"""The answers that open a session: its modes, models and config options."""
 
 
 def session_folders(
@@ -83,10 +98,7 @@ class AcpSession:
         session_id: str,
         cwd: str,
         include_directories: tuple[str, ...],
-        response: acp.NewSessionResponse
-        | acp.ResumeSessionResponse
-        | acp.ForkSessionResponse
-        | None,
+        response: OpenedSession | None,
     ) -> None:
         self.context = context
         self.session_id = session_id
@@ -124,13 +136,7 @@ class AcpSession:
         """The agent process exited: this session is gone with it."""
         return self.context.peer.gone
 
-    def loaded(
-        self,
-        response: acp.NewSessionResponse
-        | acp.LoadSessionResponse
-        | acp.ResumeSessionResponse
-        | acp.ForkSessionResponse,
-    ) -> None:
+    def loaded(self, response: OpenedSession) -> None:
         self.modes, self.models = response.modes, response.models
         self.config_options = response.config_options
 
