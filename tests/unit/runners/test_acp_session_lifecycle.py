@@ -245,3 +245,15 @@ async def test_fork_is_refused_locally_when_the_agent_does_not_offer_it() -> Non
         with pytest.raises(AgentRequestFailed, match="does not advertise session/fork"):
             await client.fork_session("s0")
     assert sent(agent, "session/fork") == []
+
+
+async def test_continue_session_says_so_when_the_agent_can_neither_resume_nor_load() -> None:
+    async with scripted_client() as (client, agent):
+        with pytest.raises(AgentRequestFailed) as info:
+            await client.continue_session("old")
+    assert str(info.value) == (
+        "the agent advertises neither session/resume nor session/load: it cannot continue a "
+        "saved session"
+    )
+    assert info.value.unsupported
+    assert [m.get("method") for m in agent.received] == ["initialize"]

@@ -55,6 +55,7 @@ from gemwire.runners.acp.session import (
 from gemwire.runners.acp.terminals import TerminalPolicy, Terminals
 from gemwire.runners.agents import agent_identity
 from gemwire.wire import acp
+from gemwire.wire.jsonrpc import METHOD_NOT_FOUND
 
 __all__ = ("AcpClient",)
 
@@ -373,6 +374,13 @@ class AcpClient:
     ) -> AcpSession:
         """Continue a saved session: `resume_session` where the agent offers
         ``session/resume``, else `load_session` (its history comes as ``replay`` events)."""
+        if not (self.offers("session/resume") or self.offers("session/load")):
+            raise AgentRequestFailed(
+                "the agent advertises neither session/resume nor session/load: it cannot "
+                "continue a saved session",
+                method="session/resume",
+                code=METHOD_NOT_FOUND,
+            )
         reopen = self.resume_session if self.offers("session/resume") else self.load_session
         return await reopen(
             session_id, cwd=cwd, include_directories=include_directories, mcp_servers=mcp_servers
