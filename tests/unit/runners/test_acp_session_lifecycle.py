@@ -12,7 +12,7 @@ from acp_scripted import ScriptedAgent, ScriptedError, scripted_client
 
 from gemwire.errors import AgentRequestFailed, InvalidOptions, RunTimedOut
 from gemwire.events import Event
-from gemwire.runners.acp import AcpOptions, run_acp
+from gemwire.runners.acp import AcpOptions, run_acp, turn as acp_turn
 from gemwire.wire.jsonrpc import METHOD_NOT_FOUND
 
 pytestmark = pytest.mark.anyio
@@ -257,3 +257,31 @@ async def test_continue_session_says_so_when_the_agent_can_neither_resume_nor_lo
     )
     assert info.value.unsupported
     assert [m.get("method") for m in agent.received] == ["initialize"]
+
+
+async def test_a_prompt_whose_cancel_the_agent_ignores_is_abandoned_with_cancel_request(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(acp_turn, "CANCEL_GRACE", 0.05)
+
+    async def on_prompt(agent: ScriptedAgent, sid: str, params: dict[str, Any]) -> str:
+        await agent.say(sid, "working")
+        await agent.request_cancelled.wait()  # session/cancel alone does not stop it
+        return "cancelled"  # a late answer
+
+    async with scripted_client(on_prompt=on_prompt) as (client, agent):
+        session = await client.new_session()
+        async with session.prompt("go") as turn:
+            async for event in turn:
+                if event.type == "message_delta":
+                    await session.cancel()
+        later = await client.new_session()  # after the late answer
+        events = later.take_events()
+    [prompt] = [m for m in agent.received if m.get("method") == "session/prompt"]
+    assert sent(agent, "$/cancel_request") == [{"requestId": prompt["id"]}]
+    assert turn.result.error is not None
+    assert turn.result.error.kind == "cancelled"
+    assert [e.message for e in turn.result.notices] == [
+        "the agent did not end the cancelled turn within 0.05 s"
+    ]
+    assert kinds(events) == ["session_started"]
