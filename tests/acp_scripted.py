@@ -1,7 +1,8 @@
 """A scripted ACP agent in this process, on the agent end of `memory_channel_pair`.
 
-It answers ``initialize`` and ``session/new`` itself and hands each ``session/prompt`` to
-the test's ``on_prompt`` (in a task of its own, so it can ask the client things and see a
+It answers ``initialize`` (with the ``capabilities`` it is given) and ``session/new``
+itself, any method of ``methods`` with what that returns (or the `ScriptedError` it
+raises), and hands each ``session/prompt`` to the test's ``on_prompt`` (in a task of its own, so it can ask the client things and see a
 ``session/cancel`` meanwhile); what ``on_prompt`` returns is the stop reason. Nothing is
 started but tasks: the client under test runs exactly as against a process.
 """
@@ -9,7 +10,7 @@ started but tasks: the client under test runs exactly as against a process.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -18,6 +19,15 @@ import anyio
 from gemwire.runners.acp import AcpClient, AcpOptions, MemoryChannel, memory_channel_pair
 
 Prompt = Callable[["ScriptedAgent", str, dict[str, Any]], Awaitable[str]]
+Method = Callable[["ScriptedAgent", dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+class ScriptedError(Exception):
+    """Raised by a `Method` or ``on_prompt``: the agent answers with this JSON-RPC error."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 async def _end_turn(agent: ScriptedAgent, session_id: str, params: dict[str, Any]) -> str:
@@ -34,13 +44,19 @@ class ScriptedAgent:
         name: str = "scripted",
         on_prompt: Prompt = _end_turn,
         on_new_session: Callable[[ScriptedAgent, int], Awaitable[None]] | None = None,
+        capabilities: Mapping[str, Any] | None = None,
+        methods: Mapping[str, Method] | None = None,
     ) -> None:
         self.channel = channel
+        self.capabilities = dict(capabilities or {"loadSession": False})
+        self.methods = dict(methods or {})
         self.name = name
         self.on_prompt = on_prompt
         self.on_new_session = on_new_session
         self.received: list[dict[str, Any]] = []
         self.cancelled = anyio.Event()
+        self.request_cancelled = anyio.Event()
+        """Set on the first ``$/cancel_request``."""
         self.sessions = 0
         self._next_id = 0
         self._waiting: dict[int, anyio.Event] = {}
@@ -76,17 +92,26 @@ class ScriptedAgent:
                     self._waiting.pop(message["id"]).set()
                 elif message["method"] == "session/cancel":
                     self.cancelled.set()
+                elif message["method"] == "$/cancel_request":
+                    self.request_cancelled.set()
                 elif "id" in message:
                     tg.start_soon(self._answer, message)
             tg.cancel_scope.cancel()
         await self.channel.close(0)
 
     async def _answer(self, message: dict[str, Any]) -> None:
+        try:
+            await self._answer_or_raise(message)
+        except ScriptedError as exc:
+            error = {"code": exc.code, "message": str(exc)}
+            await self.send({"id": message["id"], "error": error})
+
+    async def _answer_or_raise(self, message: dict[str, Any]) -> None:
         method, params = message["method"], message.get("params") or {}
         result: dict[str, Any]
         if method == "initialize":
             info = {"name": self.name, "version": "1.0"}
-            capabilities = {"loadSession": False}
+            capabilities = self.capabilities
             result = {"protocolVersion": 1, "agentInfo": info, "agentCapabilities": capabilities}
         elif method == "session/new":
             number = self.sessions
@@ -97,6 +122,8 @@ class ScriptedAgent:
         elif method == "session/prompt":
             stop = await self.on_prompt(self, params["sessionId"], params)
             result = {"stopReason": stop}
+        elif method in self.methods:
+            result = await self.methods[method](self, params)
         else:
             error = {"code": -32601, "message": f"Method not found: {method}"}
             await self.send({"id": message["id"], "error": error})
@@ -111,11 +138,20 @@ async def scripted_client(
     name: str = "scripted",
     on_prompt: Prompt = _end_turn,
     on_new_session: Callable[[ScriptedAgent, int], Awaitable[None]] | None = None,
+    capabilities: Mapping[str, Any] | None = None,
+    methods: Mapping[str, Method] | None = None,
     **client_args: Any,
 ) -> AsyncIterator[tuple[AcpClient, ScriptedAgent]]:
     """An `AcpClient` on a `ScriptedAgent`, both running, within 10 s."""
     client_end, agent_end = memory_channel_pair()
-    agent = ScriptedAgent(agent_end, name=name, on_prompt=on_prompt, on_new_session=on_new_session)
+    agent = ScriptedAgent(
+        agent_end,
+        name=name,
+        on_prompt=on_prompt,
+        on_new_session=on_new_session,
+        capabilities=capabilities,
+        methods=methods,
+    )
     with anyio.fail_after(10):
         async with agent_end, client_end, anyio.create_task_group() as tg:
             tg.start_soon(agent.run)

@@ -5,6 +5,12 @@ processes took 30.5 s (BENCHMARKS.md). An agent is replaced when it dies (the ta
 with it end ``crashed``, which the batch retries) and recycled after ``sessions_per_agent``
 sessions, once its running tasks are done. A task's timeout bounds its whole attempt: the
 wait for an agent (and its start, ``initialize`` included), ``session/new`` and the turn.
+
+Where the agent offers ``session/close``, each task's session is closed once the task is
+done (Gemini CLI 0.61 does not: it keeps every session, and recycling bounds its memory).
+A task tried again after a failure continues the session of its last attempt where the
+agent offers ``session/resume`` (the work done so far stays in the agent's context), and
+gets a new session where it does not, or where the agent cannot resume that session.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from gemwire.errors import (
     GemwireError,
     RunTimedOut,
 )
-from gemwire.events import Event, FileChanged, TokenUsage, TurnError
+from gemwire.events import Event, FileChanged, Notice, TokenUsage, TurnError
 from gemwire.runners import GeminiOptions, find_gemini
 from gemwire.runners.acp import (
     AcpClient,
@@ -40,7 +46,10 @@ from gemwire.runners.acp import (
 )
 from gemwire.runners.agents import AGENTS, agent_identity, resolve_agent
 
-__all__ = ("AcpExecutor", "gemini_acp_options")
+__all__ = ("AcpExecutor", "Connect", "gemini_acp_options")
+
+Connect = Callable[[AcpOptions, PermissionHandler], AcpClient]
+"""Makes the client of one agent process (by default, one that starts it)."""
 
 _PERMISSIONS_FOR_APPROVAL: dict[str, PermissionPreset] = {
     "yolo": "all",
@@ -105,8 +114,11 @@ class _Agent:
 class _Pool:
     """The agent processes of one agent command."""
 
-    def __init__(self, options: AcpOptions, per_agent: int, sessions_per_agent: int) -> None:
+    def __init__(
+        self, options: AcpOptions, per_agent: int, sessions_per_agent: int, connect: Connect
+    ) -> None:
         self.options = options
+        self._connect = connect
         self._per_agent = per_agent
         self._sessions_per_agent = sessions_per_agent
         self.agents: list[_Agent] = []
@@ -119,7 +131,7 @@ class _Pool:
             if agent is None:
                 self.agents = [a for a in self.agents if not a.gone.is_set()]
                 agent = _Agent()
-                client = AcpClient(self.options, permission_handler=handler)
+                client = self._connect(self.options, handler)
                 await group.start(agent.serve, client)
                 self.agents.append(agent)
             agent.running += 1
@@ -133,7 +145,8 @@ class AcpExecutor:
     """Runs each task as a session of a long-lived agent process: the built-in agent the
     task names, else ``agent``, else ``options``' command (docs/agents.md); ``agents``
     processes of each at most. With ``gemini``, ``options`` is that Gemini CLI's (made by
-    `gemini_acp_options`), found when first needed as ``process`` mode finds it."""
+    `gemini_acp_options`), found when first needed as ``process`` mode finds it.
+    ``connect`` makes each agent's client (tests give one on an in-process agent)."""
 
     def __init__(
         self,
@@ -144,8 +157,12 @@ class AcpExecutor:
         sessions_per_agent: int,
         concurrency: int,
         gemini: GeminiOptions | None = None,
+        connect: Connect | None = None,
     ) -> None:
         self._options = options
+        self._connect: Connect = connect or _start_agent
+        self._unfinished: dict[str, str] = {}
+        """A failed task's last session, by task id: its next attempt resumes it."""
         self._gemini = gemini
         self._default = agent
         self._per_agent = math.ceil(concurrency / agents)
@@ -185,11 +202,14 @@ class AcpExecutor:
         if agent is None:
             return _Failed(error=deadline.error("waiting for the agent to start"))
         try:
-            return await self._turn(agent, task, cwd, on_event, deadline)
+            outcome = await self._turn(agent, task, cwd, on_event, deadline)
         finally:
             agent.running -= 1
             if agent.draining or not agent.usable:
                 agent.retire()
+        if not outcome.ok and outcome.session_id:
+            self._unfinished[task.id] = outcome.session_id
+        return outcome
 
     def _pool(self, name: str | None) -> _Pool:
         options = self._options
@@ -205,7 +225,9 @@ class AcpExecutor:
                 serve_reads=spec.serve_reads,
                 env={**spec.env, **options.env},
             )
-        pool = self._pools[name] = _Pool(options, self._per_agent, self._sessions_per_agent)
+        pool = self._pools[name] = _Pool(
+            options, self._per_agent, self._sessions_per_agent, self._connect
+        )
         return pool
 
     async def _turn(
@@ -220,7 +242,7 @@ class AcpExecutor:
         session: AcpSession | None = None
         with anyio.move_on_at(deadline.at):
             try:
-                session = await agent.client.new_session(cwd=cwd)
+                session = await self._open(agent.client, task, cwd, on_event)
             except GemwireError as exc:
                 if not agent.client.running:
                     agent.retire()
@@ -244,6 +266,33 @@ class AcpExecutor:
             return _Failed(error=_error_of(exc), session_id=session.session_id)
         finally:
             del self._handlers[session.session_id]
+            await self._close(agent.client, session, on_event)
+
+    async def _open(
+        self, client: AcpClient, task: Task, cwd: str, on_event: Callable[[Event], None]
+    ) -> AcpSession:
+        """The task's session: its last attempt's, resumed where the agent offers it."""
+        earlier = self._unfinished.pop(task.id, None)
+        if earlier is not None and client.offers("session/resume"):
+            try:
+                return await client.resume_session(earlier, cwd=cwd)
+            except AgentRequestFailed as exc:
+                message = f"could not resume session {earlier} ({exc}); starting a new one"
+                on_event(_notice(client, message))
+        return await client.new_session(cwd=cwd)
+
+    async def _close(
+        self, client: AcpClient, session: AcpSession, on_event: Callable[[Event], None]
+    ) -> None:
+        """Free the task's session where the agent offers ``session/close`` (a failed
+        task's next attempt can still resume it)."""
+        if not (client.running and client.offers("session/close")):
+            return
+        try:
+            await session.close()
+        except GemwireError as exc:
+            message = f"could not close session {session.session_id}: {exc}"
+            on_event(_notice(client, message, session.session_id))
 
     async def _prompt(
         self,
@@ -268,6 +317,20 @@ class AcpExecutor:
         if handler is None:
             return None
         return await handler(request)
+
+
+def _notice(client: AcpClient, message: str, session_id: str | None = None) -> Notice:
+    return Notice(
+        agent=client.agent,
+        session_id=session_id,
+        severity="warning",
+        message=message,
+        source="gemwire",
+    )
+
+
+def _start_agent(options: AcpOptions, handler: PermissionHandler) -> AcpClient:
+    return AcpClient(options, permission_handler=handler)
 
 
 def _permissions(task: Task, options: AcpOptions) -> PermissionPreset:

@@ -42,6 +42,12 @@ _PERMISSIONS = ("ask", "deny", "reads", "edits", "all")
 @click.option("--mode", help="Session mode to set first (e.g. Gemini's yolo, plan).")
 @click.option("--model", help="Model to set first.")
 @click.option("--load", "load_session", help="Load this saved session instead of a new one.")
+@click.option(
+    "--resume",
+    "resume_session",
+    help="Continue this saved session: without replaying it where the agent offers "
+    "session/resume, else as --load.",
+)
 @click.option("--timeout", type=float, help="Seconds for the turn.")
 @click.option(
     "--connect",
@@ -137,6 +143,12 @@ def acp(
                 return await live.ask_permission(event)
 
         handler = ask
+    elicitation = None
+    if interactive:  # the agent's questions (elicitation/create) are asked at the keyboard
+        from gemwire.cli.elicitation import keyboard_elicitation
+
+        assert isinstance(output, LiveOutput)
+        elicitation = keyboard_elicitation(output, name)
     options = AcpOptions(
         command=command if channel is None else (),
         permissions="deny" if permissions == "ask" else permissions,  # type: ignore[arg-type]
@@ -151,7 +163,11 @@ def acp(
         agent = name
         with anyio.CancelScope() as giving_up:
             async with run_acp(
-                prompt, options, permission_handler=handler, channel=channel
+                prompt,
+                options,
+                permission_handler=handler,
+                elicitation_handler=elicitation,
+                channel=channel,
             ) as turn:
                 # A second signal: stop waiting for the agent to end the turn (its grace
                 # is `CANCEL_GRACE`); the client ends it and stops the agent.

@@ -39,6 +39,26 @@ __all__ = ("run",)
 @click.option("-s", "--sandbox", is_flag=True, help="Run tools in Gemini's sandbox.")
 @click.option("-r", "--resume", help="Resume a session: latest, an index, or a session id.")
 @click.option("--session-id", help="Start a new session with this id.")
+@click.option("--session-file", help="Continue the session saved in this JSON file.")
+@click.option(
+    "--admin-policy", "admin_policy_files", multiple=True, help="Admin policy file (repeatable)."
+)
+@click.option(
+    "--allowed-mcp-server-names", multiple=True, help="Start only these MCP servers (repeatable)."
+)
+@click.option("--skip-trust", is_flag=True, help="Trust the workspace for this run.")
+@click.option(
+    "-w", "--worktree", help='Run in a new git worktree with this name ("": a generated one).'
+)
+@click.option(
+    "--raw-output", is_flag=True, help="Let the model's text through unsanitized (ANSI too)."
+)
+@click.option(
+    "--gemini-arg",
+    "extra_args",
+    multiple=True,
+    help="One more argument for gemini, e.g. --gemini-arg=--debug (repeatable).",
+)
 @click.option("--gemini-home", help="The folder holding .gemini (GEMINI_CLI_HOME).")
 @click.option("--executable", help="The gemini executable to run.")
 @click.option("--timeout", type=SECONDS, help="Seconds for the whole run.")

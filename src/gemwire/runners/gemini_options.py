@@ -1,7 +1,9 @@
 """How to run Gemini CLI: `GeminiOptions`, what cannot work together, and the argv.
 
 The prompt is checked here too: it goes on stdin, never in argv, and the CLI reads only
-so much of it.
+so much of it. So are ``extra_args``, the flags gemwire has no field for: never the
+prompt, never the output format (gemwire owns both), never a flag that makes the CLI do
+something other than one headless run.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ __all__ = (
     "GeminiOptions",
     "OutputFormat",
     "build_argv",
+    "check_extra_args",
     "check_run",
     "named_session",
 )
@@ -48,6 +51,9 @@ class GeminiOptions(msgspec.Struct, frozen=True, kw_only=True):
     sandbox: bool = False
     include_directories: tuple[str, ...] = ()
     policy_files: tuple[str, ...] = ()
+    admin_policy_files: tuple[str, ...] = ()
+    """Admin policy files or folders (``--admin-policy``): rules at the admin tier, which
+    user and workspace policies cannot override."""
     allowed_tools: tuple[str, ...] = ()
     """Upstream-deprecated (``--allowed-tools``), still passed on."""
     extensions: tuple[str, ...] = ()
@@ -55,6 +61,24 @@ class GeminiOptions(msgspec.Struct, frozen=True, kw_only=True):
     """``latest``, a 1-based index, or a session UUID (``--resume``)."""
     session_id: str | None = None
     """Start a new session with this id (``--session-id``)."""
+    session_file: str | None = None
+    """Continue the session saved in this JSON file (``--session-file``), wherever it is."""
+    skip_trust: bool = False
+    """Trust the workspace for this run (``--skip-trust``): a folder the user has not trusted
+    otherwise runs with its settings, extensions and MCP servers ignored."""
+    allowed_mcp_server_names: tuple[str, ...] = ()
+    """Only these configured MCP servers are started (``--allowed-mcp-server-names``)."""
+    worktree: str | None = None
+    """Run in a new git worktree of the workspace (``--worktree``) with this name; ``""``:
+    a generated one. The run's files change there, not in ``cwd``. Gemini CLI 0.61.0 takes
+    it only with ``experimental.worktrees`` on in its settings."""
+    raw_output: bool = False
+    """Let the model's text through unsanitized, ANSI escapes included (``--raw-output``,
+    with ``--accept-raw-output-risk``: gemwire's events are data, and its own terminal
+    output makes every text safe to show)."""
+    extra_args: tuple[str, ...] = ()
+    """More ``gemini`` flags, passed on as given after gemwire's own (`check_extra_args`
+    says which are refused)."""
     env: dict[str, str] = {}
     inherit_env: bool = True
     """``False``: ``env`` is the CLI's whole environment, not added to this process's
@@ -109,6 +133,101 @@ def check_run(prompt: bytes, options: GeminiOptions) -> None:
         count = getattr(options, name)
         if count is not None and count < 0:
             raise InvalidOptions(f"{name} must be 0 or more, not {count}")
+    opened = [n for n in ("resume", "session_id", "session_file") if getattr(options, n)]
+    if len(opened) > 1:
+        raise InvalidOptions(f"{' and '.join(opened)}: give one session to open")
+    check_extra_args(options.extra_args)
+
+
+def _flag(name: str) -> str:
+    """A long flag's name as yargs matches it (``--outputFormat`` is ``--output-format``)."""
+    name = name.lower().replace("_", "").replace("-", "")
+    return name[2:] if name.startswith("no") and name[2:] in _OWNED else name
+
+
+_OWNED = {
+    "prompt": "the prompt goes on stdin",
+    "promptinteractive": "the prompt goes on stdin, and a run is headless",
+    "outputformat": "gemwire chooses the output format (output_format)",
+    "acp": "an ACP agent runs through gemwire's ACP client (gemwire acp)",
+    "experimentalacp": "an ACP agent runs through gemwire's ACP client (gemwire acp)",
+    "help": "it prints the help instead of running",
+    "version": "it prints the version instead of running",
+    "listextensions": "it lists extensions instead of running",
+    "listsessions": "it lists sessions instead of running (gemwire sessions list)",
+    "deletesession": "it deletes a session instead of running",
+}
+"""Long flags ``extra_args`` may not hold, and why."""
+
+_SHORT = {
+    "p": "prompt",
+    "i": "promptinteractive",
+    "o": "outputformat",
+    "h": "help",
+    "v": "version",
+    "l": "listextensions",
+}
+
+_TAKES_VALUE = {
+    "model",
+    "worktree",
+    "approvalmode",
+    "policy",
+    "adminpolicy",
+    "allowedmcpservernames",
+    "allowedtools",
+    "extensions",
+    "resume",
+    "sessionfile",
+    "sessionid",
+    "includedirectories",
+}
+"""Gemini CLI 0.61.0's flags a bare word may follow as their value."""
+
+_SHORT_TAKES_VALUE = {"m": "model", "w": "worktree", "e": "extensions", "r": "resume"}
+
+
+def check_extra_args(args: tuple[str, ...]) -> None:
+    """Raise `InvalidOptions` for an extra argument gemwire cannot pass on: a flag gemwire
+    owns or one that stops the run (`_OWNED`), a bare word that is not the value of the
+    flag before it (it would be read as the prompt), ``--``, or a cluster of short flags.
+
+    >>> check_extra_args(("--skip-trust", "--model", "flash", "--policy=p.toml"))
+    >>> check_extra_args(("--outputFormat=json",))
+    Traceback (most recent call last):
+    ...
+    gemwire.errors.InvalidOptions: extra_args: --outputFormat=json is not allowed: gemwire chooses the output format (output_format)
+    >>> check_extra_args(("--debug", "say hi"))
+    Traceback (most recent call last):
+    ...
+    gemwire.errors.InvalidOptions: extra_args: 'say hi' is not the value of a flag (a bare word is the prompt to Gemini CLI); write --flag=value
+    """
+    value_may_follow = False
+    for arg in args:
+        if arg == "--":
+            raise InvalidOptions("extra_args: -- is not allowed: what follows it is the prompt")
+        if arg.startswith("--"):
+            name, has_value, _ = arg[2:].partition("=")
+            flag = _flag(name)
+            value_may_follow = flag in _TAKES_VALUE and not has_value
+        elif arg.startswith("-") and len(arg) > 1:
+            if len(arg) != 2:
+                raise InvalidOptions(
+                    f"extra_args: {arg!r} is ambiguous: write each short flag apart, and a "
+                    "value as the next argument or --flag=value"
+                )
+            flag = _SHORT.get(arg[1], "")
+            value_may_follow = arg[1] in _SHORT_TAKES_VALUE
+        else:
+            if not value_may_follow:
+                raise InvalidOptions(
+                    f"extra_args: {arg!r} is not the value of a flag (a bare word is the "
+                    "prompt to Gemini CLI); write --flag=value"
+                )
+            value_may_follow = False
+            continue
+        if flag in _OWNED:
+            raise InvalidOptions(f"extra_args: {arg} is not allowed: {_OWNED[flag]}")
 
 
 def named_session(resume: str | None) -> str | None:
@@ -130,6 +249,16 @@ def build_argv(executable: GeminiExecutable, options: GeminiOptions) -> list[str
         argv += ["--include-directories", directory]
     for policy in options.policy_files:
         argv += ["--policy", policy]
+    for policy in options.admin_policy_files:
+        argv += ["--admin-policy", policy]
+    for server in options.allowed_mcp_server_names:
+        argv += ["--allowed-mcp-server-names", server]
+    if options.skip_trust:
+        argv.append("--skip-trust")
+    if options.worktree is not None:
+        argv += ["--worktree", options.worktree] if options.worktree else ["--worktree"]
+    if options.raw_output:
+        argv += ["--raw-output", "--accept-raw-output-risk"]
     if options.allowed_tools:
         argv += ["--allowed-tools", ",".join(options.allowed_tools)]
     for extension in options.extensions:
@@ -143,4 +272,6 @@ def build_argv(executable: GeminiExecutable, options: GeminiOptions) -> list[str
             argv += ["--prompt", " "]
     if options.session_id:
         argv += ["--session-id", options.session_id]
-    return argv
+    if options.session_file:
+        argv += ["--session-file", options.session_file]
+    return [*argv, *options.extra_args]

@@ -75,3 +75,42 @@ def test_an_unsafe_lock_folder_is_a_message_not_a_traceback(
     assert result.stderr.startswith(
         f"gemwire: refusing the session lock folder {runtime}/gemwire-sessions: others may write"
     )
+
+
+def test_an_extra_argument_gemwire_owns_is_a_usage_error() -> None:
+    result = CliRunner().invoke(
+        main, ["run", "--executable", "/bin/true", "--gemini-arg=-p", "--gemini-arg=x", "hi"]
+    )
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        "Error: extra_args: -p is not allowed: the prompt goes on stdin"
+    )
+
+
+def test_the_headless_flags_reach_gemini(tmp_path: Path) -> None:
+    argv_file = tmp_path / "argv"
+    gemini = tmp_path / "gemini"
+    gemini.write_text(
+        '#!/bin/sh\nif [ "$1" = "--version" ]; then echo 0.61.0; exit 0; fi\n'
+        f"printf '%s\\n' \"$@\" > {argv_file}\n"
+    )
+    gemini.chmod(0o755)
+    flags = ["--skip-trust", "-w", "wt", "--admin-policy", "a.toml", "--session-file", "s.jsonl"]
+    flags += ["--allowed-mcp-server-names", "git", "--raw-output", "--gemini-arg=--debug"]
+    CliRunner().invoke(main, ["run", "--executable", str(gemini), "--json", *flags, "hi"])
+    assert argv_file.read_text().splitlines() == [
+        "--output-format",
+        "stream-json",
+        "--admin-policy",
+        "a.toml",
+        "--allowed-mcp-server-names",
+        "git",
+        "--skip-trust",
+        "--worktree",
+        "wt",
+        "--raw-output",
+        "--accept-raw-output-risk",
+        "--session-file",
+        "s.jsonl",
+        "--debug",
+    ]

@@ -33,6 +33,13 @@ def schema_methods() -> set[str]:
     return {d["x-method"] for d in DEFS.values() if "x-method" in d}
 
 
+TYPED_METHODS = (
+    set(acp.AGENT_METHODS.values())
+    | set(acp.CLIENT_METHODS.values())
+    | set(acp.PROTOCOL_METHODS.values())
+)
+
+
 def schema_update_kinds() -> set[str]:
     return {
         variant["properties"]["sessionUpdate"]["const"]
@@ -100,6 +107,7 @@ def schema_capabilities() -> dict[str, bool]:
 
 def test_the_vendored_schema_is_v1_with_its_version() -> None:
     assert VERSION.startswith("1.")
+    assert f"v{VERSION}" == acp.SCHEMA_VERSION  # what gemwire says it follows
     assert _load("meta.json")["version"] == acp.PROTOCOL_VERSION
     # The schema's own method list (meta.json) is the one its types declare.
     meta = _load("meta.json")
@@ -112,8 +120,7 @@ def test_the_vendored_schema_is_v1_with_its_version() -> None:
 
 
 def test_every_method_is_typed_or_listed_as_raw() -> None:
-    typed = set(acp.AGENT_METHODS.values()) | set(acp.CLIENT_METHODS.values())
-    missing = schema_methods() - typed - set(untyped.METHODS)
+    missing = schema_methods() - TYPED_METHODS - set(untyped.METHODS)
     assert not missing, (
         f"ACP {VERSION} methods neither typed nor listed in untyped.py: {sorted(missing)}"
     )
@@ -141,7 +148,7 @@ def test_every_session_update_kind_is_typed_or_listed_as_raw() -> None:
         pytest.param(
             untyped.METHODS,
             schema_methods(),
-            set(acp.AGENT_METHODS.values()) | set(acp.CLIENT_METHODS.values()),
+            TYPED_METHODS,
             id="methods",
         ),
         pytest.param(

@@ -18,15 +18,21 @@ __all__ = (
     "Call",
     "Json",
     "R",
+    "advertises",
     "authenticate",
     "check_prompt",
     "check_protocol_version",
+    "close_session",
+    "delete_session",
+    "fork_session",
     "initialize",
     "list_sessions",
     "load_session",
+    "logout",
     "new_session",
     "prompt",
     "require_capability",
+    "resume_session",
     "set_config_option",
     "set_mode",
     "set_model",
@@ -67,6 +73,26 @@ def new_session(params: acp.NewSessionRequest) -> Call[acp.NewSessionResponse]:
 
 def load_session(params: acp.LoadSessionRequest) -> Call[acp.LoadSessionResponse]:
     return Call(_A["session_load"], params, acp.LoadSessionResponse)
+
+
+def resume_session(params: acp.ResumeSessionRequest) -> Call[acp.ResumeSessionResponse]:
+    return Call(_A["session_resume"], params, acp.ResumeSessionResponse)
+
+
+def close_session(params: acp.CloseSessionRequest) -> Call[Json]:
+    return Call(_A["session_close"], params, object)
+
+
+def delete_session(params: acp.DeleteSessionRequest) -> Call[Json]:
+    return Call(_A["session_delete"], params, object)
+
+
+def logout() -> Call[Json]:
+    return Call(_A["logout"], {}, object)
+
+
+def fork_session(params: acp.ForkSessionRequest) -> Call[acp.ForkSessionResponse]:
+    return Call(_A["session_fork"], params, acp.ForkSessionResponse)
 
 
 def list_sessions(params: acp.ListSessionsRequest) -> Call[acp.ListSessionsResponse]:
@@ -121,14 +147,54 @@ def _advertises_list(capabilities: acp.AgentCapabilities) -> bool:
     return capabilities.session_capabilities.list is not None
 
 
-_CAPABILITY_OF = {_A["session_load"]: _advertises_load, _A["session_list"]: _advertises_list}
+def _advertises_resume(capabilities: acp.AgentCapabilities) -> bool:
+    return capabilities.session_capabilities.resume is not None
+
+
+def _advertises_close(capabilities: acp.AgentCapabilities) -> bool:
+    return capabilities.session_capabilities.close is not None
+
+
+def _advertises_delete(capabilities: acp.AgentCapabilities) -> bool:
+    return capabilities.session_capabilities.delete is not None
+
+
+def _advertises_logout(capabilities: acp.AgentCapabilities) -> bool:
+    return capabilities.auth.logout is not None
+
+
+def _advertises_fork(capabilities: acp.AgentCapabilities) -> bool:
+    return capabilities.session_capabilities.fork is not None
+
+
+_CAPABILITY_OF = {
+    _A["session_load"]: _advertises_load,
+    _A["session_list"]: _advertises_list,
+    _A["session_resume"]: _advertises_resume,
+    _A["session_close"]: _advertises_close,
+    _A["session_delete"]: _advertises_delete,
+    _A["session_fork"]: _advertises_fork,
+    _A["logout"]: _advertises_logout,
+}
+
+
+def advertises(capabilities: acp.AgentCapabilities, method: str) -> bool:
+    """The agent offers ``method``: one every agent has, or an optional one it advertised.
+
+    >>> advertises(acp.AgentCapabilities(), "session/resume")
+    False
+    >>> resumable = acp.SessionCapabilities(resume={})
+    >>> advertises(acp.AgentCapabilities(session_capabilities=resumable), "session/resume")
+    True
+    """
+    advertised = _CAPABILITY_OF.get(method)
+    return advertised is None or advertised(capabilities)
 
 
 def require_capability(capabilities: acp.AgentCapabilities, method: str) -> None:
     """Raise `AgentRequestFailed` (``unsupported``) for an optional method the agent did
     not advertise in ``initialize``."""
-    advertised = _CAPABILITY_OF.get(method)
-    if advertised is not None and not advertised(capabilities):
+    if not advertises(capabilities, method):
         raise AgentRequestFailed(
             f"the agent does not advertise {method}", method=method, code=METHOD_NOT_FOUND
         )

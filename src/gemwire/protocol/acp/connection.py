@@ -50,6 +50,7 @@ REQUEST_TYPES: dict[str, type[msgspec.Struct]] = {
     _M["terminal_wait_for_exit"]: acp.WaitForTerminalExitRequest,
     _M["terminal_kill"]: acp.KillTerminalRequest,
     _M["terminal_release"]: acp.ReleaseTerminalRequest,
+    _M["elicitation_create"]: acp.CreateElicitationRequest,
 }
 """The agent-to-client requests a client may serve, and their params types."""
 
@@ -58,6 +59,8 @@ RESULT_TYPES: dict[str, type[Any]] = {
     _A["initialize"]: acp.InitializeResponse,
     _A["session_new"]: acp.NewSessionResponse,
     _A["session_load"]: acp.LoadSessionResponse,
+    _A["session_resume"]: acp.ResumeSessionResponse,
+    _A["session_fork"]: acp.ForkSessionResponse,
     _A["session_list"]: acp.ListSessionsResponse,
     _A["session_prompt"]: acp.PromptResponse,
 }

@@ -5,6 +5,12 @@ from __future__ import annotations
 from gemwire.errors import AccessDenied
 from gemwire.runners.acp.channel import AgentChannel, MemoryChannel, memory_channel_pair
 from gemwire.runners.acp.client import AcpClient
+from gemwire.runners.acp.elicitation import (
+    ElicitationAnswer,
+    ElicitationHandler,
+    ElicitationRequest,
+    decline_elicitation,
+)
 from gemwire.runners.acp.errors import turn_error
 from gemwire.runners.acp.events import MAX_QUEUED_EVENTS
 from gemwire.runners.acp.files import ConfinedFileSystem
@@ -36,6 +42,9 @@ __all__ = (
     "AgentChannel",
     "AgentLaunch",
     "ConfinedFileSystem",
+    "ElicitationAnswer",
+    "ElicitationHandler",
+    "ElicitationRequest",
     "MemoryChannel",
     "PermissionHandler",
     "PermissionPreset",
@@ -46,6 +55,7 @@ __all__ = (
     "TerminalRequest",
     "allow_all_commands",
     "choose_option",
+    "decline_elicitation",
     "memory_channel_pair",
     "permission_preset",
     "run_acp",

@@ -38,6 +38,7 @@ from gemwire.events import Event
 from gemwire.protocol import acp as protocol
 from gemwire.protocol.acp import AcpClientConnection
 from gemwire.runners.acp.channel import AgentChannel
+from gemwire.runners.acp.elicitation import ElicitationHandler, decline_elicitation
 from gemwire.runners.acp.options import AcpOptions, McpServer
 from gemwire.runners.acp.peer import CLOSE_GRACE, AgentPeer
 from gemwire.runners.acp.permissions import PermissionHandler, permission_preset
@@ -45,10 +46,16 @@ from gemwire.runners.acp.process_channel import ProcessChannel
 from gemwire.runners.acp.quirks import AgentQuirks, quirks_for
 from gemwire.runners.acp.router import SessionRouter
 from gemwire.runners.acp.serving import AgentRequestServer
-from gemwire.runners.acp.session import AcpSession, SessionContext, session_folders
+from gemwire.runners.acp.session import (
+    AcpSession,
+    OpenedSession,
+    SessionContext,
+    session_folders,
+)
 from gemwire.runners.acp.terminals import TerminalPolicy, Terminals
 from gemwire.runners.agents import agent_identity
 from gemwire.wire import acp
+from gemwire.wire.jsonrpc import METHOD_NOT_FOUND
 
 __all__ = ("AcpClient",)
 
@@ -67,6 +74,9 @@ class AcpClient:
             user here); by default the ``options.permissions`` preset.
         terminal_policy: allows commands for ``terminal/*``; without one the client does
             not offer terminals.
+        elicitation_handler: answers the agent's ``elicitation/create`` (forms, URLs); with
+            one the client declares the ``elicitation`` capability. Without one it declares
+            none, and declines an agent that asks anyway.
         credentials: sent as the ``_meta`` of ``authenticate`` (e.g. Gemini CLI's
             ``{"api-key": ...}``); kept in memory only. Their values, and those of the
             agent's environment under a name that marks a secret (``*_API_KEY``,
@@ -86,6 +96,7 @@ class AcpClient:
         permission_handler: PermissionHandler | None = None,
         terminal_policy: TerminalPolicy | None = None,
         credentials: Mapping[str, Any] | None = None,
+        elicitation_handler: ElicitationHandler | None = None,
     ) -> None:
         if channel is None and not options.command:
             raise ValueError("AcpOptions.command is empty: name the agent to run")
@@ -94,6 +105,7 @@ class AcpClient:
             options.permissions, always=options.allow_always
         )
         self._terminal_policy = terminal_policy
+        self._elicitation_handler = elicitation_handler
         self._credentials = dict(credentials or {})
         self._masker = Masker(known_secrets(options.environment(), self._credentials.values()))
         self._agent = agent_identity(options.command)
@@ -150,6 +162,7 @@ class AcpClient:
                 permission_handler=self._permission_handler,
                 task_group=tg,
                 wake=router.wake,
+                forget=router.forget,
             )
             self._terminals = (
                 Terminals(
@@ -169,6 +182,7 @@ class AcpClient:
                 session=router.session,
                 notice=lambda message: self._context.notice(message),
                 broadcast=lambda notice: router.broadcast([notice]),
+                elicitation_handler=self._elicitation_handler or decline_elicitation,
             )
             router.bind(self._context, tg, self._server.serve)
             tg.start_soon(self._read)
@@ -202,7 +216,8 @@ class AcpClient:
         request = acp.InitializeRequest(
             protocol_version=acp.PROTOCOL_VERSION,
             client_capabilities=self.options.client_capabilities(
-                terminal=self._terminals is not None
+                terminal=self._terminals is not None,
+                elicitation=self._elicitation_handler is not None,
             ),
             client_info=acp.Implementation(name="gemwire", title="gemwire", version=__version__),
         )
@@ -279,18 +294,9 @@ class AcpClient:
         """Start a session in ``cwd`` (default: ``options.cwd``, else here); emits
         ``session_started``. Sessions may be opened concurrently."""
         folder, extra, params = self._session_params(cwd, include_directories, mcp_servers)
-        self._router.opening += 1
-        try:
-            async with self._quirks.opening_session():
-                response = await self._call_with_auth(
-                    protocol.new_session(acp.NewSessionRequest(**params))
-                )
-        finally:
-            self._router.opening -= 1
-        session = AcpSession(self._context, response.session_id, folder, extra, response)
-        model = response.models.current_model_id if response.models else None
-        self._register(session, model)
-        return session
+        call = protocol.new_session(acp.NewSessionRequest(**params))
+        response = await self._request_session(call)
+        return self._opened(response.session_id, folder, extra, response)
 
     async def load_session(
         self,
@@ -324,6 +330,67 @@ class AcpClient:
             session.emit([self._context.notice(warning, session_id)])
         return session
 
+    async def resume_session(
+        self,
+        session_id: str,
+        *,
+        cwd: str | None = None,
+        include_directories: Sequence[str] | None = None,
+        mcp_servers: Sequence[McpServer] | None = None,
+    ) -> AcpSession:
+        """Continue a saved session without replaying its history (the agent must
+        advertise ``sessionCapabilities.resume``); emits ``session_started``, as
+        `new_session` does. `continue_session` falls back to ``session/load``."""
+        protocol.require_capability(self.agent_capabilities, "session/resume")
+        folder, extra, params = self._session_params(cwd, include_directories, mcp_servers)
+        call = protocol.resume_session(acp.ResumeSessionRequest(session_id=session_id, **params))
+        response = await self._request_session(call)
+        return self._opened(session_id, folder, extra, response)
+
+    async def fork_session(
+        self,
+        session_id: str,
+        *,
+        cwd: str | None = None,
+        include_directories: Sequence[str] | None = None,
+        mcp_servers: Sequence[McpServer] | None = None,
+    ) -> AcpSession:
+        """A new session that starts with a copy of ``session_id``'s history (the agent
+        must advertise ``sessionCapabilities.fork``, unstable upstream); emits its
+        ``session_started``. The original session is left as it was."""
+        protocol.require_capability(self.agent_capabilities, "session/fork")
+        folder, extra, params = self._session_params(cwd, include_directories, mcp_servers)
+        call = protocol.fork_session(acp.ForkSessionRequest(session_id=session_id, **params))
+        response = await self._request_session(call)
+        return self._opened(response.session_id, folder, extra, response)
+
+    async def continue_session(
+        self,
+        session_id: str,
+        *,
+        cwd: str | None = None,
+        include_directories: Sequence[str] | None = None,
+        mcp_servers: Sequence[McpServer] | None = None,
+    ) -> AcpSession:
+        """Continue a saved session: `resume_session` where the agent offers
+        ``session/resume``, else `load_session` (its history comes as ``replay`` events)."""
+        if not (self.offers("session/resume") or self.offers("session/load")):
+            raise AgentRequestFailed(
+                "the agent advertises neither session/resume nor session/load: it cannot "
+                "continue a saved session",
+                method="session/resume",
+                code=METHOD_NOT_FOUND,
+            )
+        reopen = self.resume_session if self.offers("session/resume") else self.load_session
+        return await reopen(
+            session_id, cwd=cwd, include_directories=include_directories, mcp_servers=mcp_servers
+        )
+
+    def offers(self, method: str) -> bool:
+        """The agent offers ``method`` (an optional one only if it advertised it in
+        ``initialize``: ``session/load``, ``session/resume``, ...)."""
+        return protocol.advertises(self.agent_capabilities, method)
+
     async def list_sessions(self, *, cwd: str | None = None) -> list[acp.SessionInfo]:
         """The agent's saved sessions (only if it advertises ``session/list``)."""
         protocol.require_capability(self.agent_capabilities, "session/list")
@@ -337,6 +404,18 @@ class AcpClient:
             if not page.next_cursor:
                 return sessions
             cursor = page.next_cursor
+
+    async def delete_session(self, session_id: str) -> None:
+        """Delete a saved session (only if the agent advertises ``session/delete``); the
+        client forgets it too if it had it open."""
+        protocol.require_capability(self.agent_capabilities, "session/delete")
+        await self._call(protocol.delete_session(acp.DeleteSessionRequest(session_id=session_id)))
+        self._router.forget(session_id)
+
+    async def logout(self) -> None:
+        """End the agent's authenticated session (only if it advertises ``auth.logout``)."""
+        protocol.require_capability(self.agent_capabilities, "logout")
+        await self._call(protocol.logout())
 
     def take_events(self) -> list[Event]:
         """Events no turn has taken yet, now: the client's own (protocol notices) and
@@ -365,6 +444,27 @@ class AcpClient:
                 )
                 self._router.hold(self._context.notice(message))
         return folder, extra, params
+
+    async def _request_session(self, call: protocol.Call[protocol.R]) -> protocol.R:
+        """``session/new``, ``resume`` or ``fork``: the session's updates that come before
+        the answer wait for it (`SessionRouter.opening`)."""
+        self._router.opening += 1
+        try:
+            async with self._quirks.opening_session():
+                return await self._call_with_auth(call)
+        finally:
+            self._router.opening -= 1
+
+    def _opened(
+        self,
+        session_id: str,
+        folder: str,
+        extra: tuple[str, ...],
+        response: OpenedSession,
+    ) -> AcpSession:
+        session = AcpSession(self._context, session_id, folder, extra, response)
+        self._register(session, response.models.current_model_id if response.models else None)
+        return session
 
     def _register(self, session: AcpSession, model: str | None) -> None:
         info = self.agent_info

@@ -58,7 +58,11 @@ class AcpOptions(msgspec.Struct, frozen=True, kw_only=True):
     serve_writes: bool = True
     auth_method: str | None = None
     load_session: str | None = None
-    """`run_acp` loads this session instead of starting a new one."""
+    """`run_acp` loads this session (its history replayed) instead of starting a new one."""
+    resume_session: str | None = None
+    """`run_acp` continues this session instead of starting a new one: by
+    ``session/resume`` where the agent offers it (no history replayed), else by
+    ``session/load`` (`AcpClient.continue_session`)."""
     mode: str | None = None
     """`run_acp` sets this mode before the prompt."""
     model: str | None = None
@@ -94,13 +98,19 @@ class AcpOptions(msgspec.Struct, frozen=True, kw_only=True):
         ``env``; its terminals start from it too."""
         return self.launch.environment()
 
-    def client_capabilities(self, *, terminal: bool) -> acp.ClientCapabilities:
+    def client_capabilities(
+        self, *, terminal: bool, elicitation: bool = False
+    ) -> acp.ClientCapabilities:
         """What the client offers in ``initialize``: the file methods these options serve,
-        and terminals when it has a terminal policy."""
+        terminals when it has a terminal policy, elicitation (forms and URLs) when it has
+        an elicitation handler."""
         fs = acp.FileSystemCapabilities(
             read_text_file=self.serve_reads, write_text_file=self.serve_writes
         )
-        return acp.ClientCapabilities(fs=fs, terminal=terminal)
+        if not elicitation:
+            return acp.ClientCapabilities(fs=fs, terminal=terminal)
+        asks = acp.ElicitationCapabilities(form={}, url={})
+        return acp.ClientCapabilities(fs=fs, terminal=terminal, elicitation=asks)
 
 
 class AcpTurnResult(TurnResult, frozen=True, kw_only=True):

@@ -2,7 +2,9 @@
 
 `AgentPeer` writes what the sans-IO `AcpClientConnection` produces to the agent's
 `AgentChannel`, reads what the channel receives and hands every item the connection decodes to the client — except the answers
-to the client's own requests, which resolve their `Pending`. It never dies on input:
+to the client's own requests, which resolve their `Pending`. A request the caller gives up
+on (its timeout, a cancelled scope) is abandoned (`abandon`): ``$/cancel_request`` tells
+the agent, and its late answer (error -32800, or a result) is dropped. It never dies on input:
 the connection turns whatever it cannot decode into records, and anything else that goes
 wrong with one chunk becomes a `ProtocolViolation` handed on like the rest. When the
 agent's output ends, every request still waiting fails with `AgentCrashed`.
@@ -26,6 +28,7 @@ from gemwire.protocol.acp import (
     ProtocolViolation,
 )
 from gemwire.runners.acp.channel import CLOSE_GRACE, AgentChannel
+from gemwire.wire import acp
 from gemwire.wire.jsonrpc import RequestId
 
 __all__ = ("CLOSE_GRACE", "AgentPeer", "Pending")
@@ -121,19 +124,35 @@ class AgentPeer:
 
     async def call(self, call: Call[R], timeout: float | None) -> R:  # noqa: ASYNC109 - per request
         """Send a request and wait for its answer, at most ``timeout`` seconds (then
-        `RunTimedOut`); an error answer raises `AgentRequestFailed`."""
+        `RunTimedOut`); an error answer raises `AgentRequestFailed`. Given up on (the
+        timeout, or the caller's scope cancelled), the request is abandoned (`abandon`)."""
         self.control_requests += 1
+        pending: Pending[R] | None = None
         try:
             pending = await self.send(call)
             with anyio.move_on_after(timeout):
                 await pending.wait()
             if not pending.done:
-                self._pending.pop(pending.request_id, None)
-                self._conn.forget(pending.request_id)
-                raise RunTimedOut(f"the agent did not answer {call.method} within {timeout:g} s")
+                error = RunTimedOut(f"the agent did not answer {call.method} within {timeout:g} s")
+                await self.abandon(pending, error)
             return pending.outcome()
+        except anyio.get_cancelled_exc_class():
+            if pending is not None and not pending.done:
+                with anyio.move_on_after(CLOSE_GRACE, shield=True):
+                    await self.abandon(pending, GemwireError(f"{call.method} was abandoned"))
+            raise
         finally:
             self.control_requests -= 1
+
+    async def abandon(self, pending: Pending[Any], error: GemwireError) -> None:
+        """Give up on a request: it fails with ``error`` now, and ``$/cancel_request`` asks
+        the agent to stop its work. The request stays known, so its late answer is dropped
+        rather than taken for a violation."""
+        if pending.done:
+            return
+        pending.resolve(error=error)
+        params = acp.CancelRequestNotification(request_id=pending.request_id)
+        await self.notify(acp.PROTOCOL_METHODS["cancel_request"], params)
 
     async def notify(self, method: str, params: Any) -> None:
         if not self.gone:

@@ -33,6 +33,7 @@ from gemwire.protocol.acp import (
 from gemwire.runners.acp.events import MAX_QUEUED_EVENTS
 from gemwire.runners.acp.peer import AgentPeer
 from gemwire.runners.acp.session import AcpSession, SessionContext
+from gemwire.wire import acp
 
 __all__ = ("SessionRouter",)
 
@@ -114,6 +115,9 @@ class SessionRouter:
                 message = f"refused the agent's {item.method}: {item.message}"
                 self.broadcast([notice(self._peer.mask(message))])
                 self._tg.start_soon(self._peer.reply_error, item.id, item.code, item.message)
+            case AgentNotification(method="elicitation/complete"):
+                message = f"the agent completed elicitation {_elicitation_id(item.params)}"
+                self.broadcast([notice(self._peer.mask(message), severity="info")])
             case AgentNotification():
                 self.broadcast([self._unknown(item.method, item.params or "")])
             case ProtocolViolation():
@@ -153,6 +157,14 @@ class SessionRouter:
             upstream_type=upstream_type,
             raw=raw,
         )
+
+
+def _elicitation_id(params: str | None) -> str:
+    try:
+        done = msgspec.json.decode(params or "null", type=acp.CompleteElicitationNotification)
+    except msgspec.DecodeError:
+        return f"(unreadable: {(params or '')[:200]})"
+    return done.elicitation_id
 
 
 def _for_session(event: Event, session_id: str) -> Event:

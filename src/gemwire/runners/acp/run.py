@@ -8,9 +8,11 @@ from typing import Any
 
 import anyio
 
+from gemwire.errors import InvalidOptions
 from gemwire.runners._host_signals import HostSignals, host_signals
 from gemwire.runners.acp.channel import AgentChannel
 from gemwire.runners.acp.client import AcpClient
+from gemwire.runners.acp.elicitation import ElicitationHandler
 from gemwire.runners.acp.options import AcpOptions, AcpTurnResult, Prompt
 from gemwire.runners.acp.permissions import PermissionHandler
 from gemwire.runners.acp.terminals import TerminalPolicy
@@ -28,25 +30,32 @@ async def run_acp(
     terminal_policy: TerminalPolicy | None = None,
     credentials: Mapping[str, Any] | None = None,
     channel: AgentChannel | None = None,
+    elicitation_handler: ElicitationHandler | None = None,
 ) -> AsyncGenerator[AcpTurn]:
-    """Start the agent, open a session (or load ``options.load_session``), set
+    """Start the agent, open a session (or load ``options.load_session``, or continue
+    ``options.resume_session``), set
     ``options.mode`` / ``options.model``, and send ``prompt``: one turn, start to end.
     ``channel``: the agent's, if not the process of ``options.command`` (`AcpClient`).
 
     Iterate the turn for events (``session_started`` first) and read ``turn.result``.
-    Failures before the prompt raise (`AgentNotFound`, `AgentCrashed`,
+    Failures before the prompt raise (`InvalidOptions`, `AgentNotFound`, `AgentCrashed`,
     `AgentRequestFailed`, `RunTimedOut`); every failure after it ends in the
     ``turn_completed`` event.
     """
+    if options.load_session and options.resume_session:
+        raise InvalidOptions("load_session and resume_session: give one session to open")
     async with AcpClient(
         options,
         permission_handler=permission_handler,
         terminal_policy=terminal_policy,
         credentials=credentials,
         channel=channel,
+        elicitation_handler=elicitation_handler,
     ) as client:
         if options.load_session:
             session = await client.load_session(options.load_session)
+        elif options.resume_session:
+            session = await client.continue_session(options.resume_session)
         else:
             session = await client.new_session()
         if options.mode:

@@ -1,4 +1,5 @@
-"""Serving the agent's requests: permissions, the confined file system, terminals.
+"""Serving the agent's requests: permissions, elicitations, the confined file system,
+terminals.
 
 Each request is served by a task of its own (the client starts it), so a slow
 permission prompt never stops the stream. A refusal (`AccessDenied`) is answered with
@@ -10,13 +11,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import anyio
+import msgspec
 
 from gemwire.errors import AccessDenied
 from gemwire.events import Notice
 from gemwire.protocol.acp import AgentRequest
+from gemwire.runners.acp.elicitation import (
+    ElicitationAnswer,
+    ElicitationHandler,
+    ElicitationRequest,
+    checked_answer,
+)
 from gemwire.runners.acp.files import RESOURCE_NOT_FOUND
 from gemwire.runners.acp.options import AcpOptions
 from gemwire.runners.acp.peer import AgentPeer
@@ -39,6 +47,7 @@ class AgentRequestServer:
     session: Callable[[str], AcpSession]
     notice: Callable[[str], Notice]
     broadcast: Callable[[Notice], None]
+    elicitation_handler: ElicitationHandler
 
     async def serve(self, request: AgentRequest) -> None:
         peer = self.peer
@@ -70,6 +79,8 @@ class AgentRequestServer:
         method = request.method
         if method == "session/request_permission":
             return await self.session(params.session_id).answer_permission(str(request.id), params)
+        if method == "elicitation/create":
+            return await self._elicit(str(request.id), params)
         if method == "fs/read_text_file":
             if not self.options.serve_reads:
                 raise AccessDenied(
@@ -107,3 +118,48 @@ class AgentRequestServer:
             case _:
                 await terminals.release(params)
         return {}
+
+    async def _elicit(
+        self, request_id: str, params: acp.CreateElicitationRequest
+    ) -> acp.CreateElicitationResponse:
+        """Ask the handler (a mode this client does not know is declined unasked); the
+        answer is told in an ``info`` notice."""
+        mask = self.peer.mask
+        message = mask(params.message)
+        answer = ElicitationAnswer(action="decline")
+        if params.mode in ("form", "url"):
+            schema = params.requested_schema or {}
+            request = ElicitationRequest(
+                request_id=request_id,
+                session_id=params.session_id,
+                mode=params.mode,  # type: ignore[arg-type]
+                message=message,
+                fields=dict(schema.get("properties") or {}),
+                required=[str(name) for name in schema.get("required") or []],
+                url=params.url,
+                tool_call_id=params.tool_call_id,
+            )
+            try:
+                answer = checked_answer(request, await self.elicitation_handler(request))
+            except Exception as exc:  # noqa: BLE001 - the host's code: decline, and say why
+                self._tell(params.session_id, f"the elicitation handler failed: {exc!r}")
+        self._tell(
+            params.session_id,
+            f"the agent asked for input ({params.mode}): {message!r}; answered {answer.action}",
+            severity="info",
+        )
+        return acp.CreateElicitationResponse(action=answer.action, content=answer.content)
+
+    def _tell(
+        self,
+        session_id: str | None,
+        message: str,
+        severity: Literal["info", "warning"] = "warning",
+    ) -> None:
+        notice = msgspec.structs.replace(self.notice(message), severity=severity)
+        try:
+            session = self.session(session_id or "")
+        except AccessDenied:
+            self.broadcast(notice)
+        else:
+            session.emit([msgspec.structs.replace(notice, session_id=session.session_id)])

@@ -32,13 +32,28 @@ from gemwire.runners.acp.turn import AcpTurn
 from gemwire.wire import acp
 from gemwire.wire.jsonrpc import METHOD_NOT_FOUND
 
-__all__ = ("REPLAY_SETTLE", "REPLAY_SETTLE_MAX", "AcpSession", "SessionContext", "session_folders")
+__all__ = (
+    "REPLAY_SETTLE",
+    "REPLAY_SETTLE_MAX",
+    "AcpSession",
+    "OpenedSession",
+    "SessionContext",
+    "session_folders",
+)
 
 REPLAY_SETTLE = 0.25
 """Seconds without a replayed update after which a loaded session's history is taken as
 complete (at most `REPLAY_SETTLE_MAX`)."""
 
 REPLAY_SETTLE_MAX = 5.0
+
+OpenedSession = (
+    acp.NewSessionResponse
+    | acp.LoadSessionResponse
+    | acp.ResumeSessionResponse
+    | acp.ForkSessionResponse
+)
+"""The answers that open a session: its modes, models and config options."""
 
 
 def session_folders(
@@ -62,6 +77,8 @@ class SessionContext:
     permission_handler: PermissionHandler
     task_group: TaskGroup
     wake: Callable[[], None]
+    forget: Callable[[str], None]
+    """Drops a closed session from the client's sessions."""
 
     def notice(
         self,
@@ -81,7 +98,7 @@ class AcpSession:
         session_id: str,
         cwd: str,
         include_directories: tuple[str, ...],
-        response: acp.NewSessionResponse | None,
+        response: OpenedSession | None,
     ) -> None:
         self.context = context
         self.session_id = session_id
@@ -119,7 +136,7 @@ class AcpSession:
         """The agent process exited: this session is gone with it."""
         return self.context.peer.gone
 
-    def loaded(self, response: acp.NewSessionResponse | acp.LoadSessionResponse) -> None:
+    def loaded(self, response: OpenedSession) -> None:
         self.modes, self.models = response.modes, response.models
         self.config_options = response.config_options
 
@@ -178,6 +195,18 @@ class AcpSession:
             scope.cancel()
         if self.turn is not None:
             self.turn.watch_cancel()
+
+    async def close(self) -> None:
+        """``session/close``: a running turn is stopped first (error kind ``cancelled``),
+        then the agent frees the session, and once it answers the client forgets it. Raises
+        `AgentRequestFailed` (``unsupported``) where the agent does not advertise it."""
+        protocol.require_capability(self.context.capabilities(), "session/close")
+        if self.turn is not None:
+            await self.turn.stop("the session was closed")
+        await self._call(
+            protocol.close_session(acp.CloseSessionRequest(session_id=self.session_id))
+        )
+        self.context.forget(self.session_id)
 
     async def set_mode(self, mode_id: str) -> None:
         """``session/set_mode``; raises `AgentRequestFailed` if the agent refuses."""

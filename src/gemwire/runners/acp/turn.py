@@ -141,7 +141,7 @@ class AcpTurn:
         if pending is not None and not pending.done:
             message = f"the agent did not end the cancelled turn within {CANCEL_GRACE:g} s"
             self.session.emit([self._context.notice(message, self.session.session_id)])
-            pending.resolve(error=_TurnStopped(message))
+            await self._context.peer.abandon(pending, _TurnStopped(message))
 
     async def _run(self) -> None:
         try:

@@ -1,7 +1,7 @@
 """Agent Client Protocol (ACP) v1 messages, exactly as upstream names them.
 
-Pinned to the ACP schema ``v1.19.0`` (the schema the official Python SDK 0.12.1 is
-generated from), protocol version 1. JSON field names are upstream's camelCase; every
+Pinned to the stable ACP schema ``v1.21.0`` (vendored as test data, and held to these
+types by a drift test), protocol version 1. JSON field names are upstream's camelCase; every
 type may carry upstream's ``_meta`` extension object (``meta`` here). Only the client
 side is here: what a client sends, and what an agent sends to a client.
 
@@ -11,14 +11,14 @@ protocol layer reads the ``sessionUpdate`` tag first and decodes with
 `SESSION_UPDATE_TYPES`.
 
 Unstable upstream methods that real agents implement are included and marked so
-(Gemini CLI's ``session/set_model`` and the ``models`` of a new session), and so are the
-unstable update kinds gemwire maps (``notice``, ``compaction_update``,
-``compaction_summary_chunk``) and a tool call's ``name``. The capability members of the
-stable schema 1.21 are typed too; what of 1.21 is still left raw, and why, is listed in
-``untyped`` (held to the vendored schema by a test).
+(Gemini CLI's ``session/set_model`` and the ``models`` of a new session, Claude Code's and
+OpenCode's ``session/fork``), and so are the unstable update kinds gemwire maps (``notice``,
+``compaction_update``, ``compaction_summary_chunk``) and a tool call's ``name``. What of
+the stable schema is left raw, and why, is listed in ``untyped`` (nothing, today).
 
 One module per protocol area (``methods``, ``initialize``, ``sessions``, ``content``,
-``tool_calls``, ``session_updates``, ``permissions``, ``fs``, ``terminals``); every type is
+``tool_calls``, ``session_updates``, ``permissions``, ``fs``, ``terminals``,
+``elicitation``); every type is
 imported from here: ``from gemwire.wire import acp`` then ``acp.PromptRequest``.
 """
 
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from gemwire.wire.acp import (
     content,
+    elicitation,
     fs,
     initialize,
     methods,
@@ -36,6 +37,7 @@ from gemwire.wire.acp import (
     tool_calls,
 )
 from gemwire.wire.acp.content import *
+from gemwire.wire.acp.elicitation import *
 from gemwire.wire.acp.fs import *
 from gemwire.wire.acp.initialize import *
 from gemwire.wire.acp.methods import *
@@ -54,4 +56,5 @@ __all__ += tool_calls.__all__
 __all__ += session_updates.__all__
 __all__ += permissions.__all__
 __all__ += fs.__all__
+__all__ += elicitation.__all__
 __all__ += terminals.__all__

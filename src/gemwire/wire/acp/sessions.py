@@ -1,5 +1,5 @@
-"""Sessions: ``session/new``, ``load``, ``list``, ``prompt``, ``cancel`` and the ``set_*`` methods;
-MCP servers a session is given."""
+"""Sessions: ``session/new``, ``load``, ``resume``, ``fork``, ``close``, ``delete``, ``list``, ``prompt``, ``cancel`` and the
+``set_*`` methods; MCP servers a session is given."""
 
 from __future__ import annotations
 
@@ -11,6 +11,10 @@ from gemwire.wire.acp.terminals import EnvVariable
 
 __all__ = (
     "CancelNotification",
+    "CloseSessionRequest",
+    "DeleteSessionRequest",
+    "ForkSessionRequest",
+    "ForkSessionResponse",
     "HttpHeader",
     "ListSessionsRequest",
     "ListSessionsResponse",
@@ -25,6 +29,8 @@ __all__ = (
     "NewSessionResponse",
     "PromptRequest",
     "PromptResponse",
+    "ResumeSessionRequest",
+    "ResumeSessionResponse",
     "SessionInfo",
     "SessionMode",
     "SessionModeState",
@@ -122,6 +128,41 @@ class LoadSessionResponse(AcpStruct, frozen=True, kw_only=True):
     config_options: list[dict[str, Any]] | None = None
 
 
+class ResumeSessionRequest(AcpStruct, frozen=True, kw_only=True):
+    """``session/resume``: continue a session without its history being replayed."""
+
+    session_id: str
+    cwd: str
+    mcp_servers: list[Any]
+    """Optional upstream; always sent, as for ``session/load`` (empty or not)."""
+    additional_directories: list[str] | None = None
+
+
+class ResumeSessionResponse(AcpStruct, frozen=True, kw_only=True):
+    modes: SessionModeState | None = None
+    models: SessionModelState | None = None
+    config_options: list[dict[str, Any]] | None = None
+
+
+class ForkSessionRequest(AcpStruct, frozen=True, kw_only=True):
+    """Unstable upstream (``session/fork``; Claude Code and OpenCode have it): a new session
+    holding a copy of another's history."""
+
+    session_id: str
+    cwd: str
+    mcp_servers: list[Any]
+    additional_directories: list[str] | None = None
+
+
+class ForkSessionResponse(AcpStruct, frozen=True, kw_only=True):
+    """Unstable upstream."""
+
+    session_id: str
+    modes: SessionModeState | None = None
+    models: SessionModelState | None = None
+    config_options: list[dict[str, Any]] | None = None
+
+
 class ListSessionsRequest(AcpStruct, frozen=True, kw_only=True):
     cwd: str | None = None
     cursor: str | None = None
@@ -163,6 +204,18 @@ class PromptResponse(AcpStruct, frozen=True, kw_only=True):
 
 
 class CancelNotification(AcpStruct, frozen=True, kw_only=True):
+    session_id: str
+
+
+class CloseSessionRequest(AcpStruct, frozen=True, kw_only=True):
+    """``session/close``: the agent cancels the session's work and frees it."""
+
+    session_id: str
+
+
+class DeleteSessionRequest(AcpStruct, frozen=True, kw_only=True):
+    """``session/delete``: the agent deletes a saved session (one ``session/list`` lists)."""
+
     session_id: str
 
 

@@ -3,32 +3,20 @@
 The drift test (tests/unit/wire/test_acp_schema_drift.py) holds this list to the vendored
 schema (tests/fixtures/acp/schema/): every method, capability and session update kind there is
 typed in ``wire.acp`` or named here, and nothing named here is typed or gone. So this is the
-honest backlog of what gemwire does not speak yet. Raw means: a method's messages reach the
+honest backlog of what gemwire does not speak yet: empty for schema 1.21.0. Raw means: a method's messages reach the
 caller as plain JSON (an agent's request for it is answered "method not found"), a capability
 member is not read, an update kind arrives as an ``UnknownUpdate``.
 
->>> METHODS["$/cancel_request"]
-'not sent yet: an abandoned request is forgotten locally (issue 25)'
+>>> METHODS, CAPABILITIES, SESSION_UPDATES
+({}, {}, {})
 """
 
 from __future__ import annotations
 
 __all__ = ("CAPABILITIES", "METHODS", "SESSION_UPDATES")
 
-METHODS: dict[str, str] = {
-    "session/resume": "not used yet: gemwire continues a session with session/load, which "
-    "replays its history (issue 25)",
-    "session/close": "not used yet: a finished session lives until the agent process ends "
-    "(issue 25)",
-    "session/delete": "not used yet: gemwire never deletes an agent's saved sessions (issue 25)",
-    "logout": "not used yet: gemwire only authenticates (issue 25)",
-    "elicitation/create": "not served yet: the client declares no elicitation capability, so "
-    "an agent must not ask; if it does, the request is answered 'method not found' (issue 25)",
-    "elicitation/complete": "not served yet: follows elicitation/create, which is not "
-    "served (issue 25)",
-    "$/cancel_request": "not sent yet: an abandoned request is forgotten locally (issue 25)",
-}
-"""Schema methods without a name in `AGENT_METHODS` / `CLIENT_METHODS`."""
+METHODS: dict[str, str] = {}
+"""Schema methods without a name in `AGENT_METHODS` / `CLIENT_METHODS` / `PROTOCOL_METHODS`."""
 
 CAPABILITIES: dict[str, str] = {}
 """Capability members (``<schema type>.<member>``) our capability types do not declare."""

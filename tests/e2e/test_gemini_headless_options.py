@@ -1,0 +1,125 @@
+"""Gemini CLI 0.61.0's headless flags that `GeminiOptions` types, against the real CLI and the
+scripted model: each one seen taking effect."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gemwire import RunResult, run_gemini_sync
+from gemwire.testing import FunctionCall, IsolatedGemini, Reply, Scenario, ScriptedModel, Text
+
+pytestmark = [pytest.mark.e2e]
+
+
+def run(
+    scenario: Scenario, prompt: str, root: Path, *, trusted: bool = True, **options: object
+) -> tuple[RunResult, IsolatedGemini, ScriptedModel]:
+    with ScriptedModel(scenario) as model:
+        env = IsolatedGemini(model.url, files=scenario.files, root=root)
+        environ = env.environ()
+        if not trusted:
+            environ.pop("GEMINI_CLI_TRUST_WORKSPACE", None)
+        result = run_gemini_sync(prompt, env.gemini_options(env=environ, **options))
+        assert env.live_processes() == []
+    return result, env, model
+
+
+def test_skip_trust_runs_in_a_folder_nobody_trusted(tmp_path: Path) -> None:
+    untrusted, _, _ = run(Scenario(turns=[]), "hi", tmp_path / "a", trusted=False)
+    assert untrusted.error is not None
+    assert untrusted.error.kind == "untrusted"
+    result, _, _ = run(
+        Scenario(turns=[Reply([Text("Trusted.")])]),
+        "hi",
+        tmp_path / "b",
+        trusted=False,
+        skip_trust=True,
+    )
+    assert (result.ok, result.answer) == (True, "Trusted.")
+
+
+def test_raw_output_lets_escapes_through(tmp_path: Path) -> None:
+    red = "\x1b[31mred\x1b[0m"
+    sanitized, _, _ = run(Scenario(turns=[Reply([Text(red)])]), "hi", tmp_path / "a")
+    raw, _, _ = run(Scenario(turns=[Reply([Text(red)])]), "hi", tmp_path / "b", raw_output=True)
+    assert "\x1b" not in sanitized.answer
+    assert raw.answer == red
+
+
+def test_session_file_continues_the_session_saved_there(tmp_path: Path) -> None:
+    first, env, _ = run(Scenario(turns=[Reply([Text("Noted.")])]), "remember 42", tmp_path)
+    assert first.ok, first
+    [saved] = (env.home / ".gemini" / "tmp").rglob("chats/session-*.jsonl")
+    copy = tmp_path / "elsewhere.jsonl"
+    copy.write_bytes(saved.read_bytes())
+    with ScriptedModel(Scenario(turns=[Reply([Text("It was 42.")])])) as model:
+        env = IsolatedGemini(model.url, root=tmp_path / "second")
+        result = run_gemini_sync("what was it?", env.gemini_options(session_file=str(copy)))
+        requests = [r for r in model.requests if r.turn is not None]
+    assert (result.ok, result.answer) == (True, "It was 42.")
+    assert "remember 42" in json.dumps(requests[0].body)
+
+
+def test_worktree_runs_in_a_new_git_worktree(tmp_path: Path) -> None:
+    write = FunctionCall("write_file", {"file_path": "new.txt", "content": "new\n"})
+    scenario = Scenario(files={"a.txt": "a\n"}, turns=[Reply([write]), Reply([Text("Written.")])])
+    with ScriptedModel(scenario) as model:
+        env = IsolatedGemini(
+            model.url,
+            files=scenario.files,
+            root=tmp_path,
+            settings={"experimental": {"worktrees": True}},
+        )
+        git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(env.workspace)]
+        for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "seed"]):
+            subprocess.run([*git, *args], check=True, env=env.environ())
+        options = env.gemini_options(worktree="wt", approval_mode="yolo")
+        result = run_gemini_sync("go", options)
+        assert env.live_processes() == []
+    assert (result.ok, result.answer) == (True, "Written."), result
+    worktree = env.workspace / ".gemini" / "worktrees" / "wt"
+    assert (worktree / "new.txt").read_text() == "new\n"
+    assert not (env.workspace / "new.txt").exists()
+
+
+def test_an_admin_policy_denies_what_yolo_would_allow(tmp_path: Path) -> None:
+    policy = tmp_path / "admin.toml"
+    policy.write_text('[[rule]]\ntoolName = "write_file"\ndecision = "deny"\npriority = 900\n')
+    write = FunctionCall("write_file", {"file_path": "new.txt", "content": "new\n"})
+    scenario = Scenario(turns=[Reply([write]), Reply([Text("Done.")])])
+    allowed, env, _ = run(scenario, "go", tmp_path / "a", approval_mode="yolo")
+    assert (env.workspace / "new.txt").exists()
+    denied, env, _ = run(
+        scenario, "go", tmp_path / "b", approval_mode="yolo", admin_policy_files=(str(policy),)
+    )
+    assert not (env.workspace / "new.txt").exists()
+    # The same flag as an extra argument: passed on as given.
+    extra = ("--admin-policy", str(policy))
+    by_extra, env, _ = run(scenario, "go", tmp_path / "c", approval_mode="yolo", extra_args=extra)
+    assert not (env.workspace / "new.txt").exists()
+    assert (allowed.ok, denied.ok, by_extra.ok) == (True, True, True)
+
+
+def test_only_the_allowed_mcp_servers_are_started(tmp_path: Path) -> None:
+    server = Path(__file__).with_name("mcp_tiny.py")
+    servers = {n: {"command": sys.executable, "args": [str(server), n]} for n in ("one", "two")}
+    declared: dict[str, list[str]] = {}
+    for case, allowed in (("one", ("one",)), ("two", ("two",)), ("both", ("one", "two"))):
+        with ScriptedModel(Scenario(turns=[Reply([Text("Hi.")])])) as model:
+            env = IsolatedGemini(model.url, root=tmp_path / case, settings={"mcpServers": servers})
+            result = run_gemini_sync("hi", env.gemini_options(allowed_mcp_server_names=allowed))
+            assert result.ok, result
+            [request] = [r for r in model.requests if r.turn is not None]
+            declared[case] = sorted(
+                d for d in request.function_declarations() if d.endswith("_tool")
+            )
+    assert declared == {
+        "one": ["mcp_one_one_tool"],
+        "two": ["mcp_two_two_tool"],
+        "both": ["mcp_one_one_tool", "mcp_two_two_tool"],
+    }
