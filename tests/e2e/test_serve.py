@@ -64,10 +64,12 @@ class Server:
         _, stderr = await anyio.to_thread.run_sync(lambda: self.process.communicate(timeout=90))
         return self.process.returncode, stderr
 
-    def kill(self) -> None:
+    async def close(self) -> None:
+        """Killed if still running; the client closed."""
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
+        await self.http.aclose()
 
 
 class Sse:
@@ -166,6 +168,7 @@ async def test_serve_over_http_with_the_real_gemini(tmp_path: Path) -> None:
                             await ws.receive_text()
                     with anyio.fail_after(5):
                         await live.ended.wait()  # the SSE stream ended
+                await server.close()
                 assert closed.value.code == 1001
                 assert code == 0, stderr
                 assert TOKEN not in stderr
@@ -189,10 +192,11 @@ async def test_serve_over_http_with_the_real_gemini(tmp_path: Path) -> None:
                 server = Server(env, state)
                 await second_server(server, sid, len(logged))
                 code, _ = await server.stop()
+                await server.close()
                 assert code == 0
                 assert env.live_processes() == []
         finally:
-            server.kill()
+            await server.close()
 
 
 async def first_server(server: Server, env: IsolatedGemini) -> tuple[str, int]:
