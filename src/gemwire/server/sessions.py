@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Self
 
@@ -29,7 +29,7 @@ from anyio.abc import TaskGroup
 
 from gemwire._normalize.masking import Masker
 from gemwire._normalize.notices import notice
-from gemwire.errors import AgentRequestFailed, GemwireError, RunFailed
+from gemwire.errors import AgentNotFound, AgentRequestFailed, GemwireError, RunFailed
 from gemwire.events import (
     Event,
     PermissionRequested,
@@ -120,7 +120,8 @@ class LiveSession:
         self.tg: TaskGroup | None = None
         self._wake = anyio.Event()
         self._masker = Masker([config.token])
-        self._idle_scope: anyio.CancelScope | None = None
+        self.between_turns: anyio.CancelScope | None = None
+        """The scope of the task that publishes events between turns."""
         self.on_unsubscribe: Callable[[], None] = lambda: None
         """Called when a subscriber leaves (the manager waits for them at shutdown)."""
 
@@ -143,7 +144,22 @@ class LiveSession:
         return self.client.agent if self.client is not None else f"server:{self.record.agent}"
 
     def wake(self) -> None:
+        """Have `serve` look again (a stop asked for, a turn begun or ended, an exit)."""
         self._wake.set()
+
+    async def serve(self, idle_timeout: float) -> str:
+        """Wait until the session is stopped, idle too long, or its agent exits; why."""
+        assert self.client is not None
+        while True:
+            self._wake = anyio.Event()
+            if self.stop_reason is not None:
+                return self.stop_reason
+            if not self.client.running:
+                return "the agent exited"
+            with anyio.move_on_after(float("inf") if self.busy else idle_timeout) as waited:
+                await self._wake.wait()
+            if waited.cancelled_caught:
+                return "idle timeout"
 
     # Publishing ----------------------------------------------------------------------
 
@@ -275,8 +291,20 @@ def _agent_failure(exc: BaseException) -> ApiError:
     """An agent that could not start, load or answer, as the API's error."""
     if isinstance(exc, ApiError):
         return exc
+    if isinstance(exc, AgentNotFound):
+        return NotFound(f"the agent could not be started: {exc}")
     kind = exc.kind if isinstance(exc, RunFailed) else "agent"
     return ApiError(f"the agent failed: {exc}", status=502, kind=kind)
+
+
+async def _agent_call(call: Awaitable[None]) -> None:
+    """A request to the agent, its refusal a 400 and its failure a 502."""
+    try:
+        await call
+    except AgentRequestFailed as exc:
+        raise BadRequest(f"the agent refused: {exc}") from exc
+    except RunFailed as exc:
+        raise _agent_failure(exc) from exc
 
 
 class SessionManager:
@@ -432,7 +460,7 @@ class SessionManager:
                 started.set()
                 tg.start_soon(self._watch_exit, session, client)
                 self._start_between_turns(session, tg)
-                detail = await self._serve(session)
+                detail = await session.serve(self.config.idle_timeout)
                 if session.busy:  # a turn runs: it ends with its turn_completed first
                     await acp_session.cancel()
                     await session.turn_done.wait()
@@ -461,25 +489,10 @@ class SessionManager:
         await client.wait_exited()
         session.wake()
 
-    async def _serve(self, session: LiveSession) -> str:
-        """Run the session until it is stopped, idle too long, or its agent exits; why."""
-        idle = self.config.idle_timeout
-        assert session.client is not None
-        while True:
-            session._wake = anyio.Event()
-            if session.stop_reason is not None:
-                return session.stop_reason
-            if not session.client.running:
-                return "the agent exited"
-            with anyio.move_on_after(float("inf") if session.busy else idle) as waited:
-                await session._wake.wait()
-            if waited.cancelled_caught:
-                return "idle timeout"
-
     def _start_between_turns(self, session: LiveSession, tg: TaskGroup) -> None:
         # The scope is made here, not in the task: a prompt that comes before the task
         # runs must still be able to cancel it.
-        scope = session._idle_scope = anyio.CancelScope()
+        scope = session.between_turns = anyio.CancelScope()
         tg.start_soon(self._between_turns, session, scope)
 
     async def _between_turns(self, session: LiveSession, scope: anyio.CancelScope) -> None:
@@ -522,8 +535,8 @@ class SessionManager:
             session.busy = False
             raise
         after = session.last_seq
-        if session._idle_scope is not None:
-            session._idle_scope.cancel()
+        if session.between_turns is not None:
+            session.between_turns.cancel()
         session.turn_done = anyio.Event()
         session.publish_state("running")
         session.tg.start_soon(self._run_turn, session, turn)
@@ -572,7 +585,7 @@ class SessionManager:
         offered = [m.id for m in acp_session.modes.available_modes] if acp_session.modes else []
         if mode_id not in offered:
             raise BadRequest(f"the agent offers no mode {mode_id!r}; its modes: {offered}")
-        await self._call(session, acp_session.set_mode(mode_id))
+        await _agent_call(acp_session.set_mode(mode_id))
 
     async def set_model(self, session: LiveSession, model_id: str) -> None:
         acp_session = await self._ready(session)
@@ -580,22 +593,14 @@ class SessionManager:
             offered = [m.model_id for m in acp_session.models.available_models]
             if model_id not in offered:
                 raise BadRequest(f"the agent offers no model {model_id!r}; its models: {offered}")
-        await self._call(session, acp_session.set_model(model_id))
+        await _agent_call(acp_session.set_model(model_id))
 
     async def set_config(self, session: LiveSession, config_id: str, value: Any) -> None:
         acp_session = await self._ready(session)
         offered = [str(o.get("id")) for o in acp_session.config_options or []]
         if config_id not in offered:
             raise BadRequest(f"the agent offers no option {config_id!r}; its options: {offered}")
-        await self._call(session, acp_session.set_config_option(config_id, value))
-
-    async def _call(self, session: LiveSession, call: Any) -> None:
-        try:
-            await call
-        except AgentRequestFailed as exc:
-            raise BadRequest(f"the agent refused: {exc}") from exc
-        except RunFailed as exc:
-            raise _agent_failure(exc) from exc
+        await _agent_call(acp_session.set_config_option(config_id, value))
 
     # Closing -------------------------------------------------------------------------
 

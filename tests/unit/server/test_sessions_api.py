@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import anyio
 import pytest
 from acp_scripted import ScriptedAgent
 from server_kit import TOKEN, Served, scripted_server
+
+from gemwire.errors import AgentNotFound
 
 pytestmark = pytest.mark.anyio
 
@@ -568,3 +570,61 @@ async def test_a_stopped_session_of_an_agent_that_cannot_load_is_409(
     assert view["status"] == "stopped"
     again = [e for e in envelopes if e.get("state", {}).get("status") == "stopped"]
     assert again[-1]["state"]["detail"].startswith("acp:scripted cannot load sessions")
+
+
+async def test_a_waiting_permission_is_denied_when_the_last_client_leaves(
+    dirs: tuple[str, str],
+) -> None:
+    answers.clear()
+    async with scripted_server(*dirs, on_prompt=ask_permission) as (server, _):
+        sid = await new_session(server)
+        async with server.sse(f"/v1/sessions/{sid}/events") as stream:
+            await server.request("POST", f"/v1/sessions/{sid}/prompt", json={"text": "go"})
+            await stream.wait_for(7)  # permission_requested: it waits for an answer
+        envelopes = await wait_logged(server, sid, "turn_completed")
+    assert answers[0]["result"]["outcome"] == {"outcome": "selected", "optionId": "no"}
+    resolved = [e["event"] for e in envelopes if kinds([e]) == ["permission_resolved"]]
+    assert [r["option_id"] for r in resolved] == ["no"]
+
+
+async def test_ready_is_503_once_shutdown_began(dirs: tuple[str, str]) -> None:
+    async with scripted_server(*dirs) as (server, _):
+        assert (await server.request("GET", "/ready")).json() == {"ready": True}
+        await server.app.state.gemwire.sessions.drain()
+        server.app.state.gemwire.shutting_down.set()
+        response = await server.request("GET", "/ready")
+        assert (response.status_code, response.json()) == (503, {"ready": False})
+        refused = await server.request("POST", "/v1/sessions", json={"agent": "scripted"})
+        assert (refused.status_code, refused.json()["error"]) == (
+            503,
+            {"kind": "limit", "message": "the server is shutting down"},
+        )
+
+
+class _Missing:
+    """A channel whose agent cannot be started."""
+
+    framing = "messages"
+
+    async def __aenter__(self) -> Self:
+        raise AgentNotFound("no such program: my-agent")
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        return None
+
+
+async def test_an_agent_that_cannot_start_is_404_and_leaves_no_session(
+    dirs: tuple[str, str],
+) -> None:
+    async with scripted_server(*dirs) as (server, launcher):
+        launcher.channel = lambda options: _Missing()  # type: ignore[method-assign,assignment,return-value]
+        response = await server.request("POST", "/v1/sessions", json={"agent": "scripted"})
+        assert (response.status_code, response.json()["error"]) == (
+            404,
+            {
+                "kind": "not_found",
+                "message": "the agent could not be started: no such program: my-agent",
+            },
+        )
+        assert (await server.request("GET", "/v1/sessions")).json() == {"sessions": []}
+    assert list((Path(dirs[1]) / "sessions").iterdir()) == []
