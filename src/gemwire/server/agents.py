@@ -57,6 +57,16 @@ class AgentLauncher(Protocol):
         ...
 
 
+_GEMINI_STREAM = AgentEntry(
+    name="gemini-stream",
+    title="Gemini CLI (stream-json)",
+    transport="stream-json",
+    available=False,
+    command=[],
+    detail="not offered by this server yet: use gemini (Gemini CLI over ACP)",
+)
+
+
 class ProcessLauncher:
     """Agent processes: the built-in agents (`resolve_agent`) and ``--agent`` commands."""
 
@@ -74,7 +84,8 @@ class ProcessLauncher:
         entries: list[AgentEntry] = []
         for name in BUILT_IN_AGENTS:
             if name == "gemini-stream":
-                continue  # not offered yet: a session over stream-json is not built
+                entries.append(_GEMINI_STREAM)
+                continue
             spec = AGENTS[name]  # type: ignore[index]
             try:
                 command = list(resolve_agent(name, environ=self._environ).command)
@@ -108,6 +119,8 @@ class ProcessLauncher:
         env = {k: v for k, v in self._environ.items() if k != TOKEN_VARIABLE}
         if name in self.custom:
             return AcpOptions(command=self.custom[name], cwd=cwd, env=env, inherit_env=False)
+        if name == _GEMINI_STREAM.name:
+            raise NotFound(f"{name}: {_GEMINI_STREAM.detail}")
         spec = AGENTS.get(name)  # type: ignore[call-overload]
         if spec is None:
             known = ", ".join(

@@ -557,7 +557,8 @@ class SessionManager:
             session.notice(f"the turn could not run: {exc}")
         finally:
             session.busy = False
-            if session.live and session.stop_reason is None:
+            client = session.client
+            if client is not None and client.running and session.stop_reason is None:
                 session.publish_state("idle")
             self.store.save(session.record)  # its title, once there is one
             session.turn_done.set()

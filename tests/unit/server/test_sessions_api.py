@@ -628,3 +628,36 @@ async def test_an_agent_that_cannot_start_is_404_and_leaves_no_session(
         )
         assert (await server.request("GET", "/v1/sessions")).json() == {"sessions": []}
     assert list((Path(dirs[1]) / "sessions").iterdir()) == []
+
+
+async def test_an_agent_that_dies_mid_turn_ends_it_once_and_a_prompt_continues(
+    dirs: tuple[str, str],
+) -> None:
+    async def die(agent: ScriptedAgent, sid: str, params: dict[str, Any]) -> str:
+        if params["prompt"][0]["text"] == "die":
+            await agent.say(sid, "partial")
+            await agent.channel.close(0, reason="out of memory")
+        else:
+            await agent.say(sid, "alive")
+        return "end_turn"
+
+    async with scripted_server(*dirs, on_prompt=die) as (server, launcher):
+        sid = await new_session(server)
+        await server.request("POST", f"/v1/sessions/{sid}/prompt", json={"text": "die"})
+        envelopes = await wait_logged(server, sid, "state:stopped")
+        assert kinds(envelopes)[3:] == [
+            "state:running",
+            "user_message",
+            "message_delta",
+            "turn_completed",
+            "state:stopped",
+        ]
+        completed = envelopes[6]["event"]
+        assert (completed["ok"], completed["error"]["kind"]) == (False, "crashed")
+        assert envelopes[-1]["state"] == {"status": "stopped", "detail": "the agent exited"}
+        again = await server.request("POST", f"/v1/sessions/{sid}/prompt", json={"text": "hi"})
+        assert again.status_code == 202
+        envelopes = await wait_logged(server, sid, "turn_completed", 2)
+        assert len(launcher.started) == 2
+    last = [e["event"] for e in envelopes if kinds([e]) == ["turn_completed"]][-1]
+    assert (last["ok"], last["answer"]) == (True, "alive")
