@@ -10,6 +10,7 @@ from typing import Any, Self
 import anyio
 import pytest
 from acp_scripted import ScriptedAgent
+from httpx_ws import WebSocketDisconnect
 from server_kit import TOKEN, Served, scripted_server
 
 from gemwire.errors import AgentNotFound
@@ -661,3 +662,16 @@ async def test_an_agent_that_dies_mid_turn_ends_it_once_and_a_prompt_continues(
         assert len(launcher.started) == 2
     last = [e["event"] for e in envelopes if kinds([e]) == ["turn_completed"]][-1]
     assert (last["ok"], last["answer"]) == (True, "alive")
+
+
+@pytest.mark.parametrize(
+    "path", ["/v1/sessions/s_0123456789abcdef/ws", "/v1/sessions/x/ws?after=-1"]
+)
+async def test_a_websocket_to_no_session_is_closed_1008(dirs: tuple[str, str], path: str) -> None:
+    async with scripted_server(*dirs) as (server, _):
+        if "after" in path:
+            path = f"/v1/sessions/{await new_session(server)}/ws?after=-1"
+        with pytest.raises(WebSocketDisconnect) as caught:
+            async with server.ws(path):
+                pass
+    assert caught.value.code == 1008
