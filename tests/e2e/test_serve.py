@@ -294,3 +294,37 @@ def test_the_readme_example_runs_in_the_shell_the_docs_set_up(tmp_path: Path) ->
     assert types == ["user_message", "message_delta", "usage", "turn_completed"]
     assert envelopes[-2]["event"]["answer"] == "Done."
     assert "Traceback" not in result.stderr
+
+
+async def test_a_gemini_stream_session_resumes_the_cli_session(tmp_path: Path) -> None:
+    scenario = Scenario(turns=[Reply([Text("One.")]), Reply([Text("Two.")])])
+    with ScriptedModel(scenario) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        server = Server(env, tmp_path / "state")
+        try:
+            with anyio.fail_after(120):
+                agents = (await server.http.get("/v1/agents")).json()
+                assert [a["available"] for a in agents if a["name"] == "gemini-stream"] == [True]
+                created = await server.post("/v1/sessions", {"agent": "gemini-stream"})
+                assert created.status_code == 201, created.text
+                sid = created.json()["id"]
+                answers, sessions = [], []
+                for text in ("first", "second"):
+                    async with sse(server, f"/v1/sessions/{sid}/events") as stream:
+                        prompted = await server.post(f"/v1/sessions/{sid}/prompt", {"text": text})
+                        assert prompted.status_code == 202
+                        seq = prompted.json()["after"]
+                        await stream.until(
+                            lambda e, seq=seq: e["seq"] > seq and event("turn_completed")(e)
+                        )
+                    done = completed_turns(stream.envelopes)[-1]
+                    answers.append(done["answer"])
+                    sessions.append(done["session_id"])
+                code, _ = await server.stop()
+            assert code == 0
+            assert answers == ["One.", "Two."]
+            assert sessions[0] is not None
+            assert sessions[0] == sessions[1]  # resumed
+            assert env.live_processes() == []
+        finally:
+            await server.close()

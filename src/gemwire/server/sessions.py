@@ -34,9 +34,11 @@ from gemwire.events import (
     Event,
     PermissionRequested,
     PermissionResolved,
+    SessionStarted,
     SessionUpdated,
     TokenUsage,
     TurnCompleted,
+    TurnError,
     UserMessage,
 )
 from gemwire.runners.acp import (
@@ -52,6 +54,7 @@ from gemwire.server.config import ServerConfig
 from gemwire.server.envelopes import SessionState, Status, event_envelope, state_envelope
 from gemwire.server.responses import ApiError, BadRequest, Conflict, LimitReached, NotFound
 from gemwire.server.store import SESSION_ID, EventLog, SessionRecord, SessionStore
+from gemwire.server.stream import GEMINI_STREAM, GeminiStreamLauncher, StreamLauncher, StreamRun
 from gemwire.server.streams import EventStream, Subscription
 from gemwire.wire import acp
 
@@ -118,6 +121,9 @@ class LiveSession:
         self.commands: list[dict[str, Any]] | None = None
         self.usage: TokenUsage | None = None
         self.tg: TaskGroup | None = None
+        self.stream_run: StreamRun | None = None
+        """A ``gemini-stream`` session's run, while its turn runs."""
+        self.cancel_asked = False
         self._wake = anyio.Event()
         self._masker = Masker([config.token])
         self.between_turns: anyio.CancelScope | None = None
@@ -128,6 +134,11 @@ class LiveSession:
     @property
     def id(self) -> str:
         return self.record.id
+
+    @property
+    def streamed(self) -> bool:
+        """A ``gemini-stream`` session: a ``gemini -p`` run a turn, no agent between."""
+        return self.record.agent == GEMINI_STREAM
 
     @property
     def live(self) -> bool:
@@ -312,9 +323,15 @@ class SessionManager:
     (the app's lifespan), which loads the sessions in the state folder and, on leaving,
     stops every agent (`drain`)."""
 
-    def __init__(self, config: ServerConfig, launcher: AgentLauncher) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        launcher: AgentLauncher,
+        stream_launcher: StreamLauncher | None = None,
+    ) -> None:
         self.config = config
         self.launcher = launcher
+        self.stream_launcher = stream_launcher or GeminiStreamLauncher()
         self.store = SessionStore(config.state_dir)
         self.sessions: dict[str, LiveSession] = {}
         self._starting = 0
@@ -381,6 +398,8 @@ class SessionManager:
         mode: str | None = None,
     ) -> LiveSession:
         """A new session of ``agent`` in ``cwd`` (already confined), its agent started."""
+        if agent == GEMINI_STREAM:
+            return self._create_streamed(cwd, permissions=permissions, model=model, mode=mode)
         self.launcher.options(agent, cwd)  # an unknown agent is a 404 before anything
         self._check_capacity()
         session_id = f"s_{secrets.token_hex(8)}"
@@ -402,6 +421,26 @@ class SessionManager:
             self.store.remove(session_id)
             raise
         self.sessions[session_id] = session
+        return session
+
+    def _create_streamed(
+        self, cwd: str, *, permissions: str, model: str | None, mode: str | None
+    ) -> LiveSession:
+        if mode is not None:
+            raise BadRequest(f"{GEMINI_STREAM} has no modes (its permissions choose one)")
+        self.stream_launcher.check()
+        record = SessionRecord(
+            id=f"s_{secrets.token_hex(8)}",
+            agent=GEMINI_STREAM,
+            cwd=cwd,
+            created=_now(),
+            permissions=permissions,
+            model=model,
+        )
+        self.store.save(record)
+        session = self._session(record)
+        session.publish_state("idle")
+        self.sessions[record.id] = session
         return session
 
     async def _start(self, session: LiveSession, *, load: bool) -> None:
@@ -511,6 +550,9 @@ class SessionManager:
             session.stop_reason = reason
             session.wake()
             await session.agent_done.wait()
+        elif session.streamed and session.busy:
+            await self._cancel_streamed(session, reason)
+            await session.turn_done.wait()
 
     # Turns ---------------------------------------------------------------------------
 
@@ -521,6 +563,8 @@ class SessionManager:
             raise Conflict(f"session {session.id} is closed")
         if session.busy:
             raise Conflict(f"a turn is running in session {session.id}")
+        if session.streamed:
+            return self._prompt_streamed(session, prompt)
         session.busy = True
         try:
             if not session.live:
@@ -542,6 +586,66 @@ class SessionManager:
         session.tg.start_soon(self._run_turn, session, turn)
         session.wake()
         return after
+
+    def _prompt_streamed(
+        self, session: LiveSession, prompt: str | Sequence[acp.ContentBlock]
+    ) -> int:
+        if not isinstance(prompt, str):
+            if not all(isinstance(block, acp.TextContent) for block in prompt):
+                raise BadRequest(f"{GEMINI_STREAM} takes text prompts only")
+            prompt = "".join(block.text for block in prompt if isinstance(block, acp.TextContent))
+        after = session.last_seq
+        session.busy = True
+        session.turn_done = anyio.Event()
+        session.publish_state("running")
+        self._tg.start_soon(self._run_streamed_turn, session, prompt)
+        return after
+
+    async def _run_streamed_turn(self, session: LiveSession, prompt: str) -> None:
+        record = session.record
+        try:
+            async with self.stream_launcher.run(
+                prompt,
+                record.cwd,
+                resume=record.agent_session_id,
+                permissions=record.permissions,
+                model=record.model,
+            ) as run:
+                session.stream_run = run
+                if session.cancel_asked:
+                    await run.cancel("the turn was cancelled")
+                async for event in run:
+                    if isinstance(event, SessionStarted) and record.agent_session_id is None:
+                        record.agent_session_id = event.session_id
+                    session.publish_event(event)
+        except GemwireError as exc:  # it could not start: still one turn_completed
+            kind = exc.kind if isinstance(exc, RunFailed) else "agent"
+            error = TurnError(kind=kind, message=str(exc))
+            session.publish_event(
+                TurnCompleted(
+                    agent=session.agent_name,
+                    session_id=record.agent_session_id,
+                    ok=False,
+                    stop_reason="error",
+                    error=error,
+                    answer="",
+                )
+            )
+        finally:
+            session.stream_run = None
+            session.cancel_asked = False
+            session.busy = False
+            if self._draining:
+                session.publish_state("stopped", "server shutdown")
+            else:
+                session.publish_state("idle")
+            self.store.save(record)
+            session.turn_done.set()
+
+    async def _cancel_streamed(self, session: LiveSession, reason: str) -> None:
+        session.cancel_asked = True  # a run not started yet is cancelled as it starts
+        if session.stream_run is not None:
+            await session.stream_run.cancel(reason)
 
     async def _continue(self, session: LiveSession) -> None:
         if session.record.agent_session_id is None:
@@ -567,6 +671,9 @@ class SessionManager:
             session.wake()
 
     async def cancel(self, session: LiveSession) -> None:
+        if session.busy and session.streamed:
+            await self._cancel_streamed(session, "the turn was cancelled")
+            return
         if not session.busy or session.acp is None:
             raise Conflict(f"no turn runs in session {session.id}")
         await session.acp.cancel()
@@ -576,6 +683,8 @@ class SessionManager:
     async def _ready(self, session: LiveSession) -> AcpSession:
         if session.status == "closed":
             raise Conflict(f"session {session.id} is closed")
+        if session.streamed:
+            raise BadRequest(f"{GEMINI_STREAM} sessions have a model, and no modes or options")
         if not session.live:
             await self._continue(session)
         assert session.acp is not None
@@ -589,6 +698,10 @@ class SessionManager:
         await _agent_call(acp_session.set_mode(mode_id))
 
     async def set_model(self, session: LiveSession, model_id: str) -> None:
+        if session.streamed and session.status != "closed":
+            session.record.model = model_id  # the next run's --model
+            self.store.save(session.record)
+            return
         acp_session = await self._ready(session)
         if acp_session.models is not None:
             offered = [m.model_id for m in acp_session.models.available_models]
@@ -609,9 +722,9 @@ class SessionManager:
         """Stop the agent for good; the log stays (status ``closed``)."""
         if session.status == "closed":
             return
-        if session.live:
-            await self._stop(session, "closed")
-        else:
+        live = session.live
+        await self._stop(session, "closed")
+        if not live:  # else the agent's task said it
             session.publish_state("closed")
             session.log.close()
         session.record.closed = True

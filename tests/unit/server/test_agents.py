@@ -30,10 +30,7 @@ def test_the_agents_are_listed_built_ins_first_with_secrets_masked(
         ("opencode", "acp"),
         ("mine", "acp"),
     ]
-    assert (agents[1].available, agents[1].detail) == (
-        False,
-        "not offered by this server yet: use gemini (Gemini CLI over ACP)",
-    )
+    assert (agents[0].available, agents[1].available) == (False, False)  # no Gemini CLI
     claude = agents[2]
     assert (claude.available, claude.command) == (True, ["claude-acp", "--key", "***"])
     assert agents[3].available is False
@@ -58,7 +55,7 @@ def test_an_unknown_or_missing_agent_is_not_found(
     launcher = ProcessLauncher(environ={"PATH": str(tmp_path)})
     with pytest.raises(NotFound, match=r"^unknown agent 'nope'; known: gemini, claude"):
         launcher.options("nope", str(tmp_path))
-    with pytest.raises(NotFound, match=r"^gemini-stream: not offered by this server yet"):
+    with pytest.raises(NotFound, match=r"^gemini-stream is not an ACP agent \(use gemini\)$"):
         launcher.options("gemini-stream", str(tmp_path))
     with pytest.raises(NotFound, match=r"^OpenCode not found"):
         launcher.options("opencode", str(tmp_path))
