@@ -117,6 +117,14 @@ def test_a_thousand_idle_connections_leave_it_answering(tmp_path: Path) -> None:
     assert process.returncode == 0
 
 
+def test_a_state_dir_that_cannot_be_made_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    result = CliRunner().invoke(main, ["serve", "--state-dir", str(tmp_path / "file" / "s")])
+    assert result.exit_code == 2
+    assert f"--state-dir {tmp_path / 'file' / 's'}: Not a directory" in result.output
+    assert "Traceback" not in result.output
+
+
 @pytest.mark.parametrize("value", ["noequals", "=cmd", "name="])
 def test_a_malformed_agent_option_is_a_usage_error(value: str, tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["serve", "--agent", value, "--state-dir", str(tmp_path)])
