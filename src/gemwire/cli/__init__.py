@@ -34,6 +34,7 @@ from gemwire.cli.exit_codes import (
 )
 from gemwire.cli.replay import replay
 from gemwire.cli.run import run
+from gemwire.cli.serve import serve
 from gemwire.cli.sessions import sessions
 from gemwire.cli.usage import usage
 
@@ -125,3 +126,4 @@ main.add_command(sessions)
 main.add_command(acp)
 main.add_command(batch)
 main.add_command(usage)
+main.add_command(serve)

@@ -1,0 +1,135 @@
+"""``gemwire serve``: agents behind an HTTP, SSE and WebSocket API (docs/server.md)."""
+
+from __future__ import annotations
+
+import sys
+from importlib.util import find_spec
+
+import click
+
+from gemwire.cli.exit_codes import EXIT_USAGE
+
+__all__ = ("serve",)
+
+_EXTRA = ("starlette", "uvicorn", "wsproto")
+
+
+def _agent_command(value: str) -> tuple[str, tuple[str, ...]]:
+    import shlex
+
+    name, sep, command = value.partition("=")
+    if not sep or not name.strip() or not command.strip():
+        raise click.BadParameter(f"{value!r}: expected NAME=COMMAND")
+    return name.strip(), tuple(shlex.split(command))
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option("--port", type=int, default=8765, show_default=True, help="Port; 0 picks one.")
+@click.option(
+    "--token",
+    envvar="GEMWIRE_TOKEN",
+    help="The bearer token (also $GEMWIRE_TOKEN); default: a new random one.",
+)
+@click.option(
+    "--root",
+    "roots",
+    multiple=True,
+    type=click.Path(exists=True, file_okay=False),
+    help="A folder sessions may work in (repeatable; default: here).",
+)
+@click.option(
+    "--state-dir", help="Where session logs live (default: ~/.local/state/gemwire/server)."
+)
+@click.option("--allow-origin", "allow_origins", multiple=True, help="Another allowed Origin.")
+@click.option("--max-sessions", type=click.IntRange(min=1), default=32, show_default=True)
+@click.option(
+    "--idle-timeout",
+    "session_idle_timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=3600.0,
+    show_default=True,
+    help="Seconds a session may sit idle before its agent is stopped.",
+)
+@click.option(
+    "--permission-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=300.0,
+    show_default=True,
+    help="Seconds a permission request waits for a client's answer, then is denied.",
+)
+@click.option("--agent", "agents", multiple=True, help="Another agent: NAME=COMMAND (repeatable).")
+@click.option("--ssl-certfile", type=click.Path(exists=True, dir_okay=False))
+@click.option("--ssl-keyfile", type=click.Path(exists=True, dir_okay=False))
+def serve(
+    host: str,
+    port: int,
+    token: str | None,
+    roots: tuple[str, ...],
+    state_dir: str | None,
+    allow_origins: tuple[str, ...],
+    max_sessions: int,
+    session_idle_timeout: float,
+    permission_timeout: float,
+    agents: tuple[str, ...],
+    ssl_certfile: str | None,
+    ssl_keyfile: str | None,
+) -> None:
+    """Run agents behind an HTTP, SSE and WebSocket API, for one token.
+
+    \b
+    gemwire serve                       http://127.0.0.1:8765/?token=... (printed)
+    gemwire serve --port 0 --root ~/work --agent mine="my-agent --acp"
+    """
+    if any(find_spec(name) is None for name in _EXTRA):
+        click.echo("gemwire serve needs the [serve] extra: pip install 'gemwire[serve]'", err=True)
+        sys.exit(EXIT_USAGE)
+    import os
+    import secrets
+
+    from gemwire.server import ServerConfig, create_app
+    from gemwire.server.config import default_state_dir, is_loopback
+    from gemwire.server.paths import real_roots
+    from gemwire.server.responses import ApiError
+    from gemwire.server.run import bind, serve as run_server
+
+    if not token and not is_loopback(host):
+        click.echo(
+            f"gemwire serve: refusing to bind {host} (not loopback) without a token: "
+            "give --token or GEMWIRE_TOKEN",
+            err=True,
+        )
+        sys.exit(EXIT_USAGE)
+    if bool(ssl_certfile) != bool(ssl_keyfile):
+        raise click.UsageError("--ssl-certfile and --ssl-keyfile go together")
+    try:
+        folders = real_roots(roots or (os.getcwd(),))
+    except ApiError as exc:
+        raise click.UsageError(str(exc)) from exc
+    custom = dict(_agent_command(value) for value in agents)
+    state = os.path.realpath(os.path.expanduser(state_dir or default_state_dir()))
+    try:
+        os.makedirs(os.path.join(state, "sessions"), mode=0o700, exist_ok=True)
+    except OSError as exc:
+        raise click.UsageError(f"--state-dir {state}: {exc.strerror}") from exc
+    try:
+        sock = bind(host, port)
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc.strerror}") from exc
+    config = ServerConfig(
+        host=host,
+        port=sock.getsockname()[1],
+        token=token or secrets.token_urlsafe(24),
+        roots=folders,
+        state_dir=state,
+        allow_origins=allow_origins,
+        agents=custom,
+        max_sessions=max_sessions,
+        idle_timeout=session_idle_timeout,
+        permission_timeout=permission_timeout,
+        ssl_certfile=ssl_certfile,
+        ssl_keyfile=ssl_keyfile,
+    )
+    click.echo(f"gemwire serve: {config.url}/?token={config.token}")
+    sys.stdout.flush()
+    run_server(create_app(config), config, sock)

@@ -1,0 +1,87 @@
+"""`create_app`: the Starlette app of ``gemwire serve``.
+
+Routes come from one module per area; each gives a list of routes, and `_routes` below
+is the one place they are put together. `SecurityMiddleware` runs before every route
+(token, Origin, Host, body size). The lifespan starts what the routes share (`AppState`)
+and, at shutdown, ends every turn, stream and agent before the process exits.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.routing import BaseRoute, Route
+
+from gemwire._version import __version__
+from gemwire.server import routes_sessions
+from gemwire.server.agents import AgentLauncher, ProcessLauncher
+from gemwire.server.config import ServerConfig
+from gemwire.server.responses import (
+    ApiError,
+    JsonResponse,
+    api_error_handler,
+    http_exception_handler,
+)
+from gemwire.server.security import SecurityMiddleware
+from gemwire.server.sessions import SessionManager
+from gemwire.server.state import AppState, app_state
+from gemwire.server.stream import StreamLauncher
+
+__all__ = ("create_app",)
+
+
+async def health(request: Request) -> JsonResponse:
+    return JsonResponse({"status": "ok", "version": __version__})
+
+
+async def ready(request: Request) -> JsonResponse:
+    is_ready = app_state(request).ready
+    return JsonResponse({"ready": is_ready}, 200 if is_ready else 503)
+
+
+def _routes() -> list[BaseRoute]:
+    routes: list[BaseRoute] = [
+        Route("/health", health),
+        Route("/ready", ready),
+    ]
+    # ---- Route lists of the other modules: one line each, here. ----------------------
+    routes += routes_sessions.ROUTES
+    return routes
+
+
+def create_app(
+    config: ServerConfig,
+    *,
+    launcher: AgentLauncher | None = None,
+    stream_launcher: StreamLauncher | None = None,
+) -> Starlette:
+    """The app for ``config``; agents start through ``launcher`` (default: processes,
+    `ProcessLauncher`) and ``gemini-stream`` turns through ``stream_launcher`` (default:
+    `GeminiStreamLauncher`); tests give ones that start no process."""
+    state = AppState(config=config, launcher=launcher or ProcessLauncher(config.agents))
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        os.makedirs(config.state_dir, mode=0o700, exist_ok=True)
+        async with SessionManager(config, state.launcher, stream_launcher) as sessions:
+            state.sessions = sessions
+            state.started = True
+            try:
+                yield
+            finally:
+                state.shutting_down.set()
+
+    app = Starlette(
+        routes=_routes(),
+        middleware=[Middleware(SecurityMiddleware, config=config)],
+        exception_handlers={ApiError: api_error_handler, HTTPException: http_exception_handler},
+        lifespan=lifespan,
+    )
+    app.state.gemwire = state
+    return app

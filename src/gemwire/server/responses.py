@@ -1,0 +1,139 @@
+"""JSON in and out: msgspec-encoded responses, request bodies decoded into Structs, and
+the one error shape of the API.
+
+Every error is ``{"error": {"kind": ..., "message": ...}}`` with its HTTP status. Route
+code raises `ApiError` (or a subclass); the app's handlers turn it, and Starlette's own
+404/405, into that shape.
+
+    >>> error_response(NotFound("no session s_1")).body
+    b'{"error":{"kind":"not_found","message":"no session s_1"}}'
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import msgspec
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+
+from gemwire.errors import GemwireError
+
+__all__ = (
+    "ApiError",
+    "BadRequest",
+    "Conflict",
+    "Forbidden",
+    "JsonResponse",
+    "LimitReached",
+    "NotFound",
+    "TooLarge",
+    "Unauthorized",
+    "api_error_handler",
+    "error_body",
+    "error_response",
+    "http_exception_handler",
+    "read_json",
+)
+
+T = TypeVar("T")
+
+_encoder = msgspec.json.Encoder()
+
+
+class JsonResponse(Response):
+    """A response whose content is encoded by msgspec (Structs, events, dicts alike)."""
+
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return _encoder.encode(content)
+
+
+class ApiError(GemwireError):
+    """An error the API answers with: ``status``, ``kind`` and a message for people."""
+
+    status = 500
+    kind = "internal"
+
+    def __init__(self, message: str, *, status: int | None = None, kind: str | None = None):
+        super().__init__(message)
+        if status is not None:
+            self.status = status
+        if kind is not None:
+            self.kind = kind
+
+
+class BadRequest(ApiError):
+    status, kind = 400, "bad_request"
+
+
+class Unauthorized(ApiError):
+    status, kind = 401, "unauthorized"
+
+
+class Forbidden(ApiError):
+    status, kind = 403, "forbidden"
+
+
+class NotFound(ApiError):
+    status, kind = 404, "not_found"
+
+
+class Conflict(ApiError):
+    status, kind = 409, "conflict"
+
+
+class TooLarge(ApiError):
+    status, kind = 413, "too_large"
+
+
+class LimitReached(ApiError):
+    status, kind = 429, "limit"
+
+
+def error_body(kind: str, message: str) -> bytes:
+    """The JSON of an error (for the middleware, which answers before any route)."""
+    return _encoder.encode({"error": {"kind": kind, "message": message}})
+
+
+def error_response(error: ApiError) -> JsonResponse:
+    return JsonResponse({"error": {"kind": error.kind, "message": str(error)}}, error.status)
+
+
+_HTTP_KINDS = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "bad_request",
+    409: "conflict",
+    413: "too_large",
+    429: "limit",
+}
+
+
+async def api_error_handler(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return error_response(exc)
+
+
+async def http_exception_handler(request: Request, exc: Exception) -> Response:
+    """Starlette's own errors (an unknown route, a wrong method) in the API's shape."""
+    assert isinstance(exc, HTTPException)
+    kind = _HTTP_KINDS.get(exc.status_code, "internal")
+    return JsonResponse(
+        {"error": {"kind": kind, "message": str(exc.detail)}}, exc.status_code, exc.headers
+    )
+
+
+async def read_json(request: Request, into: type[T]) -> T:
+    """The request's JSON body as ``into``; `BadRequest` naming what is wrong."""
+    body = await request.body()
+    try:
+        return msgspec.json.decode(body or b"{}", type=into)
+    except msgspec.ValidationError as exc:
+        raise BadRequest(f"invalid request body: {exc}") from exc
+    except msgspec.DecodeError as exc:
+        raise BadRequest(f"the request body is not JSON: {exc}") from exc

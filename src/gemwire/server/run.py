@@ -1,0 +1,116 @@
+"""Running the app on uvicorn: the socket, the logs, the shutdown order.
+
+`bind` opens the listening socket first, so ``--port 0`` has its real port before the
+app (whose allowed origins name it) is made. `serve` runs uvicorn (WebSockets by
+wsproto, frames capped at the stdio line cap) with its signal handling: on SIGTERM or
+Ctrl-C the app is told first (`AppState.shutting_down`: every turn ends with its
+``turn_completed``, streams end, WebSockets close with 1001, agents stop), then uvicorn
+closes what is left. Logs go to stderr with the token masked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import socket
+import sys
+from collections.abc import Generator
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+
+from gemwire._normalize.masking import Masker
+from gemwire.server.config import ServerConfig
+from gemwire.server.state import AppState
+
+__all__ = ("MaskingFilter", "bind", "serve")
+
+_SHUTDOWN_GRACE = 30
+"""Seconds uvicorn waits for connections after the app ended its streams."""
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host``:``port`` (0: a free port); raises `OSError`."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6 and host == "::":
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        sock.bind((host.strip("[]"), port))
+        sock.listen(128)
+    except BaseException:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+class MaskingFilter(logging.Filter):
+    """Masks the token (and other secrets) in every log record, arguments included."""
+
+    def __init__(self, secrets: list[str]) -> None:
+        super().__init__()
+        self._masker = Masker(secrets)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg = self._masker.text(record.getMessage())
+        record.args = None
+        return True
+
+
+def _configure_logging(config: ServerConfig) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(MaskingFilter([config.token]))
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "gemwire.server"):
+        logger = logging.getLogger(name)
+        logger.handlers = [handler]
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
+
+
+class _Server(uvicorn.Server):
+    def __init__(self, config: uvicorn.Config, state: AppState) -> None:
+        super().__init__(config)
+        self._state = state
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None]:
+        # uvicorn raises the signal again once it has shut down (the process would die
+        # of SIGTERM); a server that closed everything in order exits 0 instead.
+        with super().capture_signals():
+            try:
+                yield
+            finally:
+                self._captured_signals.clear()
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        # uvicorn would close WebSockets with 1012 and wait for SSE streams that never
+        # end: the app ends them first (and its turns, with their turn_completed).
+        sessions = self._state.sessions
+        self._state.shutting_down.set()
+        if sessions is not None:
+            await sessions.drain()
+        await super().shutdown(sockets)
+
+
+def serve(app: Starlette, config: ServerConfig, sock: socket.socket) -> None:
+    """Serve ``app`` on ``sock`` until SIGTERM or Ctrl-C; returns once all is closed."""
+    _configure_logging(config)
+    options: dict[str, Any] = {}
+    if config.ssl_certfile:
+        options = {"ssl_certfile": config.ssl_certfile, "ssl_keyfile": config.ssl_keyfile}
+    uvicorn_config = uvicorn.Config(
+        app,
+        ws="wsproto",
+        ws_max_size=config.max_ws_message_bytes,
+        lifespan="on",
+        log_config=None,
+        timeout_graceful_shutdown=_SHUTDOWN_GRACE,
+        **options,
+    )
+    state = app.state.gemwire
+    assert isinstance(state, AppState)
+    _Server(uvicorn_config, state).run(sockets=[sock])

@@ -1,0 +1,183 @@
+"""The server's front door, one pure ASGI middleware for HTTP and WebSocket alike.
+
+In order, for every request:
+
+1. ``Host`` must name the server (DNS rebinding): `ServerConfig.allowed_hosts`, unless
+   it is bound to every address (``0.0.0.0``), where the token alone guards it.
+2. A request with an ``Origin`` (a browser) must come from `ServerConfig.allowed_origins`.
+3. ``GET /health`` and ``GET /ready`` need nothing more.
+4. ``GET /?token=T`` with the right token sets the ``gemwire_token`` cookie (HttpOnly,
+   SameSite=Strict) and redirects to ``/``: how a browser page authenticates (EventSource
+   and WebSocket send the cookie; they cannot send headers).
+5. Everything else needs the token: ``Authorization: Bearer T`` or that cookie.
+6. A body over ``max_body_bytes`` is refused with 413 before any route reads it.
+
+A refused HTTP request gets the API's JSON error; a refused WebSocket is closed with 1008
+before it is accepted (the client sees HTTP 403 on the handshake).
+"""
+
+from __future__ import annotations
+
+import hmac
+from http.cookies import SimpleCookie
+from urllib.parse import parse_qs
+
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from gemwire.server.config import ServerConfig
+from gemwire.server.responses import (
+    ApiError,
+    Forbidden,
+    TooLarge,
+    Unauthorized,
+    error_body,
+)
+
+__all__ = ("COOKIE", "PUBLIC_PATHS", "SecurityMiddleware", "token_matches")
+
+COOKIE = "gemwire_token"
+PUBLIC_PATHS = frozenset({"/health", "/ready"})
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+WS_POLICY_VIOLATION = 1008
+
+
+def token_matches(given: str | None, token: str) -> bool:
+    """Compared in constant time.
+
+    >>> token_matches("abc", "abc"), token_matches("abd", "abc"), token_matches(None, "abc")
+    (True, False, False)
+    """
+    return given is not None and hmac.compare_digest(given.encode(), token.encode())
+
+
+def _cookie_token(headers: Headers) -> str | None:
+    raw = headers.get("cookie")
+    if not raw:
+        return None
+    cookie: SimpleCookie = SimpleCookie()
+    try:
+        cookie.load(raw)
+    except Exception:  # noqa: BLE001 - a malformed cookie header is no token
+        return None
+    morsel = cookie.get(COOKIE)
+    return morsel.value if morsel is not None else None
+
+
+def _bearer_token(headers: Headers) -> str | None:
+    scheme, _, value = headers.get("authorization", "").partition(" ")
+    return value.strip() if scheme.lower() == "bearer" else None
+
+
+class SecurityMiddleware:
+    """See the module docstring."""
+
+    def __init__(self, app: ASGIApp, config: ServerConfig) -> None:
+        self.app = app
+        self.config = config
+        self._hosts = config.allowed_hosts()
+        self._origins = config.allowed_origins()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        try:
+            self._check_host_and_origin(headers)
+            path = scope.get("path", "")
+            if scope["type"] == "http" and path in PUBLIC_PATHS:
+                await self.app(scope, receive, send)
+                return
+            if scope["type"] == "http" and path == "/" and scope.get("query_string"):
+                query = parse_qs(scope["query_string"].decode("latin-1"))
+                if "token" in query:
+                    await self._login(query["token"][-1], send)
+                    return
+            given = _bearer_token(headers) or _cookie_token(headers)
+            if not token_matches(given, self.config.token):
+                raise Unauthorized("missing or wrong token" if given else "a token is required")
+            if scope["type"] == "http" and scope.get("method") in _BODY_METHODS:
+                receive = await self._limited_body(headers, receive)
+        except ApiError as error:
+            await self._refuse(scope, send, error)
+            return
+        await self.app(scope, receive, send)
+
+    def _check_host_and_origin(self, headers: Headers) -> None:
+        host = headers.get("host", "").lower()
+        if not self.config.wildcard and host not in self._hosts:
+            raise Forbidden(f"the Host header {host!r} does not name this server")
+        origin = headers.get("origin")
+        if origin is not None and origin.rstrip("/") not in self._origins:
+            raise Forbidden(f"the origin {origin!r} is not allowed (--allow-origin)")
+
+    async def _login(self, given: str, send: Send) -> None:
+        if not token_matches(given, self.config.token):
+            raise Unauthorized("wrong token")
+        secure = "; Secure" if self.config.scheme == "https" else ""
+        cookie = f"{COOKIE}={given}; HttpOnly; SameSite=Strict; Path=/{secure}"
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 303,
+                "headers": [
+                    (b"location", b"/"),
+                    (b"set-cookie", cookie.encode("latin-1")),
+                    (b"content-length", b"0"),
+                    (b"cache-control", b"no-store"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": b""})
+
+    async def _limited_body(self, headers: Headers, receive: Receive) -> Receive:
+        """The whole body, read now (at most ``max_body_bytes``), replayed to the app."""
+        limit = self.config.max_body_bytes
+        too_large = TooLarge(f"the request body is over {limit} bytes")
+        length = headers.get("content-length", "")
+        if length.isdigit() and int(length) > limit:
+            raise too_large
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # the client went away
+                return _replay([message], receive)
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                raise too_large
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body: Message = {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+        return _replay([body], receive)
+
+    async def _refuse(self, scope: Scope, send: Send, error: ApiError) -> None:
+        if scope["type"] == "websocket":
+            await send(
+                {"type": "websocket.close", "code": WS_POLICY_VIOLATION, "reason": str(error)[:120]}
+            )
+            return
+        body = error_body(error.kind, str(error))
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+        ]
+        if error.status == 401:
+            headers.append((b"www-authenticate", b"Bearer"))
+        await send({"type": "http.response.start", "status": error.status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+def _replay(messages: list[Message], receive: Receive) -> Receive:
+    """A receive that gives ``messages`` first, then what ``receive`` gives."""
+    pending = list(messages)
+
+    async def replayed() -> Message:
+        if pending:
+            return pending.pop(0)
+        return await receive()
+
+    return replayed
