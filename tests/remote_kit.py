@@ -25,9 +25,14 @@ class _Body(httpx.AsyncByteStream):
         self._chunks = chunks
         self._disconnected = disconnected
 
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self._chunks:
-            yield chunk
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self
+
+    async def __anext__(self) -> bytes:
+        try:
+            return await self._chunks.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
 
     async def aclose(self) -> None:
         self._disconnected.set()  # the app sees http.disconnect, as from a closed socket
@@ -78,8 +83,8 @@ class StreamingASGITransport(httpx.AsyncBaseTransport):
                 head.update(message)
                 started.set()
             elif message["type"] == "http.response.body":
-                if message.get("body"):
-                    send_chunk.send_nowait(message["body"])
+                if message.get("body") and not disconnected.is_set():
+                    send_chunk.send_nowait(message["body"])  # else: gone, as a closed socket
                 if not message.get("more_body", False):
                     send_chunk.close()
 
@@ -103,25 +108,31 @@ class StreamingASGITransport(httpx.AsyncBaseTransport):
 
 
 class _Cut(httpx.AsyncByteStream):
-    """``inner`` up to ``keep`` complete SSE messages and half of the next one; then
-    `httpx.ReadError`."""
+    """``inner`` up to ``keep`` envelopes (SSE messages of event ``gemwire``; comments
+    pass) and half of the next one; then `httpx.ReadError`."""
 
     def __init__(self, inner: httpx.AsyncByteStream, keep: int, request: httpx.Request) -> None:
         self._inner = inner
-        self._keep = keep
+        self._remaining = keep
         self._request = request
+        self._cut = False
 
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        buffered = b""
-        async for chunk in self._inner:
-            buffered += chunk
-            parts = buffered.split(b"\n\n")
-            if len(parts) - 1 > self._keep and parts[self._keep]:
-                whole = b"".join(p + b"\n\n" for p in parts[: self._keep])
-                torn = parts[self._keep][: max(1, len(parts[self._keep]) // 2)]
-                yield whole + torn
-                raise httpx.ReadError("connection reset (injected)", request=self._request)
-        yield buffered
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self
+
+    async def __anext__(self) -> bytes:
+        if self._cut:
+            raise httpx.ReadError("connection reset (injected)", request=self._request)
+        chunk = await anext(aiter(self._inner))
+        start = 0
+        while (end := chunk.find(b"\n\n", start)) >= 0:
+            if b"event: gemwire" in chunk[start:end]:
+                if self._remaining == 0:
+                    self._cut = True
+                    return chunk[: start + (end - start) // 2]
+                self._remaining -= 1
+            start = end + 2
+        return chunk
 
     async def aclose(self) -> None:
         await self._inner.aclose()

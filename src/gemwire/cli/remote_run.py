@@ -86,7 +86,7 @@ def run_on_server(
     sys.exit(exit_status(result))
 
 
-_ON_SERVER = frozenset({"model", "approval_mode", "cwd"})
+_ON_SERVER = frozenset({"model", "approval_mode", "yolo", "cwd"})
 """What `gemwire run --server` takes of the options for a local run."""
 
 

@@ -145,19 +145,26 @@ class ApiClient:
                 await response.aread()
                 raise _error(response)
             parser = SseParser()
+            done = False
             try:
-                async for line in response.aiter_lines():
-                    message = parser.feed(line)
-                    if message is None or message.event != "gemwire":
-                        continue
-                    envelope = self._decode(path, message.data)
-                    if envelope.seq <= after:
-                        continue  # a server that replays more than asked: never twice
-                    after = envelope.seq
-                    if await take(envelope):
-                        return after, None
+                # Done, the read is cancelled rather than left: httpx's line iterators then
+                # end with it (left half-read, trio warns as they are collected).
+                with anyio.CancelScope() as reading:
+                    async for line in response.aiter_lines():
+                        message = parser.feed(line)
+                        if done or message is None or message.event != "gemwire":
+                            continue
+                        envelope = self._decode(path, message.data)
+                        if envelope.seq <= after:
+                            continue  # a server that replays more than asked: never twice
+                        after = envelope.seq
+                        done = await take(envelope)
+                        if done:
+                            reading.cancel()
             except httpx.TransportError as exc:
                 return after, exc
+        if done:
+            return after, None
         return after, ServerUnreachable(f"GET {path}: the stream ended")
 
     @staticmethod

@@ -91,6 +91,13 @@ class RemoteServer:
         self._task_group.cancel_scope.cancel()
         try:
             await self._task_group.__aexit__(exc_type, exc, tb)
+        except BaseExceptionGroup as group:
+            # anyio groups what the task group saw; one error comes out as itself.
+            single = _single(group)
+            if single is None:
+                raise
+            if single is not exc:
+                raise single from None
         finally:
             self._task_group = None
             await self.api.http.__aexit__(exc_type, exc, tb)
@@ -176,3 +183,16 @@ def _split_token(url: str) -> tuple[str, str | None]:
     parts = urlsplit(url)
     token = parse_qs(parts.query).get("token", [None])[-1]
     return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", "")), token
+
+
+def _single(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
+    """The one exception inside (nested) groups, if there is exactly one."""
+    leaves: list[BaseException] = []
+    todo: list[BaseException] = [group]
+    while todo:
+        exc = todo.pop()
+        if isinstance(exc, BaseExceptionGroup):
+            todo.extend(exc.exceptions)
+        else:
+            leaves.append(exc)
+    return leaves[0] if len(leaves) == 1 else None

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Self
 
 import anyio
 import msgspec
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from gemwire._normalize.notices import notice
 from gemwire.errors import GemwireError, RemoteError
@@ -52,7 +53,8 @@ class RemoteTurn:
         self.session = session
         self._body = body
         self._after = 0
-        self._send, self._receive = anyio.create_memory_object_stream[Event](BUFFERED_EVENTS)
+        self._send: MemoryObjectSendStream[Event]
+        self._receive: MemoryObjectReceiveStream[Event]
         self._record = TurnRecord()
         self._calls: dict[str, ToolCallStarted] = {}
         self._asking: dict[str, anyio.CancelScope] = {}
@@ -83,6 +85,7 @@ class RemoteTurn:
             "POST", f"{session.path}/prompt", _Accepted, json=self._body
         )
         self._after = accepted.after
+        self._send, self._receive = anyio.create_memory_object_stream[Event](BUFFERED_EVENTS)
         session.server.task_group.start_soon(self._follow)
         return self
 
@@ -98,6 +101,7 @@ class RemoteTurn:
                 pass  # the stream is gone: there is nothing left to read
             self._reading.cancel()
             await self._read.wait()
+            self._receive.close()
 
     def __aiter__(self) -> AsyncIterator[Event]:
         return self

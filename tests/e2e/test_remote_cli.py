@@ -1,0 +1,147 @@
+"""`gemwire run --server` against `gemwire serve` (a process of its own) with the real
+`gemini --acp` and the scripted model: it prints what the same turn run here prints."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from gemwire.testing import (
+    FunctionCall,
+    IsolatedGemini,
+    Reply,
+    Scenario,
+    ScriptedModel,
+    Text,
+    pinned_gemini,
+)
+
+pytestmark = pytest.mark.e2e
+
+GEMWIRE = str(Path(sys.executable).with_name("gemwire"))
+
+WRITE = Scenario(
+    turns=[
+        Reply(
+            [Text("Writing."), FunctionCall("write_file", {"file_path": "a.txt", "content": "a\n"})]
+        ),
+        Reply([Text("Done.")]),
+    ]
+)
+
+
+@contextmanager
+def serving(env: IsolatedGemini, state: Path) -> Iterator[str]:
+    """``gemwire serve --port 0`` in ``env``: the URL it prints (with its token)."""
+    argv = [GEMWIRE, "serve", "--port", "0", "--root", str(env.workspace), "--state-dir"]
+    with (
+        (state.parent / "serve.log").open("w") as log,
+        subprocess.Popen(
+            [*argv, str(state)], stdout=subprocess.PIPE, stderr=log, env=env.environ(), text=True
+        ) as process,
+    ):
+        try:
+            assert process.stdout is not None
+            line = process.stdout.readline()
+            assert re.fullmatch(r"gemwire serve: http://127\.0\.0\.1:\d+/\?token=\S+\n", line)
+            yield line.removeprefix("gemwire serve: ").strip()
+        finally:
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=60) == 0
+
+
+def run(argv: list[str], env: IsolatedGemini, **extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        argv,
+        env={**env.environ(), **extra},
+        cwd=env.workspace,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def remotely(
+    tmp_path: Path, *args: str, with_token_in: str = "url"
+) -> tuple[subprocess.CompletedProcess[str], IsolatedGemini]:
+    with ScriptedModel(WRITE) as model:
+        env = IsolatedGemini(model.url, root=tmp_path / "remote")
+        with serving(env, tmp_path / "remote" / "state") as url:
+            base, _, token = url.partition("/?token=")
+            if with_token_in == "url":
+                done = run([GEMWIRE, "run", "--server", url, *args], env)
+            else:
+                done = run([GEMWIRE, "run", "--server", base, *args], env, GEMWIRE_TOKEN=token)
+    return done, env
+
+
+def locally(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], IsolatedGemini]:
+    with ScriptedModel(WRITE) as model:
+        env = IsolatedGemini(model.url, root=tmp_path / "local")
+        argv = [GEMWIRE, "acp", *args, "--cwd", str(env.workspace), "--"]
+        done = run([*argv, str(pinned_gemini()), "--acp"], env)
+    return done, env
+
+
+def same_run(output: str, env: IsolatedGemini) -> list[dict[str, object]]:
+    """The events of ``output`` without what differs between two runs: ids, durations,
+    the workspace's path, the tool call ids Gemini CLI makes from the time."""
+    text = re.sub(r"_\d{13}_", "_T_", output.replace(str(env.workspace), "WS"))
+    varying = {"session_id", "duration_ms", "request_id"}
+    events = [json.loads(line) for line in text.splitlines()]
+    # Gemini CLI announces its commands a moment after session/new: before the prompt or
+    # after it, as the timing falls. It is checked apart.
+    announced = [e for e in events if e.get("update") == "available_commands_update"]
+    assert len(announced) == 1
+    return [{k: v for k, v in e.items() if k not in varying} for e in events if e not in announced]
+
+
+def test_json_events_are_those_of_a_local_run(tmp_path: Path) -> None:
+    done, env = remotely(tmp_path, "--json", "-y", "write a")
+    assert (done.returncode, done.stderr) == (0, "")
+    local, local_env = locally(tmp_path, "--json", "--permissions", "all", "write a")
+    assert local.returncode == 0
+    events = same_run(done.stdout, env)
+    assert events == same_run(local.stdout, local_env)
+    assert events[-1]["type"] == "turn_completed"
+    assert (events[-1]["ok"], events[-1]["answer"]) == (True, "Writing.\n\nDone.")
+    resolved = [e["option_id"] for e in events if e["type"] == "permission_resolved"]
+    assert resolved == ["proceed_once"]
+    assert (env.workspace / "a.txt").read_text() == "a\n"
+
+
+def test_the_plain_view_denying_by_default_with_the_token_from_the_environment(
+    tmp_path: Path,
+) -> None:
+    done, env = remotely(tmp_path, "write a", with_token_in="env")
+    local, local_env = locally(tmp_path, "--permissions", "deny", "write a")
+    assert (done.returncode, done.stderr) == (0, "")
+
+    def same(output: str, env: IsolatedGemini) -> str:
+        text = re.sub(r"\b\d+(?:\.\d+)? s\b", "_ s", output.replace(str(env.workspace), "WS"))
+        return re.sub(r"\b[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}\b", "ID", text)
+
+    assert same(done.stdout, env) == same(local.stdout, local_env)
+    lines = done.stdout.splitlines()
+    assert "  ? permission: Reject" in lines
+    assert lines[-1].startswith("-- ok (end_turn)")
+    assert not (env.workspace / "a.txt").exists()
+
+
+def test_a_wrong_token_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    with ScriptedModel(WRITE) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        with serving(env, tmp_path / "state") as url:
+            base = url.partition("/?token=")[0]
+            done = run([GEMWIRE, "run", "--server", base, "--token", "wrong", "hi"], env)
+    assert done.returncode == 1
+    assert done.stderr == ("gemwire: POST /v1/sessions: 401 missing or wrong token\n")
