@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import click
 from click.core import ParameterSource
 
-from gemwire.cli.exit_codes import EXIT_NOT_FOUND, EXIT_TURN_FAILED, exit_status
+from gemwire.cli.exit_codes import EXIT_NOT_FOUND, EXIT_TURN_FAILED, EXIT_USAGE, exit_status
 
 if TYPE_CHECKING:
     from gemwire.cli.live import Output
@@ -40,8 +40,13 @@ def run_on_server(
     from gemwire.cli.signals import SignalStop
     from gemwire.errors import RemoteError
     from gemwire.events import PermissionRequested
-    from gemwire.remote import connect
     from gemwire.runners.acp import PermissionHandler, PermissionRequest
+
+    try:
+        from gemwire.remote import connect
+    except ImportError as exc:  # no [remote] extra: the message says what to install
+        click.echo(f"gemwire: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
 
     handler: PermissionHandler | None = None
     if isinstance(output, LiveOutput) and sys.stdin.isatty() and approval_mode is None:

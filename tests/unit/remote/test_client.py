@@ -32,6 +32,7 @@ from gemwire.events import (
 )
 from gemwire.remote import Reconnect, RemoteServer, connect
 from gemwire.runners.acp import AcpOptions, PermissionHandler, PermissionRequest
+from gemwire.wire import acp
 
 pytestmark = pytest.mark.anyio
 
@@ -249,6 +250,29 @@ async def test_a_stream_that_stays_down_raises_server_unreachable(tmp_path: Path
         "reconnections failed (after seq 2)"
     )
     assert isinstance(caught.value.__cause__, httpx.ConnectError)
+
+
+async def test_a_prompt_of_content_blocks_reaches_the_agent_as_sent(tmp_path: Path) -> None:
+    received: list[Any] = []
+
+    async def keep(agent: ScriptedAgent, sid: str, params: dict[str, Any]) -> str:
+        received.append(params["prompt"])
+        return "end_turn"
+
+    blocks: list[acp.ContentBlock] = [
+        acp.TextContent(text="look at"),
+        acp.ResourceLink(uri="file:///srv/a.txt", name="a.txt"),
+    ]
+    async with remote(tmp_path, keep) as (server, _):
+        session = await server.new_session("scripted", cwd=str(tmp_path))
+        async with session.prompt(blocks) as turn:
+            assert (await turn.wait()).stop_reason == "end_turn"
+    assert received == [
+        [
+            {"type": "text", "text": "look at"},
+            {"type": "resource_link", "uri": "file:///srv/a.txt", "name": "a.txt"},
+        ]
+    ]
 
 
 async def test_cancel_ends_the_turn_with_stop_reason_cancelled(tmp_path: Path) -> None:
