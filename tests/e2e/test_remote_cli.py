@@ -8,9 +8,10 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -145,3 +146,44 @@ def test_a_wrong_token_is_one_line_and_exit_1(tmp_path: Path) -> None:
             done = run([GEMWIRE, "run", "--server", base, "--token", "wrong", "hi"], env)
     assert done.returncode == 1
     assert done.stderr == ("gemwire: POST /v1/sessions: 401 missing or wrong token\n")
+
+
+def on_a_terminal(
+    tmp_path: Path, terminal: Callable[..., Any], key: bytes | signal.Signals
+) -> tuple[Any, IsolatedGemini]:
+    with ScriptedModel(WRITE) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        with serving(env, tmp_path / "state") as url:
+            environ = env.environ()
+            environ.pop("NO_COLOR", None)
+            argv = [GEMWIRE, "run", "--server", url, "--cwd", str(env.workspace), "write a"]
+            screen = terminal(argv, environ, keys=[(b"Esc cancels", key)])
+    return screen, env
+
+
+def test_a_person_answers_the_servers_permission_request_at_the_keyboard(
+    tmp_path: Path, terminal: Callable[..., Any]
+) -> None:
+    screen, env = on_a_terminal(tmp_path, terminal, b"y")
+    assert screen.exit_code == 0
+    lines = screen.lines
+    start = lines.index("? acp:gemini-cli asks permission for Writing to a.txt")
+    assert lines[start + 1 : start + 3] == [
+        "  1 Allow for this session   2 Allow   3 Reject",
+        "    → Allow",
+    ]
+    assert (env.workspace / "a.txt").read_text() == "a\n"
+    assert "Done." in lines
+
+
+def test_ctrl_c_at_the_prompt_cancels_the_turn_on_the_server_and_exits_130(
+    tmp_path: Path, terminal: Callable[..., Any]
+) -> None:
+    screen, env = on_a_terminal(tmp_path, terminal, signal.SIGINT)
+    assert screen.exit_code == 130
+    assert "Traceback" not in screen.text
+    lines = screen.lines
+    start = lines.index("? acp:gemini-cli asks permission for Writing to a.txt")
+    assert lines[start + 2] == "    → cancelled"
+    assert lines[-2].startswith("✗ failed (cancelled) · 1 tool call · ")
+    assert not (env.workspace / "a.txt").exists()

@@ -48,6 +48,7 @@ def run_on_server(
         click.echo(f"gemwire: {exc}", err=True)
         sys.exit(EXIT_USAGE)
 
+    shown = {"agent": agent}  # the events' own name of the agent (acp:gemini-cli, ...)
     handler: PermissionHandler | None = None
     if isinstance(output, LiveOutput) and sys.stdin.isatty() and approval_mode is None:
         live = output
@@ -55,7 +56,7 @@ def run_on_server(
 
         async def ask(request: PermissionRequest) -> str | None:
             event = PermissionRequested(
-                agent=agent,
+                agent=shown["agent"],
                 session_id=request.session_id,
                 request_id=request.request_id,
                 call_id=request.call_id,
@@ -76,6 +77,7 @@ def run_on_server(
             async with session.prompt(prompt) as turn:
                 stop.cancels(lambda reason: turn.cancel())
                 async for event in turn:
+                    shown["agent"] = event.agent
                     output.show(event)
             return turn.result
 
