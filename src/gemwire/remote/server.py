@@ -43,6 +43,7 @@ class _Roots(msgspec.Struct):
 
 class _Events(msgspec.Struct):
     events: list[msgspec.Raw]
+    last_seq: int
 
 
 class RemoteServer:
@@ -147,13 +148,18 @@ class RemoteServer:
         return RemoteSession(self, info, permission_handler=permission_handler, seen=info.last_seq)
 
     async def history(self, session_id: str, *, after: int = 0) -> list[Event]:
-        """A session's logged events after seq ``after`` (up to the server's page size)."""
+        """Every event a session has logged after seq ``after``, page by page."""
         path = f"/v1/sessions/{session_id}/events"
-        document = await self.api.call(
-            "GET", path, _Events, params={"after": str(after)}, headers=_JSON
-        )
-        envelopes = (decode_envelope(raw) for raw in document.events)
-        return [e.event for e in envelopes if e.event is not None]
+        events: list[Event] = []
+        while True:
+            page = await self.api.call(
+                "GET", path, _Events, params={"after": str(after)}, headers=_JSON
+            )
+            envelopes = [decode_envelope(raw) for raw in page.events]
+            events += [e.event for e in envelopes if e.event is not None]
+            if not envelopes or envelopes[-1].seq >= page.last_seq:
+                return events
+            after = envelopes[-1].seq
 
 
 def connect(

@@ -26,6 +26,7 @@ from gemwire.events import (
     PermissionResolved,
     ToolCallStarted,
     TurnCompleted,
+    UserMessage,
 )
 from gemwire.remote.models import Envelope
 from gemwire.runners.acp import AcpTurnResult, PermissionRequest, choose_option
@@ -57,6 +58,8 @@ class RemoteTurn:
         self._receive: MemoryObjectReceiveStream[Event]
         self._record = TurnRecord()
         self._calls: dict[str, ToolCallStarted] = {}
+        self._earlier: list[Event] = []
+        self._other_turn = 0
         self._asking: dict[str, anyio.CancelScope] = {}
         self._reading = anyio.CancelScope()
         self._read = anyio.Event()
@@ -92,7 +95,8 @@ class RemoteTurn:
     async def __aexit__(self, *exc_info: object) -> None:
         with anyio.CancelScope(shield=True):
             if not self._finished and self._completion is None and self._failure is None:
-                await self.cancel()
+                with contextlib.suppress(RemoteError):  # then the stream below fails too
+                    await self.cancel()
             # What is left of this turn is nobody's; the next turn starts after it.
             try:
                 async for _ in self:
@@ -146,8 +150,24 @@ class RemoteTurn:
         self.session.seen = envelope.seq
         if event is None:
             return False
-        if isinstance(event, TurnCompleted) and envelope.seq <= self._after:
-            return False  # an earlier turn's, run by another client while this one was away
+        if envelope.seq <= self._after:
+            # Logged before this turn, since this client last read: it opens the turn, as
+            # locally, less the turns other clients ran meanwhile (`history` has them); a
+            # turn's events begin with its prompt's user_message.
+            if isinstance(event, TurnCompleted):
+                del self._earlier[self._other_turn :]
+            else:
+                if isinstance(event, UserMessage):
+                    self._other_turn = len(self._earlier)
+                self._earlier.append(event)
+            return False
+        for earlier in self._earlier:
+            await self._deliver(earlier)
+        self._earlier.clear()
+        return await self._deliver(event)
+
+    async def _deliver(self, event: Event) -> bool:
+        """Give ``event`` to the caller; true once it is the turn's ``turn_completed``."""
         self._record.add(event)
         if isinstance(event, ToolCallStarted):
             self._calls[event.call_id] = event

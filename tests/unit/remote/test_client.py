@@ -231,7 +231,7 @@ async def test_a_stream_dropped_mid_turn_resumes_with_every_event_once(tmp_path:
 
 
 async def test_a_stream_that_stays_down_raises_server_unreachable(tmp_path: Path) -> None:
-    async with remote(tmp_path, count_to_ten, cuts={0: 2}, refuse=3) as (server, transport):
+    async with remote(tmp_path, count_to_ten, cuts={0: 6}, refuse=3) as (server, transport):
         session = await server.new_session("scripted", cwd=str(tmp_path))
         kinds: list[str] = []
 
@@ -242,12 +242,12 @@ async def test_a_stream_that_stays_down_raises_server_unreachable(tmp_path: Path
 
         with pytest.raises(ServerUnreachable) as caught:
             await read()
-    assert kinds == ["session_started"]  # seq 1 is the state "starting"
-    assert transport.streams == ["after=0", "after=2", "after=2"]
+    assert kinds == ["session_started", "user_message", "message_delta"]
+    assert transport.streams == ["after=0", "after=6", "after=6"]
     assert caught.value.kind == "unreachable"
     assert str(caught.value) == (
         f"GET /v1/sessions/{session.id}/events: the event stream dropped and 2 "
-        "reconnections failed (after seq 2)"
+        "reconnections failed (after seq 6)"
     )
     assert isinstance(caught.value.__cause__, httpx.ConnectError)
 
@@ -337,6 +337,22 @@ async def test_modes_settings_attach_and_close(tmp_path: Path) -> None:
         await session.close()
         (info,) = await server.sessions()
         assert (info.id, info.status) == (session.id, "closed")
+
+
+async def test_a_turn_skips_the_turns_another_client_ran_meanwhile(tmp_path: Path) -> None:
+    async with remote(tmp_path, count_to_ten) as (server, _):
+        mine = await server.new_session("scripted", cwd=str(tmp_path))
+        theirs = await server.session(mine.id)
+        async with theirs.prompt("count") as turn:
+            their_kinds = [event.type async for event in turn]
+        async with mine.prompt("count") as turn:
+            my_events = [event async for event in turn]
+        logged = await server.history(mine.id)
+    one_turn = ["user_message", *["message_delta"] * 10, "turn_completed"]
+    assert their_kinds == one_turn
+    assert [e.type for e in my_events] == ["session_started", *one_turn]
+    assert [e.type for e in logged] == ["session_started", *one_turn, *one_turn]
+    assert my_events[1:] == logged[-12:]
 
 
 async def test_api_errors_are_typed(tmp_path: Path) -> None:
