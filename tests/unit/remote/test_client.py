@@ -355,6 +355,21 @@ async def test_a_turn_skips_the_turns_another_client_ran_meanwhile(tmp_path: Pat
     assert my_events[1:] == logged[-12:]
 
 
+async def test_history_reads_past_the_servers_page_size(tmp_path: Path) -> None:
+    async def chatter(agent: ScriptedAgent, sid: str, params: dict[str, Any]) -> str:
+        for n in range(1005):
+            await agent.say(sid, f"{n} ")
+        return "end_turn"
+
+    async with remote(tmp_path, chatter) as (server, _):
+        session = await server.new_session("scripted", cwd=str(tmp_path))
+        async with session.prompt("talk") as turn:
+            events = [event async for event in turn]
+        logged = await server.history(session.id)
+    assert len(events) == 1 + 1 + 1005 + 1  # over the page size of 1000 envelopes
+    assert logged == events
+
+
 async def test_api_errors_are_typed(tmp_path: Path) -> None:
     async with remote(tmp_path, wait_for_cancel) as (server, _):
         with pytest.raises(RemoteError) as unknown_agent:
