@@ -138,14 +138,18 @@ def test_the_plain_view_denying_by_default_with_the_token_from_the_environment(
     assert not (env.workspace / "a.txt").exists()
 
 
-def test_a_wrong_token_is_one_line_and_exit_1(tmp_path: Path) -> None:
+def test_a_wrong_token_and_an_unknown_agent_are_one_line_each(tmp_path: Path) -> None:
     with ScriptedModel(WRITE) as model:
         env = IsolatedGemini(model.url, root=tmp_path)
         with serving(env, tmp_path / "state") as url:
             base = url.partition("/?token=")[0]
-            done = run([GEMWIRE, "run", "--server", base, "--token", "wrong", "hi"], env)
-    assert done.returncode == 1
-    assert done.stderr == ("gemwire: POST /v1/sessions: 401 missing or wrong token\n")
+            wrong = run([GEMWIRE, "run", "--server", base, "--token", "wrong", "hi"], env)
+            unknown = run([GEMWIRE, "run", "--server", url, "--agent", "nope", "hi"], env)
+    assert (wrong.returncode, wrong.stdout) == (1, "")
+    assert wrong.stderr == "gemwire: POST /v1/sessions: 401 missing or wrong token\n"
+    assert (unknown.returncode, unknown.stdout) == (4, "")
+    assert unknown.stderr.startswith("gemwire: POST /v1/sessions: 404 unknown agent 'nope'; ")
+    assert unknown.stderr.count("\n") == 1
 
 
 def on_a_terminal(
