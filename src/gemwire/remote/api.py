@@ -93,7 +93,7 @@ class ApiClient:
             response = await self.http.request(
                 method, path, json=json, params=params, headers=headers
             )
-        except httpx.TransportError as exc:
+        except httpx.RequestError as exc:
             raise ServerUnreachable(f"{method} {path}: {exc!r}") from exc
         if response.is_error:
             raise _error(response)
@@ -118,7 +118,7 @@ class ApiClient:
             start = after
             try:
                 after, cause = await self._read(path, after, take)
-            except httpx.TransportError as exc:  # it did not open
+            except httpx.RequestError as exc:  # it did not open
                 cause = exc
             if cause is None:
                 return after
@@ -161,7 +161,7 @@ class ApiClient:
                         done = await take(envelope)
                         if done:
                             reading.cancel()
-            except httpx.TransportError as exc:
+            except httpx.RequestError as exc:
                 return after, exc
         if done:
             return after, None

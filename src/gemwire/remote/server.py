@@ -24,7 +24,7 @@ from gemwire.events import Event
 from gemwire.remote._extra import httpx
 from gemwire.remote.api import ApiClient, Reconnect
 from gemwire.remote.models import RemoteAgent, RemoteSessionInfo, decode_envelope
-from gemwire.remote.session import RemoteSession
+from gemwire.remote.session import RemoteSession, session_path
 from gemwire.runners.acp import PermissionHandler
 
 __all__ = ("RemoteServer", "connect")
@@ -144,12 +144,12 @@ class RemoteServer:
     ) -> RemoteSession:
         """Attach to an existing session by its server id: the next turn's events start
         after what the session has logged so far (`history` has those)."""
-        info = await self.api.call("GET", f"/v1/sessions/{session_id}", RemoteSessionInfo)
+        info = await self.api.call("GET", session_path(session_id), RemoteSessionInfo)
         return RemoteSession(self, info, permission_handler=permission_handler, seen=info.last_seq)
 
     async def history(self, session_id: str, *, after: int = 0) -> list[Event]:
         """Every event a session has logged after seq ``after``, page by page."""
-        path = f"/v1/sessions/{session_id}/events"
+        path = f"{session_path(session_id)}/events"
         events: list[Event] = []
         while True:
             page = await self.api.call(

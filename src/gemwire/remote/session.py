@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 import msgspec
 
@@ -17,7 +18,16 @@ if TYPE_CHECKING:
     from gemwire.remote.api import ApiClient
     from gemwire.remote.server import RemoteServer
 
-__all__ = ("RemoteSession",)
+__all__ = ("RemoteSession", "session_path")
+
+
+def session_path(session_id: str) -> str:
+    """A session's route; the id quoted, so that it can only name a session.
+
+    >>> session_path("s_0123"), session_path("../agents")
+    ('/v1/sessions/s_0123', '/v1/sessions/..%2Fagents')
+    """
+    return f"/v1/sessions/{quote(session_id, safe='')}"
 
 
 class RemoteSession:
@@ -62,7 +72,7 @@ class RemoteSession:
 
     @property
     def path(self) -> str:
-        return f"/v1/sessions/{self.info.id}"
+        return session_path(self.info.id)
 
     @property
     def current_mode_id(self) -> str | None:

@@ -375,9 +375,10 @@ async def test_api_errors_are_typed(tmp_path: Path) -> None:
         with pytest.raises(RemoteError) as unknown_agent:
             await server.new_session("nope", cwd=str(tmp_path))
         assert (unknown_agent.value.kind, unknown_agent.value.status) == ("not_found", 404)
-        with pytest.raises(RemoteError) as unknown_session:
-            await server.session("s_0000000000000000")
-        assert (unknown_session.value.kind, unknown_session.value.status) == ("not_found", 404)
+        for unknown in ("s_0000000000000000", "../agents"):
+            with pytest.raises(RemoteError) as unknown_session:
+                await server.session(unknown)
+            assert (unknown_session.value.kind, unknown_session.value.status) == ("not_found", 404)
         session = await server.new_session("scripted", cwd=str(tmp_path))
         with pytest.raises(RemoteError) as bad_mode:
             await session.set_mode("nope")
