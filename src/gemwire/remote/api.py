@@ -147,20 +147,20 @@ class ApiClient:
             parser = SseParser()
             done = False
             try:
-                # Done, the read is cancelled rather than left: httpx's line iterators then
+                # Done, the read is cancelled rather than left: httpx's byte iterators then
                 # end with it (left half-read, trio warns as they are collected).
                 with anyio.CancelScope() as reading:
-                    async for line in response.aiter_lines():
-                        message = parser.feed(line)
-                        if done or message is None or message.event != "gemwire":
-                            continue
-                        envelope = self._decode(path, message.data)
-                        if envelope.seq <= after:
-                            continue  # a server that replays more than asked: never twice
-                        after = envelope.seq
-                        done = await take(envelope)
-                        if done:
-                            reading.cancel()
+                    async for chunk in response.aiter_bytes():
+                        for message in parser.feed(chunk):
+                            if done or message.event != "gemwire":
+                                continue
+                            envelope = self._decode(path, message.data)
+                            if envelope.seq <= after:
+                                continue  # a server replaying more than asked: never twice
+                            after = envelope.seq
+                            done = await take(envelope)
+                            if done:
+                                reading.cancel()
             except httpx.RequestError as exc:
                 return after, exc
         if done:

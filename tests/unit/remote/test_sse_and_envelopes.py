@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 
+import anyio
+import httpx
 import msgspec
 import pytest
 from hypothesis import given, strategies as st
 
 from gemwire.events import MessageDelta, Notice, TurnCompleted
+from gemwire.remote.api import ApiClient, Reconnect
 from gemwire.remote.models import Envelope, decode_envelope
 from gemwire.remote.sse import SseMessage, SseParser
 
 
 def parse(text: str) -> list[SseMessage]:
-    parser = SseParser()
-    lines = text.replace("\r\n", "\n").split("\n")
-    return [m for line in lines if (m := parser.feed(line)) is not None]
+    return SseParser().feed(text.encode())
 
 
 def test_fields_comments_and_multiline_data() -> None:
@@ -29,6 +32,7 @@ def test_fields_comments_and_multiline_data() -> None:
         "id: 2\nfoo: bar\nevent: gemwire\ndata:  two spaces\n\n"
         "data: torn"  # no blank line yet: not a message
     )
+    assert parse(text) == parse(text.replace("\n", "\r")) == parse(text.replace("\n", "\r\n"))
     assert parse(text) == [
         SseMessage(id="1", event="gemwire", data="a\nb"),
         SseMessage(id="1", event="message", data="plain"),
@@ -85,3 +89,51 @@ def test_without_the_extra_the_import_says_what_to_install() -> None:
     assert done.stderr.strip().splitlines()[-1] == (
         "ImportError: gemwire.remote needs the [remote] extra: pip install 'gemwire[remote]'"
     )
+
+
+class _Chunks(httpx.AsyncByteStream):
+    def __init__(self, chunks: list[bytes]) -> None:
+        self._chunks = iter(chunks)
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self
+
+    async def __anext__(self) -> bytes:
+        try:
+            return next(self._chunks)
+        except StopIteration:
+            raise StopAsyncIteration from None
+
+
+@given(
+    texts=st.lists(st.text(), min_size=1, max_size=8),
+    cuts=st.lists(st.integers(min_value=0), max_size=12),
+    line_end=st.sampled_from(["\n", "\r\n"]),
+)
+def test_envelopes_come_whole_and_once_in_any_chunking(
+    texts: list[str], cuts: list[int], line_end: str
+) -> None:
+    events = [MessageDelta(agent="a", text=text) for text in texts]
+    body = f": keep-alive{line_end}{line_end}"
+    for seq, event in enumerate(events, 1):
+        data = msgspec.json.encode({"seq": seq, "event": event}).decode()
+        body += line_end.join([f"id: {seq}", "event: gemwire", f"data: {data}", "", ""])
+    raw = body.encode()
+    points = sorted({c % (len(raw) + 1) for c in cuts} | {0, len(raw)})
+    chunks = [raw[a:b] for a, b in itertools.pairwise(points)]
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, stream=_Chunks(chunks))
+
+    taken: list[Envelope] = []
+
+    async def take(envelope: Envelope) -> bool:
+        taken.append(envelope)
+        return envelope.seq == len(events)
+
+    async def follow() -> int:
+        async with httpx.AsyncClient(transport=httpx.MockTransport(answer)) as http:
+            return await ApiClient(http, Reconnect()).follow("http://x/events", 0, take)
+
+    assert anyio.run(follow) == len(events)
+    assert taken == [Envelope(seq=n, event=e) for n, e in enumerate(events, 1)]
