@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from types import TracebackType
 from typing import Any, Self
-from urllib.parse import parse_qs, urlsplit, urlunsplit
+from urllib.parse import parse_qs, quote, urlsplit, urlunsplit
 
 import anyio
 import msgspec
@@ -26,6 +26,7 @@ from gemwire.remote.api import ApiClient, Reconnect
 from gemwire.remote.models import RemoteAgent, RemoteSessionInfo, decode_envelope
 from gemwire.remote.session import RemoteSession, session_path
 from gemwire.runners.acp import PermissionHandler
+from gemwire.sessions import SessionInfo, UsageReport
 
 __all__ = ("RemoteServer", "connect")
 
@@ -39,6 +40,14 @@ class _Sessions(msgspec.Struct):
 
 class _Roots(msgspec.Struct):
     roots: list[str]
+
+
+class _Saved(msgspec.Struct):
+    sessions: list[SessionInfo]
+
+
+class _SavedEvents(msgspec.Struct):
+    events: list[Event]
 
 
 class _Events(msgspec.Struct):
@@ -160,6 +169,45 @@ class RemoteServer:
             if not envelopes or envelopes[-1].seq >= page.last_seq:
                 return events
             after = envelopes[-1].seq
+
+    async def saved_sessions(
+        self,
+        agent: str = "all",
+        *,
+        project: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        q: str | None = None,
+    ) -> list[SessionInfo]:
+        """The agents' saved sessions in the server's homes, as ``gemwire sessions list
+        --json`` gives them: of ``agent`` (or ``all``), in ``project``, last updated
+        between ``since`` and ``until`` (as ``gemwire usage`` takes them), matching ``q``."""
+        given = {"agent": agent, "project": project, "since": since, "until": until, "q": q}
+        params = {name: value for name, value in given.items() if value is not None}
+        return (await self.api.call("GET", "/v1/saved-sessions", _Saved, params=params)).sessions
+
+    async def saved_session(
+        self, agent: str, session_id: str, *, project: str | None = None
+    ) -> list[Event]:
+        """A saved session's events (``gemwire sessions show --json``)."""
+        path = f"/v1/saved-sessions/{quote(agent, safe='')}/{quote(session_id, safe='')}"
+        params = {"format": "events", **({"project": project} if project else {})}
+        document = await self.api.call("GET", path, _SavedEvents, params=params)
+        return document.events
+
+    async def usage(
+        self,
+        agent: str = "all",
+        *,
+        by: str = "day",
+        since: str | None = None,
+        until: str | None = None,
+        project: str | None = None,
+    ) -> UsageReport:
+        """Tokens and estimated cost of the saved sessions, as ``gemwire usage --json``."""
+        given = {"agent": agent, "by": by, "since": since, "until": until, "project": project}
+        params = {name: value for name, value in given.items() if value is not None}
+        return await self.api.call("GET", "/v1/usage", UsageReport, params=params)
 
 
 def connect(
