@@ -17,6 +17,7 @@ import pytest
 
 from gemwire.testing import (
     FunctionCall,
+    Hang,
     IsolatedGemini,
     Reply,
     Scenario,
@@ -191,3 +192,46 @@ def test_ctrl_c_at_the_prompt_cancels_the_turn_on_the_server_and_exits_130(
     assert lines[start + 2] == "    → cancelled"
     assert lines[-2].startswith("✗ failed (cancelled) · 1 tool call · ")
     assert not (env.workspace / "a.txt").exists()
+
+
+def test_a_server_lost_mid_turn_still_ends_the_json_with_one_turn_completed(
+    tmp_path: Path,
+) -> None:
+    stalls = Scenario(turns=[Reply([Text("Working."), Hang()])])
+    with ScriptedModel(stalls) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        argv = [GEMWIRE, "serve", "--port", "0", "--root", str(env.workspace), "--state-dir"]
+        with subprocess.Popen(
+            [*argv, str(tmp_path / "state")],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env.environ(),
+            text=True,
+        ) as server:
+            try:
+                assert server.stdout is not None
+                url = server.stdout.readline().removeprefix("gemwire serve: ").strip()
+                with subprocess.Popen(
+                    [GEMWIRE, "run", "--server", url, "--json", "go"],
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    env=env.environ(),
+                    text=True,
+                ) as client:
+                    assert client.stdout is not None
+                    lines = [client.stdout.readline()]
+                    while lines[-1] and '"message_delta"' not in lines[-1]:
+                        lines.append(client.stdout.readline())
+                    server.kill()  # no shutdown in order: the connection just goes
+                    out, err = client.communicate(timeout=60)
+            finally:
+                server.kill()
+    events = [json.loads(line) for line in [*lines, *out.splitlines()] if line]
+    assert [e["type"] for e in events].count("turn_completed") == 1
+    assert "message_delta" in [e["type"] for e in events]
+    last = events[-1]
+    assert (last["type"], last["ok"], last["stop_reason"]) == ("turn_completed", False, "error")
+    assert last["error"]["kind"] == "crashed"
+    assert "the event stream dropped and 5 reconnections failed" in last["error"]["message"]
+    assert client.returncode == 1  # crashed
+    assert err == ""

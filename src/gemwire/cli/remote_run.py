@@ -38,8 +38,8 @@ def run_on_server(
 
     from gemwire.cli.live import LiveOutput
     from gemwire.cli.signals import SignalStop
-    from gemwire.errors import RemoteError
-    from gemwire.events import PermissionRequested
+    from gemwire.errors import RemoteError, ServerUnreachable
+    from gemwire.events import PermissionRequested, TurnCompleted, TurnError
     from gemwire.runners.acp import PermissionHandler, PermissionRequest
 
     try:
@@ -69,21 +69,34 @@ def run_on_server(
     preset = "ask" if handler is not None else _PRESETS.get(approval_mode or "", "deny")
     stop = SignalStop()
 
-    async def go() -> AcpTurnResult:
+    async def go() -> AcpTurnResult | TurnCompleted:
         async with connect(url, token=token) as server:
             session = await server.new_session(
                 agent, cwd=cwd, model=model, permissions=preset, permission_handler=handler
             )
             async with session.prompt(prompt) as turn:
                 stop.cancels(lambda reason: turn.cancel())
-                async for event in turn:
-                    shown["agent"] = event.agent
-                    output.show(event)
+                try:
+                    async for event in turn:
+                        shown["agent"] = event.agent
+                        output.show(event)
+                except ServerUnreachable as exc:
+                    # The turn's own end will not come: still end with one turn_completed.
+                    lost = TurnCompleted(
+                        agent=shown["agent"],
+                        session_id=session.session_id,
+                        ok=False,
+                        stop_reason="error",
+                        error=TurnError(kind="crashed", message=str(exc)),
+                        answer="",
+                    )
+                    output.show(lost)
+                    return lost
             return turn.result
 
     try:
         with output:
-            result: AcpTurnResult | None = stop.run(go)
+            result: AcpTurnResult | TurnCompleted | None = stop.run(go)
             output.close()
     except RemoteError as exc:
         click.echo(f"gemwire: {exc}", err=True)
