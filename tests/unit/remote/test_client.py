@@ -214,6 +214,36 @@ async def test_a_handler_choosing_what_was_not_offered_denies(tmp_path: Path) ->
     assert result.answer == "Let me write it.\n\n Chose no."
 
 
+async def test_cancel_while_the_handler_is_asking_ends_the_question(tmp_path: Path) -> None:
+    asked, gave_up = anyio.Event(), anyio.Event()
+
+    async def never_answers(request: PermissionRequest) -> str | None:
+        asked.set()
+        try:
+            await anyio.sleep_forever()
+        finally:
+            gave_up.set()
+        return None  # pragma: no cover - never reached
+
+    async with remote(tmp_path, write_with_permission) as (server, _):
+        session = await server.new_session(
+            "scripted", cwd=str(tmp_path), permission_handler=never_answers
+        )
+        async with session.prompt("write a.txt") as turn:
+            async for event in turn:
+                if isinstance(event, PermissionRequested):
+                    await asked.wait()
+                    await turn.cancel()
+                if isinstance(event, PermissionResolved):
+                    assert event.option_id is None
+        await gave_up.wait()
+    # This agent ends the turn its own way once its question is answered "cancelled".
+    assert (turn.result.stop_reason, turn.result.answer) == (
+        "end_turn",
+        "Let me write it.\n\n Chose cancelled.",
+    )
+
+
 async def test_a_stream_dropped_mid_turn_resumes_with_every_event_once(tmp_path: Path) -> None:
     whole, _, unbroken = await remote_turn(tmp_path, count_to_ten, None, state="a")
     events, result, transport = await remote_turn(
