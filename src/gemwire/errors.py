@@ -38,6 +38,10 @@ chained with ``raise ... from exc``.
     ├── BatchOutputError           a batch's output folder cannot be read or written (a damaged
     │                              results.jsonl, a full disk); what finished stays on disk
     ├── ScenarioError              a scripted-model scenario is invalid (gemwire.testing)
+    ├── RemoteError                a ``gemwire serve`` server refused a request (gemwire.remote):
+    │   │                          ``.kind`` and ``.status`` of its JSON error
+    │   └── ServerUnreachable      the server cannot be reached, or its event stream stayed
+    │                              down through every reconnection attempt
     └── SessionError               a saved session cannot be read (gemwire.sessions)
         └── SessionNotFound        no session matches the id, index, ``latest`` or path given
 
@@ -71,10 +75,12 @@ __all__ = (
     "ProtocolError",
     "QuotaExhausted",
     "RateLimited",
+    "RemoteError",
     "RunCancelled",
     "RunFailed",
     "RunTimedOut",
     "ScenarioError",
+    "ServerUnreachable",
     "SessionError",
     "SessionNotFound",
     "TurnLimitReached",
@@ -287,6 +293,27 @@ class ScenarioError(GemwireError, ValueError):
     def __init__(self, message: str, *, source: str | None = None) -> None:
         super().__init__(f"{source}: {message}" if source else message)
         self.source = source
+
+
+class RemoteError(GemwireError):
+    """A ``gemwire serve`` server answered a request with its JSON error
+    (``{"error": {"kind", "message"}}``): ``kind`` is the error's kind (``not_found``,
+    ``conflict``, ``unauthorized``, ...), ``status`` its HTTP status."""
+
+    kind = "internal"
+
+    def __init__(self, message: str, *, kind: str | None = None, status: int | None = None):
+        super().__init__(message)
+        if kind is not None:
+            self.kind = kind
+        self.status = status
+
+
+class ServerUnreachable(RemoteError):
+    """The server cannot be reached, or a session's event stream dropped and did not come
+    back within the reconnection attempts (the cause is chained)."""
+
+    kind = "unreachable"
 
 
 class SessionError(GemwireError):

@@ -72,6 +72,9 @@ __all__ = ("run",)
     type=click.Choice(["stream-json", "json"]),
     help="What to ask Gemini CLI for (json: the answer's last turn only, no tool calls).",
 )
+@click.option("--server", help="Run on this `gemwire serve` server (its URL) instead of here.")
+@click.option("--token", envvar="GEMWIRE_TOKEN", help="The server's token (also $GEMWIRE_TOKEN).")
+@click.option("--agent", help="The server's agent to run (with --server; default: gemini).")
 @output_options
 @click.pass_context
 def run(
@@ -86,6 +89,9 @@ def run(
     policy_files: tuple[str, ...],
     allowed_tools: tuple[str, ...],
     extensions: tuple[str, ...],
+    server: str | None,
+    token: str | None,
+    agent: str | None,
     **options: object,
 ) -> None:
     """Run Gemini CLI on PROMPT (- reads it from stdin) and show what happens.
@@ -96,6 +102,7 @@ def run(
     gemwire run "fix the failing test" --approval-mode auto_edit
     gemwire run --json -y "summarize README.md" > events.jsonl
     gemwire run -q "one word for blue" | tr a-z A-Z
+    gemwire run --server http://build-box:8765 --agent claude "fix the failing test"
     """
 
     from gemwire import (
@@ -117,6 +124,10 @@ def run(
         if options["approval_mode"] not in (None, "yolo") and given:
             raise click.UsageError("--yolo and --approval-mode disagree")
         options["approval_mode"] = "yolo"
+    if server is not None or agent is not None:
+        from gemwire.cli.remote_run import run_from_command
+
+        run_from_command(ctx, prompt, server, token, agent, as_json, quiet, verbose, options)
     run_options = GeminiOptions(
         include_directories=include_directories,
         policy_files=policy_files,

@@ -1,0 +1,152 @@
+"""``gemwire run --server URL``: the prompt runs on a ``gemwire serve`` server, shown as a
+local run is (the same outputs: live view, plain, ``--json``, ``--quiet``)."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+import click
+from click.core import ParameterSource
+
+from gemwire.cli.exit_codes import EXIT_NOT_FOUND, EXIT_TURN_FAILED, EXIT_USAGE, exit_status
+
+if TYPE_CHECKING:
+    from gemwire.cli.live import Output
+    from gemwire.runners.acp import AcpTurnResult
+
+__all__ = ("run_from_command", "run_on_server")
+
+_PRESETS = {"yolo": "all", "auto_edit": "edits"}
+"""``--approval-mode`` as the session's permission preset on the server; the rest deny."""
+
+
+def run_on_server(
+    prompt: str,
+    *,
+    url: str,
+    token: str | None,
+    agent: str,
+    cwd: str | None,
+    model: str | None,
+    approval_mode: str | None,
+    output: Output,
+) -> None:
+    """Run ``prompt`` in a new session of ``agent`` on the server; exits as `gemwire run`
+    does (a signal cancels the turn: 130, 143, 129)."""
+    import anyio
+
+    from gemwire.cli.live import LiveOutput
+    from gemwire.cli.signals import SignalStop
+    from gemwire.errors import RemoteError, ServerUnreachable
+    from gemwire.events import PermissionRequested, TurnCompleted, TurnError
+    from gemwire.runners.acp import PermissionHandler, PermissionRequest
+
+    try:
+        from gemwire.remote import connect
+    except ImportError as exc:  # no [remote] extra: the message says what to install
+        click.echo(f"gemwire: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+
+    shown = {"agent": agent}  # the events' own name of the agent (acp:gemini-cli, ...)
+    handler: PermissionHandler | None = None
+    if isinstance(output, LiveOutput) and sys.stdin.isatty() and approval_mode is None:
+        live = output
+        one_question = anyio.Lock()
+
+        async def ask(request: PermissionRequest) -> str | None:
+            event = PermissionRequested(
+                agent=shown["agent"],
+                session_id=request.session_id,
+                request_id=request.request_id,
+                call_id=request.call_id,
+                options=request.options,
+            )
+            async with one_question:  # two at once would share one keyboard
+                return await live.ask_permission(event)
+
+        handler = ask
+    preset = "ask" if handler is not None else _PRESETS.get(approval_mode or "", "deny")
+    stop = SignalStop()
+
+    async def go() -> AcpTurnResult | TurnCompleted:
+        async with connect(url, token=token) as server:
+            session = await server.new_session(
+                agent, cwd=cwd, model=model, permissions=preset, permission_handler=handler
+            )
+            async with session.prompt(prompt) as turn:
+                stop.cancels(lambda reason: turn.cancel())
+                try:
+                    async for event in turn:
+                        shown["agent"] = event.agent
+                        output.show(event)
+                except ServerUnreachable as exc:
+                    # The turn's own end will not come: still end with one turn_completed.
+                    lost = TurnCompleted(
+                        agent=shown["agent"],
+                        session_id=session.session_id,
+                        ok=False,
+                        stop_reason="error",
+                        error=TurnError(kind="crashed", message=str(exc)),
+                        answer="",
+                    )
+                    output.show(lost)
+                    return lost
+            return turn.result
+
+    try:
+        with output:
+            result: AcpTurnResult | TurnCompleted | None = stop.run(go)
+            output.close()
+    except RemoteError as exc:
+        click.echo(f"gemwire: {exc}", err=True)
+        sys.exit(EXIT_NOT_FOUND if exc.kind == "not_found" else EXIT_TURN_FAILED)
+    stop.exit_if_stopped()
+    assert result is not None
+    sys.exit(exit_status(result))
+
+
+_ON_SERVER = frozenset({"model", "approval_mode", "yolo", "cwd"})
+"""What `gemwire run --server` takes of the options for a local run."""
+
+
+def run_from_command(
+    ctx: click.Context,
+    prompt: str,
+    server: str | None,
+    token: str | None,
+    agent: str | None,
+    as_json: bool,
+    quiet: bool,
+    verbose: bool,
+    options: dict[str, object],
+) -> None:
+    """`gemwire run` with ``--server`` (or ``--agent``): what a local run takes of its
+    options goes to the server; the rest is a usage error."""
+    from gemwire.cli.live import open_output
+
+    if server is None:
+        raise click.UsageError("--agent needs --server (locally, `gemwire acp --agent`)")
+    local = [
+        name
+        for name in ctx.params
+        if name not in _ON_SERVER
+        and ctx.get_parameter_source(name) == ParameterSource.COMMANDLINE
+        and ctx.params[name] not in (None, False, ())
+        and name not in ("prompt", "server", "token", "agent", "as_json", "quiet", "verbose")
+    ]
+    if local:
+        flags = ", ".join("--" + name.replace("_", "-") for name in sorted(local))
+        raise click.UsageError(f"{flags}: not available with --server")
+    cwd = options.get("cwd")
+    output = open_output(as_json=as_json, quiet=quiet, verbose=verbose, cwd=None)
+    run_on_server(
+        prompt,
+        url=server,
+        token=token,
+        agent=agent or "gemini",
+        cwd=str(cwd) if cwd else None,
+        model=str(options["model"]) if options.get("model") else None,
+        approval_mode=str(options["approval_mode"]) if options.get("approval_mode") else None,
+        output=output,
+    )

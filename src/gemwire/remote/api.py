@@ -1,0 +1,178 @@
+"""The HTTP side of `gemwire.remote`: requests, the one place the API's JSON errors
+become `gemwire.errors`, and a session's event stream followed across drops.
+
+Every error the server answers with (``{"error": {"kind", "message"}}``) is raised as
+`RemoteError` (``.kind``, ``.status``); a server that cannot be reached, or a stream that
+stays down through every attempt of the `Reconnect` policy, as `ServerUnreachable`,
+chained ``from`` httpx's error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
+
+import anyio
+import msgspec
+
+from gemwire.errors import RemoteError, ServerUnreachable
+from gemwire.remote._extra import httpx
+from gemwire.remote.models import Envelope, decode_envelope
+from gemwire.remote.sse import SseParser
+
+__all__ = ("ApiClient", "Reconnect")
+
+T = TypeVar("T")
+
+_SERVER_BUSY = frozenset({502, 503, 504})
+"""Statuses a stream is retried on (a restarting server, a proxy in between)."""
+
+
+class Reconnect(msgspec.Struct, frozen=True, kw_only=True):
+    """How a dropped event stream is reopened: up to ``attempts`` times in a row, waiting
+    ``backoff`` seconds before the first and twice as long before each next one (at most
+    ``max_backoff``). An event received resets the count."""
+
+    attempts: int = 5
+    backoff: float = 0.25
+    max_backoff: float = 5.0
+
+    def delay(self, attempt: int) -> float:
+        """Seconds to wait before reconnection ``attempt`` (1-based).
+
+        >>> [Reconnect().delay(n) for n in (1, 2, 3, 6, 10)]
+        [0.25, 0.5, 1.0, 5.0, 5.0]
+        """
+        return min(self.backoff * 2.0 ** (attempt - 1), self.max_backoff)
+
+
+class _ErrorBody(msgspec.Struct):
+    kind: str = "internal"
+    message: str = ""
+
+
+class _ErrorDocument(msgspec.Struct):
+    error: _ErrorBody
+
+
+def _error(response: httpx.Response) -> RemoteError:
+    """The `RemoteError` of a response that is not a success."""
+    try:
+        body = msgspec.json.decode(response.content, type=_ErrorDocument).error
+        kind, message = body.kind, body.message or response.reason_phrase
+    except msgspec.DecodeError:
+        kind, message = "internal", response.text[:200] or response.reason_phrase
+    request = response.request
+    return RemoteError(
+        f"{request.method} {request.url.path}: {response.status_code} {message}",
+        kind=kind,
+        status=response.status_code,
+    )
+
+
+class ApiClient:
+    """Requests to one server, with its token; ``http`` is the httpx client (the
+    ``transport`` of `connect` is its seam)."""
+
+    def __init__(self, http: httpx.AsyncClient, reconnect: Reconnect) -> None:
+        self.http = http
+        self.reconnect = reconnect
+
+    async def call(
+        self,
+        method: str,
+        path: str,
+        into: type[T],
+        *,
+        json: Any = None,
+        params: Mapping[str, str] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> T:
+        """The JSON answer to one request, decoded as ``into``."""
+        try:
+            response = await self.http.request(
+                method, path, json=json, params=params, headers=headers
+            )
+        except httpx.RequestError as exc:
+            raise ServerUnreachable(f"{method} {path}: {exc!r}") from exc
+        if response.is_error:
+            raise _error(response)
+        try:
+            return msgspec.json.decode(response.content, type=into)
+        except msgspec.DecodeError as exc:
+            raise RemoteError(
+                f"{method} {path}: the server's answer is not what the API says: {exc}",
+                kind="protocol",
+                status=response.status_code,
+            ) from exc
+
+    async def follow(
+        self, path: str, after: int, take: Callable[[Envelope], Awaitable[bool]]
+    ) -> int:
+        """Read the SSE stream at ``path`` from seq ``after`` on, giving each envelope to
+        ``take`` until it returns true; returns the last seq taken. A stream that drops
+        (or ends) before that is reopened with ``?after=`` the last seq taken, so every
+        envelope comes exactly once."""
+        attempt = 0
+        while True:
+            start = after
+            try:
+                after, cause = await self._read(path, after, take)
+            except httpx.RequestError as exc:  # it did not open
+                cause = exc
+            if cause is None:
+                return after
+            attempt = 1 if after > start else attempt + 1
+            if attempt > self.reconnect.attempts:
+                raise ServerUnreachable(
+                    f"GET {path}: the event stream dropped and {self.reconnect.attempts} "
+                    f"reconnections failed (after seq {after})"
+                ) from cause
+            await anyio.sleep(self.reconnect.delay(attempt))
+
+    async def _read(
+        self, path: str, after: int, take: Callable[[Envelope], Awaitable[bool]]
+    ) -> tuple[int, BaseException | None]:
+        """One stream from ``after``: the last seq taken, and why it ended early (``None``:
+        ``take`` is done)."""
+        headers = {"Accept": "text/event-stream"}
+        params = {"after": str(after)}
+        async with self.http.stream("GET", path, params=params, headers=headers) as response:
+            if response.status_code in _SERVER_BUSY:
+                await response.aread()
+                return after, _error(response)
+            if response.is_error:
+                await response.aread()
+                raise _error(response)
+            parser = SseParser()
+            done = False
+            try:
+                # Done, the read is cancelled rather than left: httpx's byte iterators then
+                # end with it (left half-read, trio warns as they are collected).
+                with anyio.CancelScope() as reading:
+                    async for chunk in response.aiter_bytes():
+                        for message in parser.feed(chunk):
+                            if done or message.event != "gemwire":
+                                continue
+                            envelope = self._decode(path, message.data)
+                            if envelope.seq <= after:
+                                continue  # a server replaying more than asked: never twice
+                            after = envelope.seq
+                            done = await take(envelope)
+                            if done:
+                                reading.cancel()
+            except httpx.RequestError as exc:
+                return after, exc
+        if done:
+            return after, None
+        return after, ServerUnreachable(f"GET {path}: the stream ended")
+
+    @staticmethod
+    def _decode(path: str, data: str) -> Envelope:
+        try:
+            return decode_envelope(data)
+        except msgspec.DecodeError as exc:
+            raise RemoteError(
+                f"GET {path}: a stream message is not an envelope: {data[:200]!r}",
+                kind="protocol",
+            ) from exc
