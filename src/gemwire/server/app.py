@@ -30,6 +30,7 @@ from gemwire.server.responses import (
 )
 from gemwire.server.security import SecurityMiddleware
 from gemwire.server.sessions import SessionManager
+from gemwire.server.spares import SpareAgents
 from gemwire.server.state import AppState, app_state
 
 __all__ = ("create_app",)
@@ -57,12 +58,13 @@ def _routes() -> list[BaseRoute]:
 def create_app(config: ServerConfig, *, launcher: AgentLauncher | None = None) -> Starlette:
     """The app for ``config``; agents start through ``launcher`` (default: processes,
     `ProcessLauncher`; tests give one that starts no process)."""
-    state = AppState(config=config, launcher=launcher or ProcessLauncher(config.agents))
+    spares = SpareAgents(launcher or ProcessLauncher(config.agents), config.warm, config.roots[0])
+    state = AppState(config=config, launcher=spares)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         os.makedirs(config.state_dir, mode=0o700, exist_ok=True)
-        async with SessionManager(config, state.launcher) as sessions:
+        async with spares, SessionManager(config, state.launcher) as sessions:
             state.sessions = sessions
             state.started = True
             try:
