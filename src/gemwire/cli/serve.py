@@ -59,6 +59,12 @@ def _agent_command(value: str) -> tuple[str, tuple[str, ...]]:
     help="Seconds a permission request waits for a client's answer, then is denied.",
 )
 @click.option("--agent", "agents", multiple=True, help="Another agent: NAME=COMMAND (repeatable).")
+@click.option(
+    "--warm",
+    multiple=True,
+    metavar="AGENT",
+    help="Keep one AGENT started ahead, so a new session starts at once (repeatable).",
+)
 @click.option("--ssl-certfile", type=click.Path(exists=True, dir_okay=False))
 @click.option("--ssl-keyfile", type=click.Path(exists=True, dir_okay=False))
 def serve(
@@ -72,6 +78,7 @@ def serve(
     session_idle_timeout: float,
     permission_timeout: float,
     agents: tuple[str, ...],
+    warm: tuple[str, ...],
     ssl_certfile: str | None,
     ssl_keyfile: str | None,
 ) -> None:
@@ -124,6 +131,7 @@ def serve(
         state_dir=state,
         allow_origins=allow_origins,
         agents=custom,
+        warm=warm,
         max_sessions=max_sessions,
         idle_timeout=session_idle_timeout,
         permission_timeout=permission_timeout,

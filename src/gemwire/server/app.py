@@ -30,6 +30,7 @@ from gemwire.server.responses import (
 )
 from gemwire.server.security import SecurityMiddleware
 from gemwire.server.sessions import SessionManager
+from gemwire.server.spares import SpareAgents
 from gemwire.server.state import AppState, app_state
 from gemwire.server.stream import StreamLauncher
 
@@ -62,14 +63,16 @@ def create_app(
     stream_launcher: StreamLauncher | None = None,
 ) -> Starlette:
     """The app for ``config``; agents start through ``launcher`` (default: processes,
-    `ProcessLauncher`) and ``gemini-stream`` turns through ``stream_launcher`` (default:
-    `GeminiStreamLauncher`); tests give ones that start no process."""
-    state = AppState(config=config, launcher=launcher or ProcessLauncher(config.agents))
+    `ProcessLauncher`, with ``config.warm`` agents started ahead: `SpareAgents`) and
+    ``gemini-stream`` turns through ``stream_launcher`` (default: `GeminiStreamLauncher`);
+    tests give ones that start no process."""
+    spares = SpareAgents(launcher or ProcessLauncher(config.agents), config.warm, config.roots[0])
+    state = AppState(config=config, launcher=spares)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         os.makedirs(config.state_dir, mode=0o700, exist_ok=True)
-        async with SessionManager(config, state.launcher, stream_launcher) as sessions:
+        async with spares, SessionManager(config, state.launcher, stream_launcher) as sessions:
             state.sessions = sessions
             state.started = True
             try:

@@ -86,6 +86,8 @@ class ServerConfig(msgspec.Struct, frozen=True, kw_only=True):
     allow_origins: tuple[str, ...] = ()
     """Origins allowed besides the server's own (``--allow-origin``)."""
     agents: dict[str, tuple[str, ...]] = {}
+    warm: tuple[str, ...] = ()
+    """Agents kept started ahead, one each, for the next new session (``--warm``)."""
     max_sessions: int = DEFAULT_MAX_SESSIONS
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT
     permission_timeout: float = DEFAULT_PERMISSION_TIMEOUT

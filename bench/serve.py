@@ -1,0 +1,276 @@
+"""What putting an agent behind ``gemwire serve`` costs, measured against no server, in one run.
+
+    .venv/bin/python bench/serve.py [--runs 5] [--sessions 20] [--events 500] [--pace-ms 10]
+                                    [--idle 50]
+
+1. First answer: a new session on a running server whose agent is already warm, from
+   ``POST /v1/sessions`` to the first ``message_delta`` read from the session's SSE stream,
+   against a cold ``gemini -p`` (``run_gemini``, process start to its first
+   ``message_delta``) on the same prompt. The pinned Gemini CLI 0.61.0 against the scripted
+   model, medians of ``--runs``.
+2. Latency per event, agent to SSE client, with ``--sessions`` sessions streaming at once:
+   a stand-in ACP agent (a few lines of Python, below) writes ``--events`` message chunks a
+   turn, each stamped with CLOCK_MONOTONIC (shared by all processes on Linux), paced
+   ``--pace-ms`` apart (10 ms: 100 chunks a second a session, faster than a model streams);
+   each client notes when each event reaches it. p50 / p99 / max.
+3. Server memory per idle session: the server's resident memory (VmRSS) after ``--idle``
+   idle sessions of the stand-in agent, less before, divided by their number (the agents'
+   own memory is theirs, in their processes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+
+from gemwire import run_gemini
+from gemwire.events import MessageDelta
+from gemwire.testing import IsolatedGemini, Reply, Scenario, ScriptedModel, Text
+
+TOKEN = "bench-token-0123456789"
+URL = re.compile(r"^gemwire serve: (http://127\.0\.0\.1:\d+)/\?token=(\S+)\n$")
+PROMPT = "say hello"
+
+STAMPED_AGENT = r"""
+import json, sys, time
+EVENTS, PACE = int(sys.argv[1]), float(sys.argv[2])
+out = sys.stdout
+def send(message):
+    out.write(json.dumps(message) + "\n"); out.flush()
+for line in sys.stdin:
+    message = json.loads(line)
+    method, ident = message.get("method"), message.get("id")
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": ident, "result": {"protocolVersion": 1,
+              "agentCapabilities": {}, "agentInfo": {"name": "stamped", "version": "1"}}})
+    elif method == "session/new":
+        send({"jsonrpc": "2.0", "id": ident, "result": {"sessionId": "s-%d" % ident}})
+    elif method == "session/prompt":
+        session = message["params"]["sessionId"]
+        for _ in range(EVENTS):
+            send({"jsonrpc": "2.0", "method": "session/update", "params": {
+                "sessionId": session, "update": {"sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": str(time.monotonic_ns())}}}})
+            time.sleep(PACE)
+        send({"jsonrpc": "2.0", "id": ident, "result": {"stopReason": "end_turn"}})
+    elif ident is not None:
+        send({"jsonrpc": "2.0", "id": ident, "result": {}})
+"""
+
+
+class Server:
+    """A ``gemwire serve --port 0`` process and an HTTP client for it."""
+
+    def __init__(self, args: Sequence[str], env: dict[str, str], cwd: Path) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "gemwire", "serve", "--port", "0", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env={**env, "GEMWIRE_TOKEN": TOKEN},
+            cwd=cwd,
+        )
+        assert self.process.stdout is not None
+        match = URL.match(self.process.stdout.readline())
+        assert match is not None, "gemwire serve did not print its URL"
+        self.http = httpx.AsyncClient(
+            base_url=match.group(1),
+            headers={"Authorization": f"Bearer {TOKEN}"},
+            timeout=120,
+            limits=httpx.Limits(max_connections=200),
+        )
+
+    async def new_session(self, agent: str, cwd: Path) -> str:
+        response = await self.http.post("/v1/sessions", json={"agent": agent, "cwd": str(cwd)})
+        assert response.status_code == 201, response.text
+        session_id: str = response.json()["id"]
+        return session_id
+
+    @asynccontextmanager
+    async def events(self, session_id: str) -> AsyncIterator[AsyncIterator[dict[str, Any]]]:
+        """The session's events as they come (SSE), from its start."""
+        async with self.http.stream("GET", f"/v1/sessions/{session_id}/events") as response:
+            assert response.status_code == 200
+
+            async def envelopes() -> AsyncIterator[dict[str, Any]]:
+                async for line in response.aiter_lines():
+                    if line.startswith("data: "):
+                        envelope = json.loads(line[6:])
+                        if "event" in envelope:
+                            yield envelope["event"]
+
+            yield envelopes()
+
+    def rss(self) -> int:
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) * 1024  # type: ignore[union-attr]
+
+    async def close(self) -> None:
+        await self.http.aclose()
+        self.process.terminate()
+        self.process.wait(timeout=60)
+
+
+async def first_answer_served(server: Server, cwd: Path) -> float:
+    started = time.monotonic()
+    session_id = await server.new_session("gemini", cwd)
+    async with server.events(session_id) as events:
+        response = await server.http.post(
+            f"/v1/sessions/{session_id}/prompt", json={"text": PROMPT}
+        )
+        assert response.status_code == 202, response.text
+        async for event in events:
+            if event["type"] == "message_delta":
+                elapsed = time.monotonic() - started
+            if event["type"] == "turn_completed":
+                break
+    await server.http.delete(f"/v1/sessions/{session_id}")
+    return elapsed
+
+
+async def first_answer_cold(env: IsolatedGemini) -> float:
+    started = time.monotonic()
+    first = None
+    async with run_gemini(PROMPT, env.gemini_options()) as run:
+        async for event in run:
+            if first is None and isinstance(event, MessageDelta):
+                first = time.monotonic() - started
+    assert run.result.ok, run.result.error
+    assert first is not None
+    return first
+
+
+async def first_answer(runs: int) -> tuple[list[float], list[float]]:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        ScriptedModel(
+            Scenario(turns=[Reply([Text("Hello.")]) for _ in range(4 * runs + 2)])
+        ) as model,
+        IsolatedGemini(model.url, root=Path(tmp)) as env,
+    ):
+        server = Server(
+            ["--root", str(env.workspace), "--state-dir", f"{tmp}/state", "--warm", "gemini"],
+            env.environ(),
+            env.workspace,
+        )
+        try:
+            await first_answer_served(server, env.workspace)  # the first agent was cold
+            served, cold = [], []
+            for _ in range(runs):
+                await anyio.sleep(3)  # the next spare agent is up
+                served.append(await first_answer_served(server, env.workspace))
+                cold.append(await first_answer_cold(env))
+        finally:
+            await server.close()
+        return served, cold
+
+
+async def stamped_latencies(server: Server, cwd: Path, events: int) -> list[float]:
+    session_id = await server.new_session("stamped", cwd)
+    found: list[float] = []
+    async with server.events(session_id) as stream:
+        await server.http.post(f"/v1/sessions/{session_id}/prompt", json={"text": "go"})
+        async for event in stream:
+            if event["type"] == "message_delta":
+                found.append((time.monotonic_ns() - int(event["text"])) / 1e6)
+            elif event["type"] == "turn_completed":
+                break
+    assert len(found) == events, (len(found), events)
+    return found
+
+
+def stand_in(tmp: str, events: int, pace: float) -> tuple[list[str], dict[str, str]]:
+    agent = Path(tmp) / "stamped_agent.py"
+    agent.write_text(STAMPED_AGENT)
+    return (
+        ["--root", tmp, "--state-dir", f"{tmp}/state", "--max-sessions", "500",
+         "--agent", f"stamped={sys.executable} {agent} {events} {pace}"],
+        {k: v for k, v in os.environ.items() if k != "GEMWIRE_TOKEN"},
+    )  # fmt: skip
+
+
+async def latencies(sessions: int, events: int, pace: float) -> list[float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        args, env = stand_in(tmp, events, pace)
+        server = Server(args, env, Path(tmp))
+        found: list[list[float]] = [[] for _ in range(sessions)]
+        try:
+
+            async def one(n: int) -> None:
+                found[n] = await stamped_latencies(server, Path(tmp), events)
+
+            async with anyio.create_task_group() as tg:
+                for n in range(sessions):
+                    tg.start_soon(one, n)
+        finally:
+            await server.close()
+        return [x for each in found for x in each]
+
+
+async def idle_memory(idle: int) -> tuple[int, int]:
+    with tempfile.TemporaryDirectory() as tmp:
+        args, env = stand_in(tmp, 1, 0)
+        server = Server(args, env, Path(tmp))
+        try:
+            # One session first: what every session shares (imports, the agent's spec) is paid.
+            await server.new_session("stamped", Path(tmp))
+            await anyio.sleep(1)
+            before = server.rss()
+            for _ in range(idle):
+                await server.new_session("stamped", Path(tmp))
+            await anyio.sleep(1)
+            return before, server.rss()
+        finally:
+            await server.close()
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
+
+
+async def main(args: argparse.Namespace) -> None:
+    served, cold = await first_answer(args.runs)
+    s, c = statistics.median(served), statistics.median(cold)
+    print(
+        f"first answer: warm server {s * 1000:.0f} ms, cold gemini -p {c * 1000:.0f} ms "
+        f"(median of {args.runs}): {s / c:.3f}x   [target <= 0.05x]"
+    )
+    found = await latencies(args.sessions, args.events, args.pace_ms / 1000)
+    print(
+        f"latency agent -> SSE client, {args.sessions} sessions x {args.events} events "
+        f"{args.pace_ms:g} ms apart: "
+        f"p50 {percentile(found, 50):.2f} ms, p99 {percentile(found, 99):.2f} ms, "
+        f"max {max(found):.2f} ms   [target p99 <= 5 ms]"
+    )
+    before, after = await idle_memory(args.idle)
+    print(
+        f"server memory per idle session: {(after - before) / args.idle / 1024:.0f} KiB "
+        f"({args.idle} sessions)   [target <= 1024 KiB]"
+    )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--sessions", type=int, default=20)
+    parser.add_argument("--events", type=int, default=500)
+    parser.add_argument("--idle", type=int, default=50)
+    parser.add_argument("--pace-ms", type=float, default=10.0)
+    anyio.run(main, parser.parse_args())
