@@ -20,13 +20,7 @@ from gemwire.cli.options import output_options
 from gemwire.cli.safe_text import terminal_safe, terminal_safe_json
 
 if TYPE_CHECKING:  # the sessions stack loads when a command runs (a fast `gemwire --help`)
-    from gemwire.sessions import (
-        ClaudeConversation,
-        Conversation,
-        QwenConversation,
-        SessionInfo,
-        SessionSource,
-    )
+    from gemwire.sessions import Conversation, JsonlConversation, SessionInfo, SessionSource
 
 __all__ = ("agent_option", "agent_sources", "sessions")
 
@@ -103,12 +97,10 @@ def _names_a_file(ref: str) -> bool:
     return os.sep in ref or ref.endswith((".json", ".jsonl"))
 
 
-def _load(
-    path: str, *, keep_originals: bool = False
-) -> Conversation | ClaudeConversation | QwenConversation:
+def _load(path: str, *, keep_originals: bool = False) -> Conversation | JsonlConversation[Any]:
     """The session at ``path``; a file that is not one (empty, binary, cut short) is an error."""
     from gemwire.errors import SessionError
-    from gemwire.sessions import ClaudeConversation, QwenConversation, load_session
+    from gemwire.sessions import load_session
 
     try:
         conversation = load_session(path, keep_originals=keep_originals)
@@ -119,15 +111,18 @@ def _load(
         # Each different reason once: a text file has the same one on every line.
         why = "; ".join(dict.fromkeys(p.message for p in problems[:3])) or "no session id"
         more = f" (and {len(problems) - 3} more problems)" if len(problems) > 3 else ""
-        whose = (
-            "Claude Code"
-            if isinstance(conversation, ClaudeConversation)
-            else "Qwen Code"
-            if isinstance(conversation, QwenConversation)
-            else "Gemini"
+        raise click.ClickException(
+            terminal_safe(f"{path} is not a {_whose(conversation)} session: {why}{more}")
         )
-        raise click.ClickException(terminal_safe(f"{path} is not a {whose} session: {why}{more}"))
     return conversation
+
+
+def _whose(conversation: Conversation | JsonlConversation[Any]) -> str:
+    from gemwire.sessions import AGENT_NAMES, JsonlConversation
+
+    if isinstance(conversation, JsonlConversation):
+        return AGENT_NAMES[conversation.agent]
+    return "Gemini"
 
 
 def _json_safe(info: SessionInfo) -> SessionInfo:
@@ -245,7 +240,7 @@ def show(
 
 
 def _lines(
-    conversation: Conversation | ClaudeConversation | QwenConversation,
+    conversation: Conversation | JsonlConversation[Any],
     cwd: str | None,
     fmt: str,
     prices: str | None,
@@ -256,7 +251,6 @@ def _lines(
     from gemwire.errors import InvalidOptions
     from gemwire.events import encode_event
     from gemwire.sessions import (
-        ClaudeConversation,
         Conversation,
         load_prices,
         to_html,
@@ -270,9 +264,8 @@ def _lines(
             yield encode_event(masker.event(event) if masker else event)
         return
     if not isinstance(conversation, Conversation):
-        whose = "Claude Code" if isinstance(conversation, ClaudeConversation) else "Qwen Code"
         raise InvalidOptions(
-            f"--format {fmt} of a {whose} session is not supported yet (--format events is)"
+            f"--format {fmt} of a {_whose(conversation)} session is not supported yet (--format events is)"
         )
     if fmt in ("html", "markdown"):
         render = to_html if fmt == "html" else to_markdown

@@ -22,6 +22,7 @@ from gemwire.protocol.gemini_messages import RawMessage, SessionMessage
 from gemwire.protocol.gemini_session import Problem
 from gemwire.sessions._export import claude_tool, to_unified_messages
 from gemwire.sessions._html import to_html
+from gemwire.sessions._jsonl import JsonlConversation
 from gemwire.sessions._markdown import to_markdown
 from gemwire.sessions._registry import load_session, source, sources
 from gemwire.sessions._source import AGENT_NAMES, AGENTS, Agent, LoadedSession, SessionSource
@@ -51,6 +52,7 @@ __all__ = (
     "ClaudeHome",
     "Conversation",
     "GeminiHome",
+    "JsonlConversation",
     "LoadedSession",
     "ModelPrice",
     "PriceTable",

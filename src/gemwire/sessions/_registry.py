@@ -9,17 +9,18 @@ import functools
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from gemwire.errors import InvalidOptions, SessionError
+from gemwire.sessions._jsonl import JsonlConversation
 from gemwire.sessions._reading import NotRead, open_session_file
 from gemwire.sessions._source import AGENTS, SessionSource
-from gemwire.sessions.claude import ClaudeConversation, ClaudeHome
+from gemwire.sessions.claude import ClaudeHome
 from gemwire.sessions.gemini import Conversation, GeminiHome
-from gemwire.sessions.qwen import QwenConversation, QwenHome
+from gemwire.sessions.qwen import QwenHome
 from gemwire.wire.gemini_session import SESSION_FILE_PREFIX
 
-__all__ = ("Home", "load_session", "source", "sources")
+__all__ = ("Home", "Loaded", "load_session", "source", "sources")
 
 _SOURCES: dict[str, Callable[[str | os.PathLike[str] | None], SessionSource]] = {
     "gemini": GeminiHome,
@@ -30,6 +31,10 @@ _SOURCES: dict[str, Callable[[str | os.PathLike[str] | None], SessionSource]] = 
 
 _HEAD = 4096
 """What `SessionSource.recognises` is shown of a file: its first record starts within it."""
+
+Loaded = Conversation | JsonlConversation[Any]
+"""A session file loaded: Gemini's, or another agent's of JSON lines (its subclass of
+`JsonlConversation`: `ClaudeConversation`, ...)."""
 
 Home = SessionSource | list[SessionSource] | str | os.PathLike[str] | None
 """Sources, or the folder holding the agents' own folders (``.gemini``, …); ``None``: each
@@ -83,9 +88,7 @@ def _loaders() -> list[SessionSource]:
     return [make(None) for make in _SOURCES.values()]
 
 
-def load_session(
-    path: str | os.PathLike[str], *, keep_originals: bool = False
-) -> Conversation | ClaudeConversation | QwenConversation:
+def load_session(path: str | os.PathLike[str], *, keep_originals: bool = False) -> Loaded:
     """Load a session file of any format a registered agent writes, recognised by its start.
 
     A file named as Gemini names its sessions (``session-…``) is Gemini's; any other is shown
@@ -107,4 +110,4 @@ def load_session(
         chosen = next((s for s in others if s.recognises(head)), default)
     # Every registered source loads one of these.
     loaded = chosen.load(path, keep_originals=keep_originals)
-    return cast(Conversation | ClaudeConversation | QwenConversation, loaded)
+    return cast(Loaded, loaded)
