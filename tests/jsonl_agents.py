@@ -12,11 +12,18 @@ from typing import Any
 
 from corpus import FIXTURES
 
-from gemwire.sessions import ClaudeConversation, ClaudeHome, QwenConversation, QwenHome
+from gemwire.sessions import (
+    ClaudeConversation,
+    ClaudeHome,
+    CodexConversation,
+    CodexHome,
+    QwenConversation,
+    QwenHome,
+)
 from gemwire.sessions._jsonl import JsonlConversation
 from gemwire.sessions.claude import project_slug as claude_slug
 from gemwire.sessions.qwen import project_slug as qwen_slug
-from gemwire.wire import claude_session, qwen_session
+from gemwire.wire import claude_session, codex_session, qwen_session
 
 __all__ = ("JSONL_AGENTS", "JsonlAgent", "cases_of")
 
@@ -63,6 +70,10 @@ def _first_id(text: str) -> str:
     return str(json.loads(text.splitlines()[0])["sessionId"])
 
 
+def _codex_id(text: str) -> str:
+    return str(json.loads(text.splitlines()[0])["payload"]["id"])
+
+
 JSONL_AGENTS = [
     JsonlAgent(
         agent="claude",
@@ -79,6 +90,24 @@ JSONL_AGENTS = [
         ),
         model="claude-sonnet-4-5-20250929",
         tokens=101,  # its records of one response share an id: 100 in + 1 out
+        responses=_TURNS,
+    ),
+    JsonlAgent(
+        agent="codex",
+        recordings=FIXTURES / "codex" / "0.16.0",
+        kind=CodexConversation,
+        record=codex_session.Record,
+        home=CodexHome,
+        folder=lambda home, w: home / ".codex" / "sessions" / "2026" / "11" / "25",
+        file_name=lambda sid: f"rollout-2026-11-25T17-33-00-{sid}.jsonl",
+        session_id=_codex_id,
+        env=lambda home: {"CODEX_HOME": str(home / ".codex")},
+        first_line=(
+            b'{"timestamp":"2026-11-25T17:33:00.000Z","type":"session_meta",'
+            b'"payload":{"id":"s1","cwd":"/w"}}'
+        ),
+        model="gpt-5.4-mini",
+        tokens=110,  # the cumulative count goes up 100 in + 10 out a response
         responses=_TURNS,
     ),
     JsonlAgent(

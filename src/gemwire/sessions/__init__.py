@@ -29,6 +29,7 @@ from gemwire.sessions._source import AGENT_NAMES, AGENTS, Agent, LoadedSession, 
 from gemwire.sessions._summary import SessionInfo, short_id_of
 from gemwire.sessions._usage import GROUPINGS, UsageReport, UsageRow, usage
 from gemwire.sessions.claude import ClaudeConversation, ClaudeHome
+from gemwire.sessions.codex import CodexConversation, CodexHome
 from gemwire.sessions.gemini import (
     Conversation,
     GeminiHome,
@@ -50,6 +51,8 @@ __all__ = (
     "Agent",
     "ClaudeConversation",
     "ClaudeHome",
+    "CodexConversation",
+    "CodexHome",
     "Conversation",
     "GeminiHome",
     "JsonlConversation",

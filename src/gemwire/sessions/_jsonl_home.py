@@ -2,8 +2,8 @@
 
 By default the agent keeps a folder per project, named by a slug of the project's path
 (Claude Code's and Qwen Code's way); an agent that keeps its sessions otherwise (Codex, by
-date) overrides `JsonlHome.folder_of` and `JsonlHome.paths`, and its sessions are then
-matched to a project by the folder each records. Folders and files are enumerated, then
+date) sets ``by_folder`` false and overrides `JsonlHome.folders` and `JsonlHome.paths`: its
+sessions are then matched to a project by the folder each records. Folders and files are enumerated, then
 matched: nothing is built from a session id or from file contents. A path a caller hands
 in must resolve inside the agent's sessions folder.
 """
@@ -54,6 +54,10 @@ class JsonlHome(Generic[C]):
         slug: the agent's folder name for a project's path.
     """
 
+    by_folder = True
+    """Whether each project has a folder of its own (`folders`); else a session's project
+    is the folder it records."""
+
     def __init__(
         self,
         kind: type[C],
@@ -86,11 +90,6 @@ class JsonlHome(Generic[C]):
             return []
         return [Path(e.path) for e in entries if is_dir(e)]
 
-    def folder_of(self, project: str) -> Path | None:
-        """The folder of the project at ``project`` (absolute, symlinks resolved); ``None``:
-        every folder, each session matched by the folder it records."""
-        return self.projects_dir / self._slug(project)
-
     def paths(self, folder: Path) -> list[Path]:
         """The session files of one folder `folders` gives."""
         return session_paths(folder / self._chats if self._chats else folder, _SUFFIXES)
@@ -114,14 +113,19 @@ class JsonlHome(Generic[C]):
     def sessions(self, root: str | os.PathLike[str] | None = None) -> list[SessionInfo]:
         """A project's sessions with a prompt, oldest first, numbered from 1."""
         project = os.path.realpath(os.path.abspath(root if root is not None else os.getcwd()))
-        folder = self.folder_of(project)
-        if folder is None:
+        if not self.by_folder:
             every = (i for f in self.folders() for i in self._list(f))
             return self._numbered([i for i in every if i.project == project])
+        folder = self.projects_dir / self._slug(project)
         return self._numbered(self._list(folder)) if folder.is_dir() else []
 
     def all_sessions(self) -> list[SessionInfo]:
-        return [info for folder in self.folders() for info in self._numbered(self._list(folder))]
+        """Every project's sessions, each project's numbered as `sessions` numbers them."""
+        projects: dict[object, list[SessionInfo]] = {}
+        for folder in self.folders():
+            for info in self._list(folder):
+                projects.setdefault(folder if self.by_folder else info.project, []).append(info)
+        return [info for infos in projects.values() for info in self._numbered(infos)]
 
     def find(
         self, ref: str | os.PathLike[str], root: str | os.PathLike[str] | None = None
@@ -166,14 +170,14 @@ class JsonlHome(Generic[C]):
         return [info.path]
 
     def _counted(self, folder: Path, project: str | None) -> bool:
-        if project is None or self.folder_of(project) is None:
+        if project is None or not self.by_folder:
             return True
         return folder.name in (project, self._slug(os.path.realpath(project)))
 
     def usage(self, project: str | None, tally: UsageTally) -> Iterator[SessionUsage]:
         """Every response's tokens; only ``project``'s (its folder, or its folder's name)
         when given."""
-        by_record = project is not None and self.folder_of(project) is None
+        by_record = project is not None and not self.by_folder
         wanted = os.path.realpath(project) if project is not None else None
         for folder in self.folders():
             if not self._counted(folder, project):
@@ -190,7 +194,7 @@ class JsonlHome(Generic[C]):
                 tally.problems += len(conversation.problems)
                 fmt = conversation.format
                 yield SessionUsage(
-                    conversation.cwd or folder.name,
+                    conversation.cwd or (folder.name if self.by_folder else "?"),
                     conversation.session_id or str(path),
                     next(filter(None, map(fmt.timestamp, conversation.records)), None),
                     conversation.responses(),

@@ -16,6 +16,7 @@ from gemwire.sessions._jsonl import JsonlConversation
 from gemwire.sessions._reading import NotRead, open_session_file
 from gemwire.sessions._source import AGENTS, SessionSource
 from gemwire.sessions.claude import ClaudeHome
+from gemwire.sessions.codex import CodexHome
 from gemwire.sessions.gemini import Conversation, GeminiHome
 from gemwire.sessions.qwen import QwenHome
 from gemwire.wire.gemini_session import SESSION_FILE_PREFIX
@@ -25,6 +26,7 @@ __all__ = ("Home", "Loaded", "load_session", "source", "sources")
 _SOURCES: dict[str, Callable[[str | os.PathLike[str] | None], SessionSource]] = {
     "gemini": GeminiHome,
     "claude": ClaudeHome,
+    "codex": CodexHome,
     "qwen": QwenHome,
 }
 """Every agent whose sessions gemwire reads; the first is the default."""
@@ -46,10 +48,10 @@ def source(agent: str, home: str | os.PathLike[str] | None = None) -> SessionSou
 
     >>> source("gemini", "/nonexistent")
     GeminiHome('/nonexistent')
-    >>> source("codex")
+    >>> source("opencode")
     Traceback (most recent call last):
       ...
-    gemwire.errors.InvalidOptions: the sessions of codex are not supported yet (supported: gemini, claude, qwen)
+    gemwire.errors.InvalidOptions: the sessions of opencode are not supported yet (supported: gemini, claude, codex, qwen)
     """
     make = _SOURCES.get(agent)
     if make is not None:

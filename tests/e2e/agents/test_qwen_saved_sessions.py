@@ -19,18 +19,12 @@ from gemwire.sessions import QwenHome
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    """The test's folder as the agents report it (symlinks resolved)."""
-    return tmp_path.resolve()
-
-
 @pytest.mark.parametrize("case", CASES)
-async def test_saved_session_agrees_with_the_live_run(case: str, root: Path) -> None:
+async def test_saved_session_agrees_with_the_live_run(case: str, tmp_path: Path) -> None:
     await check_saved(
         "qwen",
         case,
-        root,
+        tmp_path,
         saved_at=".qwen/projects/*/chats/*.jsonl",
         home=QwenHome,
         recordings=FIXTURES / "qwen" / "0.24.4",

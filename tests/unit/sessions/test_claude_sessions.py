@@ -84,6 +84,7 @@ def test_load_session_tells_the_formats_apart(tmp_path: Path) -> None:
     assert [type(s).__name__ for s in sources("all", tmp_path)] == [
         "GeminiHome",
         "ClaudeHome",
+        "CodexHome",
         "QwenHome",
     ]
 

@@ -13,6 +13,7 @@ from gemwire.errors import InvalidOptions
 from gemwire.sessions import (
     AGENTS,
     ClaudeHome,
+    CodexHome,
     GeminiHome,
     QwenHome,
     SessionInfo,
@@ -30,16 +31,23 @@ def test_gemini_and_claude_are_the_sources_so_far(tmp_path: Path) -> None:
     assert home.agent == "gemini"
     assert isinstance(source("gemini", tmp_path), GeminiHome)
     assert source("gemini", tmp_path).home == tmp_path
-    assert [type(s) for s in sources("all", tmp_path)] == [GeminiHome, ClaudeHome, QwenHome]
+    assert [type(s) for s in sources("all", tmp_path)] == [
+        GeminiHome,
+        ClaudeHome,
+        CodexHome,
+        QwenHome,
+    ]
     assert sources("claude", home) == [home]  # a source handed in is used as it is
 
 
-@pytest.mark.parametrize("agent", [a for a in AGENTS if a not in ("gemini", "claude", "qwen")])
+@pytest.mark.parametrize(
+    "agent", [a for a in AGENTS if a not in ("gemini", "claude", "codex", "qwen")]
+)
 def test_an_agent_without_a_source_is_not_supported_yet(agent: str) -> None:
     with pytest.raises(InvalidOptions) as caught:
         sources(agent)
     assert str(caught.value) == (
-        f"the sessions of {agent} are not supported yet (supported: gemini, claude, qwen)"
+        f"the sessions of {agent} are not supported yet (supported: gemini, claude, codex, qwen)"
     )
 
 
