@@ -16,6 +16,7 @@ import importlib.util
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from gemwire.events import Event, FileChanged, MessageDelta, ToolCallFinished, T
 from gemwire.sessions import SessionSource, load_session
 from gemwire.testing.recorder import MachinePaths
 
-__all__ = ("CASES", "check_saved")
+__all__ = ("CASES", "JSONL", "Recording", "check_saved")
 
 MACHINE = MachinePaths()
 
@@ -52,6 +53,8 @@ def scrub(text: str, root: Path) -> str:
         (str(root / "home"), "__HOME__"),
         (str(root), "__ROOT__"),
     ]
+    # The same without the leading slash (OpenCode's ``path`` column and its tools' titles).
+    own += [(path.lstrip("/"), name) for path, name in own]
     # Codex's context names the workspace in XML (`<root>…</root>`): a closing tag is kept
     # from being read as a path (the user's home, when it is /root).
     own.append(("</", "<\0"))
@@ -67,11 +70,26 @@ def _summary(events: list[Event]) -> dict[str, Any]:
     }
 
 
-def _record(path: Path, root: Path, recorded: Path) -> None:
+@dataclass(frozen=True)
+class Recording:
+    """How an agent's saved session is kept in tests/fixtures: as text (``suffix``), and
+    back (``session``: the recording as a session file, made in a scratch folder)."""
+
+    suffix: str
+    text: Callable[[Path], str]
+    session: Callable[[Path, Path], Path]
+
+
+JSONL = Recording(".jsonl", Path.read_text, lambda recorded, _: recorded)
+"""A session file of JSON lines, kept as it is."""
+
+
+def _record(path: Path, root: Path, recorded: Path, recording: Recording) -> None:
     """The session at ``path`` kept as ``recorded``, with its golden events beside it."""
     recorded.parent.mkdir(parents=True, exist_ok=True)
-    recorded.write_text(scrub(path.read_text(), root))
-    events = [msgspec.to_builtins(event) for event in load_session(recorded).events()]
+    recorded.write_text(scrub(recording.text(path), root))
+    session = recording.session(recorded, root / "recorded")
+    events = [msgspec.to_builtins(event) for event in load_session(session).events()]
     recorded.with_suffix(".events.jsonl").write_text(
         "".join(json.dumps(e, sort_keys=True) + "\n" for e in events)
     )
@@ -91,16 +109,19 @@ async def check_saved(
     home: Callable[[Path], SessionSource],
     recordings: Path,
     differences: dict[str, dict[str, str]],
+    recording: Recording = JSONL,
 ) -> None:
     """Run ``case`` live through ``agent``; its one session file (``saved_at``, a glob under
     the isolated home) must be what ``home`` lists first, and agree with the live run."""
     root = _real(tmp_path)
     live, _, _, _ = await OFFLINE.run_case(agent, case, root)
     [path] = (root / "home").glob(saved_at)
-    saved = list(load_session(path).events())
-    assert home(root / "home").sessions(root / "workspace")[0].path == str(path)
+    loaded = load_session(path)
+    saved = list(loaded.events())
+    listed = home(root / "home").sessions(root / "workspace")[0].path
+    assert listed in (str(path), f"{path}#{loaded.session_id}")  # a file, or a database's
     if OFFLINE.RECORD:
-        _record(path, root, recordings / f"{case}.jsonl")
+        _record(path, root, recordings / f"{case}{recording.suffix}", recording)
     differ = differences.get(case, {})
     ours, theirs = _summary(saved), _summary(live)
     assert {k: v for k, v in ours.items() if k not in differ} == {

@@ -2,7 +2,7 @@
 
 ``--agent`` picks whose (default ``gemini``; ``all``: every agent gemwire reads the sessions
 of). Exit status: 0 done; 1 no such session, the file cannot be read, or it is not a session;
-2 usage error, or an agent whose sessions gemwire does not read yet. Everything shown to a person goes through `terminal_safe`; an export
+2 usage error, or an export format an agent's sessions do not have yet. Everything shown to a person goes through `terminal_safe`; an export
 written to a terminal too (JSON lines stay the same JSON: what a terminal would act on is
 escaped as ``\\uXXXX``).
 """
@@ -20,7 +20,15 @@ from gemwire.cli.options import output_options
 from gemwire.cli.safe_text import terminal_safe, terminal_safe_json
 
 if TYPE_CHECKING:  # the sessions stack loads when a command runs (a fast `gemwire --help`)
-    from gemwire.sessions import Conversation, JsonlConversation, SessionInfo, SessionSource
+    from gemwire.sessions import (
+        Conversation,
+        JsonlConversation,
+        OpenCodeConversation,
+        SessionInfo,
+        SessionSource,
+    )
+
+    Loaded = Conversation | JsonlConversation[Any] | OpenCodeConversation
 
 __all__ = ("agent_option", "agent_sources", "sessions")
 
@@ -38,7 +46,7 @@ agent_option = click.option(
 
 def agent_sources(agent: str, gemini_home: str | None) -> list[SessionSource]:
     """The sources ``--agent`` names; ``--gemini-home`` is Gemini's home, the others find
-    theirs as their agent does. An agent gemwire cannot read yet is a usage error."""
+    theirs as their agent does."""
     from gemwire.errors import InvalidOptions
     from gemwire.sessions import source, sources
 
@@ -97,7 +105,7 @@ def _names_a_file(ref: str) -> bool:
     return os.sep in ref or ref.endswith((".json", ".jsonl"))
 
 
-def _load(path: str, *, keep_originals: bool = False) -> Conversation | JsonlConversation[Any]:
+def _load(path: str, *, keep_originals: bool = False) -> Loaded:
     """The session at ``path``; a file that is not one (empty, binary, cut short) is an error."""
     from gemwire.errors import SessionError
     from gemwire.sessions import load_session
@@ -117,12 +125,10 @@ def _load(path: str, *, keep_originals: bool = False) -> Conversation | JsonlCon
     return conversation
 
 
-def _whose(conversation: Conversation | JsonlConversation[Any]) -> str:
-    from gemwire.sessions import AGENT_NAMES, JsonlConversation
+def _whose(conversation: Loaded) -> str:
+    from gemwire.sessions import AGENT_NAMES, Conversation
 
-    if isinstance(conversation, JsonlConversation):
-        return AGENT_NAMES[conversation.agent]
-    return "Gemini"
+    return "Gemini" if isinstance(conversation, Conversation) else AGENT_NAMES[conversation.agent]
 
 
 def _json_safe(info: SessionInfo) -> SessionInfo:
@@ -240,7 +246,7 @@ def show(
 
 
 def _lines(
-    conversation: Conversation | JsonlConversation[Any],
+    conversation: Loaded,
     cwd: str | None,
     fmt: str,
     prices: str | None,

@@ -13,7 +13,8 @@ normalized events of `gemwire.events`, the same vocabulary a live run streams.
 as a transcript to read or share, `nested_events` puts each
 subagent's events after the call that ran it, and `usage` adds up tokens and estimated cost
 across a home. Each agent's sessions are a `SessionSource` (`source("gemini")` is a
-`GeminiHome`; other agents are not supported yet). See docs/sessions.md.
+`GeminiHome`; ``source("claude")`` a `ClaudeHome`, and so on for Codex, Qwen Code and
+OpenCode). See docs/sessions.md.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from gemwire.sessions.gemini import (
     remove_resume_stubs,
     subagent_files,
 )
+from gemwire.sessions.opencode import OpenCodeConversation, OpenCodeHome
 from gemwire.sessions.pricing import ModelPrice, PriceTable, load_prices
 from gemwire.sessions.qwen import QwenConversation, QwenHome
 
@@ -58,6 +60,8 @@ __all__ = (
     "JsonlConversation",
     "LoadedSession",
     "ModelPrice",
+    "OpenCodeConversation",
+    "OpenCodeHome",
     "PriceTable",
     "Problem",
     "Project",

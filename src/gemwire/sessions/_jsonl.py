@@ -38,6 +38,7 @@ __all__ = (
     "Response",
     "ResponseTokens",
     "load_jsonl",
+    "problem_notices",
     "read_jsonl_info",
     "recorded_cwd",
     "recorded_session_id",
@@ -145,15 +146,7 @@ class JsonlConversation(msgspec.Struct, Generic[R], frozen=True, kw_only=True):
         sid = self.session_id
         normalizer = self.format.normalizer(sid, cwd or self.cwd)
         yield from normalizer.start()
-        path = self.path.encode(errors="surrogateescape").decode(errors="replace")
-        for problem in self.problems:
-            where = f"line {problem.line}: " if problem.line else ""
-            yield notice(
-                self.agent,
-                sid,
-                f"{path}: {where}{problem.message}",
-                severity="warning" if sid else "error",
-            )
+        yield from problem_notices(self.agent, sid, self.path, self.problems)
         for record in self.records:
             yield from normalizer.feed(record)
         yield from normalizer.finish()
@@ -161,6 +154,21 @@ class JsonlConversation(msgspec.Struct, Generic[R], frozen=True, kw_only=True):
     def responses(self) -> Iterator[Response]:
         """Every model response's tokens, for usage."""
         return self.format.responses(self.records)
+
+
+def problem_notices(
+    agent: str, session_id: str | None, path: str, problems: list[Problem]
+) -> Iterator[Event]:
+    """What was skipped in a session, as notices (errors when nothing identifies it)."""
+    shown = path.encode(errors="surrogateescape").decode(errors="replace")
+    for problem in problems:
+        where = f"line {problem.line}: " if problem.line else ""
+        yield notice(
+            agent,
+            session_id,
+            f"{shown}: {where}{problem.message}",
+            severity="warning" if session_id else "error",
+        )
 
 
 def _read(path: Path, record: type[R]) -> JsonlRecords[R]:

@@ -86,6 +86,7 @@ def test_load_session_tells_the_formats_apart(tmp_path: Path) -> None:
         "ClaudeHome",
         "CodexHome",
         "QwenHome",
+        "OpenCodeHome",
     ]
 
 
