@@ -269,15 +269,16 @@ def _lines(
         for event in conversation.events(cwd=cwd):
             yield encode_event(masker.event(event) if masker else event)
         return
-    if not isinstance(conversation, Conversation):
-        raise InvalidOptions(
-            f"--format {fmt} of a {_whose(conversation)} session is not supported yet (--format events is)"
-        )
     if fmt in ("html", "markdown"):
         render = to_html if fmt == "html" else to_markdown
         table = load_prices(prices)
         yield render(conversation, cwd=cwd, prices=table).encode()
         return
+    if not isinstance(conversation, Conversation):
+        raise InvalidOptions(
+            f"--format {fmt} of a {_whose(conversation)} session is not supported yet "
+            "(events, html and markdown are)"
+        )
     message: dict[str, Any]
     for message in to_unified_messages(conversation.messages, conversation.originals):
         yield msgspec.json.encode(message) + b"\n"

@@ -141,6 +141,23 @@ class JsonlConversation(msgspec.Struct, Generic[R], frozen=True, kw_only=True):
     def agent(self) -> Agent:
         return self.format.agent
 
+    @property
+    def start_time(self) -> str | None:
+        """When the session's first record was written, as recorded."""
+        fmt = self.format
+        return next((t for r in self.records if fmt.main(r) and (t := fmt.timestamp(r))), None)
+
+    @property
+    def last_updated(self) -> str | None:
+        fmt = self.format
+        stamps = (fmt.timestamp(r) for r in reversed(self.records) if fmt.main(r))
+        return next((t for t in stamps if t), None)
+
+    @property
+    def summary(self) -> str | None:
+        """None: these agents keep no summary of a session."""
+        return None
+
     def events(self, *, cwd: str | None = None) -> Iterator[Event]:
         """The normalized events (see docs/sessions.md); ``cwd`` defaults to the session's."""
         sid = self.session_id

@@ -137,10 +137,17 @@ def test_the_cli_lists_shows_and_exports(spec: JsonlAgent, tmp_path: Path) -> No
     shown = runner.invoke(main, ["sessions", "show", "1", *where, "--json"])
     assert shown.exit_code == 0
     assert json.loads(shown.stdout.splitlines()[0])["agent"] == spec.agent
-    html = runner.invoke(main, ["sessions", "export", "1", *where, "--format", "html"])
-    assert html.exit_code == 2
     name = {"claude": "Claude Code", "qwen": "Qwen Code", "codex": "Codex"}[spec.agent]
-    assert f"--format html of a {name} session is not supported yet" in html.stderr
+    # The latest session: shell_denied's, whose answer is "On it."
+    markdown = runner.invoke(main, ["sessions", "export", "latest", *where, "--format", "markdown"])
+    assert markdown.exit_code == 0, markdown.stderr
+    assert f"### {name}\n\nOn it." in markdown.stdout
+    html = runner.invoke(main, ["sessions", "export", "latest", *where, "--format", "html"])
+    assert html.exit_code == 0, html.stderr
+    assert f'<div class="role">{name}</div><div class="text">On it.</div>' in html.stdout
+    claude = runner.invoke(main, ["sessions", "export", "1", *where, "--format", "claude"])
+    assert claude.exit_code == 2
+    assert f"--format claude of a {name} session is not supported yet" in claude.stderr
     every = runner.invoke(main, ["usage", "--agent", "all", "--json"])
     assert every.exit_code == 0, every.stderr
     assert spec.agent in json.loads(every.stdout)["agents"]

@@ -218,8 +218,11 @@ def test_the_cli_lists_shows_and_exports_opencode_sessions(tmp_path: Path) -> No
     first = json.loads(shown.stdout.splitlines()[0])
     assert (first["agent"], first["type"]) == ("opencode", "session_started")
     html = runner.invoke(main, ["sessions", "export", "1", *where, "--format", "html"])
-    assert html.exit_code == 2
-    assert "--format html of a OpenCode session is not supported yet" in html.stderr
+    assert html.exit_code == 0, html.stderr
+    assert '<div class="role">OpenCode</div>' in html.stdout
+    markdown = runner.invoke(main, ["sessions", "export", "3", *where, "--format", "markdown"])
+    assert markdown.exit_code == 0, markdown.stderr
+    assert f"- created `{workspace / 'hello.txt'}`" in markdown.stdout  # the write case's
     every = runner.invoke(main, ["usage", "--agent", "all", "--json"])
     assert every.exit_code == 0, every.stderr
     assert json.loads(every.stdout)["agents"][-1] == "opencode"

@@ -57,6 +57,9 @@ class OpenCodeConversation(msgspec.Struct, frozen=True, kw_only=True):
     cwd: str | None
     parent_id: str | None
     start_time: str | None
+    last_updated: str | None = None
+    summary: str | None = None
+    """OpenCode's title of the session."""
     records: list[MessageData | PartData]
     problems: list[Problem]
 
@@ -138,6 +141,8 @@ def load_opencode_session(path: str | os.PathLike[str]) -> OpenCodeConversation:
         cwd=row.directory,
         parent_id=row.parent_id,
         start_time=iso_time(row.time_created),
+        last_updated=iso_time(row.time_updated),
+        summary=row.title or None,
         records=records,
         problems=problems,
     )
