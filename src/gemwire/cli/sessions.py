@@ -250,6 +250,8 @@ def _lines(
     cwd: str | None,
     fmt: str,
     prices: str | None,
+    *,
+    redact: bool,
 ) -> Iterator[bytes]:
     import msgspec
 
@@ -258,21 +260,24 @@ def _lines(
     from gemwire.events import encode_event
     from gemwire.sessions import (
         Conversation,
+        Redactor,
         load_prices,
         to_html,
         to_markdown,
         to_unified_messages,
     )
 
+    redactor = Redactor() if redact else None
     if fmt == "events":
         masker = Masker(known_secrets(os.environ))  # as the other formats do by default
         for event in conversation.events(cwd=cwd):
-            yield encode_event(masker.event(event) if masker else event)
+            masked = masker.event(event) if masker else event
+            yield encode_event(redactor.event(masked) if redactor else masked)
         return
     if fmt in ("html", "markdown"):
         render = to_html if fmt == "html" else to_markdown
         table = load_prices(prices)
-        yield render(conversation, cwd=cwd, prices=table).encode()
+        yield render(conversation, cwd=cwd, prices=table, redact=redact).encode()
         return
     if not isinstance(conversation, Conversation):
         raise InvalidOptions(
@@ -281,7 +286,7 @@ def _lines(
         )
     message: dict[str, Any]
     for message in to_unified_messages(conversation.messages, conversation.originals):
-        yield msgspec.json.encode(message) + b"\n"
+        yield msgspec.json.encode(redactor.value(message) if redactor else message) + b"\n"
 
 
 @sessions.command()
@@ -303,6 +308,12 @@ def _lines(
     type=click.Path(dir_okay=False),
     help="html/markdown: a price table (JSON or TOML) laid over gemwire's own.",
 )
+@click.option(
+    "--redact",
+    is_flag=True,
+    help="Take out API keys, tokens, e-mail addresses and your home folder (the rules: "
+    "docs/sessions.md), to share the export.",
+)
 @click.option("-o", "--output", type=click.File("wb"), default="-", help="Write here (- stdout).")
 def export(
     ref: str,
@@ -311,18 +322,20 @@ def export(
     project: str | None,
     fmt: str,
     prices: str | None,
+    redact: bool,
     output: BinaryIO,
 ) -> None:
     """Export session REF: JSON lines, or a transcript (HTML, Markdown) with its subagents.
 
     \b
     gemwire sessions export latest --format html -o session.html
+    gemwire sessions export latest --format markdown --redact > to-share.md
     """
     from gemwire.errors import InvalidOptions, SessionError
 
     info = _find(agent_sources(agent, gemini_home), ref, project)
     conversation = _load(info.path, keep_originals=fmt == "claude")
-    lines = _lines(conversation, info.project, fmt, prices)
+    lines = _lines(conversation, info.project, fmt, prices, redact=redact)
     if _is_terminal(output):
         lines = _for_terminal(lines, as_json=fmt in ("events", "claude"))
     try:

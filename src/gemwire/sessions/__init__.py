@@ -25,6 +25,7 @@ from gemwire.sessions._export import claude_tool, to_unified_messages
 from gemwire.sessions._html import to_html
 from gemwire.sessions._jsonl import JsonlConversation
 from gemwire.sessions._markdown import to_markdown
+from gemwire.sessions._redact import Redactor
 from gemwire.sessions._registry import load_session, source, sources
 from gemwire.sessions._source import AGENT_NAMES, AGENTS, Agent, LoadedSession, SessionSource
 from gemwire.sessions._summary import SessionInfo, short_id_of
@@ -68,6 +69,7 @@ __all__ = (
     "QwenConversation",
     "QwenHome",
     "RawMessage",
+    "Redactor",
     "SessionInfo",
     "SessionMessage",
     "SessionSource",

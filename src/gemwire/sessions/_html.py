@@ -242,11 +242,15 @@ def to_html(
     cwd: str | None = None,
     prices: PriceTable | None = None,
     secrets: Iterable[str] | None = None,
+    redact: bool = False,
 ) -> str:
     """A loaded session as one self-contained, script-free HTML page.
 
     ``secrets`` are masked wherever they appear (by default the secret values of this
-    process's environment: docs/security.md).
+    process's environment: docs/security.md); ``redact`` also takes out API keys, tokens,
+    e-mail addresses and the home folder (`gemwire.sessions._redact`, docs/sessions.md).
     """
-    transcript = build_transcript(conversation, cwd=cwd, prices=prices, secrets=secrets)
+    transcript = build_transcript(
+        conversation, cwd=cwd, prices=prices, secrets=secrets, redact=redact
+    )
     return render_html(transcript)

@@ -28,6 +28,7 @@ from gemwire.events import (
     UsageReported,
     UserMessage,
 )
+from gemwire.sessions._redact import Redactor
 from gemwire.sessions._registry import Loaded
 from gemwire.sessions._source import AGENT_NAMES
 from gemwire.sessions.gemini import Conversation, nested_events
@@ -196,9 +197,10 @@ def build_transcript(
     prices: PriceTable | None = None,
     events: Iterable[Event] | None = None,
     secrets: Iterable[str] | None = None,
+    redact: bool = False,
 ) -> Transcript:
     """The session as a `Transcript`, subagents nested under the call that ran them (Gemini's),
-    with ``secrets`` masked (`export_masker`)."""
+    with ``secrets`` masked (`export_masker`) and, with ``redact``, what `Redactor` takes out."""
     table = prices if prices is not None else load_prices()
     masker = export_masker(secrets)
     builder = _Builder(table)
@@ -208,14 +210,18 @@ def build_transcript(
             if isinstance(conversation, Conversation)
             else conversation.events(cwd=cwd)
         )
+    redactor = Redactor() if redact else None
     for event in events:
-        builder.feed(masker.event(event) if masker else event)
+        masked = masker.event(event) if masker else event
+        builder.feed(redactor.event(masked) if redactor else masked)
     summary = conversation.summary
+    if summary and redactor:
+        summary = redactor.text(summary)
     agent = "gemini" if isinstance(conversation, Conversation) else conversation.agent
     return Transcript(
         agent=AGENT_NAMES[agent],
         session_id=conversation.session_id,
-        path=conversation.path,
+        path=redactor.text(conversation.path) if redactor else conversation.path,
         start_time=conversation.start_time,
         last_updated=conversation.last_updated,
         summary=masker.text(summary) if summary else summary,
