@@ -3,9 +3,9 @@
 By default the agent keeps a folder per project, named by a slug of the project's path
 (Claude Code's and Qwen Code's way); an agent that keeps its sessions otherwise (Codex, by
 date) sets ``by_folder`` false and overrides `JsonlHome.folders` and `JsonlHome.paths`: its
-sessions are then matched to a project by the folder each records. Folders and files are enumerated, then
-matched: nothing is built from a session id or from file contents. A path a caller hands
-in must resolve inside the agent's sessions folder.
+sessions are then matched to a project by the folder each records. Folders and files are
+enumerated, then matched: nothing is built from a session id or from file contents. A path
+a caller hands in must resolve inside the agent's sessions folder.
 """
 
 from __future__ import annotations
