@@ -186,6 +186,8 @@ class CodexSessionNormalizer:
             arguments = decoded if isinstance(decoded, dict) else {"arguments": item.arguments}
         if isinstance(item.input, str):
             arguments = {"input": item.input}
+        if isinstance(item.action, dict):
+            arguments = item.action
         paths = [self._path(p) for p in _PATCH_FILE.findall(arguments.get("input", ""))]
         command = arguments.get("cmd", arguments.get("command"))
         if isinstance(command, list) and all(isinstance(c, str) for c in command):

@@ -119,6 +119,8 @@ class ResponseItem(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     output: Any = UNSET
     """``function_call_output`` / ``custom_tool_call_output``: what the model was told
     (text; structured content in some versions)."""
+    action: Any = UNSET
+    """``local_shell_call``: what to run (``{"type": "exec", "command": [...], ...}``)."""
 
 
 class TokenUsage(msgspec.Struct, frozen=True, kw_only=True, gc=False):

@@ -105,6 +105,22 @@ def test_a_command_that_exits_non_zero_fails(tmp_path: Path) -> None:
     assert (finished.status, finished.error and finished.error.type) == ("failed", "failed")
 
 
+def test_a_local_shell_call_is_titled_by_its_command(tmp_path: Path) -> None:
+    action = {"type": "exec", "command": ["bash", "-lc", "ls"]}
+    path = _session(
+        tmp_path,
+        [
+            _item({"type": "local_shell_call", "call_id": "c1", "action": action}),
+            _item({"type": "function_call_output", "call_id": "c1", "output": "a.txt"}),
+        ],
+    )
+    events = list(load_codex_session(path).events())
+    [started] = [e for e in events if isinstance(e, ToolCallStarted)]
+    assert (started.name, started.kind, started.title) == ("local_shell", "execute", "bash -lc ls")
+    [finished] = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert (finished.call_id, finished.status, finished.output) == ("c1", "completed", "a.txt")
+
+
 def test_unknown_records_are_kept_and_bad_payloads_are_notices(tmp_path: Path) -> None:
     path = _session(
         tmp_path,
