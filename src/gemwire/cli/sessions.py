@@ -226,9 +226,13 @@ def show(
 
     with output:
         header(f"# {info.path}")
-        if not isinstance(conversation, Conversation):  # no subagents linked yet
+        if not isinstance(conversation, Conversation):  # subagents not linked to a call yet
             for event in conversation.events(cwd=info.project):
                 show_event(event)
+            for sub in info.subagents:
+                header(f"\n# subagent {sub.id}: {sub.path}")
+                for event in _load(sub.path).events(cwd=info.project):
+                    show_event(event)
             output.close()
             return
         for event in nested_events(conversation, cwd=info.project):

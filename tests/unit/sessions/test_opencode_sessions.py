@@ -243,3 +243,23 @@ def test_any_row_data_loads_and_maps_without_raising(
     assert len(conversation.problems) <= len(data)
     for event in conversation.events():
         encode_event(terminal_safe_event(event))
+
+
+def test_show_lists_a_subagent_s_session_after_its_parent(tmp_path: Path) -> None:
+    workspace = tmp_path / "w"
+    home = _home(tmp_path, workspace)
+    first, second, *_ = home.sessions(workspace)
+    with closing(sqlite3.connect(home.database)) as connection:
+        connection.execute("UPDATE session SET parent_id = ? WHERE id = ?", (first.id, second.id))
+        connection.commit()
+    [parent] = [i for i in home.sessions(workspace) if i.id == first.id]
+    assert [(s.id, s.kind, s.parent_id) for s in parent.subagents] == [
+        (second.id, "subagent", first.id)
+    ]
+    runner = CliRunner(env={"XDG_DATA_HOME": str(tmp_path / ".local" / "share")})
+    where = ["--agent", "opencode", "--project", str(workspace)]
+    shown = runner.invoke(main, ["sessions", "show", first.id or "", *where, "--json"])
+    assert shown.exit_code == 0, shown.stderr
+    started = [json.loads(line) for line in shown.stdout.splitlines()]
+    sessions = [e["session_id"] for e in started if e["type"] == "session_started"]
+    assert sessions == [first.id, second.id]
