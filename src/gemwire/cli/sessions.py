@@ -203,7 +203,14 @@ def show(
     from gemwire._normalize.masking import Masker, known_secrets
     from gemwire.cli.live import LiveOutput, open_output
     from gemwire.events import Event, SessionStarted
-    from gemwire.sessions import Conversation, load_session, nested_events, subagent_files
+    from gemwire.sessions import (
+        Conversation,
+        OpenCodeConversation,
+        load_session,
+        nested_events,
+        nested_opencode_events,
+        subagent_files,
+    )
 
     info = _find(agent_sources(agent, gemini_home), ref, project)
     conversation = _load(info.path)
@@ -226,10 +233,22 @@ def show(
 
     with output:
         header(f"# {info.path}")
-        if not isinstance(conversation, Conversation):  # subagents not linked to a call yet
-            for event in conversation.events(cwd=info.project):
+        if not isinstance(conversation, Conversation):
+            events = (
+                nested_opencode_events(conversation, cwd=info.project)
+                if isinstance(conversation, OpenCodeConversation)
+                else conversation.events(cwd=info.project)
+            )
+            shown = set()
+            for event in events:
+                if isinstance(event, SessionStarted):
+                    shown.add(event.session_id)
+                    if isinstance(event.parent_call_id, str):
+                        header(f"\n# subagent {event.session_id} (call {event.parent_call_id})")
                 show_event(event)
-            for sub in info.subagents:
+            for sub in info.subagents:  # those no call names
+                if sub.id in shown:
+                    continue
                 header(f"\n# subagent {sub.id}: {sub.path}")
                 for event in _load(sub.path).events(cwd=info.project):
                     show_event(event)

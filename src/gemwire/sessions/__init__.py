@@ -43,7 +43,11 @@ from gemwire.sessions.gemini import (
     remove_resume_stubs,
     subagent_files,
 )
-from gemwire.sessions.opencode import OpenCodeConversation, OpenCodeHome
+from gemwire.sessions.opencode import (
+    OpenCodeConversation,
+    OpenCodeHome,
+    nested_opencode_events,
+)
 from gemwire.sessions.pricing import ModelPrice, PriceTable, load_prices
 from gemwire.sessions.qwen import QwenConversation, QwenHome
 
@@ -79,6 +83,7 @@ __all__ = (
     "load_prices",
     "load_session",
     "nested_events",
+    "nested_opencode_events",
     "parent_call",
     "project_hash",
     "read_session_info",

@@ -32,6 +32,7 @@ from gemwire.sessions._redact import Redactor
 from gemwire.sessions._registry import Loaded
 from gemwire.sessions._source import AGENT_NAMES
 from gemwire.sessions.gemini import Conversation, nested_events
+from gemwire.sessions.opencode import OpenCodeConversation, nested_opencode_events
 from gemwire.sessions.pricing import PriceTable, load_prices, model_usage_cost
 
 __all__ = ("Card", "Text", "Transcript", "TranscriptUsage", "build_transcript", "export_masker")
@@ -208,6 +209,8 @@ def build_transcript(
         events = (
             nested_events(conversation, cwd=cwd)
             if isinstance(conversation, Conversation)
+            else nested_opencode_events(conversation, cwd=cwd)
+            if isinstance(conversation, OpenCodeConversation)
             else conversation.events(cwd=cwd)
         )
     redactor = Redactor() if redact else None

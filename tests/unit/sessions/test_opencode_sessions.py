@@ -22,7 +22,7 @@ from gemwire.cli import main
 from gemwire.cli.safe_text import terminal_safe_event
 from gemwire.events import FileChanged, Notice, ToolCallFinished, ToolCallStarted, encode_event
 from gemwire.protocol._strict import unknown_fields
-from gemwire.sessions import OpenCodeConversation, OpenCodeHome, load_session, usage
+from gemwire.sessions import OpenCodeConversation, OpenCodeHome, load_session, to_markdown, usage
 from gemwire.sessions.opencode import load_opencode_session
 from gemwire.wire.opencode_session import MessageData, PartData
 
@@ -245,21 +245,63 @@ def test_any_row_data_loads_and_maps_without_raising(
         encode_event(terminal_safe_event(event))
 
 
-def test_show_lists_a_subagent_s_session_after_its_parent(tmp_path: Path) -> None:
+def _with_subagent(tmp_path: Path, *, linked: bool) -> tuple[OpenCodeHome, Path, str, str]:
+    """The recordings' home, its second session made a subagent of the first (answer's),
+    started by a ``task`` call of the first when ``linked``."""
     workspace = tmp_path / "w"
     home = _home(tmp_path, workspace)
     first, second, *_ = home.sessions(workspace)
+    assert first.id is not None
+    assert second.id is not None
+    task = {
+        "type": "tool",
+        "tool": "task",
+        "callID": "call_task",
+        "state": {
+            "status": "completed",
+            "input": {"description": "look", "prompt": "look", "subagent_type": "general"},
+            "output": "looked",
+            "title": "look",
+            "metadata": {"sessionId": second.id} if linked else {},
+        },
+    }
     with closing(sqlite3.connect(home.database)) as connection:
         connection.execute("UPDATE session SET parent_id = ? WHERE id = ?", (first.id, second.id))
+        [message] = connection.execute(
+            "SELECT id FROM message WHERE session_id = ? AND data LIKE '%assistant%'", (first.id,)
+        ).fetchall()
+        connection.execute(
+            "INSERT INTO part VALUES ('prt_zzz', ?, ?, 0, 0, ?)",
+            (message[0], first.id, json.dumps(task)),
+        )
         connection.commit()
-    [parent] = [i for i in home.sessions(workspace) if i.id == first.id]
-    assert [(s.id, s.kind, s.parent_id) for s in parent.subagents] == [
-        (second.id, "subagent", first.id)
-    ]
+    return home, workspace, first.id, second.id
+
+
+@pytest.mark.parametrize("linked", [True, False])
+def test_show_puts_a_subagent_after_the_call_that_started_it(tmp_path: Path, linked: bool) -> None:
+    home, workspace, first, second = _with_subagent(tmp_path, linked=linked)
+    [parent] = [i for i in home.sessions(workspace) if i.id == first]
+    assert [(s.id, s.kind, s.parent_id) for s in parent.subagents] == [(second, "subagent", first)]
     runner = CliRunner(env={"XDG_DATA_HOME": str(tmp_path / ".local" / "share")})
     where = ["--agent", "opencode", "--project", str(workspace)]
-    shown = runner.invoke(main, ["sessions", "show", first.id or "", *where, "--json"])
+    shown = runner.invoke(main, ["sessions", "show", first, *where, "--json"])
     assert shown.exit_code == 0, shown.stderr
-    started = [json.loads(line) for line in shown.stdout.splitlines()]
-    sessions = [e["session_id"] for e in started if e["type"] == "session_started"]
-    assert sessions == [first.id, second.id]
+    events = [json.loads(line) for line in shown.stdout.splitlines()]
+    started = [
+        (e["session_id"], e.get("parent_call_id")) for e in events if e["type"] == "session_started"
+    ]
+    assert started == [(first, None), (second, "call_task" if linked else None)]
+    if linked:  # right after the call started, before it finished
+        types = [e["type"] for e in events]
+        at = types.index("tool_call_started")
+        assert (types[at + 1], events[at + 1]["session_id"]) == ("session_started", second)
+        plain = runner.invoke(main, ["sessions", "show", first, *where])
+        assert f"# subagent {second} (call call_task)" in plain.stdout
+
+
+def test_a_transcript_nests_a_subagent_in_its_call(tmp_path: Path) -> None:
+    home, _, first, second = _with_subagent(tmp_path, linked=True)
+    conversation = load_opencode_session(f"{home.database}#{first}")
+    markdown = to_markdown(conversation)
+    assert f"> **Subagent session {second}**" in markdown

@@ -16,7 +16,7 @@ import msgspec
 
 from gemwire._normalize.opencode_session import OpenCodeSessionNormalizer, response_tokens
 from gemwire.errors import SessionNotFound
-from gemwire.events import Event
+from gemwire.events import Event, ToolCallStarted
 from gemwire.protocol.gemini_session import Problem
 from gemwire.sessions._jsonl import Response, ResponseTokens, problem_notices
 from gemwire.sessions._reading import MAX_SESSION_BYTES
@@ -27,9 +27,9 @@ from gemwire.sessions.opencode._database import (
     session_records,
     session_rows,
 )
-from gemwire.wire.opencode_session import MessageData, PartData, SessionRow, Tokens
+from gemwire.wire.opencode_session import MessageData, PartData, SessionRow, Tokens, ToolState
 
-__all__ = ("OpenCodeConversation", "load_opencode_session", "split_ref")
+__all__ = ("OpenCodeConversation", "load_opencode_session", "nested_opencode_events", "split_ref")
 
 _SEPARATOR = "#ses_"
 
@@ -146,3 +146,47 @@ def load_opencode_session(path: str | os.PathLike[str]) -> OpenCodeConversation:
         records=records,
         problems=problems,
     )
+
+
+def _subagent_calls(conversation: OpenCodeConversation) -> dict[str, str]:
+    """The subagent sessions the session's ``task`` calls started: call id -> session id
+    (the call's ``metadata.sessionId``)."""
+    calls: dict[str, str] = {}
+    for part in conversation.records:
+        if not isinstance(part, PartData) or not isinstance(part.state, ToolState):
+            continue
+        metadata = part.state.metadata
+        child = metadata.get("sessionId") if isinstance(metadata, dict) else None
+        if isinstance(child, str) and isinstance(part.callID, str):
+            calls[part.callID] = child
+    return calls
+
+
+def nested_opencode_events(
+    conversation: OpenCodeConversation, *, cwd: str | None = None
+) -> Iterator[Event]:
+    """The session's events, each subagent session's right after the ``task`` call that
+    started it; a subagent's events carry that call's id as ``parent_call_id``."""
+    yield from _nested(conversation, cwd, {conversation.session_id})
+
+
+def _nested(
+    conversation: OpenCodeConversation, cwd: str | None, seen: set[str | None]
+) -> Iterator[Event]:
+    calls = _subagent_calls(conversation)
+    database, _ = split_ref(conversation.path)
+    for event in conversation.events(cwd=cwd):
+        yield event
+        if not isinstance(event, ToolCallStarted):
+            continue
+        child_id = calls.get(event.call_id)
+        if child_id is None or child_id in seen:  # a session that names itself: once
+            continue
+        seen.add(child_id)
+        try:
+            child = load_opencode_session(f"{database}#{child_id}")
+        except SessionNotFound:
+            continue  # the call ran no session that was kept
+        for sub in _nested(child, cwd, seen):
+            linked = isinstance(sub.parent_call_id, str)
+            yield sub if linked else msgspec.structs.replace(sub, parent_call_id=event.call_id)
