@@ -37,10 +37,16 @@ def update_golden(request: pytest.FixtureRequest) -> bool:
 
 @pytest.fixture(autouse=True, scope="session")
 def _own_cache_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """gemwire's cache (the session listing index) in a folder of the test run's own, never
-    the real ``~/.cache`` (subprocesses inherit it)."""
+    """gemwire's cache (the session listing index) and the agents' homes in folders of the
+    test run's own, never the real ``~/.cache`` or ``~/.codex`` (subprocesses inherit them)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+        # The agents' homes, where `gemwire sessions --agent all` reads: never the real ones.
+        nowhere = tmp_path_factory.mktemp("no-agent-homes")
+        patch.setenv("CLAUDE_CONFIG_DIR", str(nowhere / ".claude"))
+        patch.setenv("CODEX_HOME", str(nowhere / ".codex"))
+        patch.setenv("QWEN_RUNTIME_DIR", str(nowhere / ".qwen"))
+        patch.setenv("XDG_DATA_HOME", str(nowhere / "share"))
         yield
 
 

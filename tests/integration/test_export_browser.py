@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from browser import Watched, watched_page
-from corpus import RECORDINGS
+from corpus import FIXTURES, RECORDINGS
+from opencode_db import build
 from playwright.sync_api import Browser
 
 from gemwire.events import ToolCallFinished
-from gemwire.sessions import to_html
+from gemwire.sessions import load_session as load_any, to_html
 from gemwire.sessions.gemini import load_session
 
 SESSIONS = sorted(
@@ -62,6 +63,33 @@ def test_every_recorded_session_renders_cleanly(chromium_browser: Browser, tmp_p
             # Every message and tool call of the session is on the page.
             cards = sum(1 for e in conversation.events() if e.type == "tool_call_started")
             assert page.page.evaluate("document.querySelectorAll('.card').length") >= cards
+            assert page.problems == [], source
+
+
+OTHER_AGENTS = sorted(
+    p
+    for folder in ("claude/0.16.2", "codex/0.16.0", "qwen/0.24.4", "opencode/1.18.33")
+    for p in (FIXTURES / folder).glob("*")
+    if p.suffix in (".jsonl", ".sql") and not p.name.endswith(".events.jsonl")
+)
+
+
+def test_every_other_agent_s_recorded_session_renders_cleanly(
+    chromium_browser: Browser, tmp_path: Path
+) -> None:
+    """The same renderer for Claude Code's, Codex's, Qwen Code's and OpenCode's sessions."""
+    assert len(OTHER_AGENTS) == 32
+    for n, source in enumerate(OTHER_AGENTS):
+        target = tmp_path / f"{n}-{source.name}"
+        if source.suffix == ".sql":
+            session = build(source.read_text(), target.with_suffix(".db"))
+        else:
+            session = _materialized(source, target)
+        conversation = load_any(session)
+        with _opened(chromium_browser, to_html(conversation), tmp_path / f"{n}.html") as page:
+            assert page.page.evaluate("document.scripts.length") == 0
+            cards = sum(1 for e in conversation.events() if e.type == "tool_call_started")
+            assert page.page.evaluate("document.querySelectorAll('.card').length") == cards
             assert page.problems == [], source
 
 

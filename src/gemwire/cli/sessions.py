@@ -2,7 +2,7 @@
 
 ``--agent`` picks whose (default ``gemini``; ``all``: every agent gemwire reads the sessions
 of). Exit status: 0 done; 1 no such session, the file cannot be read, or it is not a session;
-2 usage error, or an agent whose sessions gemwire does not read yet. Everything shown to a person goes through `terminal_safe`; an export
+2 usage error, or an export format an agent's sessions do not have yet. Everything shown to a person goes through `terminal_safe`; an export
 written to a terminal too (JSON lines stay the same JSON: what a terminal would act on is
 escaped as ``\\uXXXX``).
 """
@@ -21,12 +21,14 @@ from gemwire.cli.safe_text import terminal_safe, terminal_safe_json
 
 if TYPE_CHECKING:  # the sessions stack loads when a command runs (a fast `gemwire --help`)
     from gemwire.sessions import (
-        ClaudeConversation,
         Conversation,
-        QwenConversation,
+        JsonlConversation,
+        OpenCodeConversation,
         SessionInfo,
         SessionSource,
     )
+
+    Loaded = Conversation | JsonlConversation[Any] | OpenCodeConversation
 
 __all__ = ("agent_option", "agent_sources", "sessions")
 
@@ -44,7 +46,7 @@ agent_option = click.option(
 
 def agent_sources(agent: str, gemini_home: str | None) -> list[SessionSource]:
     """The sources ``--agent`` names; ``--gemini-home`` is Gemini's home, the others find
-    theirs as their agent does. An agent gemwire cannot read yet is a usage error."""
+    theirs as their agent does."""
     from gemwire.errors import InvalidOptions
     from gemwire.sessions import source, sources
 
@@ -103,12 +105,10 @@ def _names_a_file(ref: str) -> bool:
     return os.sep in ref or ref.endswith((".json", ".jsonl"))
 
 
-def _load(
-    path: str, *, keep_originals: bool = False
-) -> Conversation | ClaudeConversation | QwenConversation:
+def _load(path: str, *, keep_originals: bool = False) -> Loaded:
     """The session at ``path``; a file that is not one (empty, binary, cut short) is an error."""
     from gemwire.errors import SessionError
-    from gemwire.sessions import ClaudeConversation, QwenConversation, load_session
+    from gemwire.sessions import load_session
 
     try:
         conversation = load_session(path, keep_originals=keep_originals)
@@ -119,15 +119,16 @@ def _load(
         # Each different reason once: a text file has the same one on every line.
         why = "; ".join(dict.fromkeys(p.message for p in problems[:3])) or "no session id"
         more = f" (and {len(problems) - 3} more problems)" if len(problems) > 3 else ""
-        whose = (
-            "Claude Code"
-            if isinstance(conversation, ClaudeConversation)
-            else "Qwen Code"
-            if isinstance(conversation, QwenConversation)
-            else "Gemini"
+        raise click.ClickException(
+            terminal_safe(f"{path} is not a {_whose(conversation)} session: {why}{more}")
         )
-        raise click.ClickException(terminal_safe(f"{path} is not a {whose} session: {why}{more}"))
     return conversation
+
+
+def _whose(conversation: Loaded) -> str:
+    from gemwire.sessions import AGENT_NAMES, Conversation
+
+    return "Gemini" if isinstance(conversation, Conversation) else AGENT_NAMES[conversation.agent]
 
 
 def _json_safe(info: SessionInfo) -> SessionInfo:
@@ -202,7 +203,14 @@ def show(
     from gemwire._normalize.masking import Masker, known_secrets
     from gemwire.cli.live import LiveOutput, open_output
     from gemwire.events import Event, SessionStarted
-    from gemwire.sessions import Conversation, load_session, nested_events, subagent_files
+    from gemwire.sessions import (
+        Conversation,
+        OpenCodeConversation,
+        load_session,
+        nested_events,
+        nested_opencode_events,
+        subagent_files,
+    )
 
     info = _find(agent_sources(agent, gemini_home), ref, project)
     conversation = _load(info.path)
@@ -225,9 +233,25 @@ def show(
 
     with output:
         header(f"# {info.path}")
-        if not isinstance(conversation, Conversation):  # no subagents linked yet
-            for event in conversation.events(cwd=info.project):
+        if not isinstance(conversation, Conversation):
+            events = (
+                nested_opencode_events(conversation, cwd=info.project)
+                if isinstance(conversation, OpenCodeConversation)
+                else conversation.events(cwd=info.project)
+            )
+            shown = set()
+            for event in events:
+                if isinstance(event, SessionStarted):
+                    shown.add(event.session_id)
+                    if isinstance(event.parent_call_id, str):
+                        header(f"\n# subagent {event.session_id} (call {event.parent_call_id})")
                 show_event(event)
+            for sub in info.subagents:  # those no call names
+                if sub.id in shown:
+                    continue
+                header(f"\n# subagent {sub.id}: {sub.path}")
+                for event in _load(sub.path).events(cwd=info.project):
+                    show_event(event)
             output.close()
             return
         for event in nested_events(conversation, cwd=info.project):
@@ -245,10 +269,12 @@ def show(
 
 
 def _lines(
-    conversation: Conversation | ClaudeConversation | QwenConversation,
+    conversation: Loaded,
     cwd: str | None,
     fmt: str,
     prices: str | None,
+    *,
+    redact: bool,
 ) -> Iterator[bytes]:
     import msgspec
 
@@ -256,32 +282,34 @@ def _lines(
     from gemwire.errors import InvalidOptions
     from gemwire.events import encode_event
     from gemwire.sessions import (
-        ClaudeConversation,
         Conversation,
+        Redactor,
         load_prices,
         to_html,
         to_markdown,
         to_unified_messages,
     )
 
+    redactor = Redactor() if redact else None
     if fmt == "events":
         masker = Masker(known_secrets(os.environ))  # as the other formats do by default
         for event in conversation.events(cwd=cwd):
-            yield encode_event(masker.event(event) if masker else event)
+            masked = masker.event(event) if masker else event
+            yield encode_event(redactor.event(masked) if redactor else masked)
         return
-    if not isinstance(conversation, Conversation):
-        whose = "Claude Code" if isinstance(conversation, ClaudeConversation) else "Qwen Code"
-        raise InvalidOptions(
-            f"--format {fmt} of a {whose} session is not supported yet (--format events is)"
-        )
     if fmt in ("html", "markdown"):
         render = to_html if fmt == "html" else to_markdown
         table = load_prices(prices)
-        yield render(conversation, cwd=cwd, prices=table).encode()
+        yield render(conversation, cwd=cwd, prices=table, redact=redact).encode()
         return
+    if not isinstance(conversation, Conversation):
+        raise InvalidOptions(
+            f"--format {fmt} of a {_whose(conversation)} session is not supported yet "
+            "(events, html and markdown are)"
+        )
     message: dict[str, Any]
     for message in to_unified_messages(conversation.messages, conversation.originals):
-        yield msgspec.json.encode(message) + b"\n"
+        yield msgspec.json.encode(redactor.value(message) if redactor else message) + b"\n"
 
 
 @sessions.command()
@@ -303,6 +331,12 @@ def _lines(
     type=click.Path(dir_okay=False),
     help="html/markdown: a price table (JSON or TOML) laid over gemwire's own.",
 )
+@click.option(
+    "--redact",
+    is_flag=True,
+    help="Take out API keys, tokens, e-mail addresses and your home folder (the rules: "
+    "docs/sessions.md), to share the export.",
+)
 @click.option("-o", "--output", type=click.File("wb"), default="-", help="Write here (- stdout).")
 def export(
     ref: str,
@@ -311,18 +345,20 @@ def export(
     project: str | None,
     fmt: str,
     prices: str | None,
+    redact: bool,
     output: BinaryIO,
 ) -> None:
     """Export session REF: JSON lines, or a transcript (HTML, Markdown) with its subagents.
 
     \b
     gemwire sessions export latest --format html -o session.html
+    gemwire sessions export latest --format markdown --redact > to-share.md
     """
     from gemwire.errors import InvalidOptions, SessionError
 
     info = _find(agent_sources(agent, gemini_home), ref, project)
     conversation = _load(info.path, keep_originals=fmt == "claude")
-    lines = _lines(conversation, info.project, fmt, prices)
+    lines = _lines(conversation, info.project, fmt, prices, redact=redact)
     if _is_terminal(output):
         lines = _for_terminal(lines, as_json=fmt in ("events", "claude"))
     try:

@@ -5,15 +5,14 @@ Sans-IO: the caller feeds blocks of whole lines (and the last, unterminated one)
 is not a record (cut short while the agent was writing it, not JSON, not an object, a field
 of the wrong type) is a `Problem` on its line, never an exception; a record of a type
 gemwire does not know is kept (the normalizer decides). The record types are in
-`gemwire.wire.claude_session` and `gemwire.wire.qwen_session`.
+`gemwire.wire.<agent>_session`.
 """
 
 from __future__ import annotations
 
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, TypeVar
 
 import msgspec
-from msgspec import UnsetType
 
 from gemwire.protocol._undecodable import UNDECODABLE
 from gemwire.protocol.gemini_session import Problem
@@ -21,12 +20,7 @@ from gemwire.protocol.gemini_session import Problem
 __all__ = ("JsonlRecords",)
 
 
-class _Record(Protocol):
-    @property
-    def sessionId(self) -> str | UnsetType: ...  # the upstream name
-
-
-R = TypeVar("R", bound=_Record)
+R = TypeVar("R")
 
 
 class JsonlRecords(Generic[R]):
@@ -36,8 +30,8 @@ class JsonlRecords(Generic[R]):
     >>> records = JsonlRecords(Record)
     >>> records.feed_block(b'{"type":"user","sessionId":"s"}\\nnot json\\n', 1)
     2
-    >>> [r.type for r in records.records], [p.line for p in records.problems], records.session_id
-    (['user'], [2], 's')
+    >>> [r.sessionId for r in records.records], [p.line for p in records.problems]
+    (['s'], [2])
     """
 
     def __init__(self, record: type[R]) -> None:
@@ -59,8 +53,3 @@ class JsonlRecords(Generic[R]):
             except UNDECODABLE as exc:
                 self.problems.append(Problem(line=number, message=f"not a record: {exc}"))
         return len(lines)
-
-    @property
-    def session_id(self) -> str | None:
-        """The session id the records carry (the first that has one)."""
-        return next((r.sessionId for r in self.records if isinstance(r.sessionId, str)), None)

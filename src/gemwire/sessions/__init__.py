@@ -13,7 +13,8 @@ normalized events of `gemwire.events`, the same vocabulary a live run streams.
 as a transcript to read or share, `nested_events` puts each
 subagent's events after the call that ran it, and `usage` adds up tokens and estimated cost
 across a home. Each agent's sessions are a `SessionSource` (`source("gemini")` is a
-`GeminiHome`; other agents are not supported yet). See docs/sessions.md.
+`GeminiHome`; ``source("claude")`` a `ClaudeHome`, and so on for Codex, Qwen Code and
+OpenCode). See docs/sessions.md.
 """
 
 from __future__ import annotations
@@ -22,12 +23,15 @@ from gemwire.protocol.gemini_messages import RawMessage, SessionMessage
 from gemwire.protocol.gemini_session import Problem
 from gemwire.sessions._export import claude_tool, to_unified_messages
 from gemwire.sessions._html import to_html
+from gemwire.sessions._jsonl import JsonlConversation
 from gemwire.sessions._markdown import to_markdown
+from gemwire.sessions._redact import Redactor
 from gemwire.sessions._registry import load_session, source, sources
 from gemwire.sessions._source import AGENT_NAMES, AGENTS, Agent, LoadedSession, SessionSource
 from gemwire.sessions._summary import SessionInfo, short_id_of
 from gemwire.sessions._usage import GROUPINGS, UsageReport, UsageRow, usage
 from gemwire.sessions.claude import ClaudeConversation, ClaudeHome
+from gemwire.sessions.codex import CodexConversation, CodexHome
 from gemwire.sessions.gemini import (
     Conversation,
     GeminiHome,
@@ -39,6 +43,11 @@ from gemwire.sessions.gemini import (
     remove_resume_stubs,
     subagent_files,
 )
+from gemwire.sessions.opencode import (
+    OpenCodeConversation,
+    OpenCodeHome,
+    nested_opencode_events,
+)
 from gemwire.sessions.pricing import ModelPrice, PriceTable, load_prices
 from gemwire.sessions.qwen import QwenConversation, QwenHome
 
@@ -49,16 +58,22 @@ __all__ = (
     "Agent",
     "ClaudeConversation",
     "ClaudeHome",
+    "CodexConversation",
+    "CodexHome",
     "Conversation",
     "GeminiHome",
+    "JsonlConversation",
     "LoadedSession",
     "ModelPrice",
+    "OpenCodeConversation",
+    "OpenCodeHome",
     "PriceTable",
     "Problem",
     "Project",
     "QwenConversation",
     "QwenHome",
     "RawMessage",
+    "Redactor",
     "SessionInfo",
     "SessionMessage",
     "SessionSource",
@@ -68,6 +83,7 @@ __all__ = (
     "load_prices",
     "load_session",
     "nested_events",
+    "nested_opencode_events",
     "parent_call",
     "project_hash",
     "read_session_info",

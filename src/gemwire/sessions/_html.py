@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterable
 from html import escape
 
+from gemwire.sessions._registry import Loaded
 from gemwire.sessions._transcript import Card, Text, Transcript, build_transcript
-from gemwire.sessions.gemini import Conversation
 from gemwire.sessions.pricing import PriceTable
 
 __all__ = ("cost_label", "render_html", "to_html")
@@ -125,7 +125,7 @@ def _block(label: str, body: str, *, opened: bool) -> str:
     return f"<details{state}><summary>{_e(label)}</summary>{body}</details>"
 
 
-def _card(card: Card) -> str:
+def _card(card: Card, agent: str) -> str:
     status = card.status or "running"
     parts = [
         f'<div class="card status-{_cls(status)} kind-{_cls(card.kind)}">',
@@ -154,21 +154,21 @@ def _card(card: Card) -> str:
     if card.items:
         who = f"Subagent session {card.subagent}" if card.subagent else "Subagent"
         parts.append(f'<div class="subagent"><div class="role">{_e(who)}</div>')
-        parts.extend(_item(item) for item in card.items)
+        parts.extend(_item(item, agent) for item in card.items)
         parts.append("</div>")
     parts.append("</div></div>")
     return "".join(parts)
 
 
-def _item(item: Text | Card) -> str:
+def _item(item: Text | Card, agent: str) -> str:
     if isinstance(item, Card):
-        return _card(item)
+        return _card(item, agent)
     text = item.text
     match item.kind:
         case "user":
             return f'<section class="msg user"><div class="role">User</div><div class="text">{_e(text)}</div></section>'
         case "answer":
-            return f'<section class="msg answer"><div class="role">Gemini</div><div class="text">{_e(text)}</div></section>'
+            return f'<section class="msg answer"><div class="role">{_e(agent)}</div><div class="text">{_e(text)}</div></section>'
         case "thought":
             first = text.strip().split("\n", 1)[0].strip("* ") or "Thinking"
             return (
@@ -186,7 +186,9 @@ def _first_prompt(transcript: Transcript) -> str | None:
 
 def render_html(transcript: Transcript) -> str:
     """The page for a `Transcript`."""
-    title = " ".join((transcript.summary or _first_prompt(transcript) or "Gemini session").split())
+    title = " ".join(
+        (transcript.summary or _first_prompt(transcript) or f"{transcript.agent} session").split()
+    )
     title = title if len(title) <= 100 else title[:97] + "..."
     requests = sum(u.requests for u in transcript.usage)
     tokens = sum(u.total_tokens for u in transcript.usage)
@@ -209,7 +211,7 @@ def render_html(transcript: Transcript) -> str:
         f"<div><b>{len(transcript.files):,}</b>files changed</div>",
         "</div></header><main>",
     ]
-    out.extend(_item(item) for item in transcript.items)
+    out.extend(_item(item, transcript.agent) for item in transcript.items)
     out.append("</main>")
     if transcript.files:
         out.append('<h2>Files changed</h2><ul class="files">')
@@ -235,16 +237,20 @@ def render_html(transcript: Transcript) -> str:
 
 
 def to_html(
-    conversation: Conversation,
+    conversation: Loaded,
     *,
     cwd: str | None = None,
     prices: PriceTable | None = None,
     secrets: Iterable[str] | None = None,
+    redact: bool = False,
 ) -> str:
     """A loaded session as one self-contained, script-free HTML page.
 
     ``secrets`` are masked wherever they appear (by default the secret values of this
-    process's environment: docs/security.md).
+    process's environment: docs/security.md); ``redact`` also takes out API keys, tokens,
+    e-mail addresses and the home folder (`gemwire.sessions._redact`, docs/sessions.md).
     """
-    transcript = build_transcript(conversation, cwd=cwd, prices=prices, secrets=secrets)
+    transcript = build_transcript(
+        conversation, cwd=cwd, prices=prices, secrets=secrets, redact=redact
+    )
     return render_html(transcript)

@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterable
 
 from gemwire.sessions._html import cost_label
+from gemwire.sessions._registry import Loaded
 from gemwire.sessions._transcript import Card, Text, Transcript, build_transcript
-from gemwire.sessions.gemini import Conversation
 from gemwire.sessions.pricing import PriceTable
 
 __all__ = ("render_markdown", "to_markdown")
@@ -42,7 +42,7 @@ def _quote(text: str) -> str:
     return "\n".join(f"> {line}".rstrip() for line in text.split("\n"))
 
 
-def _card(card: Card) -> list[str]:
+def _card(card: Card, agent: str) -> list[str]:
     status = card.status or "running"
     out = [f"**{_line(card.kind)} · `{_line(card.name)}`** {_line(card.title)} — {_line(status)}"]
     if card.input:
@@ -56,19 +56,19 @@ def _card(card: Card) -> list[str]:
     out.extend(f"- {_line(f.change)} `{_line(f.path)}`" for f in card.files)
     if card.items:
         who = f"Subagent session {card.subagent}" if card.subagent else "Subagent"
-        nested = [f"**{_line(who)}**", *(_item(item) for item in card.items)]
+        nested = [f"**{_line(who)}**", *(_item(item, agent) for item in card.items)]
         out.append(_quote("\n\n".join(nested)))
     return out
 
 
-def _item(item: Text | Card) -> str:
+def _item(item: Text | Card, agent: str) -> str:
     if isinstance(item, Card):
-        return "\n\n".join(_card(item))
+        return "\n\n".join(_card(item, agent))
     match item.kind:
         case "user":
             return f"### User\n\n{_text(item.text)}"
         case "answer":
-            return f"### Gemini\n\n{_text(item.text)}"
+            return f"### {_line(agent)}\n\n{_text(item.text)}"
         case "thought":
             first = item.text.strip().split("\n", 1)[0].strip("* ") or "Thinking"
             return (
@@ -82,7 +82,7 @@ def render_markdown(transcript: Transcript) -> str:
     """The Markdown document for a `Transcript`."""
     title = transcript.summary or next(
         (i.text for i in transcript.items if isinstance(i, Text) and i.kind == "user"),
-        "Gemini session",
+        f"{transcript.agent} session",
     )
     requests = sum(u.requests for u in transcript.usage)
     tokens = sum(u.total_tokens for u in transcript.usage)
@@ -93,7 +93,7 @@ def render_markdown(transcript: Transcript) -> str:
             f"{_line(transcript.start_time or '')} · {requests:,} model requests · "
             f"{tokens:,} tokens · estimated cost {cost_label(transcript)}"
         ),
-        *(_item(item) for item in transcript.items),
+        *(_item(item, transcript.agent) for item in transcript.items),
     ]
     if transcript.files:
         out.append("## Files changed")
@@ -119,16 +119,20 @@ def render_markdown(transcript: Transcript) -> str:
 
 
 def to_markdown(
-    conversation: Conversation,
+    conversation: Loaded,
     *,
     cwd: str | None = None,
     prices: PriceTable | None = None,
     secrets: Iterable[str] | None = None,
+    redact: bool = False,
 ) -> str:
     """A loaded session as Markdown, subagents quoted under the call that ran them.
 
     ``secrets`` are masked wherever they appear (by default the secret values of this
-    process's environment: docs/security.md).
+    process's environment: docs/security.md); ``redact`` also takes out API keys, tokens,
+    e-mail addresses and the home folder (`gemwire.sessions._redact`, docs/sessions.md).
     """
-    transcript = build_transcript(conversation, cwd=cwd, prices=prices, secrets=secrets)
+    transcript = build_transcript(
+        conversation, cwd=cwd, prices=prices, secrets=secrets, redact=redact
+    )
     return render_markdown(transcript)

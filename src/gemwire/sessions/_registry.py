@@ -9,27 +9,36 @@ import functools
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from gemwire.errors import InvalidOptions, SessionError
+from gemwire.sessions._jsonl import JsonlConversation
 from gemwire.sessions._reading import NotRead, open_session_file
 from gemwire.sessions._source import AGENTS, SessionSource
-from gemwire.sessions.claude import ClaudeConversation, ClaudeHome
+from gemwire.sessions.claude import ClaudeHome
+from gemwire.sessions.codex import CodexHome
 from gemwire.sessions.gemini import Conversation, GeminiHome
-from gemwire.sessions.qwen import QwenConversation, QwenHome
+from gemwire.sessions.opencode import OpenCodeConversation, OpenCodeHome
+from gemwire.sessions.qwen import QwenHome
 from gemwire.wire.gemini_session import SESSION_FILE_PREFIX
 
-__all__ = ("Home", "load_session", "source", "sources")
+__all__ = ("Home", "Loaded", "load_session", "source", "sources")
 
 _SOURCES: dict[str, Callable[[str | os.PathLike[str] | None], SessionSource]] = {
     "gemini": GeminiHome,
     "claude": ClaudeHome,
+    "codex": CodexHome,
     "qwen": QwenHome,
+    "opencode": OpenCodeHome,
 }
-"""Every agent whose sessions gemwire reads; the first is the default."""
+"""Every agent whose sessions gemwire reads (each of `AGENTS`); the first is the default."""
 
 _HEAD = 4096
 """What `SessionSource.recognises` is shown of a file: its first record starts within it."""
+
+Loaded = Conversation | JsonlConversation[Any] | OpenCodeConversation
+"""A session loaded: Gemini's, another agent's of JSON lines (its subclass of
+`JsonlConversation`: `ClaudeConversation`, ...), or OpenCode's."""
 
 Home = SessionSource | list[SessionSource] | str | os.PathLike[str] | None
 """Sources, or the folder holding the agents' own folders (``.gemini``, …); ``None``: each
@@ -41,19 +50,14 @@ def source(agent: str, home: str | os.PathLike[str] | None = None) -> SessionSou
 
     >>> source("gemini", "/nonexistent")
     GeminiHome('/nonexistent')
-    >>> source("codex")
+    >>> source("aider")
     Traceback (most recent call last):
       ...
-    gemwire.errors.InvalidOptions: the sessions of codex are not supported yet (supported: gemini, claude, qwen)
+    gemwire.errors.InvalidOptions: unknown agent 'aider': one of gemini, claude, codex, qwen, opencode, or all
     """
     make = _SOURCES.get(agent)
     if make is not None:
         return make(home)
-    supported = ", ".join(_SOURCES)
-    if agent in AGENTS:
-        raise InvalidOptions(
-            f"the sessions of {agent} are not supported yet (supported: {supported})"
-        )
     raise InvalidOptions(f"unknown agent {agent!r}: one of {', '.join(AGENTS)}, or all")
 
 
@@ -83,9 +87,7 @@ def _loaders() -> list[SessionSource]:
     return [make(None) for make in _SOURCES.values()]
 
 
-def load_session(
-    path: str | os.PathLike[str], *, keep_originals: bool = False
-) -> Conversation | ClaudeConversation | QwenConversation:
+def load_session(path: str | os.PathLike[str], *, keep_originals: bool = False) -> Loaded:
     """Load a session file of any format a registered agent writes, recognised by its start.
 
     A file named as Gemini names its sessions (``session-…``) is Gemini's; any other is shown
@@ -103,8 +105,11 @@ def load_session(
     file = Path(path)
     # By name first: listing and usage load thousands of Gemini's files, unopened twice.
     if others and not file.name.startswith(SESSION_FILE_PREFIX):
+        # A session inside a database is named ``<database>#<session id>`` (OpenCode's).
         head = _head(file)
+        if not head and "#" in file.name:
+            head = _head(Path(str(file).rpartition("#")[0]))
         chosen = next((s for s in others if s.recognises(head)), default)
     # Every registered source loads one of these.
     loaded = chosen.load(path, keep_originals=keep_originals)
-    return cast(Conversation | ClaudeConversation | QwenConversation, loaded)
+    return cast(Loaded, loaded)

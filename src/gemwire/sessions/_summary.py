@@ -15,7 +15,7 @@ from gemwire.wire.gemini_session import SESSION_FILE_PREFIX
 
 __all__ = ("Format", "Kind", "SessionInfo", "short_id_of")
 
-Format = Literal["json", "jsonl"]
+Format = Literal["json", "jsonl", "sqlite"]
 Kind = Literal["main", "subagent"]
 
 

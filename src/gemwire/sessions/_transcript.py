@@ -1,7 +1,7 @@
 """A saved session as a document to read: the model the HTML and Markdown exports render.
 
-Built from the normalized events (`nested_events`), so every format Gemini CLI wrote reads
-the same, with the secret values of this process's environment masked (`export_masker`). Text chunks are joined, each tool call becomes a `Card` holding its input, output,
+Built from the normalized events (Gemini's with `nested_events`), so every agent's sessions,
+in every format, read the same, with the secret values of this process's environment masked (`export_masker`). Text chunks are joined, each tool call becomes a `Card` holding its input, output,
 diff, the files it changed and, for a subagent's call, the subagent's own items; usage is
 added up per model and priced (an estimate) where the price table knows the model.
 """
@@ -28,7 +28,11 @@ from gemwire.events import (
     UsageReported,
     UserMessage,
 )
+from gemwire.sessions._redact import Redactor
+from gemwire.sessions._registry import Loaded
+from gemwire.sessions._source import AGENT_NAMES
 from gemwire.sessions.gemini import Conversation, nested_events
+from gemwire.sessions.opencode import OpenCodeConversation, nested_opencode_events
 from gemwire.sessions.pricing import PriceTable, load_prices, model_usage_cost
 
 __all__ = ("Card", "Text", "Transcript", "TranscriptUsage", "build_transcript", "export_masker")
@@ -76,6 +80,8 @@ class TranscriptUsage:
 
 @dataclass
 class Transcript:
+    agent: str
+    """The agent as people name it (``Gemini``, ``Claude Code``, …)."""
     session_id: str | None
     path: str
     start_time: str | None
@@ -186,24 +192,39 @@ def export_masker(secrets: Iterable[str] | None) -> Masker:
 
 
 def build_transcript(
-    conversation: Conversation,
+    conversation: Loaded,
     *,
     cwd: str | None = None,
     prices: PriceTable | None = None,
     events: Iterable[Event] | None = None,
     secrets: Iterable[str] | None = None,
+    redact: bool = False,
 ) -> Transcript:
-    """The session as a `Transcript`, subagents nested under the call that ran them, with
-    ``secrets`` masked (`export_masker`)."""
+    """The session as a `Transcript`, subagents nested under the call that ran them (Gemini's),
+    with ``secrets`` masked (`export_masker`) and, with ``redact``, what `Redactor` takes out."""
     table = prices if prices is not None else load_prices()
     masker = export_masker(secrets)
     builder = _Builder(table)
-    for event in events if events is not None else nested_events(conversation, cwd=cwd):
-        builder.feed(masker.event(event) if masker else event)
+    if events is None:
+        events = (
+            nested_events(conversation, cwd=cwd)
+            if isinstance(conversation, Conversation)
+            else nested_opencode_events(conversation, cwd=cwd)
+            if isinstance(conversation, OpenCodeConversation)
+            else conversation.events(cwd=cwd)
+        )
+    redactor = Redactor() if redact else None
+    for event in events:
+        masked = masker.event(event) if masker else event
+        builder.feed(redactor.event(masked) if redactor else masked)
     summary = conversation.summary
+    if summary and redactor:
+        summary = redactor.text(summary)
+    agent = "gemini" if isinstance(conversation, Conversation) else conversation.agent
     return Transcript(
+        agent=AGENT_NAMES[agent],
         session_id=conversation.session_id,
-        path=conversation.path,
+        path=redactor.text(conversation.path) if redactor else conversation.path,
         start_time=conversation.start_time,
         last_updated=conversation.last_updated,
         summary=masker.text(summary) if summary else summary,

@@ -1,7 +1,8 @@
 """Model prices, kept as data: what a number of tokens costs, as an estimate.
 
 gemwire ships a dated table (``prices.json`` beside this module: USD per million tokens,
-with the page it was read from); a user's own table (JSON or TOML, same shape, only the
+with the page it was read from; a model read from another page, Anthropic's, OpenAI's or
+Qwen's, names its own page and date); a user's own table (JSON or TOML, same shape, only the
 models it names) is laid over it. Every cost gemwire shows is an **estimate**: the prices
 change, free tiers and discounts are unknown to it, and audio or image input costs more.
 
@@ -10,6 +11,9 @@ change, free tiers and discounts are unknown to it, and audio or image input cos
     0.3
     >>> table.cost("some-model-nobody-priced", input=10, output=10) is None
     True
+    >>> price = table.price("claude-sonnet-4-5-20250929")
+    >>> price.input, price.output, price.as_of
+    (3.0, 15.0, '2025-11-24')
 
 How tokens are billed (as Gemini's ``usageMetadata`` counts them): ``input`` is the prompt,
 cached tokens included; cached tokens are billed at the cached rate, the rest of the prompt
@@ -46,6 +50,10 @@ class ModelPrice(msgspec.Struct, frozen=True, kw_only=True):
     output_long: float | None = None
     cached_long: float | None = None
     context_window: int | None = None
+    as_of: str | None = None
+    """When this model's rates were read, where it differs from the table's."""
+    source: str | None = None
+    """The page this model's rates were read from, where it differs from the table's."""
 
 
 class PriceTable(msgspec.Struct, frozen=True, kw_only=True):

@@ -177,14 +177,8 @@ def test_agent_all_reads_every_source_and_names_them(home: Path) -> None:
     code_all, every, _ = usage("--gemini-home", str(home), "--agent", "all", "--json", env=claude)
     assert (code, code_all) == (0, 0)
     # Claude Code saved nothing here: the same rows, read from both agents.
-    assert json.loads(every) == {**json.loads(gemini), "agents": ["gemini", "claude", "qwen"]}
-
-
-@pytest.mark.parametrize("agent", ["codex", "opencode"])
-def test_an_agent_without_a_source_is_a_usage_error(home: Path, agent: str) -> None:
-    code, out, err = usage("--gemini-home", str(home), "--agent", agent)
-    assert (code, out) == (2, "")
-    assert f"the sessions of {agent} are not supported yet (supported: gemini, claude, qwen)" in err
+    agents = ["gemini", "claude", "codex", "qwen", "opencode"]
+    assert json.loads(every) == {**json.loads(gemini), "agents": agents}
 
 
 def test_agent_choices_are_the_agents_of_sessions_and_all() -> None:

@@ -1,4 +1,4 @@
-"""`gemwire sessions list|show|export --agent`: whose sessions, and agents not read yet."""
+"""`gemwire sessions list|show|export --agent`: whose sessions."""
 
 from __future__ import annotations
 
@@ -32,18 +32,6 @@ def test_list_all_agents_names_the_agent_of_each_session(materialize: Make) -> N
     assert line == "gemini  " + plain.rstrip("\n")
     code, out, _ = invoke("list", *where, "--agent", "all", "--json")
     assert [json.loads(line)["agent"] for line in out.splitlines()] == ["gemini"]
-
-
-@pytest.mark.parametrize("command", ["list", "show", "export"])
-@pytest.mark.parametrize("agent", ["codex", "opencode"])
-def test_an_agent_without_a_source_is_a_usage_error(
-    materialize: Make, command: str, agent: str
-) -> None:
-    run = materialize("0.61.0", "plain_answer")
-    ref = () if command == "list" else ("latest",)
-    code, out, err = invoke(command, *ref, "--gemini-home", str(run.home), "--agent", agent)
-    assert (code, out) == (2, "")
-    assert f"the sessions of {agent} are not supported yet (supported: gemini, claude, qwen)" in err
 
 
 @pytest.mark.parametrize("agent", ["gemini", "all"])

@@ -13,7 +13,9 @@ from gemwire.errors import InvalidOptions
 from gemwire.sessions import (
     AGENTS,
     ClaudeHome,
+    CodexHome,
     GeminiHome,
+    OpenCodeHome,
     QwenHome,
     SessionInfo,
     SessionSource,
@@ -25,22 +27,20 @@ from gemwire.sessions import (
 Make = Callable[[str, str], Any]  # conftest.Materialized
 
 
-def test_gemini_and_claude_are_the_sources_so_far(tmp_path: Path) -> None:
+def test_every_agent_has_a_source(tmp_path: Path) -> None:
     home: SessionSource = GeminiHome(tmp_path)  # mypy checks GeminiHome against the protocol
     assert home.agent == "gemini"
     assert isinstance(source("gemini", tmp_path), GeminiHome)
     assert source("gemini", tmp_path).home == tmp_path
-    assert [type(s) for s in sources("all", tmp_path)] == [GeminiHome, ClaudeHome, QwenHome]
+    assert [type(s) for s in sources("all", tmp_path)] == [
+        GeminiHome,
+        ClaudeHome,
+        CodexHome,
+        QwenHome,
+        OpenCodeHome,
+    ]
+    assert [s.agent for s in sources("all", tmp_path)] == list(AGENTS)
     assert sources("claude", home) == [home]  # a source handed in is used as it is
-
-
-@pytest.mark.parametrize("agent", [a for a in AGENTS if a not in ("gemini", "claude", "qwen")])
-def test_an_agent_without_a_source_is_not_supported_yet(agent: str) -> None:
-    with pytest.raises(InvalidOptions) as caught:
-        sources(agent)
-    assert str(caught.value) == (
-        f"the sessions of {agent} are not supported yet (supported: gemini, claude, qwen)"
-    )
 
 
 def test_an_unknown_agent_is_refused_with_the_choices() -> None:

@@ -329,3 +329,28 @@ def test_since_and_until_can_be_moments(
     _timed_home(tmp_path)
     report = usage(tmp_path, since=since, until=until, tz=UTC)
     assert report.total.requests == requests
+
+
+@pytest.mark.parametrize(
+    ("model", "priced_as", "host"),
+    [
+        ("claude-sonnet-4-5-20250929", (3.0, 15.0, 0.3), "www.claude.com"),
+        ("claude-haiku-4-5-20251001", (1.0, 5.0, 0.1), "www.claude.com"),
+        ("gpt-5-codex", (1.25, 10.0, 0.125), "openai.com"),
+        ("o3-mini", (1.1, 4.4, 0.55), "openai.com"),
+        ("qwen3-coder-plus", (1.0, 5.0, None), "www.alibabacloud.com"),
+    ],
+)
+def test_anthropic_openai_and_qwen_models_are_priced_with_their_date_and_page(
+    model: str, priced_as: tuple[float, float, float | None], host: str
+) -> None:
+    price = load_prices().price(model)
+    assert price is not None
+    assert (price.input, price.output, price.cached) == priced_as
+    assert price.as_of == "2025-11-24"
+    assert (price.source or "").startswith(f"https://{host}/")
+
+
+def test_a_model_without_a_price_stays_unpriced() -> None:
+    """Codex's scripted model is named like an OpenAI model that has no price yet."""
+    assert load_prices().price("gpt-5.4-mini") is None

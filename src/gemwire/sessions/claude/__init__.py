@@ -1,12 +1,14 @@
 """Claude Code's saved sessions (inside claude-code-acp 0.16.2): `ClaudeHome`, its source.
 
-- `_conversation` — `ClaudeConversation`, `load_claude_session`, `read_claude_info`;
-- `_home` — the home, its project folders, lookups and usage.
+- `_conversation` — `CLAUDE` (its `JsonlFormat`), `ClaudeConversation`,
+  `load_claude_session`, `read_claude_info`;
+- `_home` — the home (``CLAUDE_CONFIG_DIR``) and its project slugs.
 """
 
 from __future__ import annotations
 
 from gemwire.sessions.claude._conversation import (
+    CLAUDE,
     ClaudeConversation,
     load_claude_session,
     read_claude_info,
@@ -14,6 +16,7 @@ from gemwire.sessions.claude._conversation import (
 from gemwire.sessions.claude._home import ClaudeHome, project_slug
 
 __all__ = (
+    "CLAUDE",
     "ClaudeConversation",
     "ClaudeHome",
     "load_claude_session",

@@ -1,13 +1,14 @@
 """Qwen Code's saved sessions (Qwen Code 0.24.4): `QwenHome`, its source.
 
-- `_conversation` — `QwenConversation`, `load_qwen_session`, `read_qwen_info`;
-- `_home` — the home (``QWEN_RUNTIME_DIR``, ``QWEN_HOME``), its project folders, lookups
-  and usage.
+- `_conversation` — `QWEN` (its `JsonlFormat`), `QwenConversation`, `load_qwen_session`,
+  `read_qwen_info`;
+- `_home` — the home (``QWEN_RUNTIME_DIR``, ``QWEN_HOME``) and its project slugs.
 """
 
 from __future__ import annotations
 
 from gemwire.sessions.qwen._conversation import (
+    QWEN,
     QwenConversation,
     load_qwen_session,
     read_qwen_info,
@@ -15,6 +16,7 @@ from gemwire.sessions.qwen._conversation import (
 from gemwire.sessions.qwen._home import QwenHome, project_slug, runtime_dir
 
 __all__ = (
+    "QWEN",
     "QwenConversation",
     "QwenHome",
     "load_qwen_session",

@@ -1,134 +1,87 @@
-"""One Qwen Code session file: loaded whole (`load_qwen_session`) or summarized.
-
-Read a block of whole lines at a time (memory bounded by the block and the records kept);
-a line that is not a record is a `Problem`, a file that is not a regular file of at most
-`MAX_SESSION_BYTES` is a `Problem` on the whole file (`gemwire.sessions._reading`).
-"""
+"""One Qwen Code session file: its `JsonlFormat` (what is particular to Qwen Code's records)
+and `QwenConversation`, loaded whole (`load_qwen_session`) or summarized."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from pathlib import Path
 
-import msgspec
 from msgspec import UNSET
 
-from gemwire._normalize.notices import notice
 from gemwire._normalize.qwen_session import QwenSessionNormalizer
-from gemwire.errors import SessionError
-from gemwire.events import Event
-from gemwire.protocol.gemini_session import Problem
-from gemwire.protocol.jsonl_records import JsonlRecords
-from gemwire.sessions._reading import NotRead, open_session_file
+from gemwire.sessions._jsonl import (
+    JsonlConversation,
+    JsonlFormat,
+    Response,
+    ResponseTokens,
+    load_jsonl,
+    read_jsonl_info,
+    recorded_cwd,
+    recorded_session_id,
+    recorded_timestamp,
+)
 from gemwire.sessions._summary import SessionInfo
-from gemwire.wire.qwen_session import Content, Record
+from gemwire.wire.qwen_session import Content, Record, UsageMetadata
 
-__all__ = ("QwenConversation", "load_qwen_session", "read_qwen_info")
-
-_BLOCK = 1 << 20
+__all__ = ("QWEN", "QwenConversation", "load_qwen_session", "read_qwen_info")
 
 
-class QwenConversation(msgspec.Struct, frozen=True, kw_only=True):
+def _prompt(record: Record) -> str | None:
+    message = record.message
+    if (
+        record.type != "user"
+        or not isinstance(message, Content)
+        or record.provenance not in (UNSET, "real_user")  # Qwen Code's own (notifications, …)
+    ):
+        return None
+    return next((p.text for p in message.parts if isinstance(p.text, str) and p.text.strip()), None)
+
+
+def _responses(records: list[Record]) -> Iterator[Response]:
+    """One ``assistant`` record a response."""
+    for record in records:
+        usage = record.usageMetadata
+        if record.type == "assistant" and isinstance(usage, UsageMetadata):
+            tokens = ResponseTokens(
+                usage.promptTokenCount,
+                usage.candidatesTokenCount,
+                usage.cachedContentTokenCount,
+                usage.totalTokenCount,
+            )
+            yield (
+                record.timestamp,
+                record.model,
+                tokens,
+                usage.thoughtsTokenCount,
+                usage.toolUsePromptTokenCount,
+            )
+
+
+QWEN: JsonlFormat[Record] = JsonlFormat(
+    agent="qwen",
+    record=Record,
+    normalizer=lambda sid, cwd: QwenSessionNormalizer(session_id=sid, cwd=cwd),
+    prompt=_prompt,
+    said=lambda r: r.type in ("user", "assistant") and isinstance(r.message, Content),
+    session_id=recorded_session_id,
+    cwd=recorded_cwd,
+    timestamp=recorded_timestamp,
+    responses=_responses,
+)
+"""Qwen Code's records (Qwen Code 0.24.4)."""
+
+
+class QwenConversation(JsonlConversation[Record], frozen=True, kw_only=True):
     """A Qwen Code session file: its records in order, and the lines skipped."""
 
-    path: str
-    session_id: str | None
-    cwd: str | None
-    records: list[Record]
-    problems: list[Problem]
-
-    def events(self, *, cwd: str | None = None) -> Iterator[Event]:
-        """The normalized events (see docs/sessions.md); ``cwd`` defaults to the session's."""
-        sid = self.session_id
-        normalizer = QwenSessionNormalizer(session_id=sid, cwd=cwd or self.cwd)
-        yield from normalizer.start()
-        path = self.path.encode(errors="surrogateescape").decode(errors="replace")
-        for problem in self.problems:
-            where = f"line {problem.line}: " if problem.line else ""
-            yield notice(
-                "qwen",
-                sid,
-                f"{path}: {where}{problem.message}",
-                severity="warning" if sid else "error",
-            )
-        for record in self.records:
-            yield from normalizer.feed(record)
-        yield from normalizer.finish()
-
-
-def _read(path: Path) -> JsonlRecords[Record]:
-    records = JsonlRecords(Record)
-    try:
-        opened = open_session_file(path)
-    except NotRead as exc:
-        records.problems.append(Problem(line=0, message=str(exc)))
-        return records
-    with opened as file:
-        lineno = 1
-        try:
-            while block := file.read(_BLOCK):
-                if not block.endswith(b"\n"):
-                    block += file.readline()
-                lineno += records.feed_block(block, lineno)
-        except OSError as exc:
-            raise SessionError(f"cannot read {path}: {exc.strerror}") from exc
-    if not records.records and not records.problems:
-        records.problems.append(Problem(line=0, message="empty file"))
-    return records
+    format = QWEN
 
 
 def load_qwen_session(path: str | os.PathLike[str]) -> QwenConversation:
-    """Load a Qwen Code session file.
-
-    Raises `SessionNotFound` if there is no such file, `SessionError` if it cannot be read;
-    anything wrong inside the file is reported in ``problems``.
-    """
-    file = Path(path)
-    read = _read(file)
-    cwd = next((r.cwd for r in read.records if isinstance(r.cwd, str)), None)
-    return QwenConversation(
-        path=str(file),
-        session_id=read.session_id,
-        cwd=cwd,
-        records=read.records,
-        problems=read.problems,
-    )
-
-
-def _prompt(message: Content) -> str | None:
-    return next((p.text for p in message.parts if isinstance(p.text, str) and p.text.strip()), None)
+    """Load a Qwen Code session file (`load_jsonl`)."""
+    return load_jsonl(path, QwenConversation)
 
 
 def read_qwen_info(path: str | os.PathLike[str], *, project: str | None = None) -> SessionInfo:
     """Summarize a Qwen Code session file for listing (``project``: else its ``cwd``)."""
-    conversation = load_qwen_session(path)
-    talk = [
-        r
-        for r in conversation.records
-        if r.type in ("user", "assistant") and isinstance(r.message, Content)
-    ]
-    stamps = [r.timestamp for r in conversation.records if isinstance(r.timestamp, str)]
-    prompts = (
-        _prompt(r.message)
-        for r in talk
-        if r.type == "user"
-        and isinstance(r.message, Content)
-        and r.provenance in (UNSET, "real_user")  # not Qwen Code's own (notifications, …)
-    )
-    first = next((p.strip() for p in prompts if p), None)
-    return SessionInfo(
-        id=conversation.session_id,
-        path=conversation.path,
-        project=project or conversation.cwd,
-        format="jsonl",
-        kind="main",
-        start_time=stamps[0] if stamps else None,
-        last_updated=stamps[-1] if stamps else None,
-        summary=None,
-        first_prompt=first,
-        messages=len(talk),
-        resumable=conversation.session_id is not None and first is not None,
-        problems=len(conversation.problems),
-        agent="qwen",
-    )
+    return read_jsonl_info(path, QwenConversation, project=project)

@@ -1,0 +1,201 @@
+"""`JsonlHome`: an agent's sessions of JSON lines under its home, as a `SessionSource`.
+
+By default the agent keeps a folder per project, named by a slug of the project's path
+(Claude Code's and Qwen Code's way); an agent that keeps its sessions otherwise (Codex, by
+date) sets ``by_folder`` false and overrides `JsonlHome.folders` and `JsonlHome.paths`: its
+sessions are then matched to a project by the folder each records. Folders and files are
+enumerated, then matched: nothing is built from a session id or from file contents. A path
+a caller hands in must resolve inside the agent's sessions folder.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+import msgspec
+
+from gemwire.errors import SessionError, SessionNotFound
+from gemwire.sessions._jsonl import JsonlConversation, load_jsonl, read_jsonl_info
+from gemwire.sessions._reading import is_dir, session_paths
+from gemwire.sessions._source import AGENT_NAMES, Agent, SessionUsage, UsageTally
+from gemwire.sessions._summary import SessionInfo
+
+__all__ = ("JsonlHome", "path_slug")
+
+C = TypeVar("C", bound=JsonlConversation[Any])
+
+_SUFFIXES = (".jsonl",)
+_NOT_SLUG = re.compile(r"[^a-zA-Z0-9]")
+
+
+def path_slug(root: str) -> str:
+    """A project's folder name, as Claude Code and Qwen Code make it (``sanitizeCwd``): its
+    path with every character but ASCII letters and digits replaced by ``-``.
+
+    >>> path_slug("/tmp/my_app/work")
+    '-tmp-my-app-work'
+    """
+    return _NOT_SLUG.sub("-", root)
+
+
+class JsonlHome(Generic[C]):
+    """One agent's sessions under ``projects_dir``; its `SessionSource`.
+
+    Args:
+        kind: the agent's `JsonlConversation`.
+        home: the agent's own folder (``.claude``, ...).
+        projects_dir: the folder its sessions are under.
+        first_keys: how a line of the agent's format starts (`recognises`).
+        chats: the sessions' folder inside a project's folder.
+        slug: the agent's folder name for a project's path.
+    """
+
+    by_folder = True
+    """Whether each project has a folder of its own (`folders`); else a session's project
+    is the folder it records."""
+
+    def __init__(
+        self,
+        kind: type[C],
+        home: Path,
+        projects_dir: Path,
+        *,
+        first_keys: tuple[bytes, ...],
+        chats: str = "",
+        slug: Callable[[str], str] = path_slug,
+    ) -> None:
+        self.kind = kind
+        self.home = home
+        self.projects_dir = projects_dir
+        self._slug = slug
+        self._first_keys = first_keys
+        self._chats = chats
+
+    @property
+    def agent(self) -> Agent:
+        return self.kind.format.agent
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self.home)!r})"
+
+    def folders(self) -> list[Path]:
+        """The folders sessions are listed and counted by (default: one per project)."""
+        try:
+            entries = sorted(os.scandir(self.projects_dir), key=lambda e: e.name)
+        except OSError:
+            return []
+        return [Path(e.path) for e in entries if is_dir(e)]
+
+    def paths(self, folder: Path) -> list[Path]:
+        """The session files of one folder `folders` gives."""
+        return session_paths(folder / self._chats if self._chats else folder, _SUFFIXES)
+
+    def _list(self, folder: Path) -> list[SessionInfo]:
+        infos = []
+        for path in self.paths(folder):
+            try:
+                infos.append(read_jsonl_info(path, self.kind))
+            except SessionError:  # gone since listed, no permission: not listed
+                continue
+        return infos
+
+    @staticmethod
+    def _numbered(infos: list[SessionInfo]) -> list[SessionInfo]:
+        ordered = sorted(
+            (i for i in infos if i.resumable), key=lambda i: (i.start_time or "", i.path)
+        )
+        return [msgspec.structs.replace(info, index=n) for n, info in enumerate(ordered, 1)]
+
+    def sessions(self, root: str | os.PathLike[str] | None = None) -> list[SessionInfo]:
+        """A project's sessions with a prompt, oldest first, numbered from 1."""
+        project = os.path.realpath(os.path.abspath(root if root is not None else os.getcwd()))
+        if not self.by_folder:
+            every = (i for f in self.folders() for i in self._list(f))
+            return self._numbered([i for i in every if i.project == project])
+        folder = self.projects_dir / self._slug(project)
+        return self._numbered(self._list(folder)) if folder.is_dir() else []
+
+    def all_sessions(self) -> list[SessionInfo]:
+        """Every project's sessions, each project's numbered as `sessions` numbers them."""
+        projects: dict[object, list[SessionInfo]] = {}
+        for folder in self.folders():
+            for info in self._list(folder):
+                projects.setdefault(folder if self.by_folder else info.project, []).append(info)
+        return [info for infos in projects.values() for info in self._numbered(infos)]
+
+    def find(
+        self, ref: str | os.PathLike[str], root: str | os.PathLike[str] | None = None
+    ) -> SessionInfo:
+        """A session by id, number (as `sessions` numbers them), ``latest`` or path."""
+        text = os.fspath(ref).strip()
+        name = AGENT_NAMES[self.agent]
+        if isinstance(ref, os.PathLike) or os.sep in text or text.endswith(_SUFFIXES):
+            return self._by_path(text)
+        found = self.sessions(root)
+        if not found:
+            raise SessionNotFound(f"No {name} sessions found for this project.")
+        if text == "latest":
+            return found[-1]
+        for info in found:
+            if info.id == text or (text.isdigit() and info.index == int(text)):
+                return info
+        raise SessionNotFound(f"no {name} session {text!r} in this project")
+
+    def _by_path(self, text: str) -> SessionInfo:
+        try:
+            path = Path(os.path.realpath(text))
+        except ValueError:
+            raise SessionNotFound(f"no session file at {text}") from None
+        if not path.is_relative_to(Path(os.path.realpath(self.projects_dir))):
+            raise SessionNotFound(f"{text} is not a session file in {self.projects_dir}")
+        if not path.is_file():
+            raise SessionNotFound(f"no session file at {text}")
+        return read_jsonl_info(path, self.kind)
+
+    def recognises(self, head: bytes) -> bool:
+        """Whether a file starting with ``head`` is in this agent's format: its first line
+        starts with the key the agent writes first (the line may go on past ``head``)."""
+        return head.lstrip().startswith(self._first_keys)
+
+    def load(self, path: str | os.PathLike[str], *, keep_originals: bool = False) -> C:
+        """The session file at ``path`` (records are kept as decoded: ``keep_originals``
+        changes nothing)."""
+        return load_jsonl(path, self.kind)
+
+    def files(self, info: SessionInfo) -> list[str]:
+        return [info.path]
+
+    def _counted(self, folder: Path, project: str | None) -> bool:
+        if project is None or not self.by_folder:
+            return True
+        return folder.name in (project, self._slug(os.path.realpath(project)))
+
+    def usage(self, project: str | None, tally: UsageTally) -> Iterator[SessionUsage]:
+        """Every response's tokens; only ``project``'s (its folder, or its folder's name)
+        when given."""
+        by_record = project is not None and not self.by_folder
+        wanted = os.path.realpath(project) if project is not None else None
+        for folder in self.folders():
+            if not self._counted(folder, project):
+                continue
+            for path in self.paths(folder):
+                tally.files += 1
+                try:
+                    conversation = load_jsonl(path, self.kind)
+                except SessionError:
+                    tally.problems += 1
+                    continue
+                if by_record and conversation.cwd not in (wanted, project):
+                    continue
+                tally.problems += len(conversation.problems)
+                fmt = conversation.format
+                yield SessionUsage(
+                    conversation.cwd or (folder.name if self.by_folder else "?"),
+                    conversation.session_id or str(path),
+                    next(filter(None, map(fmt.timestamp, conversation.records)), None),
+                    conversation.responses(),
+                )

@@ -1,0 +1,144 @@
+"""The agents whose sessions are JSON lines (`gemwire.sessions._jsonl`), as the shared tests
+in tests/unit/sessions/test_jsonl_sources.py see them: where each one's recordings are, its types, its home, and
+what its recordings add up to."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from corpus import FIXTURES
+
+from gemwire.sessions import (
+    ClaudeConversation,
+    ClaudeHome,
+    CodexConversation,
+    CodexHome,
+    QwenConversation,
+    QwenHome,
+)
+from gemwire.sessions._jsonl import JsonlConversation
+from gemwire.sessions.claude import project_slug as claude_slug
+from gemwire.sessions.qwen import project_slug as qwen_slug
+from gemwire.wire import claude_session, codex_session, qwen_session
+
+__all__ = ("JSONL_AGENTS", "JsonlAgent", "cases_of")
+
+
+@dataclass(frozen=True)
+class JsonlAgent:
+    agent: str
+    recordings: Path
+    kind: type[JsonlConversation[Any]]
+    record: type[Any]
+    home: Callable[[Path], Any]
+    """The agent's `SessionSource` under a home folder."""
+    folder: Callable[[Path, Path], Path]
+    """Where a session of ``workspace`` goes in the home folder ``home``."""
+    file_name: Callable[[str], str]
+    """A session file's name from its id."""
+    session_id: Callable[[str], str]
+    """The session id of a recording's text."""
+    env: Callable[[Path], dict[str, str]]
+    """The environment that points the agent at the home folder ``home``."""
+    first_line: bytes
+    """A record that starts a session (hostile files are appended to it)."""
+    model: str
+    tokens: int
+    """Every scripted response's tokens, in and out."""
+    responses: dict[str, int]
+    """Each recording's model responses."""
+
+    def __str__(self) -> str:
+        return self.agent
+
+
+def cases_of(recordings: Path) -> list[str]:
+    return sorted(
+        p.name.removesuffix(".jsonl") for p in recordings.glob("*.jsonl") if "." not in p.stem
+    )
+
+
+_TURNS = {"answer": 1, "cancel": 0, "edit": 3, "shell": 2, "shell_denied": 1}
+_TURNS |= {"tool_error": 3, "write": 2, "write_denied": 1}
+
+
+def _first_id(text: str) -> str:
+    return str(json.loads(text.splitlines()[0])["sessionId"])
+
+
+def _codex_id(text: str) -> str:
+    return str(json.loads(text.splitlines()[0])["payload"]["id"])
+
+
+JSONL_AGENTS = [
+    JsonlAgent(
+        agent="claude",
+        recordings=FIXTURES / "claude" / "0.16.2",
+        kind=ClaudeConversation,
+        record=claude_session.Record,
+        home=ClaudeHome,
+        folder=lambda home, w: home / ".claude" / "projects" / claude_slug(str(w)),
+        file_name=lambda sid: f"{sid}.jsonl",
+        session_id=_first_id,
+        env=lambda home: {"CLAUDE_CONFIG_DIR": str(home / ".claude")},
+        first_line=(
+            b'{"type":"user","sessionId":"s1","cwd":"/w","message":{"role":"user","content":"hi"}}'
+        ),
+        model="claude-sonnet-4-5-20250929",
+        tokens=101,  # its records of one response share an id: 100 in + 1 out
+        responses=_TURNS,
+    ),
+    JsonlAgent(
+        agent="codex",
+        recordings=FIXTURES / "codex" / "0.16.0",
+        kind=CodexConversation,
+        record=codex_session.Record,
+        home=CodexHome,
+        folder=lambda home, w: home / ".codex" / "sessions" / "2026" / "11" / "25",
+        file_name=lambda sid: f"rollout-2026-11-25T17-33-00-{sid}.jsonl",
+        session_id=_codex_id,
+        env=lambda home: {"CODEX_HOME": str(home / ".codex")},
+        first_line=(
+            b'{"timestamp":"2026-11-25T17:33:00.000Z","type":"session_meta",'
+            b'"payload":{"id":"s1","cwd":"/w"}}'
+        ),
+        model="gpt-5.4-mini",
+        tokens=110,  # the cumulative count goes up 100 in + 10 out a response
+        responses=_TURNS,
+    ),
+    JsonlAgent(
+        agent="qwen",
+        recordings=FIXTURES / "qwen" / "0.24.4",
+        kind=QwenConversation,
+        record=qwen_session.Record,
+        home=QwenHome,
+        folder=lambda home, w: home / ".qwen" / "projects" / qwen_slug(str(w)) / "chats",
+        file_name=lambda sid: f"{sid}.jsonl",
+        session_id=_first_id,
+        env=lambda home: {"QWEN_HOME": str(home / ".qwen"), "QWEN_RUNTIME_DIR": ""},
+        first_line=(
+            b'{"uuid":"u1","sessionId":"s1","type":"user","cwd":"/w",'
+            b'"message":{"role":"user","parts":[{"text":"hi"}]}}'
+        ),
+        model="gemwire-scripted",
+        tokens=110,  # one assistant record a response: 100 in + 10 out
+        responses=_TURNS,
+    ),
+]
+
+
+def materialize(spec: JsonlAgent, home: Path, workspace: Path) -> list[Path]:
+    """Every recording as a session of ``workspace`` in the home folder ``home``."""
+    folder = spec.folder(home, workspace)
+    folder.mkdir(parents=True)
+    made = []
+    for case in cases_of(spec.recordings):
+        text = (spec.recordings / f"{case}.jsonl").read_text()
+        text = text.replace("__WORKSPACE__", str(workspace))
+        made.append(folder / spec.file_name(spec.session_id(text)))
+        made[-1].write_text(text)
+    return made

@@ -1,0 +1,134 @@
+"""The saved-vs-live check every agent's saved sessions go through
+(tests/e2e/agents/test_<agent>_saved_sessions.py).
+
+A case of test_agents_offline.py runs live over ACP through the real pinned agent; the
+session it saved is then loaded, recorded into tests/fixtures/<agent>/<version>
+(``GEMWIRE_RECORD=1``, with its golden events, machine paths replaced) and compared with
+the live events: the answer, the tool calls and their kinds, how each finished, the files
+changed. Where an agent's saved session and live stream differ by design, its test lists
+the case and what differs in its ``DIFFERENCES`` (docs/sessions.md, with why); the rest is
+compared.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from gemwire.events import Event, FileChanged, MessageDelta, ToolCallFinished, ToolCallStarted
+from gemwire.sessions import SessionSource, load_session
+from gemwire.testing.recorder import MachinePaths
+
+__all__ = ("CASES", "JSONL", "Recording", "check_saved")
+
+MACHINE = MachinePaths()
+
+
+def _offline() -> Any:
+    path = Path(__file__).parent / "e2e" / "agents" / "test_agents_offline.py"
+    spec = importlib.util.spec_from_file_location("saved_sessions_cases", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(spec.name, module)
+    spec.loader.exec_module(module)
+    return module
+
+
+OFFLINE = _offline()
+CASES = list(OFFLINE.PERMISSIONS)
+
+
+def scrub(text: str, root: Path) -> str:
+    """A recording's text with its machine paths replaced by placeholders (tests/fixtures)."""
+    own = [
+        (str(root / "workspace"), "__WORKSPACE__"),
+        (str(root / "home"), "__HOME__"),
+        (str(root), "__ROOT__"),
+    ]
+    # The same without the leading slash (OpenCode's ``path`` column and its tools' titles).
+    own += [(path.lstrip("/"), name) for path, name in own]
+    # Codex's context names the workspace in XML (`<root>…</root>`): a closing tag is kept
+    # from being read as a path (the user's home, when it is /root).
+    own.append(("</", "<\0"))
+    return MACHINE.scrub(text, lambda name: f"__{name.upper()}__", own).replace("<\0", "</")
+
+
+def _summary(events: list[Event]) -> dict[str, Any]:
+    return {
+        "answer": "".join(e.text for e in events if isinstance(e, MessageDelta)),
+        "calls": [(e.call_id, e.kind) for e in events if isinstance(e, ToolCallStarted)],
+        "finished": [(e.call_id, e.status) for e in events if isinstance(e, ToolCallFinished)],
+        "files": sorted({e.path for e in events if isinstance(e, FileChanged)}),
+    }
+
+
+@dataclass(frozen=True)
+class Recording:
+    """How an agent's saved session is kept in tests/fixtures: as text (``suffix``), and
+    back (``session``: the recording as a session file, made in a scratch folder)."""
+
+    suffix: str
+    text: Callable[[Path], str]
+    session: Callable[[Path, Path], Path]
+
+
+JSONL = Recording(".jsonl", Path.read_text, lambda recorded, _: recorded)
+"""A session file of JSON lines, kept as it is."""
+
+
+def _record(path: Path, root: Path, recorded: Path, recording: Recording) -> None:
+    """The session at ``path`` kept as ``recorded``, with its golden events beside it."""
+    recorded.parent.mkdir(parents=True, exist_ok=True)
+    recorded.write_text(scrub(recording.text(path), root))
+    session = recording.session(recorded, root / "recorded")
+    events = [msgspec.to_builtins(event) for event in load_session(session).events()]
+    recorded.with_suffix(".events.jsonl").write_text(
+        "".join(json.dumps(e, sort_keys=True) + "\n" for e in events)
+    )
+
+
+def _real(folder: Path) -> Path:
+    """``folder`` as the agents report it (symlinks resolved)."""
+    return folder.resolve()
+
+
+async def check_saved(
+    agent: str,
+    case: str,
+    tmp_path: Path,
+    *,
+    saved_at: str,
+    home: Callable[[Path], SessionSource],
+    recordings: Path,
+    differences: dict[str, dict[str, str]],
+    recording: Recording = JSONL,
+) -> None:
+    """Run ``case`` live through ``agent``; its one session file (``saved_at``, a glob under
+    the isolated home) must be what ``home`` lists first, and agree with the live run."""
+    root = _real(tmp_path)
+    live, _, _, _ = await OFFLINE.run_case(agent, case, root)
+    [path] = (root / "home").glob(saved_at)
+    loaded = load_session(path)
+    saved = list(loaded.events())
+    listed = home(root / "home").sessions(root / "workspace")[0].path
+    assert listed in (str(path), f"{path}#{loaded.session_id}")  # a file, or a database's
+    if OFFLINE.RECORD:
+        _record(path, root, recordings / f"{case}{recording.suffix}", recording)
+    differ = differences.get(case, {})
+    ours, theirs = _summary(saved), _summary(live)
+    assert {k: v for k, v in ours.items() if k not in differ} == {
+        k: v for k, v in theirs.items() if k not in differ
+    }
+    assert all(ours[k] != theirs[k] for k in differ), (
+        "listed as differing, but agrees",
+        ours,
+        theirs,
+    )

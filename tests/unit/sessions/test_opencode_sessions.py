@@ -1,0 +1,307 @@
+"""OpenCode's saved sessions, read from its database: the recordings' golden events, the
+wire types held strictly to them, a database that is locked, cut short, of an unknown schema
+or not one at all, the home (its env vars, listing, lookups, usage), reading while OpenCode
+writes, and the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import msgspec
+import pytest
+from click.testing import CliRunner
+from corpus import FIXTURES
+from hypothesis import HealthCheck, given, settings, strategies as st
+from opencode_db import build, merged
+
+from gemwire.cli import main
+from gemwire.cli.safe_text import terminal_safe_event
+from gemwire.events import FileChanged, Notice, ToolCallFinished, ToolCallStarted, encode_event
+from gemwire.protocol._strict import unknown_fields
+from gemwire.sessions import OpenCodeConversation, OpenCodeHome, load_session, to_markdown, usage
+from gemwire.sessions.opencode import load_opencode_session
+from gemwire.wire.opencode_session import MessageData, PartData
+
+RECORDINGS = FIXTURES / "opencode" / "1.18.33"
+CASES = sorted(p.stem for p in RECORDINGS.glob("*.sql"))
+
+
+def test_every_case_is_recorded() -> None:
+    assert CASES == [
+        "answer",
+        "cancel",
+        "edit",
+        "shell",
+        "shell_denied",
+        "tool_error",
+        "write",
+        "write_denied",
+    ]
+
+
+def _database(tmp_path: Path, case: str) -> Path:
+    return build((RECORDINGS / f"{case}.sql").read_text(), tmp_path / "opencode.db")
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_golden_events(case: str, tmp_path: Path) -> None:
+    conversation = load_session(_database(tmp_path, case))
+    assert isinstance(conversation, OpenCodeConversation)
+    assert conversation.problems == []
+    events = [msgspec.to_builtins(e) for e in conversation.events()]
+    golden = (RECORDINGS / f"{case}.events.jsonl").read_text().splitlines()
+    assert events == [json.loads(line) for line in golden]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_wire_types_declare_every_recorded_field(case: str, tmp_path: Path) -> None:
+    with closing(sqlite3.connect(_database(tmp_path, case))) as connection:
+        for table, kind in (("message", MessageData), ("part", PartData)):
+            for (data,) in connection.execute(f"SELECT data FROM {table}"):
+                assert unknown_fields(json.loads(data), kind) == []
+
+
+def test_tool_kinds_results_and_changes(tmp_path: Path) -> None:
+    edit = list(load_session(_database(tmp_path / "edit", "edit")).events())
+    started = [(e.name, e.kind) for e in edit if isinstance(e, ToolCallStarted)]
+    assert started == [("read", "read"), ("edit", "edit")]
+    changed = [(e.path, e.change, e.derived) for e in edit if isinstance(e, FileChanged)]
+    assert changed == [("__WORKSPACE__/a.txt", "modified", False)]
+    write = list(load_session(_database(tmp_path / "write", "write")).events())
+    written = [(e.path, e.change) for e in write if isinstance(e, FileChanged)]
+    assert written == [("__WORKSPACE__/hello.txt", "created")]
+    denied = list(load_session(_database(tmp_path / "denied", "shell_denied")).events())
+    [finished] = [e for e in denied if isinstance(e, ToolCallFinished)]
+    refusal = "The user rejected permission to use this specific tool call."
+    assert (finished.status, finished.output) == ("failed", refusal)
+
+
+def test_a_cancelled_turn_keeps_its_text_and_says_it_was_aborted(tmp_path: Path) -> None:
+    events = list(load_session(_database(tmp_path, "cancel")).events())
+    assert [e.type for e in events] == [
+        "session_started",
+        "user_message",
+        "message_delta",
+        "notice",
+    ]
+    assert isinstance(events[-1], Notice)
+    assert (events[-1].message, events[-1].severity) == ("turn aborted", "info")
+
+
+def _problem(path: Path) -> str:
+    conversation = load_opencode_session(path)
+    assert (conversation.session_id, conversation.records) == (None, [])
+    [problem] = conversation.problems
+    return problem.message
+
+
+def test_a_locked_database_is_a_problem_not_a_hang(tmp_path: Path) -> None:
+    database = _database(tmp_path, "answer")
+    with closing(sqlite3.connect(database, isolation_level=None)) as writer:
+        writer.execute("BEGIN EXCLUSIVE")
+        assert _problem(database) == "database is locked"
+        writer.execute("ROLLBACK")
+    assert load_opencode_session(database).problems == []
+
+
+def test_a_database_cut_short_or_not_one_is_a_problem(tmp_path: Path) -> None:
+    whole = _database(tmp_path, "edit").read_bytes()
+    cut = tmp_path / "cut.db"
+    cut.write_bytes(whole[: len(whole) // 3])
+    assert _problem(cut) in ("database disk image is malformed", "file is not a database")
+    text = tmp_path / "text.db"
+    text.write_text("not a database\n" * 100)
+    assert _problem(text) == "file is not a database"
+    fifo = tmp_path / "fifo.db"
+    os.mkfifo(fifo)
+    assert _problem(fifo) == "not a regular file: not read"
+
+
+def test_a_schema_gemwire_does_not_know_is_a_problem(tmp_path: Path) -> None:
+    database = _database(tmp_path, "answer")
+    with closing(sqlite3.connect(database)) as connection:
+        connection.execute("ALTER TABLE session RENAME COLUMN directory TO folder")
+    assert _problem(database) == "a schema gemwire does not know (no column directory in session)"
+    assert OpenCodeHome(tmp_path / "no-such-home").sessions() == []
+
+
+def test_a_row_that_is_not_one_is_a_problem_on_its_row(tmp_path: Path) -> None:
+    database = _database(tmp_path, "answer")
+    with closing(sqlite3.connect(database)) as connection:
+        reasoning = """UPDATE part SET data = 'not json' WHERE data LIKE '%"type":"reasoning"%'"""
+        connection.execute(reasoning)
+        connection.commit()
+    conversation = load_opencode_session(database)
+    assert [(p.line, p.message.split(":")[0]) for p in conversation.problems] == [(5, "not a part")]
+    types = [e.type for e in conversation.events()]
+    assert types == ["session_started", "notice", "user_message", "message_delta", "usage"]
+
+
+def test_reading_while_opencode_writes(tmp_path: Path) -> None:
+    """WAL: a reader sees the last commit, and is not held up by a write in progress."""
+    database = tmp_path / ".local" / "share" / "opencode" / "opencode.db"
+    build((RECORDINGS / "answer.sql").read_text(), database)
+    home = OpenCodeHome(tmp_path)
+    [before] = home.all_sessions()
+    with closing(sqlite3.connect(database, isolation_level=None)) as writer:
+        writer.execute("PRAGMA journal_mode=WAL")
+        writer.execute("BEGIN IMMEDIATE")
+        writer.execute("UPDATE session SET title = 'renamed'")
+        assert home.all_sessions() == [before]
+        assert load_opencode_session(database).problems == []
+        writer.execute("COMMIT")
+    [after] = home.all_sessions()
+    assert (before.summary != "renamed", after.summary) == (True, "renamed")
+
+
+def _home(tmp_path: Path, workspace: Path) -> OpenCodeHome:
+    sqls = [(RECORDINGS / f"{case}.sql").read_text() for case in CASES]
+    database = tmp_path / ".local" / "share" / "opencode" / "opencode.db"
+    merged([sql.replace("__WORKSPACE__", str(workspace)) for sql in sqls], database)
+    return OpenCodeHome(tmp_path)
+
+
+def test_the_home_lists_finds_and_counts(tmp_path: Path) -> None:
+    workspace = tmp_path / "my_work"
+    home = _home(tmp_path, workspace)
+    listed = home.sessions(workspace)
+    assert [i.index for i in listed] == list(range(1, len(CASES) + 1))
+    assert {(i.agent, i.project, i.first_prompt, i.format) for i in listed} == {
+        ("opencode", str(workspace), "go", "sqlite")
+    }
+    assert home.find("latest", workspace) == listed[-1]
+    assert home.find(listed[0].id or "", workspace) == listed[0]
+    assert home.find(listed[2].path) == listed[2]
+    assert home.all_sessions() == listed
+    assert home.sessions(tmp_path / "elsewhere") == []
+    report = usage(home, by="model")
+    # One assistant message a model response, each 100 in + 10 out.
+    responses = {"answer": 1, "cancel": 0, "edit": 3, "shell": 2, "shell_denied": 1}
+    responses |= {"tool_error": 3, "write": 2, "write_denied": 1}
+    assert [(r.key, r.requests) for r in report.rows] == [
+        ("gemwire-scripted", sum(responses.values()))
+    ]
+    assert report.total.total_tokens == 110 * sum(responses.values())
+    assert usage(home, project=str(tmp_path / "elsewhere")).total.requests == 0
+
+
+def test_opencode_s_env_vars_find_its_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENCODE_DB", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert OpenCodeHome().database == tmp_path / "data" / "opencode" / "opencode.db"
+    monkeypatch.setenv("OPENCODE_DB", "other.db")
+    assert OpenCodeHome().database == tmp_path / "data" / "opencode" / "other.db"
+    monkeypatch.setenv("OPENCODE_DB", str(tmp_path / "elsewhere.db"))
+    assert OpenCodeHome().database == tmp_path / "elsewhere.db"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.delenv("OPENCODE_DB")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert OpenCodeHome().database == tmp_path / ".local" / "share" / "opencode" / "opencode.db"
+
+
+def test_the_cli_lists_shows_and_exports_opencode_sessions(tmp_path: Path) -> None:
+    workspace = tmp_path / "w"
+    _home(tmp_path, workspace)
+    runner = CliRunner(env={"XDG_DATA_HOME": str(tmp_path / ".local" / "share")})
+    where = ["--agent", "opencode", "--project", str(workspace)]
+    listed = runner.invoke(main, ["sessions", "list", *where, "--json"])
+    assert listed.exit_code == 0, listed.stderr
+    assert len(listed.stdout.splitlines()) == len(CASES)
+    shown = runner.invoke(main, ["sessions", "show", "3", *where, "--json"])
+    assert shown.exit_code == 0, shown.stderr
+    first = json.loads(shown.stdout.splitlines()[0])
+    assert (first["agent"], first["type"]) == ("opencode", "session_started")
+    html = runner.invoke(main, ["sessions", "export", "1", *where, "--format", "html"])
+    assert html.exit_code == 0, html.stderr
+    assert '<div class="role">OpenCode</div>' in html.stdout
+    markdown = runner.invoke(main, ["sessions", "export", "3", *where, "--format", "markdown"])
+    assert markdown.exit_code == 0, markdown.stderr
+    assert f"- created `{workspace / 'hello.txt'}`" in markdown.stdout  # the write case's
+    every = runner.invoke(main, ["usage", "--agent", "all", "--json"])
+    assert every.exit_code == 0, every.stderr
+    assert json.loads(every.stdout)["agents"][-1] == "opencode"
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.lists(st.text(max_size=60) | st.binary(max_size=60), min_size=1, max_size=4))
+def test_any_row_data_loads_and_maps_without_raising(
+    data: list[str | bytes], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    database = _database(tmp_path_factory.mktemp("hostile"), "edit")
+    with closing(sqlite3.connect(database)) as connection:
+        ids = [row[0] for row in connection.execute("SELECT id FROM part ORDER BY id")]
+        for part_id, value in zip(ids, data, strict=False):
+            connection.execute("UPDATE part SET data = ? WHERE id = ?", (value, part_id))
+        connection.commit()
+    conversation = load_opencode_session(database)
+    assert len(conversation.problems) <= len(data)
+    for event in conversation.events():
+        encode_event(terminal_safe_event(event))
+
+
+def _with_subagent(tmp_path: Path, *, linked: bool) -> tuple[OpenCodeHome, Path, str, str]:
+    """The recordings' home, its second session made a subagent of the first (answer's),
+    started by a ``task`` call of the first when ``linked``."""
+    workspace = tmp_path / "w"
+    home = _home(tmp_path, workspace)
+    first, second, *_ = home.sessions(workspace)
+    assert first.id is not None
+    assert second.id is not None
+    task = {
+        "type": "tool",
+        "tool": "task",
+        "callID": "call_task",
+        "state": {
+            "status": "completed",
+            "input": {"description": "look", "prompt": "look", "subagent_type": "general"},
+            "output": "looked",
+            "title": "look",
+            "metadata": {"sessionId": second.id} if linked else {},
+        },
+    }
+    with closing(sqlite3.connect(home.database)) as connection:
+        connection.execute("UPDATE session SET parent_id = ? WHERE id = ?", (first.id, second.id))
+        [message] = connection.execute(
+            "SELECT id FROM message WHERE session_id = ? AND data LIKE '%assistant%'", (first.id,)
+        ).fetchall()
+        connection.execute(
+            "INSERT INTO part VALUES ('prt_zzz', ?, ?, 0, 0, ?)",
+            (message[0], first.id, json.dumps(task)),
+        )
+        connection.commit()
+    return home, workspace, first.id, second.id
+
+
+@pytest.mark.parametrize("linked", [True, False])
+def test_show_puts_a_subagent_after_the_call_that_started_it(tmp_path: Path, linked: bool) -> None:
+    home, workspace, first, second = _with_subagent(tmp_path, linked=linked)
+    [parent] = [i for i in home.sessions(workspace) if i.id == first]
+    assert [(s.id, s.kind, s.parent_id) for s in parent.subagents] == [(second, "subagent", first)]
+    runner = CliRunner(env={"XDG_DATA_HOME": str(tmp_path / ".local" / "share")})
+    where = ["--agent", "opencode", "--project", str(workspace)]
+    shown = runner.invoke(main, ["sessions", "show", first, *where, "--json"])
+    assert shown.exit_code == 0, shown.stderr
+    events = [json.loads(line) for line in shown.stdout.splitlines()]
+    started = [
+        (e["session_id"], e.get("parent_call_id")) for e in events if e["type"] == "session_started"
+    ]
+    assert started == [(first, None), (second, "call_task" if linked else None)]
+    if linked:  # right after the call started, before it finished
+        types = [e["type"] for e in events]
+        at = types.index("tool_call_started")
+        assert (types[at + 1], events[at + 1]["session_id"]) == ("session_started", second)
+        plain = runner.invoke(main, ["sessions", "show", first, *where])
+        assert f"# subagent {second} (call call_task)" in plain.stdout
+
+
+def test_a_transcript_nests_a_subagent_in_its_call(tmp_path: Path) -> None:
+    home, _, first, second = _with_subagent(tmp_path, linked=True)
+    conversation = load_opencode_session(f"{home.database}#{first}")
+    markdown = to_markdown(conversation)
+    assert f"> **Subagent session {second}**" in markdown
