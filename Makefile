@@ -5,7 +5,7 @@
 # the pinned Gemini CLIs installed by `npm ci` from the committed lockfiles in clis/ (the
 # demo only needs the current one). `make test` also installs the other pinned ACP agents
 # (`make agents`, ~850 MB in clis/), Ray (requirements-ray.txt, in .venv) and, system-wide
-# with apt-get, Debian's chromium for the HTML export's browser test if none is on PATH.
+# with apt-get, Debian's chromium for the browser tests if none is on PATH (Playwright drives it).
 
 PYTHON ?= python3
 VENV := .venv
@@ -62,9 +62,14 @@ test: check browser agents
 test-fast: setup browser
 	$(BIN)/pytest -m "not e2e"
 
-# The HTML export is tested in a real headless browser: Debian's chromium (as root).
-browser:
+# The HTML export and the web page are tested in a real headless browser: Debian's chromium
+# (installed as root when missing), driven by Playwright (requirements-browser.txt, in .venv).
+browser: $(BIN)/.gemwire-browser-installed
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+
+$(BIN)/.gemwire-browser-installed: requirements-browser.txt $(BIN)/.gemwire-installed
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-browser.txt
+	touch $@
 
 # Re-record the fixture corpus from the pinned real CLIs (see tests/fixtures/README.md).
 record: setup

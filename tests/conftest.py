@@ -1,9 +1,14 @@
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 # The machine running the suite is shared (CI, or six sessions on two cores): how long one
 # example takes says nothing about the code, so no deadline and no "too slow" check.
@@ -37,3 +42,25 @@ def _own_cache_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
         yield
+
+
+@pytest.fixture(scope="module")
+def chromium_browser() -> Iterator[Browser]:
+    """Debian's chromium, driven by Playwright (``make test`` installs both: `make browser`).
+
+    Playwright starts the system's ``chromium`` by path and never downloads a browser.
+    Imported here, not at the top: only the browser tests need Playwright installed.
+    """
+    from playwright.sync_api import sync_playwright
+
+    executable = shutil.which("chromium")
+    if executable is None:
+        pytest.fail("no chromium: `apt-get install -y chromium` (make test installs it)")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=executable,
+            # As root (CI's containers) chromium refuses to start with its sandbox.
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        yield browser
+        browser.close()
