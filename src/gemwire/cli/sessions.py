@@ -130,15 +130,6 @@ def _load(
     return conversation
 
 
-def _json_safe(info: SessionInfo) -> SessionInfo:
-    """A file name that is not UTF-8 cannot be JSON text: its bad bytes become U+FFFD."""
-    import msgspec
-
-    path = info.path.encode(errors="surrogateescape").decode(errors="replace")
-    subagents = [_json_safe(sub) for sub in info.subagents]
-    return msgspec.structs.replace(info, path=path, subagents=subagents)
-
-
 def _title(info: SessionInfo) -> str:
     text = " ".join((info.summary or info.first_prompt or "(no prompt)").split())
     return text if len(text) <= 80 else text[:77] + "..."
@@ -156,6 +147,8 @@ def list_(
     """The sessions an agent would resume (`gemini --resume`), numbered as it numbers them."""
     import msgspec
 
+    from gemwire.sessions import json_safe
+
     if all_projects and project:
         raise click.UsageError("--project and --all-projects exclude each other")
     found = [
@@ -166,7 +159,7 @@ def list_(
     out = sys.stdout
     for info in found:
         if as_json:
-            sys.stdout.buffer.write(msgspec.json.encode(_json_safe(info)) + b"\n")
+            sys.stdout.buffer.write(msgspec.json.encode(json_safe(info)) + b"\n")
             continue
         where = f"{info.agent}  " if agent == "all" else ""
         where += f"{info.project or '?'}  " if all_projects else ""

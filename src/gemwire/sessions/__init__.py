@@ -25,8 +25,8 @@ from gemwire.sessions._html import to_html
 from gemwire.sessions._markdown import to_markdown
 from gemwire.sessions._registry import load_session, source, sources
 from gemwire.sessions._source import AGENT_NAMES, AGENTS, Agent, LoadedSession, SessionSource
-from gemwire.sessions._summary import SessionInfo, short_id_of
-from gemwire.sessions._usage import GROUPINGS, UsageReport, UsageRow, usage
+from gemwire.sessions._summary import SessionInfo, json_safe, short_id_of
+from gemwire.sessions._usage import GROUPINGS, UsageReport, UsageRow, parse_when, usage
 from gemwire.sessions.claude import ClaudeConversation, ClaudeHome
 from gemwire.sessions.gemini import (
     Conversation,
@@ -65,10 +65,12 @@ __all__ = (
     "UsageReport",
     "UsageRow",
     "claude_tool",
+    "json_safe",
     "load_prices",
     "load_session",
     "nested_events",
     "parent_call",
+    "parse_when",
     "project_hash",
     "read_session_info",
     "remove_resume_stubs",
