@@ -21,6 +21,7 @@ from __future__ import annotations
 from gemwire.protocol.gemini_messages import RawMessage, SessionMessage
 from gemwire.protocol.gemini_session import Problem
 from gemwire.sessions._export import claude_tool, to_unified_messages
+from gemwire.sessions._formats import EXPORT_FORMATS, ExportFormat, export_lines
 from gemwire.sessions._html import to_html
 from gemwire.sessions._markdown import to_markdown
 from gemwire.sessions._registry import load_session, source, sources
@@ -45,11 +46,13 @@ from gemwire.sessions.qwen import QwenConversation, QwenHome
 __all__ = (
     "AGENTS",
     "AGENT_NAMES",
+    "EXPORT_FORMATS",
     "GROUPINGS",
     "Agent",
     "ClaudeConversation",
     "ClaudeHome",
     "Conversation",
+    "ExportFormat",
     "GeminiHome",
     "LoadedSession",
     "ModelPrice",
@@ -65,6 +68,7 @@ __all__ = (
     "UsageReport",
     "UsageRow",
     "claude_tool",
+    "export_lines",
     "json_safe",
     "load_prices",
     "load_session",
