@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
@@ -108,7 +108,7 @@ def _load(
 ) -> Conversation | ClaudeConversation | QwenConversation:
     """The session at ``path``; a file that is not one (empty, binary, cut short) is an error."""
     from gemwire.errors import SessionError
-    from gemwire.sessions import ClaudeConversation, QwenConversation, load_session
+    from gemwire.sessions import AGENT_NAMES, load_session
 
     try:
         conversation = load_session(path, keep_originals=keep_originals)
@@ -119,24 +119,17 @@ def _load(
         # Each different reason once: a text file has the same one on every line.
         why = "; ".join(dict.fromkeys(p.message for p in problems[:3])) or "no session id"
         more = f" (and {len(problems) - 3} more problems)" if len(problems) > 3 else ""
-        whose = (
-            "Claude Code"
-            if isinstance(conversation, ClaudeConversation)
-            else "Qwen Code"
-            if isinstance(conversation, QwenConversation)
-            else "Gemini"
-        )
+        whose = AGENT_NAMES[_agent_of(conversation)]
         raise click.ClickException(terminal_safe(f"{path} is not a {whose} session: {why}{more}"))
     return conversation
 
 
-def _json_safe(info: SessionInfo) -> SessionInfo:
-    """A file name that is not UTF-8 cannot be JSON text: its bad bytes become U+FFFD."""
-    import msgspec
+def _agent_of(conversation: Conversation | ClaudeConversation | QwenConversation) -> str:
+    from gemwire.sessions import ClaudeConversation, QwenConversation
 
-    path = info.path.encode(errors="surrogateescape").decode(errors="replace")
-    subagents = [_json_safe(sub) for sub in info.subagents]
-    return msgspec.structs.replace(info, path=path, subagents=subagents)
+    if isinstance(conversation, ClaudeConversation):
+        return "claude"
+    return "qwen" if isinstance(conversation, QwenConversation) else "gemini"
 
 
 def _title(info: SessionInfo) -> str:
@@ -156,6 +149,8 @@ def list_(
     """The sessions an agent would resume (`gemini --resume`), numbered as it numbers them."""
     import msgspec
 
+    from gemwire.sessions import json_safe
+
     if all_projects and project:
         raise click.UsageError("--project and --all-projects exclude each other")
     found = [
@@ -166,7 +161,7 @@ def list_(
     out = sys.stdout
     for info in found:
         if as_json:
-            sys.stdout.buffer.write(msgspec.json.encode(_json_safe(info)) + b"\n")
+            sys.stdout.buffer.write(msgspec.json.encode(json_safe(info)) + b"\n")
             continue
         where = f"{info.agent}  " if agent == "all" else ""
         where += f"{info.project or '?'}  " if all_projects else ""
@@ -244,46 +239,6 @@ def show(
         output.close()
 
 
-def _lines(
-    conversation: Conversation | ClaudeConversation | QwenConversation,
-    cwd: str | None,
-    fmt: str,
-    prices: str | None,
-) -> Iterator[bytes]:
-    import msgspec
-
-    from gemwire._normalize.masking import Masker, known_secrets
-    from gemwire.errors import InvalidOptions
-    from gemwire.events import encode_event
-    from gemwire.sessions import (
-        ClaudeConversation,
-        Conversation,
-        load_prices,
-        to_html,
-        to_markdown,
-        to_unified_messages,
-    )
-
-    if fmt == "events":
-        masker = Masker(known_secrets(os.environ))  # as the other formats do by default
-        for event in conversation.events(cwd=cwd):
-            yield encode_event(masker.event(event) if masker else event)
-        return
-    if not isinstance(conversation, Conversation):
-        whose = "Claude Code" if isinstance(conversation, ClaudeConversation) else "Qwen Code"
-        raise InvalidOptions(
-            f"--format {fmt} of a {whose} session is not supported yet (--format events is)"
-        )
-    if fmt in ("html", "markdown"):
-        render = to_html if fmt == "html" else to_markdown
-        table = load_prices(prices)
-        yield render(conversation, cwd=cwd, prices=table).encode()
-        return
-    message: dict[str, Any]
-    for message in to_unified_messages(conversation.messages, conversation.originals):
-        yield msgspec.json.encode(message) + b"\n"
-
-
 @sessions.command()
 @click.argument("ref")
 @agent_option
@@ -319,13 +274,21 @@ def export(
     gemwire sessions export latest --format html -o session.html
     """
     from gemwire.errors import InvalidOptions, SessionError
+    from gemwire.sessions import export_lines, load_prices
 
     info = _find(agent_sources(agent, gemini_home), ref, project)
     conversation = _load(info.path, keep_originals=fmt == "claude")
-    lines = _lines(conversation, info.project, fmt, prices)
-    if _is_terminal(output):
-        lines = _for_terminal(lines, as_json=fmt in ("events", "claude"))
     try:
+        table = load_prices(prices) if fmt in ("html", "markdown") else None
+        lines = export_lines(
+            conversation,
+            fmt,  # type: ignore[arg-type]  # one of EXPORT_FORMATS, checked by click
+            cwd=info.project,
+            prices=table,
+            agent=_agent_of(conversation),
+        )
+        if _is_terminal(output):
+            lines = _for_terminal(lines, as_json=fmt in ("events", "claude"))
         output.writelines(lines)
     except InvalidOptions as exc:
         raise click.UsageError(terminal_safe(str(exc))) from exc

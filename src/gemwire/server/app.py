@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute, Route
 
 from gemwire._version import __version__
-from gemwire.server import routes_page
+from gemwire.server import routes_page, routes_saved
 from gemwire.server.agents import AgentLauncher, ProcessLauncher
 from gemwire.server.config import ServerConfig
 from gemwire.server.responses import (
@@ -50,6 +50,7 @@ def _routes() -> list[BaseRoute]:
     ]
     # ---- Route lists of the other modules: one line each, here. ----------------------
     # e.g. routes += routes_sessions.ROUTES; routes += routes_saved.ROUTES; ...
+    routes += routes_saved.ROUTES
     routes += routes_page.routes()
     return routes
 
