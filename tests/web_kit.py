@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import anyio
 import uvicorn
@@ -62,8 +63,10 @@ def live_server(
     root: str,
     state_dir: str,
     launcher: Callable[[TaskGroup], AgentLauncher] | None = None,
+    **changes: Any,
 ) -> Iterator[LiveServer]:
-    """The app on a free port until the ``with`` ends (then every agent is stopped)."""
+    """The app on a free port until the ``with`` ends (then every agent is stopped);
+    ``changes`` are more `ServerConfig` fields (``sessions_home``, ...)."""
     sock = bind("127.0.0.1", 0)
     config = ServerConfig(
         host="127.0.0.1",
@@ -71,6 +74,7 @@ def live_server(
         token=TOKEN,
         roots=(root,),
         state_dir=state_dir,
+        **changes,
     )
     started = threading.Event()
     stop = threading.Event()
