@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 
 import httpx
@@ -21,60 +21,65 @@ STATIC = Path(__file__).parents[3] / "src" / "gemwire" / "server" / "static"
 MODULES = sorted(p.relative_to(STATIC).as_posix() for p in STATIC.rglob("*.js"))
 
 
-@pytest.fixture
-async def server(tmp_path: Path) -> AsyncIterator[Served]:
-    async with served(create_app(make_config(str(tmp_path), str(tmp_path / "state")))) as s:
-        yield s
+def serving(tmp_path: Path) -> AbstractAsyncContextManager[Served]:
+    """The app with its lifespan, in the test's own task (the session manager's task group
+    must be left in the task that entered it: no async fixture)."""
+    return served(create_app(make_config(str(tmp_path), str(tmp_path / "state"))))
 
 
 async def bare_get(server: Served, path: str, **headers: str) -> httpx.Response:
-    async with httpx.AsyncClient(transport=server.http._transport, base_url=BASE) as bare:
+    transport = httpx.ASGITransport(app=server.app)
+    async with httpx.AsyncClient(transport=transport, base_url=BASE) as bare:
         return await bare.get(path, headers=headers, follow_redirects=False)
 
 
 async def test_the_token_url_logs_in_with_a_cookie_and_the_page_has_a_strict_csp(
-    server: Served,
+    tmp_path: Path,
 ) -> None:
-    login = await bare_get(server, f"/?token={TOKEN}")
-    assert login.status_code == 303
-    assert login.headers["location"] == "/"
-    cookie = login.headers["set-cookie"]
-    assert cookie == f"gemwire_token={TOKEN}; HttpOnly; SameSite=Strict; Path=/"
-    page = await bare_get(server, "/", Cookie=f"gemwire_token={TOKEN}")
-    assert page.status_code == 200
-    assert page.headers["content-type"] == "text/html; charset=utf-8"
-    assert page.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
-    assert CONTENT_SECURITY_POLICY.startswith("default-src 'self'; connect-src 'self';")
-    assert "'unsafe-inline'" not in CONTENT_SECURITY_POLICY
-    assert page.headers["x-content-type-options"] == "nosniff"
-    assert page.headers["cache-control"] == "no-store"
-    assert '<script type="module" src="/static/js/app.js"></script>' in page.text
+    async with serving(tmp_path) as server:
+        login = await bare_get(server, f"/?token={TOKEN}")
+        assert login.status_code == 303
+        assert login.headers["location"] == "/"
+        cookie = login.headers["set-cookie"]
+        assert cookie == f"gemwire_token={TOKEN}; HttpOnly; SameSite=Strict; Path=/"
+        page = await bare_get(server, "/", Cookie=f"gemwire_token={TOKEN}")
+        assert page.status_code == 200
+        assert page.headers["content-type"] == "text/html; charset=utf-8"
+        assert page.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+        assert CONTENT_SECURITY_POLICY.startswith("default-src 'self'; connect-src 'self';")
+        assert "'unsafe-inline'" not in CONTENT_SECURITY_POLICY
+        assert page.headers["x-content-type-options"] == "nosniff"
+        assert page.headers["cache-control"] == "no-store"
+        assert '<script type="module" src="/static/js/app.js"></script>' in page.text
 
 
-async def test_without_the_token_the_page_and_its_files_are_401(server: Served) -> None:
-    for path in ("/", "/static/js/app.js", f"/?token={TOKEN}x"):
-        response = await bare_get(server, path)
-        assert response.status_code == 401, path
-        assert response.json()["error"]["kind"] == "unauthorized"
+async def test_without_the_token_the_page_and_its_files_are_401(tmp_path: Path) -> None:
+    async with serving(tmp_path) as server:
+        for path in ("/", "/static/js/app.js", f"/?token={TOKEN}x"):
+            response = await bare_get(server, path)
+            assert response.status_code == 401, path
+            assert response.json()["error"]["kind"] == "unauthorized"
 
 
 @pytest.mark.parametrize("name", ["js/app.js", "app.css"])
-async def test_static_files_come_with_their_type_and_the_csp(server: Served, name: str) -> None:
-    response = await server.request("GET", f"/static/{name}")
-    assert response.status_code == 200
-    assert response.content == (STATIC / name).read_bytes()
-    kind = "text/javascript" if name.endswith(".js") else "text/css"
-    assert response.headers["content-type"] == f"{kind}; charset=utf-8"
-    assert response.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+async def test_static_files_come_with_their_type_and_the_csp(tmp_path: Path, name: str) -> None:
+    async with serving(tmp_path) as server:
+        response = await server.request("GET", f"/static/{name}")
+        assert response.status_code == 200
+        assert response.content == (STATIC / name).read_bytes()
+        kind = "text/javascript" if name.endswith(".js") else "text/css"
+        assert response.headers["content-type"] == f"{kind}; charset=utf-8"
+        assert response.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
 
 
 @pytest.mark.parametrize(
     "path", ["/static/nope.js", "/static/../routes_page.py", "/static/%2e%2e/app.py", "/static/"]
 )
-async def test_anything_else_under_static_is_a_json_404(server: Served, path: str) -> None:
-    response = await server.request("GET", path)
-    assert response.status_code == 404
-    assert response.json()["error"]["kind"] == "not_found"
+async def test_anything_else_under_static_is_a_json_404(tmp_path: Path, path: str) -> None:
+    async with serving(tmp_path) as server:
+        response = await server.request("GET", path)
+        assert response.status_code == 404
+        assert response.json()["error"]["kind"] == "not_found"
 
 
 def test_the_page_never_parses_text_as_html_and_has_no_inline_code() -> None:
