@@ -3,7 +3,7 @@
 `live_server` binds 127.0.0.1 port 0 and runs `create_app` on uvicorn (wsproto, as
 ``gemwire serve`` does) in an anyio loop of its own thread. ``launcher`` gets that loop's
 task group, so a test's agents (e.g. `ScriptedAgent`s on memory channels) run in the
-server's loop. The browser logs in with `LiveServer.login_url`.
+server's loop (`ScriptedAgents`). The browser logs in with `LiveServer.log_in`.
 """
 
 from __future__ import annotations
@@ -16,11 +16,14 @@ from typing import Any
 
 import anyio
 import uvicorn
+from acp_scripted import Prompt, ScriptedAgent
 from anyio.abc import TaskGroup
 from playwright.sync_api import Page
 
+from gemwire.runners.acp import AcpOptions, AgentChannel, memory_channel_pair
 from gemwire.server import ServerConfig, create_app
-from gemwire.server.agents import AgentLauncher
+from gemwire.server.agents import AgentEntry, AgentLauncher
+from gemwire.server.responses import NotFound
 from gemwire.server.run import bind
 from gemwire.server.security import COOKIE
 
@@ -120,3 +123,66 @@ def live_server(
         assert not thread.is_alive(), "the server did not stop"
         if failure:
             raise failure[0]
+
+
+MODES = [{"id": "default", "name": "Default"}, {"id": "plan", "name": "Plan only"}]
+
+
+class WebAgent(ScriptedAgent):
+    """A `ScriptedAgent` with two modes (``session/new`` announces them, ``session/set_mode``
+    switches) whose prompts the test's ``on_prompt`` answers; ``cwd`` is its session's."""
+
+    cwd = ""
+
+    async def _answer(self, message: dict[str, Any]) -> None:
+        method = message["method"]
+        if method == "session/new":
+            self.cwd = message["params"]["cwd"]
+            number = self.sessions
+            self.sessions += 1
+            modes = {"currentModeId": "default", "availableModes": MODES}
+            result = {"sessionId": f"agent-{number}", "modes": modes}
+        elif method == "session/set_mode":
+            result = {}
+        else:
+            await super()._answer(message)
+            return
+        await self.send({"id": message["id"], "result": result})
+
+
+class ScriptedAgents:
+    """An `AgentLauncher` of one agent, ``scripted`` (titled ``title``), a `WebAgent` per
+    session run in the server's task group; ``absent`` is listed but not available."""
+
+    def __init__(self, tg: TaskGroup, on_prompt: Prompt, *, title: str = "Scripted") -> None:
+        self.tg = tg
+        self.on_prompt = on_prompt
+        self.title = title
+        self.started: list[WebAgent] = []
+
+    def agents(self) -> list[AgentEntry]:
+        return [
+            AgentEntry(
+                name="scripted", title=self.title, transport="acp", available=True, command=[]
+            ),
+            AgentEntry(
+                name="absent",
+                title="Absent",
+                transport="acp",
+                available=False,
+                command=[],
+                detail="not installed",
+            ),
+        ]
+
+    def options(self, name: str, cwd: str) -> AcpOptions:
+        if name != "scripted":
+            raise NotFound(f"unknown agent {name!r}; known: scripted")
+        return AcpOptions(cwd=cwd)
+
+    def channel(self, options: AcpOptions) -> AgentChannel:
+        client_end, agent_end = memory_channel_pair()
+        agent = WebAgent(agent_end, name="scripted", on_prompt=self.on_prompt)
+        self.started.append(agent)
+        self.tg.start_soon(agent.run)
+        return client_end

@@ -8,12 +8,13 @@ const KIND_LABELS = {
   read: "read", edit: "edit", delete: "delete", move: "move", search: "search",
   execute: "run", think: "think", fetch: "fetch", switch_mode: "mode", other: "tool",
 };
+const STATUS_LABELS = { asking: "waiting for permission" };
 const PLAN_MARKS = { completed: "done", in_progress: "doing", pending: "to do" };
 
 // A unified diff as coloured lines (added, removed, hunk headers, file headers).
 export function diffView(text) {
   const pre = h("pre", { class: "diff" });
-  for (const line of text.split("\n")) {
+  for (const line of text.replace(/\n$/, "").split("\n")) {
     let kind = "ctx";
     if (line.startsWith("+++") || line.startsWith("---")) kind = "file";
     else if (line.startsWith("@@")) kind = "hunk";
@@ -86,9 +87,9 @@ class Card {
   }
 
   setStatus(status) {
-    const label = status === "in_progress" ? "running" : status;
-    this.status.textContent = label;
-    this.el.className = this.el.className.replace(/status-\S+/, `status-${label}`);
+    const key = status === "in_progress" ? "running" : status;
+    this.status.textContent = STATUS_LABELS[key] || key;
+    this.el.className = this.el.className.replace(/status-\S+/, `status-${key.replace(/\W/g, "_")}`);
   }
 
   setOutput(text) {
@@ -268,8 +269,10 @@ export class Conversation {
     const card = this.cards.get(event.call_id);
     const names = event.options.map((o) => o.name).join(" / ");
     const note = h("div", { class: "permission", "data-request-id": event.request_id, text: `Permission asked: ${names}` });
-    if (card) card.notes.append(note);
-    else place.block(note);
+    if (card) {
+      card.notes.append(note);
+      card.setStatus("asking");
+    } else place.block(note);
     this.pending.set(event.request_id, { event, title: card ? card.title.textContent : event.call_id });
     if (this.onPermissions) this.onPermissions([...this.pending.values()]);
   }
@@ -281,8 +284,10 @@ export class Conversation {
     const answer = event.option_id === null ? "no answer: denied" : `answered: ${option ? option.name : event.option_id}`;
     const card = this.cards.get(event.call_id);
     const note = h("div", { class: `permission resolved ${option ? option.kind : "denied"}`, text: `Permission ${answer}` });
-    if (card) card.notes.append(note);
-    else place.block(note);
+    if (card) {
+      card.notes.append(note);
+      if (card.status.textContent === STATUS_LABELS.asking) card.setStatus("running");
+    } else place.block(note);
     if (this.onPermissions) this.onPermissions([...this.pending.values()]);
   }
 
@@ -303,7 +308,7 @@ export class Conversation {
     if (place !== this.root) return;
     // Cards still running when the turn ended stopped with it.
     for (const card of this.cards.values()) {
-      if (card.status.textContent === "running" || card.status.textContent === "pending") card.setStatus("cancelled");
+      if (["running", "pending", STATUS_LABELS.asking].includes(card.status.textContent)) card.setStatus("cancelled");
     }
     const usage = event.usage;
     if (usage) {
