@@ -8,6 +8,8 @@ server's loop (`ScriptedAgents`). The browser logs in with `LiveServer.log_in`.
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -186,3 +188,52 @@ class ScriptedAgents:
         self.started.append(agent)
         self.tg.start_soon(agent.run)
         return client_end
+
+
+class CuttableProxy:
+    """A TCP proxy on a port of its own, in front of ``target`` (set once the server runs),
+    whose connections `cut` drops at once: the network lost, as the browser sees it."""
+
+    def __init__(self) -> None:
+        self.target = ("127.0.0.1", 0)
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port: int = self.listener.getsockname()[1]
+        self.origin = f"http://127.0.0.1:{self.port}"
+        self._open: list[socket.socket] = []
+        self._lock = threading.Lock()
+        threading.Thread(target=self._accept, name="proxy", daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:  # closed
+                return
+            upstream = socket.create_connection(self.target)
+            with self._lock:
+                self._open += [client, upstream]
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _pump(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        for end in (source, sink):
+            with contextlib.suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
+
+    def cut(self) -> None:
+        with self._lock:
+            dropped, self._open = self._open, []
+        for end in dropped:
+            with contextlib.suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
+            end.close()
+
+    def close(self) -> None:
+        self.listener.close()
+        self.cut()

@@ -17,9 +17,10 @@ from acp_scripted import ScriptedAgent
 from anyio.abc import TaskGroup
 from browser import Watched, watched_page
 from playwright.sync_api import Browser, Page, expect
-from web_kit import LiveServer, ScriptedAgents, WebAgent, live_server
+from web_kit import TOKEN, CuttableProxy, LiveServer, ScriptedAgents, WebAgent, live_server
 
 from gemwire.server.routes_page import CONTENT_SECURITY_POLICY
+from gemwire.server.security import COOKIE
 
 HOSTILE = (
     '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
@@ -167,12 +168,16 @@ def test_a_conversation_with_a_tool_a_diff_and_a_permission_survives_reloads(
     open_page(page, server)
     start(page)
     assert texts(page, "select.mode option") == ["Default", "Plan only"]
+    page.get_by_label("Mode").select_option("plan")
+    expect(page.get_by_label("Mode")).to_have_value("plan")
     send(page, "write notes")
     dialog = page.locator("dialog.permission-dialog")
     expect(dialog).to_be_visible()
     assert texts(page, "dialog .option") == ["Allow once", "Reject"]
     expect(page.locator(".card .status")).to_have_text("waiting for permission")
-    page.get_by_role("button", name="Allow once").click()
+    # The dialog is keyboard-operable: its first option has the focus.
+    expect(page.get_by_role("button", name="Allow once")).to_be_focused()
+    page.keyboard.press("Enter")
     expect(page.locator(".answer .text").nth(1)).to_have_text("Written.")
     expect(dialog).to_be_hidden()
     # Reload while the turn runs: the same events, each once, then the rest of the turn.
@@ -181,6 +186,7 @@ def test_a_conversation_with_a_tool_a_diff_and_a_permission_survives_reloads(
     expect(page.locator(".stream > *")).to_have_count(len(before))
     assert shown(page) == before
     expect(page.get_by_role("button", name="Cancel")).to_be_visible()
+    expect(page.get_by_label("Mode")).to_have_value("plan")
     GATE.set()
     expect(page.locator(".turn")).to_have_text(DONE)
     assert texts(page, ".user .text") == ["write notes"]
@@ -260,3 +266,45 @@ def test_cancel_esc_denies_two_tabs_and_hostile_text(
     assert texts(second, ".answer .text")[-1] == "Not allowed."
     assert not (root / "notes.txt").exists()
     assert watched.problems == []
+
+
+def test_losing_the_network_mid_turn_loses_nothing(
+    chromium_browser: Browser, root: Path, tmp_path: Path
+) -> None:
+    """The page talks to the server through a proxy that drops every connection mid-turn:
+    the stream comes back by itself and each event shows once."""
+    GATE.clear()
+    proxy = CuttableProxy()
+
+    def launcher(tg: TaskGroup) -> ScriptedAgents:
+        return ScriptedAgents(tg, script)
+
+    state = str(tmp_path / "state")
+    allowed = (proxy.origin,)
+    try:
+        with (
+            live_server(str(root), state, launcher=launcher, allow_origins=allowed) as server,
+            watched_page(chromium_browser, allowed=lambda url: url.startswith(proxy.origin)) as w,
+        ):
+            proxy.target = ("127.0.0.1", server.config.port)
+            page = w.page
+            page.context.add_cookies([{"name": COOKIE, "value": TOKEN, "url": proxy.origin}])
+            page.goto(f"{proxy.origin}/#/chat")
+            start(page)
+            send(page, "write notes")
+            page.get_by_role("button", name="Allow once").click()
+            expect(page.locator(".answer .text").nth(1)).to_have_text("Written.")
+            proxy.cut()
+            expect(page.locator("#connection")).to_have_text("reconnecting…")
+            GATE.set()  # the rest of the turn, while the page is reconnecting
+            expect(page.locator(".turn")).to_have_text(DONE)
+            expect(page.locator("#connection")).to_have_text("")
+            assert texts(page, ".answer .text") == ["I will write notes.txt.", "Written. Done."]
+            assert len(texts(page, ".card")) == 1
+            assert len(texts(page, ".stream > *")) == 7
+            # Chromium logs the stream the proxy cut; nothing else went wrong.
+            cut = "console: Failed to load resource: net::ERR_INCOMPLETE_CHUNKED_ENCODING"
+            assert [problem for problem in w.problems if problem != cut] == []
+    finally:
+        GATE.set()
+        proxy.close()

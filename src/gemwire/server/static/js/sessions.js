@@ -1,8 +1,8 @@
 // Saved sessions of the server's agent homes (GET /v1/saved-sessions), and the server's
 // own sessions (GET /v1/sessions). A saved session opens in the same renderer as a live
-// conversation, and can be continued or downloaded.
+// conversation, and downloads as HTML or Markdown.
 
-import { get, post, query } from "./api.js";
+import { get, query } from "./api.js";
 import { h, clear, select, flash } from "./dom.js";
 import { Conversation, meters } from "./render.js";
 
@@ -115,26 +115,10 @@ export class SessionsView {
     const download = (format, label) => h("a", {
       class: "button", href: `${savedPath(agent, id)}?format=${format}`, download: `${id}.${format === "markdown" ? "md" : format}`, text: label,
     });
-    const cont = h("button", { type: "button", class: "primary", text: "Continue", onclick: () => this.continue(agent, id, loaded, cont) });
     this.container.append(
       h("div", { class: "session-bar" }, back, h("h2", { class: "session-title", text: conversation.meta.title || id }), meterBox,
-        h("div", { class: "controls" }, download("html", "Download HTML"), download("markdown", "Download Markdown"), cont)),
+        h("div", { class: "controls" }, download("html", "Download HTML"), download("markdown", "Download Markdown"))),
       conversation.el,
     );
-  }
-
-  async continue(agent, id, loaded, button) {
-    // A server session that resumes the saved one (the agent's own resume or session/load).
-    const started = (loaded.events || []).map((e) => e.event || e).find((e) => e.type === "session_started");
-    button.disabled = true;
-    try {
-      const body = { agent, resume: id };
-      if (started && started.cwd) body.cwd = started.cwd;
-      const created = await post("/v1/sessions", body);
-      location.hash = `#/chat/${encodeURIComponent(created.id)}`;
-    } catch (error) {
-      button.disabled = false;
-      flash(this.container, error.message);
-    }
   }
 }
