@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Self
 
@@ -61,6 +61,8 @@ logger = logging.getLogger("gemwire.server")
 
 PERMISSIONS = ("ask", "deny", "reads", "edits", "all")
 _TITLE_CHARS = 80
+STREAM_END_GRACE = 5.0
+"""Seconds streams have at shutdown to send what is logged and end."""
 
 
 class SessionView(msgspec.Struct, frozen=True, kw_only=True):
@@ -119,6 +121,8 @@ class LiveSession:
         self._wake = anyio.Event()
         self._masker = Masker([config.token])
         self._idle_scope: anyio.CancelScope | None = None
+        self.on_unsubscribe: Callable[[], None] = lambda: None
+        """Called when a subscriber leaves (the manager waits for them at shutdown)."""
 
     @property
     def id(self) -> str:
@@ -188,6 +192,7 @@ class LiveSession:
 
     def unsubscribe(self, subscription: Subscription) -> None:
         self.stream.unsubscribe(subscription)
+        self.on_unsubscribe()
         if not self.stream.subscribers:
             for pending in self.pending.values():  # nobody left to answer
                 pending.answered.set()
@@ -286,6 +291,7 @@ class SessionManager:
         self.sessions: dict[str, LiveSession] = {}
         self._starting = 0
         self._draining = False
+        self._unsubscribed = anyio.Event()
 
     async def __aenter__(self) -> Self:
         self.store.create()
@@ -293,7 +299,7 @@ class SessionManager:
             if isinstance(record, str):
                 logger.warning("skipped a saved session: %s", record)
                 continue
-            session = LiveSession(self.config, record, self.store.log(record.id))
+            session = self._session(record)
             self.sessions[record.id] = session
             if session.log.torn:
                 session.notice(
@@ -308,6 +314,11 @@ class SessionManager:
             await self.drain()
         self._tg.cancel_scope.cancel()
         await self._tg.__aexit__(None, None, None)
+
+    def _session(self, record: SessionRecord) -> LiveSession:
+        session = LiveSession(self.config, record, self.store.log(record.id))
+        session.on_unsubscribe = lambda: self._unsubscribed.set()
+        return session
 
     # Lookups -------------------------------------------------------------------------
 
@@ -349,7 +360,7 @@ class SessionManager:
             id=session_id, agent=agent, cwd=cwd, created=_now(), permissions=permissions
         )
         self.store.save(record)
-        session = LiveSession(self.config, record, self.store.log(session_id))
+        session = self._session(record)
         try:
             await self._start(session, load=False)
             if model is not None:
@@ -605,3 +616,9 @@ class SessionManager:
         for session in self.sessions.values():
             session.stream.close()
             session.log.close()
+        # Let each stream send what is left and end (WebSockets close with 1001) before
+        # the server closes the connections under them.
+        with anyio.move_on_after(STREAM_END_GRACE):
+            while any(session.stream.subscribers for session in self.sessions.values()):
+                self._unsubscribed = anyio.Event()
+                await self._unsubscribed.wait()
