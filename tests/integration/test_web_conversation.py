@@ -216,8 +216,8 @@ def test_a_conversation_with_a_tool_a_diff_and_a_permission_survives_reloads(
     expect(page.locator(".turn")).to_have_text(DONE)
     assert shown(page) == after
     assert texts(page, ".card") == texts(page, ".card")[:1]
-    # Readable at 1280 px and 800 px: nothing wider than the window.
-    for width in (1280, 800):
+    # Readable at 1280, 800 and 390 px (a phone): nothing wider than the window.
+    for width in (1280, 800, 390):
         page.set_viewport_size({"width": width, "height": 900})
         page.screenshot(path=str(tmp_path / f"conversation-{width}.png"), full_page=True)
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
