@@ -12,6 +12,7 @@ import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -19,8 +20,9 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute, Route
 
 from gemwire._version import __version__
-from gemwire.server import routes_saved
+from gemwire.server import routes_batches, routes_saved
 from gemwire.server.agents import AgentLauncher, ProcessLauncher
+from gemwire.server.batches import BatchManager
 from gemwire.server.config import ServerConfig
 from gemwire.server.responses import (
     ApiError,
@@ -51,20 +53,29 @@ def _routes() -> list[BaseRoute]:
     # ---- Route lists of the other modules: one line each, here. ----------------------
     # e.g. routes += routes_sessions.ROUTES; routes += routes_saved.ROUTES; ...
     routes += routes_saved.ROUTES
+    routes += routes_batches.ROUTES
     return routes
 
 
 def create_app(config: ServerConfig, *, launcher: AgentLauncher | None = None) -> Starlette:
     """The app for ``config``; agents start through ``launcher`` (default: processes,
     `ProcessLauncher`; tests give one that starts no process)."""
-    state = AppState(config=config, launcher=launcher or ProcessLauncher(config.agents))
+    shutting_down = anyio.Event()
+    batches = BatchManager(config.state_dir, shutting_down)
+    state = AppState(
+        config=config,
+        launcher=launcher or ProcessLauncher(config.agents),
+        batches=batches,
+        shutting_down=shutting_down,
+    )
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         os.makedirs(os.path.join(config.state_dir, "sessions"), mode=0o700, exist_ok=True)
         state.started = True
         try:
-            yield
+            async with batches:
+                yield
         finally:
             state.shutting_down.set()
 

@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 from httpx_ws import WebSocketDisconnect
+from httpx_ws.transport import ASGIWebSocketTransport
 from server_kit import BASE, TOKEN, Served, auth, make_config, served
 
 from gemwire._version import __version__
@@ -25,7 +26,9 @@ async def server(tmp_path: Path) -> AsyncIterator[Served]:
 
 async def get(server: Served, path: str, **headers: str) -> httpx.Response:
     """A GET with exactly ``headers`` (no token unless given)."""
-    async with httpx.AsyncClient(transport=server.http._transport, base_url=BASE) as bare:
+    # A transport of its own: re-entering the shared one leaves its task group open.
+    transport = ASGIWebSocketTransport(app=server.app)
+    async with httpx.AsyncClient(transport=transport, base_url=BASE) as bare:
         return await bare.get(path, headers=headers, follow_redirects=False)
 
 
