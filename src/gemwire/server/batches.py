@@ -132,7 +132,7 @@ _encode = msgspec.json.Encoder().encode
 
 
 def whole_lines(data: bytes) -> list[bytes]:
-    """The JSON lines of a file written line by line: a last line still being written (or
+    r"""The JSON lines of a file written line by line: a last line still being written (or
     torn by a crash) is left out.
 
     >>> whole_lines(b'{"a":1}\n{"b":{"c":2}}\n{"d":{"e":3}')
