@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute, Route
 
 from gemwire._version import __version__
-from gemwire.server import routes_batches, routes_saved
+from gemwire.server import openapi, routes_batches, routes_saved
 from gemwire.server.agents import AgentLauncher, ProcessLauncher
 from gemwire.server.batches import BatchManager
 from gemwire.server.config import ServerConfig
@@ -54,6 +54,7 @@ def _routes() -> list[BaseRoute]:
     # e.g. routes += routes_sessions.ROUTES; routes += routes_saved.ROUTES; ...
     routes += routes_saved.ROUTES
     routes += routes_batches.ROUTES
+    routes += openapi.ROUTES
     return routes
 
 
