@@ -17,7 +17,7 @@ from server_kit import Served, make_config, served
 from starlette.applications import Starlette
 
 from gemwire.batch import Task, read_results, runner as batch_runner
-from gemwire.batch.output import STOPPED
+from gemwire.batch.output import STOPPED, BatchOutput
 from gemwire.events import Event, FileChanged, MessageDelta, TokenUsage, TurnError
 from gemwire.server import create_app
 
@@ -361,7 +361,12 @@ async def test_shutdown_stops_a_batch_that_a_restart_resumes(
             await scripted.until_started(2)
         async with server.sse(f"/v1/batches/{created['id']}/events") as stream:
             await stream.wait_for(3)
-        # Leaving the block ends the lifespan: the batch is stopped, its streams end.
+            # Shutdown begins (uvicorn's SIGTERM): the batch stops and its stream ends.
+            server.app.state.gemwire.shutting_down.set()
+            with anyio.fail_after(10):
+                await stream.ended.wait()
+        view = (await server.request("GET", f"/v1/batches/{created['id']}")).json()
+        assert (view["status"], view["running"], view["pending"]) == ("stopped", 0, 3)
     out = root / "out"
     assert read_results(out) == []
     for task_id in ("t1", "t2"):
@@ -390,3 +395,21 @@ async def test_shutdown_stops_a_batch_that_a_restart_resumes(
         view = (await server.request("GET", f"/v1/batches/{created['id']}")).json()
         assert (view["status"], view["done"], view["failed"]) == ("finished", 3, 1)
     assert sorted(r.task_id for r in read_results(out)) == ["t1", "t2", "t3"]
+
+
+async def test_an_output_folder_another_batch_writes_to_is_a_conflict(
+    server: Served, scripted: Scripted, root: Path
+) -> None:
+    folder = BatchOutput(root / "out")  # `gemwire batch` writing there
+    try:
+        response = await server.request(
+            "POST", "/v1/batches", json={"tasks": "tasks.jsonl", "output": "out", "agent": AGENT}
+        )
+    finally:
+        folder.close()
+    assert (response.status_code, response.json()) == (
+        409,
+        error("conflict", f"another batch is writing to {root / 'out'}"),
+    )
+    assert (await server.request("GET", "/v1/batches")).json() == {"batches": []}
+    assert scripted.calls == []
