@@ -14,11 +14,16 @@ from typing import Any
 import anyio
 import httpx
 import msgspec
+from acp_scripted import Prompt, ScriptedAgent
+from anyio.abc import TaskGroup
 from httpx_ws import AsyncWebSocketSession, aconnect_ws
 from httpx_ws.transport import ASGIWebSocketTransport
 from starlette.applications import Starlette
 
-from gemwire.server import ServerConfig
+from gemwire.runners.acp import AcpOptions, AgentChannel, memory_channel_pair
+from gemwire.server import ServerConfig, create_app
+from gemwire.server.agents import AgentEntry
+from gemwire.server.responses import NotFound
 
 TOKEN = "test-token-0123456789"
 HOST = "127.0.0.1:8765"
@@ -111,7 +116,7 @@ class Served:
         all_headers = {"host": HOST, **auth(), **(headers or {})}
         scope = {
             "type": "http",
-            "asgi": {"version": "3.0", "spec_version": "2.4"},
+            "asgi": {"version": "3.0", "spec_version": "2.3"},
             "http_version": "1.1",
             "method": "GET",
             "scheme": "http",
@@ -165,3 +170,78 @@ async def served(app: Starlette) -> AsyncIterator[Served]:
     harness = Served(app)
     async with app.router.lifespan_context(app), harness.http:
         yield harness
+
+
+class LoadingAgent(ScriptedAgent):
+    """A `ScriptedAgent` that can load its sessions and has two modes."""
+
+    async def _answer(self, message: dict[str, Any]) -> None:
+        method = message["method"]
+        result: dict[str, Any]
+        if method == "initialize":
+            info = {"name": self.name, "version": "1.0"}
+            result = {
+                "protocolVersion": 1,
+                "agentInfo": info,
+                "agentCapabilities": {"loadSession": True},
+            }
+        elif method in ("session/new", "session/load"):
+            if method == "session/new":
+                result = {"sessionId": f"a{id(self) % 10_000}-{self.sessions}"}
+                self.sessions += 1
+            else:
+                result = {}
+            result["modes"] = {"currentModeId": "default", "availableModes": MODES}
+        elif method == "session/set_mode":
+            result = {}
+        else:
+            await super()._answer(message)
+            return
+        await self.send({"id": message["id"], "result": result})
+
+
+MODES = [{"id": "default", "name": "Default"}, {"id": "yolo", "name": "YOLO"}]
+
+
+class ScriptedLauncher:
+    """Agents named ``scripted``: a `LoadingAgent` per channel, run in ``tg``."""
+
+    def __init__(self, tg: TaskGroup, on_prompt: Prompt | None = None) -> None:
+        self.tg = tg
+        self.on_prompt = on_prompt
+        self.started: list[LoadingAgent] = []
+
+    def agents(self) -> list[AgentEntry]:
+        return [
+            AgentEntry(
+                name="scripted", title="Scripted", transport="acp", available=True, command=[]
+            )
+        ]
+
+    def options(self, name: str, cwd: str) -> AcpOptions:
+        if name != "scripted":
+            raise NotFound(f"unknown agent {name!r}; known: scripted")
+        return AcpOptions(cwd=cwd)
+
+    def channel(self, options: AcpOptions) -> AgentChannel:
+        client_end, agent_end = memory_channel_pair()
+        agent = LoadingAgent(agent_end, name="scripted")
+        if self.on_prompt is not None:
+            agent.on_prompt = self.on_prompt
+        self.started.append(agent)
+        self.tg.start_soon(agent.run)
+        return client_end
+
+
+@asynccontextmanager
+async def scripted_server(
+    root: str, state_dir: str, on_prompt: Prompt | None = None, **changes: Any
+) -> AsyncIterator[tuple[Served, ScriptedLauncher]]:
+    """A server of scripted agents (see `ScriptedLauncher`), within 30 s."""
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as tg:
+            launcher = ScriptedLauncher(tg, on_prompt)
+            app = create_app(make_config(root, state_dir, **changes), launcher=launcher)
+            async with served(app) as server:
+                yield server, launcher
+            tg.cancel_scope.cancel()

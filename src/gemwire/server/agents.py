@@ -21,7 +21,9 @@ from gemwire.runners.acp import AcpOptions, AgentChannel, ProcessChannel
 from gemwire.runners.agents import AGENTS, resolve_agent
 from gemwire.server.responses import NotFound
 
-__all__ = ("BUILT_IN_AGENTS", "AgentEntry", "AgentLauncher", "ProcessLauncher")
+__all__ = ("BUILT_IN_AGENTS", "TOKEN_VARIABLE", "AgentEntry", "AgentLauncher", "ProcessLauncher")
+
+TOKEN_VARIABLE = "GEMWIRE_TOKEN"
 
 BUILT_IN_AGENTS = ("gemini", "gemini-stream", "claude", "codex", "qwen", "opencode")
 """In the order ``GET /v1/agents`` lists them; ``--agent NAME=COMMAND`` ones follow."""
@@ -102,8 +104,10 @@ class ProcessLauncher:
         return entries
 
     def options(self, name: str, cwd: str) -> AcpOptions:
+        # The agent gets the server's environment but never its token.
+        env = {k: v for k, v in self._environ.items() if k != TOKEN_VARIABLE}
         if name in self.custom:
-            return AcpOptions(command=self.custom[name], cwd=cwd)
+            return AcpOptions(command=self.custom[name], cwd=cwd, env=env, inherit_env=False)
         spec = AGENTS.get(name)  # type: ignore[call-overload]
         if spec is None:
             known = ", ".join(
@@ -114,8 +118,13 @@ class ProcessLauncher:
             resolved = resolve_agent(name, cwd=cwd, environ=self._environ)
         except AgentNotFound as exc:
             raise NotFound(str(exc)) from exc
-        env = {k: v for k, v in spec.env.items() if k not in self._environ}
-        return AcpOptions(command=resolved.command, cwd=cwd, env=env, serve_reads=spec.serve_reads)
+        return AcpOptions(
+            command=resolved.command,
+            cwd=cwd,
+            env={**spec.env, **env},
+            inherit_env=False,
+            serve_reads=spec.serve_reads,
+        )
 
     def channel(self, options: AcpOptions) -> AgentChannel:
         return ProcessChannel(options.launch, secrets=known_secrets(options.environment()))

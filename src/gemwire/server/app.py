@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute, Route
 
 from gemwire._version import __version__
-from gemwire.server import openapi, routes_batches, routes_saved
+from gemwire.server import openapi, routes_batches, routes_saved, routes_sessions
 from gemwire.server.agents import AgentLauncher, ProcessLauncher
 from gemwire.server.batches import BatchManager
 from gemwire.server.config import ServerConfig
@@ -31,6 +31,7 @@ from gemwire.server.responses import (
     http_exception_handler,
 )
 from gemwire.server.security import SecurityMiddleware
+from gemwire.server.sessions import SessionManager
 from gemwire.server.state import AppState, app_state
 
 __all__ = ("create_app",)
@@ -51,7 +52,7 @@ def _routes() -> list[BaseRoute]:
         Route("/ready", ready),
     ]
     # ---- Route lists of the other modules: one line each, here. ----------------------
-    # e.g. routes += routes_sessions.ROUTES; routes += routes_saved.ROUTES; ...
+    routes += routes_sessions.ROUTES
     routes += routes_saved.ROUTES
     routes += routes_batches.ROUTES
     routes += openapi.ROUTES
@@ -72,13 +73,14 @@ def create_app(config: ServerConfig, *, launcher: AgentLauncher | None = None) -
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        os.makedirs(os.path.join(config.state_dir, "sessions"), mode=0o700, exist_ok=True)
-        state.started = True
-        try:
-            async with batches:
+        os.makedirs(config.state_dir, mode=0o700, exist_ok=True)
+        async with SessionManager(config, state.launcher) as sessions, batches:
+            state.sessions = sessions
+            state.started = True
+            try:
                 yield
-        finally:
-            state.shutting_down.set()
+            finally:
+                state.shutting_down.set()
 
     app = Starlette(
         routes=_routes(),

@@ -28,8 +28,18 @@ from gemwire.batch import Progress
 from gemwire.events import Event
 from gemwire.server.agents import AgentEntry
 from gemwire.server.batches import BatchView
+from gemwire.server.envelopes import EventEnvelope, StateEnvelope
 from gemwire.server.responses import JsonResponse
 from gemwire.server.routes_batches import BatchRequest
+from gemwire.server.routes_sessions import (
+    ConfigBody,
+    ModeBody,
+    ModelBody,
+    NewSession,
+    PermissionAnswer,
+    PromptBody,
+)
+from gemwire.server.sessions import SessionView
 from gemwire.sessions import GROUPINGS, SessionInfo, UsageReport
 
 __all__ = ("OPERATIONS", "ROUTES", "Operation", "Param", "openapi_document", "undescribed")
@@ -58,13 +68,6 @@ class Health(msgspec.Struct, frozen=True):
 
 class Ready(msgspec.Struct, frozen=True):
     ready: bool
-
-
-class EventEnvelope(msgspec.Struct, frozen=True):
-    """One event of a stream: SSE ``data``, a WebSocket text frame, or an item of a JSON list."""
-
-    seq: int
-    event: Event
 
 
 class ProgressEnvelope(msgspec.Struct, frozen=True):
@@ -100,6 +103,28 @@ class SavedMessages(msgspec.Struct, frozen=True):
 
 class Batches(msgspec.Struct, frozen=True):
     batches: list[BatchView]
+
+
+class Roots(msgspec.Struct, frozen=True):
+    roots: list[str]
+
+
+class Sessions(msgspec.Struct, frozen=True):
+    sessions: list[SessionView]
+
+
+class Prompted(msgspec.Struct, frozen=True):
+    after: int
+    """The last seq before the turn: read the stream with ``?after=`` this."""
+
+
+class Cancelled(msgspec.Struct, frozen=True):
+    cancelled: bool
+
+
+class PermissionAnswered(msgspec.Struct, frozen=True):
+    request_id: str
+    option_id: str | None
 
 
 # ---- Declarations. ---------------------------------------------------------------------
@@ -142,13 +167,30 @@ _SINCE = Param("since", "From this day or moment: `2026-11-01`, `today`, `7d`, `
 _UNTIL = Param("until", "Until this day or moment, as `since`.")
 _PROJECT = Param("project", "Only this project (its root folder).")
 _BATCH = Param("batch_id", "The batch's id (`b_` and 16 hex digits).", where="path")
+_SESSION = Param("session_id", "The server's session id (`s_` and 16 hex digits).", where="path")
 _SSE = "text/event-stream"
 _SSE_SCHEMA = {"type": "string", "description": "`id: N`, `event: gemwire`, `data: <envelope>`"}
 
 
-def _sse(envelope: str) -> dict[str, Any]:
-    return {"x-envelope": {"$ref": REF.format(name=envelope)}}
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": REF.format(name=name)}
 
+
+def _sse(envelope: str) -> dict[str, Any]:
+    return {"x-envelope": _ref(envelope)}
+
+
+_ENVELOPES = {
+    "type": "object",
+    "properties": {
+        "events": {
+            "type": "array",
+            "items": {"anyOf": [_ref("EventEnvelope"), _ref("StateEnvelope")]},
+        },
+        "last_seq": {"type": "integer"},
+    },
+    "required": ["events", "last_seq"],
+}
 
 OPERATIONS: dict[tuple[str, str], Operation] = {
     ("GET", "/health"): Operation(
@@ -164,6 +206,117 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
     ("GET", "/openapi.json"): Operation(
         "This document",
         response={"application/json": {"type": "object"}},
+    ),
+    ("GET", "/v1/agents"): Operation(
+        "The agents the server runs",
+        "Built-in agents (available or not, and why) and each `--agent NAME=COMMAND`.",
+        response={"application/json": {"type": "array", "items": _ref("AgentEntry")}},
+        tag="sessions",
+    ),
+    ("GET", "/v1/roots"): Operation(
+        "The folders workspaces must lie under", response=Roots, tag="sessions"
+    ),
+    ("POST", "/v1/sessions"): Operation(
+        "Start a session",
+        "An agent in a workspace under a root (default: the first root).",
+        body=NewSession,
+        status=201,
+        response=SessionView,
+        errors=(400, 404, 413, 429),
+        tag="sessions",
+    ),
+    ("GET", "/v1/sessions"): Operation(
+        "List sessions",
+        "Live ones and those kept in the state folder.",
+        response=Sessions,
+        tag="sessions",
+    ),
+    ("GET", "/v1/sessions/{session_id}"): Operation(
+        "A session", params=(_SESSION,), response=SessionView, errors=(404,), tag="sessions"
+    ),
+    ("DELETE", "/v1/sessions/{session_id}"): Operation(
+        "Close a session",
+        "Stops its agent; its log stays (status `closed`).",
+        params=(_SESSION,),
+        response=SessionView,
+        errors=(404,),
+        tag="sessions",
+    ),
+    ("POST", "/v1/sessions/{session_id}/prompt"): Operation(
+        "Prompt",
+        "Starts a turn (a stopped session is continued first); its events follow `after` on "
+        "the session's stream. 409 while a turn runs.",
+        params=(_SESSION,),
+        body=PromptBody,
+        status=202,
+        response=Prompted,
+        errors=(400, 404, 409, 413),
+        tag="sessions",
+    ),
+    ("POST", "/v1/sessions/{session_id}/cancel"): Operation(
+        "Cancel the running turn",
+        "It ends with its `turn_completed` (stop reason `cancelled`). 409 with no turn.",
+        params=(_SESSION,),
+        status=202,
+        response=Cancelled,
+        errors=(404, 409),
+        tag="sessions",
+    ),
+    ("POST", "/v1/sessions/{session_id}/permissions/{request_id}"): Operation(
+        "Answer a permission request",
+        "`option_id` one the agent offered (`null`: deny); `permission_resolved` follows.",
+        params=(_SESSION, Param("request_id", "The request's id.", where="path")),
+        body=PermissionAnswer,
+        response=PermissionAnswered,
+        errors=(400, 404, 409),
+        tag="sessions",
+    ),
+    ("POST", "/v1/sessions/{session_id}/mode"): Operation(
+        "Set the session's mode",
+        params=(_SESSION,),
+        body=ModeBody,
+        response=SessionView,
+        errors=(400, 404, 409),
+        tag="sessions",
+    ),
+    ("POST", "/v1/sessions/{session_id}/model"): Operation(
+        "Set the session's model",
+        params=(_SESSION,),
+        body=ModelBody,
+        response=SessionView,
+        errors=(400, 404, 409),
+        tag="sessions",
+    ),
+    ("POST", "/v1/sessions/{session_id}/config"): Operation(
+        "Set one of the session's config options",
+        params=(_SESSION,),
+        body=ConfigBody,
+        response=SessionView,
+        errors=(400, 404, 409),
+        tag="sessions",
+    ),
+    ("GET", "/v1/sessions/{session_id}/events"): Operation(
+        "The session's events",
+        "Server-Sent Events of envelopes (`EventEnvelope`, and `StateEnvelope` for server "
+        "state): every one logged after `after`, then live, with no gap and no duplicate. "
+        "With `Accept: application/json`: the logged envelopes, no follow.",
+        params=(_SESSION, _AFTER, _LIMIT),
+        response={_SSE: _SSE_SCHEMA, "application/json": _ENVELOPES},
+        errors=(400, 404),
+        tag="sessions",
+        extra={"x-envelope": {"anyOf": [_ref("EventEnvelope"), _ref("StateEnvelope")]}},
+    ),
+    ("GET", "/v1/sessions/{session_id}/ws"): Operation(
+        "The session over a WebSocket",
+        "An upgrade. The server sends envelopes as text frames (after `after`); the client "
+        'may send `{"op": "prompt", "text"}`, `{"op": "permission", "request_id", '
+        '"option_id"}` or `{"op": "cancel"}`, each answered with `{"reply": op, "ok", '
+        '"error"?}`. Refused (1008) before it is accepted for a wrong token, Origin or '
+        "session; closed with 1001 at shutdown, 1009 for a message over 64 MiB.",
+        params=(_SESSION, _AFTER),
+        status=101,
+        errors=(404,),
+        tag="sessions",
     ),
     ("GET", "/v1/saved-sessions"): Operation(
         "List saved sessions",
@@ -275,6 +428,7 @@ _NAMED = (
     Health,
     Ready,
     EventEnvelope,
+    StateEnvelope,
     EventEnvelopes,
     ProgressEnvelope,
     ProgressEnvelopes,
@@ -349,7 +503,7 @@ def _operation(method: str, path: str, op: Operation) -> dict[str, Any]:
     if op.body is not None:
         described["requestBody"] = {"required": True, "content": _content(op.body)}
     responses: dict[str, Any] = {}
-    ok: dict[str, Any] = {"description": "OK"}
+    ok: dict[str, Any] = {"description": "Switching protocols" if op.status == 101 else "OK"}
     if op.response is not None:
         ok["content"] = _content(op.response)
     responses[str(op.status)] = ok

@@ -1,17 +1,624 @@
-"""The live sessions of the server (`SessionManager`)."""
+"""The server's sessions (`SessionManager`): each one an agent process, its log, its streams.
+
+A session belongs to the server, not to a connection: clients come and go (SSE,
+WebSocket, plain HTTP) and the session's agent runs on. Its agent stops when the session
+is deleted, when it has been idle for ``idle_timeout`` (status ``stopped``), or when the
+server shuts down; a prompt continues a stopped session (``session/load``).
+
+Each session runs in one task (`SessionManager._run_agent`) that owns its `AcpClient`
+(one agent process per session) and a task group for its turn and for the events that
+come between turns. Every event is masked, put in an envelope with the next seq, appended
+to the log and only then offered to subscribers (`EventStream`).
+
+Permission requests: with the preset ``ask`` a request goes to the session's subscribers
+(answered over HTTP or WebSocket) and is denied after ``permission_timeout``, at once when
+no client is subscribed, or when the last one leaves. Any other preset answers by itself.
+"""
 
 from __future__ import annotations
 
-from gemwire.server.config import ServerConfig
+import logging
+import secrets
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any, Self
 
-__all__ = ("SessionManager",)
+import anyio
+import msgspec
+from anyio.abc import TaskGroup
+
+from gemwire._normalize.masking import Masker
+from gemwire._normalize.notices import notice
+from gemwire.errors import AgentRequestFailed, GemwireError, RunFailed
+from gemwire.events import (
+    Event,
+    PermissionRequested,
+    PermissionResolved,
+    SessionUpdated,
+    TokenUsage,
+    TurnCompleted,
+    UserMessage,
+)
+from gemwire.runners.acp import (
+    AcpClient,
+    AcpSession,
+    AcpTurn,
+    PermissionRequest,
+    choose_option,
+    permission_preset,
+)
+from gemwire.server.agents import AgentLauncher
+from gemwire.server.config import ServerConfig
+from gemwire.server.envelopes import SessionState, Status, event_envelope, state_envelope
+from gemwire.server.responses import ApiError, BadRequest, Conflict, LimitReached, NotFound
+from gemwire.server.store import SESSION_ID, EventLog, SessionRecord, SessionStore
+from gemwire.server.streams import EventStream, Subscription
+from gemwire.wire import acp
+
+__all__ = ("PERMISSIONS", "LiveSession", "SessionManager", "SessionView")
+
+logger = logging.getLogger("gemwire.server")
+
+PERMISSIONS = ("ask", "deny", "reads", "edits", "all")
+_TITLE_CHARS = 80
+STREAM_END_GRACE = 5.0
+"""Seconds streams have at shutdown to send what is logged and end."""
+
+
+class SessionView(msgspec.Struct, frozen=True, kw_only=True):
+    """A session as the API shows it."""
+
+    id: str
+    agent: str
+    cwd: str
+    agent_session_id: str | None
+    status: Status
+    created: str
+    title: str | None
+    last_seq: int
+    modes: list[dict[str, Any]] | None
+    current_mode: str | None
+    models: list[dict[str, Any]] | None
+    config_options: list[dict[str, Any]] | None
+    commands: list[dict[str, Any]] | None
+    usage: TokenUsage | None
+    pending_permissions: list[PermissionRequested]
+
+
+class _Pending:
+    """A permission request waiting for a client's answer."""
+
+    def __init__(self, request: PermissionRequest) -> None:
+        self.request = request
+        self.answered = anyio.Event()
+        self.option_id: str | None = None
+        self.by_client = False
+
+
+class LiveSession:
+    """One server session: its record, log and stream, and its agent while it runs."""
+
+    def __init__(self, config: ServerConfig, record: SessionRecord, log: EventLog) -> None:
+        self.config = config
+        self.record = record
+        self.log = log
+        self.stream = EventStream(log)
+        self.status: Status = "closed" if record.closed else "stopped"
+        self.client: AcpClient | None = None
+        self.acp: AcpSession | None = None
+        self.busy = False
+        """A turn runs, or a prompt is starting one."""
+        self.stop_reason: str | None = None
+        self.agent_done = anyio.Event()
+        self.agent_done.set()
+        self.turn_done = anyio.Event()
+        self.turn_done.set()
+        self.pending: dict[str, _Pending] = {}
+        self.requested: dict[str, PermissionRequested] = {}
+        self.commands: list[dict[str, Any]] | None = None
+        self.usage: TokenUsage | None = None
+        self.tg: TaskGroup | None = None
+        self._wake = anyio.Event()
+        self._masker = Masker([config.token])
+        self._idle_scope: anyio.CancelScope | None = None
+        self.on_unsubscribe: Callable[[], None] = lambda: None
+        """Called when a subscriber leaves (the manager waits for them at shutdown)."""
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    @property
+    def live(self) -> bool:
+        """The agent runs (or is starting)."""
+        return not self.agent_done.is_set()
+
+    @property
+    def last_seq(self) -> int:
+        return self.log.last_seq
+
+    @property
+    def agent_name(self) -> str:
+        """The ``agent`` of events the server itself makes for this session."""
+        return self.client.agent if self.client is not None else f"server:{self.record.agent}"
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    # Publishing ----------------------------------------------------------------------
+
+    def publish_event(self, event: Event) -> None:
+        if event.replay is True:
+            return  # a loaded session's history: already in the log
+        event = self._masker.event(event)
+        if isinstance(event, PermissionRequested):
+            self.requested[event.request_id] = event
+        elif isinstance(event, PermissionResolved):
+            self.requested.pop(event.request_id, None)
+        elif isinstance(event, TurnCompleted) and event.usage is not None:
+            self.usage = event.usage
+        elif isinstance(event, UserMessage) and self.record.title is None:
+            self.record.title = event.text[:_TITLE_CHARS]
+        elif isinstance(event, SessionUpdated):
+            self._session_updated(event)
+        seq = self.log.last_seq + 1
+        self._append(seq, event_envelope(seq, event))
+
+    def publish_state(self, status: Status, detail: str | None = None) -> None:
+        self.status = status
+        seq = self.log.last_seq + 1
+        self._append(seq, state_envelope(seq, SessionState(status=status, detail=detail)))
+
+    def notice(self, message: str) -> None:
+        session_id = self.acp.session_id if self.acp is not None else None
+        self.publish_event(notice(self.agent_name, session_id, message))
+
+    def _append(self, seq: int, envelope: bytes) -> None:
+        self.log.append(seq, envelope)
+        self.stream.publish(seq, envelope)
+
+    def _session_updated(self, event: SessionUpdated) -> None:
+        data = event.data
+        if event.update == "available_commands_update":
+            commands = data.get("availableCommands")
+            self.commands = commands if isinstance(commands, list) else None
+        elif event.update == "session_info_update" and isinstance(data.get("title"), str):
+            self.record.title = data["title"]
+
+    # Subscribers and permissions --------------------------------------------------
+
+    def subscribe(self, after: int) -> Subscription:
+        return self.stream.subscribe(after)
+
+    def unsubscribe(self, subscription: Subscription) -> None:
+        self.stream.unsubscribe(subscription)
+        self.on_unsubscribe()
+        if not self.stream.subscribers:
+            for pending in self.pending.values():  # nobody left to answer
+                pending.answered.set()
+
+    async def answer_permission(self, request: PermissionRequest) -> str | None:
+        """The `PermissionHandler` of this session's client."""
+        preset = self.record.permissions
+        if preset != "ask":
+            return await permission_preset(preset)(request)  # type: ignore[arg-type]
+        deny = choose_option(request.options, allow=False)
+        if not self.stream.subscribers:
+            return deny
+        pending = self.pending[request.request_id] = _Pending(request)
+        try:
+            with anyio.move_on_after(self.config.permission_timeout) as waited:
+                await pending.answered.wait()
+        finally:
+            del self.pending[request.request_id]
+        if waited.cancelled_caught:
+            timeout = self.config.permission_timeout
+            message = (
+                f"no client answered permission request {request.request_id} "
+                f"within {timeout:g} s: denied"
+            )
+            self.notice(message)
+            return deny
+        return pending.option_id if pending.by_client else deny
+
+    def resolve(self, request_id: str, option_id: str | None) -> None:
+        """A client's answer; `NotFound`, `Conflict`, `BadRequest` as the API says."""
+        pending = self.pending.get(request_id)
+        if pending is None:
+            raise NotFound(f"no permission request {request_id!r} waits in session {self.id}")
+        if pending.answered.is_set():
+            raise Conflict(f"permission request {request_id!r} is already answered")
+        offered = [o.option_id for o in pending.request.options]
+        if option_id is not None and option_id not in offered:
+            raise BadRequest(f"{option_id!r} was not offered; one of {offered} or null")
+        pending.option_id = option_id
+        pending.by_client = True
+        pending.answered.set()
+
+    # The view --------------------------------------------------------------------------
+
+    def view(self) -> SessionView:
+        acp_session = self.acp if self.live else None
+        modes = models = config_options = None
+        current_mode = None
+        if acp_session is not None:
+            if acp_session.modes is not None:
+                modes = msgspec.to_builtins(acp_session.modes.available_modes)
+                current_mode = acp_session.modes.current_mode_id
+            if acp_session.models is not None:
+                models = msgspec.to_builtins(acp_session.models.available_models)
+            config_options = acp_session.config_options
+        return SessionView(
+            id=self.id,
+            agent=self.record.agent,
+            cwd=self.record.cwd,
+            agent_session_id=self.record.agent_session_id,
+            status=self.status,
+            created=self.record.created,
+            title=self.record.title,
+            last_seq=self.last_seq,
+            modes=modes,
+            current_mode=current_mode,
+            models=models,
+            config_options=config_options,
+            commands=self.commands,
+            usage=self.usage,
+            pending_permissions=list(self.requested.values()),
+        )
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _agent_failure(exc: BaseException) -> ApiError:
+    """An agent that could not start, load or answer, as the API's error."""
+    if isinstance(exc, ApiError):
+        return exc
+    kind = exc.kind if isinstance(exc, RunFailed) else "agent"
+    return ApiError(f"the agent failed: {exc}", status=502, kind=kind)
 
 
 class SessionManager:
-    """Owns every session of the server, live or stopped."""
+    """Every session of the server, live, stopped or closed; use with ``async with``
+    (the app's lifespan), which loads the sessions in the state folder and, on leaving,
+    stops every agent (`drain`)."""
 
-    def __init__(self, config: ServerConfig) -> None:
+    def __init__(self, config: ServerConfig, launcher: AgentLauncher) -> None:
         self.config = config
+        self.launcher = launcher
+        self.store = SessionStore(config.state_dir)
+        self.sessions: dict[str, LiveSession] = {}
+        self._starting = 0
+        self._draining = False
+        self._unsubscribed = anyio.Event()
+
+    async def __aenter__(self) -> Self:
+        self.store.create()
+        for record in self.store.records():
+            if isinstance(record, str):
+                logger.warning("skipped a saved session: %s", record)
+                continue
+            session = self._session(record)
+            self.sessions[record.id] = session
+            if session.log.torn:
+                session.notice(
+                    "the end of this session's log was torn (the server stopped "
+                    "while writing it): that line was dropped"
+                )
+        self._tg = await anyio.create_task_group().__aenter__()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        with anyio.CancelScope(shield=True):
+            await self.drain()
+        self._tg.cancel_scope.cancel()
+        await self._tg.__aexit__(None, None, None)
+
+    def _session(self, record: SessionRecord) -> LiveSession:
+        session = LiveSession(self.config, record, self.store.log(record.id))
+        session.on_unsubscribe = lambda: self._unsubscribed.set()
+        return session
+
+    # Lookups -------------------------------------------------------------------------
+
+    def get(self, session_id: str) -> LiveSession:
+        session = self.sessions.get(session_id) if SESSION_ID.match(session_id) else None
+        if session is None:
+            raise NotFound(f"no session {session_id!r}")
+        return session
+
+    def views(self) -> list[SessionView]:
+        return [session.view() for session in self.sessions.values()]
+
+    # Starting and stopping agents --------------------------------------------------
+
+    def _check_capacity(self) -> None:
+        if self._draining:
+            raise ApiError("the server is shutting down", status=503, kind="limit")
+        live = sum(1 for s in self.sessions.values() if s.live) + self._starting
+        if live >= self.config.max_sessions:
+            raise LimitReached(
+                f"{live} sessions run (--max-sessions {self.config.max_sessions}): "
+                "delete one, or wait for one to go idle"
+            )
+
+    async def create(
+        self,
+        agent: str,
+        cwd: str,
+        *,
+        permissions: str = "ask",
+        model: str | None = None,
+        mode: str | None = None,
+    ) -> LiveSession:
+        """A new session of ``agent`` in ``cwd`` (already confined), its agent started."""
+        self.launcher.options(agent, cwd)  # an unknown agent is a 404 before anything
+        self._check_capacity()
+        session_id = f"s_{secrets.token_hex(8)}"
+        record = SessionRecord(
+            id=session_id, agent=agent, cwd=cwd, created=_now(), permissions=permissions
+        )
+        self.store.save(record)
+        session = self._session(record)
+        try:
+            await self._start(session, load=False)
+            if model is not None:
+                await self.set_model(session, model)
+            if mode is not None:
+                await self.set_mode(session, mode)
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await self._stop(session, "the session could not be set up")
+            session.log.close()
+            self.store.remove(session_id)
+            raise
+        self.sessions[session_id] = session
+        return session
+
+    async def _start(self, session: LiveSession, *, load: bool) -> None:
+        """Start the session's agent (``load``: continue the agent's session); returns
+        once the session is ready, raising what kept it from starting."""
+        self._check_capacity()
+        self._starting += 1
+        try:
+            session.stop_reason = None
+            session.agent_done = anyio.Event()
+            session.stream.reopen()
+            session.publish_state("starting")
+            started = anyio.Event()
+            failure: list[BaseException] = []
+            self._tg.start_soon(self._run_agent, session, load, started, failure)
+            await started.wait()
+        finally:
+            self._starting -= 1
+        if failure:
+            raise _agent_failure(failure[0]) from failure[0]
+
+    async def _run_agent(
+        self,
+        session: LiveSession,
+        load: bool,
+        started: anyio.Event,
+        failure: list[BaseException],
+    ) -> None:
+        record = session.record
+        detail = "the agent exited"
+        try:
+            options = self.launcher.options(record.agent, record.cwd)
+            channel = self.launcher.channel(options)
+            async with (
+                AcpClient(
+                    options, channel=channel, permission_handler=session.answer_permission
+                ) as client,
+                anyio.create_task_group() as tg,
+            ):
+                session.client, session.tg = client, tg
+                if load and record.agent_session_id is not None:
+                    acp_session = await client.load_session(record.agent_session_id, cwd=record.cwd)
+                else:
+                    acp_session = await client.new_session(cwd=record.cwd)
+                session.acp = acp_session
+                record.agent_session_id = acp_session.session_id
+                self.store.save(record)
+                for event in client.take_events():
+                    session.publish_event(event)
+                session.publish_state("idle")
+                started.set()
+                tg.start_soon(self._watch_exit, session, client)
+                self._start_between_turns(session, tg)
+                detail = await self._serve(session)
+                if session.busy:  # a turn runs: it ends with its turn_completed first
+                    await acp_session.cancel()
+                    await session.turn_done.wait()
+                tg.cancel_scope.cancel()
+        except Exception as exc:  # noqa: BLE001 - the agent's failure, said to the client
+            if not started.is_set():
+                failure.append(exc)
+            else:
+                detail = f"the agent failed: {exc}"
+                logger.warning("session %s: %s", record.id, detail)
+        finally:
+            session.client = None
+            session.tg = None
+            session.busy = False
+            session.turn_done.set()
+            if session.stop_reason == "closed":
+                session.publish_state("closed")
+            else:
+                session.publish_state("stopped", session.stop_reason or detail)
+            session.log.close()
+            session.agent_done.set()
+            started.set()
+
+    async def _watch_exit(self, session: LiveSession, client: AcpClient) -> None:
+        await client.wait_exited()
+        session.wake()
+
+    async def _serve(self, session: LiveSession) -> str:
+        """Run the session until it is stopped, idle too long, or its agent exits; why."""
+        idle = self.config.idle_timeout
+        assert session.client is not None
+        while True:
+            session._wake = anyio.Event()
+            if session.stop_reason is not None:
+                return session.stop_reason
+            if not session.client.running:
+                return "the agent exited"
+            with anyio.move_on_after(float("inf") if session.busy else idle) as waited:
+                await session._wake.wait()
+            if waited.cancelled_caught:
+                return "idle timeout"
+
+    def _start_between_turns(self, session: LiveSession, tg: TaskGroup) -> None:
+        # The scope is made here, not in the task: a prompt that comes before the task
+        # runs must still be able to cancel it.
+        scope = session._idle_scope = anyio.CancelScope()
+        tg.start_soon(self._between_turns, session, scope)
+
+    async def _between_turns(self, session: LiveSession, scope: anyio.CancelScope) -> None:
+        """Publish what the agent sends while no turn runs (mode changes, commands)."""
+        acp_session = session.acp
+        assert acp_session is not None
+        with scope:
+            while True:
+                # The session's own queue: events no turn reads (AcpSession.take_events
+                # has no way to wait for them).
+                session.publish_event(await acp_session.queue.get())
+
+    async def _stop(self, session: LiveSession, reason: str) -> None:
+        """Stop the session's agent (its turn first) and wait until it has."""
+        if session.live:
+            session.stop_reason = reason
+            session.wake()
+            await session.agent_done.wait()
+
+    # Turns ---------------------------------------------------------------------------
+
+    async def prompt(self, session: LiveSession, prompt: str | Sequence[acp.ContentBlock]) -> int:
+        """Start a turn; the seq after which its events come. A stopped session is
+        continued first."""
+        if session.status == "closed":
+            raise Conflict(f"session {session.id} is closed")
+        if session.busy:
+            raise Conflict(f"a turn is running in session {session.id}")
+        session.busy = True
+        try:
+            if not session.live:
+                await self._continue(session)
+            assert session.acp is not None
+            assert session.tg is not None
+            try:
+                turn = session.acp.prompt(prompt)
+            except AgentRequestFailed as exc:
+                raise BadRequest(str(exc)) from exc
+        except BaseException:
+            session.busy = False
+            raise
+        after = session.last_seq
+        if session._idle_scope is not None:
+            session._idle_scope.cancel()
+        session.turn_done = anyio.Event()
+        session.publish_state("running")
+        session.tg.start_soon(self._run_turn, session, turn)
+        session.wake()
+        return after
+
+    async def _continue(self, session: LiveSession) -> None:
+        if session.record.agent_session_id is None:
+            raise Conflict(f"session {session.id} never started: nothing to continue")
+        await self._start(session, load=True)
+
+    async def _run_turn(self, session: LiveSession, turn: AcpTurn) -> None:
+        try:
+            async with turn:
+                async for event in turn:
+                    session.publish_event(event)
+        except GemwireError as exc:
+            session.notice(f"the turn could not run: {exc}")
+        finally:
+            session.busy = False
+            if session.live and session.stop_reason is None:
+                session.publish_state("idle")
+            self.store.save(session.record)  # its title, once there is one
+            session.turn_done.set()
+            if session.tg is not None and session.stop_reason is None:
+                self._start_between_turns(session, session.tg)
+            session.wake()
+
+    async def cancel(self, session: LiveSession) -> None:
+        if not session.busy or session.acp is None:
+            raise Conflict(f"no turn runs in session {session.id}")
+        await session.acp.cancel()
+
+    # Settings ------------------------------------------------------------------------
+
+    async def _ready(self, session: LiveSession) -> AcpSession:
+        if session.status == "closed":
+            raise Conflict(f"session {session.id} is closed")
+        if not session.live:
+            await self._continue(session)
+        assert session.acp is not None
+        return session.acp
+
+    async def set_mode(self, session: LiveSession, mode_id: str) -> None:
+        acp_session = await self._ready(session)
+        offered = [m.id for m in acp_session.modes.available_modes] if acp_session.modes else []
+        if mode_id not in offered:
+            raise BadRequest(f"the agent offers no mode {mode_id!r}; its modes: {offered}")
+        await self._call(session, acp_session.set_mode(mode_id))
+
+    async def set_model(self, session: LiveSession, model_id: str) -> None:
+        acp_session = await self._ready(session)
+        if acp_session.models is not None:
+            offered = [m.model_id for m in acp_session.models.available_models]
+            if model_id not in offered:
+                raise BadRequest(f"the agent offers no model {model_id!r}; its models: {offered}")
+        await self._call(session, acp_session.set_model(model_id))
+
+    async def set_config(self, session: LiveSession, config_id: str, value: Any) -> None:
+        acp_session = await self._ready(session)
+        offered = [str(o.get("id")) for o in acp_session.config_options or []]
+        if config_id not in offered:
+            raise BadRequest(f"the agent offers no option {config_id!r}; its options: {offered}")
+        await self._call(session, acp_session.set_config_option(config_id, value))
+
+    async def _call(self, session: LiveSession, call: Any) -> None:
+        try:
+            await call
+        except AgentRequestFailed as exc:
+            raise BadRequest(f"the agent refused: {exc}") from exc
+        except RunFailed as exc:
+            raise _agent_failure(exc) from exc
+
+    # Closing -------------------------------------------------------------------------
+
+    async def close(self, session: LiveSession) -> None:
+        """Stop the agent for good; the log stays (status ``closed``)."""
+        if session.status == "closed":
+            return
+        if session.live:
+            await self._stop(session, "closed")
+        else:
+            session.publish_state("closed")
+            session.log.close()
+        session.record.closed = True
+        self.store.save(session.record)
+        session.stream.close()
 
     async def drain(self) -> None:
-        """End every turn, stream and agent (shutdown)."""
+        """Shutdown: every turn ends (``turn_completed``), every agent stops, every
+        stream ends once it has sent what is logged."""
+        self._draining = True
+        async with anyio.create_task_group() as tg:
+            for session in list(self.sessions.values()):
+                tg.start_soon(self._stop, session, "server shutdown")
+        for session in self.sessions.values():
+            session.stream.close()
+            session.log.close()
+        # Let each stream send what is left and end (WebSockets close with 1001) before
+        # the server closes the connections under them.
+        with anyio.move_on_after(STREAM_END_GRACE):
+            while any(session.stream.subscribers for session in self.sessions.values()):
+                self._unsubscribed = anyio.Event()
+                await self._unsubscribed.wait()

@@ -92,6 +92,10 @@ def test_each_operation_has_its_statuses_and_security() -> None:
     assert paths["/v1/batches/{batch_id}/events"]["get"]["x-envelope"] == {
         "$ref": "#/components/schemas/ProgressEnvelope"
     }
+    assert sorted(paths["/v1/sessions/{session_id}/ws"]["get"]["responses"]) == [
+        "101", "401", "403", "404",
+    ]  # fmt: skip
+    assert sorted(paths["/v1/sessions/{session_id}"]) == ["delete", "get"]
     params = paths["/v1/saved-sessions/{agent}/{session_id}"]["get"]["parameters"]
     assert [(p["name"], p["in"], p["required"]) for p in params] == [
         ("agent", "path", True),

@@ -1,0 +1,60 @@
+"""The envelope every session event travels in: ``{"seq": N, "event": ...}``.
+
+``seq`` counts from 1 per server session, never reused (also across restarts: it is in
+the log). Server state the event vocabulary lacks goes in an envelope of its own kind,
+``{"seq": N, "state": {"status": ...}}``; clients skip kinds they do not know.
+
+    >>> from gemwire.events import MessageDelta
+    >>> event_envelope(3, MessageDelta(agent="acp:x", text="hi"))
+    b'{"seq":3,"event":{"type":"message_delta","agent":"acp:x","session_id":null,"text":"hi"}}'
+    >>> state_envelope(4, SessionState(status="idle"))
+    b'{"seq":4,"state":{"status":"idle"}}'
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from gemwire.events import Event
+
+__all__ = (
+    "EventEnvelope",
+    "SessionState",
+    "StateEnvelope",
+    "Status",
+    "event_envelope",
+    "state_envelope",
+)
+
+Status = Literal["starting", "idle", "running", "stopped", "closed"]
+"""``starting``: the agent is being started (or a stopped session continued); ``idle``:
+ready for a prompt; ``running``: a turn runs; ``stopped``: no agent (idle timeout, a
+restarted server, a crash: a prompt continues it); ``closed``: deleted, the log stays."""
+
+_encoder = msgspec.json.Encoder()
+
+
+class SessionState(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+    status: Status
+    detail: str | None = None
+    """Why, for ``stopped``: ``idle timeout``, ``the agent exited``, ``server shutdown``."""
+
+
+class EventEnvelope(msgspec.Struct, frozen=True, kw_only=True):
+    seq: int
+    event: Event
+
+
+class StateEnvelope(msgspec.Struct, frozen=True, kw_only=True):
+    seq: int
+    state: SessionState
+
+
+def event_envelope(seq: int, event: Event) -> bytes:
+    return b'{"seq":%d,"event":%b}' % (seq, _encoder.encode(event))
+
+
+def state_envelope(seq: int, state: SessionState) -> bytes:
+    return b'{"seq":%d,"state":%b}' % (seq, _encoder.encode(state))

@@ -1,0 +1,111 @@
+"""A session's envelopes to its subscribers (SSE, WebSocket), live and from the log.
+
+Every envelope is in the log (`EventLog`) before any subscriber sees it. A subscriber
+registers first, then reads the log from its ``after``, then takes what was published
+meanwhile, skipping seqs it already sent: no gap, no duplicate. Each subscriber buffers at
+most `SUBSCRIBER_BUFFER` envelopes; one that falls further behind (a slow or stalled
+client) drops its buffer and reads on from the log when it catches up. So a client that
+never reads costs a bounded buffer, never growing memory, and never holds the agent back.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import anyio
+
+from gemwire.server.store import EventLog
+
+__all__ = ("LOG_BATCH", "SUBSCRIBER_BUFFER", "EventStream", "Subscription")
+
+SUBSCRIBER_BUFFER = 1024
+"""Envelopes buffered per subscriber; beyond, it reads from the log instead."""
+LOG_BATCH = 1000
+"""Envelopes read from the log at a time."""
+
+Item = tuple[int, bytes]
+
+
+class Subscription:
+    """One subscriber: `next_batch` gives envelopes in seq order, exactly once each."""
+
+    def __init__(self, stream: EventStream, after: int) -> None:
+        self._stream = stream
+        self.last = after
+        """The seq of the last envelope given."""
+        self._buffer: deque[Item] = deque()
+        self._from_log = True
+        self._changed = anyio.Event()
+
+    @property
+    def buffered(self) -> int:
+        return len(self._buffer)
+
+    def offer(self, item: Item) -> None:
+        if self._from_log:
+            pass  # it will be read from the log
+        elif len(self._buffer) >= SUBSCRIBER_BUFFER:
+            self._buffer.clear()
+            self._from_log = True
+        else:
+            self._buffer.append(item)
+        self._changed.set()
+
+    def wake(self) -> None:
+        self._changed.set()
+
+    async def next_batch(self) -> list[Item]:
+        """The next envelopes; ``[]`` once the stream is closed and all were given.
+        Safe to cancel (nothing is taken until it returns)."""
+        while True:
+            self._changed = anyio.Event()
+            if self._from_log:
+                self._from_log = False
+                self._buffer.clear()
+                items = self._stream.log.read(self.last, LOG_BATCH)
+                if len(items) == LOG_BATCH:
+                    self._from_log = True  # more to read there
+            else:
+                items = [item for item in self._buffer if item[0] > self.last]
+                self._buffer.clear()
+            if items:
+                self.last = items[-1][0]
+                return items
+            if self._stream.closed and not self._from_log:
+                return []
+            await self._changed.wait()
+
+
+class EventStream:
+    """The subscribers of one session; `publish` after the envelope is logged."""
+
+    def __init__(self, log: EventLog) -> None:
+        self.log = log
+        self.closed = False
+        self._subscribers: set[Subscription] = set()
+
+    @property
+    def subscribers(self) -> int:
+        return len(self._subscribers)
+
+    def subscribe(self, after: int) -> Subscription:
+        """A subscriber from seq ``after`` on; `unsubscribe` it when done."""
+        subscription = Subscription(self, after)
+        self._subscribers.add(subscription)
+        return subscription
+
+    def unsubscribe(self, subscription: Subscription) -> None:
+        self._subscribers.discard(subscription)
+
+    def publish(self, seq: int, envelope: bytes) -> None:
+        for subscription in self._subscribers:
+            subscription.offer((seq, envelope))
+
+    def close(self) -> None:
+        """End every subscription once it has given what is logged."""
+        self.closed = True
+        for subscription in self._subscribers:
+            subscription.wake()
+
+    def reopen(self) -> None:
+        self.closed = False
