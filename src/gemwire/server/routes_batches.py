@@ -256,8 +256,10 @@ def _after(request: Request) -> int:
 
 def _limit(request: Request) -> int:
     raw = request.query_params.get("limit") or str(DEFAULT_EVENTS_LIMIT)
-    if not (raw.isascii() and raw.isdigit() and 0 < int(raw[:7]) <= DEFAULT_EVENTS_LIMIT):
-        raise BadRequest(f"limit must be 1 to {DEFAULT_EVENTS_LIMIT}")
+    if not (
+        raw.isascii() and raw.isdigit() and len(raw) <= 4 and 0 < int(raw) <= DEFAULT_EVENTS_LIMIT
+    ):
+        raise BadRequest(f"limit must be 1 to {DEFAULT_EVENTS_LIMIT}, not {raw[:40]!r}")
     return int(raw)
 
 

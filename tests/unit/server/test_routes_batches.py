@@ -188,11 +188,18 @@ async def test_a_batch_runs_and_its_progress_streams(
         "GET", f"/v1/batches/{batch_id}/events?after=6", headers={"Accept": "application/json"}
     )
     assert as_json.json() == {"events": envelopes[6:], "last_seq": 8}
-    bad = await server.request("GET", f"/v1/batches/{batch_id}/events?after=-1")
-    assert (bad.status_code, bad.json()) == (
-        400,
-        error("bad_request", "after must be a sequence number, not '-1'"),
-    )
+    for query, message in (
+        ("after=-1", "after must be a sequence number, not '-1'"),
+        ("after=" + "9" * 5000, "after must be a sequence number, not '" + "9" * 40 + "'"),
+        ("limit=0", "limit must be 1 to 1000, not '0'"),
+        ("limit=" + "9" * 5000, "limit must be 1 to 1000, not '" + "9" * 40 + "'"),
+    ):
+        bad = await server.request(
+            "GET", f"/v1/batches/{batch_id}/events?{query}", headers={"Accept": "application/json"}
+        )
+        assert (bad.status_code, bad.json()) == (400, error("bad_request", message)), query
+        bad = await server.request("GET", f"/v1/batches/{batch_id}/tasks/t1/events?{query}")
+        assert (bad.status_code, bad.json()) == (400, error("bad_request", message)), query
 
 
 async def test_a_running_batch_counts_running_and_pending(
