@@ -206,10 +206,11 @@ MODES = [{"id": "default", "name": "Default"}, {"id": "yolo", "name": "YOLO"}]
 class ScriptedLauncher:
     """Agents named ``scripted``: a `LoadingAgent` per channel, run in ``tg``."""
 
-    def __init__(self, tg: TaskGroup, on_prompt: Prompt | None = None) -> None:
+    def __init__(self, tg: TaskGroup, on_prompt: Prompt | None = None, loads: bool = True) -> None:
         self.tg = tg
         self.on_prompt = on_prompt
-        self.started: list[LoadingAgent] = []
+        self.loads = loads
+        self.started: list[ScriptedAgent] = []
 
     def agents(self) -> list[AgentEntry]:
         return [
@@ -225,7 +226,8 @@ class ScriptedLauncher:
 
     def channel(self, options: AcpOptions) -> AgentChannel:
         client_end, agent_end = memory_channel_pair()
-        agent = LoadingAgent(agent_end, name="scripted")
+        kind = LoadingAgent if self.loads else ScriptedAgent
+        agent = kind(agent_end, name="scripted")
         if self.on_prompt is not None:
             agent.on_prompt = self.on_prompt
         self.started.append(agent)
@@ -235,12 +237,17 @@ class ScriptedLauncher:
 
 @asynccontextmanager
 async def scripted_server(
-    root: str, state_dir: str, on_prompt: Prompt | None = None, **changes: Any
+    root: str,
+    state_dir: str,
+    on_prompt: Prompt | None = None,
+    *,
+    loads: bool = True,
+    **changes: Any,
 ) -> AsyncIterator[tuple[Served, ScriptedLauncher]]:
     """A server of scripted agents (see `ScriptedLauncher`), within 30 s."""
     with anyio.fail_after(30):
         async with anyio.create_task_group() as tg:
-            launcher = ScriptedLauncher(tg, on_prompt)
+            launcher = ScriptedLauncher(tg, on_prompt, loads)
             app = create_app(make_config(root, state_dir, **changes), launcher=launcher)
             async with served(app) as server:
                 yield server, launcher

@@ -249,5 +249,16 @@ async def second_server(server: Server, sid: str, last_seq: int) -> None:
         assert prompted.status_code == 202, prompted.text
         done = (await stream.until(event("turn_completed")))["event"]
     assert (done["ok"], done["answer"]) == (True, "Back again.")
+    # A WebSocket message over the stdio line cap (64 MiB) closes the socket with 1009.
+    code = None
+    ws: AsyncWebSocketSession
+    async with aconnect_ws(f"{server.base}/v1/sessions/{sid}/ws", server.http) as ws:
+        await ws.send_text("x" * (64 * 1024 * 1024 + 1))
+        try:
+            while True:
+                await ws.receive_text()
+        except WebSocketDisconnect as exc:
+            code = exc.code
+    assert code == 1009
     assert stream.ids == list(range(last_seq + 1, stream.ids[-1] + 1))
     assert not any(e.get("event", {}).get("replay") for e in stream.envelopes)

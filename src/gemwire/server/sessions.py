@@ -415,6 +415,11 @@ class SessionManager:
             ):
                 session.client, session.tg = client, tg
                 if load and record.agent_session_id is not None:
+                    if not client.agent_capabilities.load_session:
+                        raise Conflict(
+                            f"{client.agent} cannot load sessions (no loadSession): "
+                            f"session {record.id} cannot be continued"
+                        )
                     acp_session = await client.load_session(record.agent_session_id, cwd=record.cwd)
                 else:
                     acp_session = await client.new_session(cwd=record.cwd)
@@ -435,6 +440,7 @@ class SessionManager:
         except Exception as exc:  # noqa: BLE001 - the agent's failure, said to the client
             if not started.is_set():
                 failure.append(exc)
+                detail = str(exc)
             else:
                 detail = f"the agent failed: {exc}"
                 logger.warning("session %s: %s", record.id, detail)

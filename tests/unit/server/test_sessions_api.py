@@ -549,3 +549,22 @@ async def test_a_torn_log_line_is_dropped_with_a_notice_on_restart(dirs: tuple[s
         "that line was dropped"
     )
     assert envelopes[-1]["event"]["agent"] == "server:scripted"
+
+
+async def test_a_stopped_session_of_an_agent_that_cannot_load_is_409(
+    dirs: tuple[str, str],
+) -> None:
+    async with scripted_server(*dirs, loads=False, idle_timeout=0.05) as (server, _):
+        sid = await new_session(server)
+        await wait_logged(server, sid, "state:stopped")
+        response = await server.request("POST", f"/v1/sessions/{sid}/prompt", json={"text": "hi"})
+        assert response.status_code == 409
+        assert response.json()["error"]["message"] == (
+            f"acp:scripted cannot load sessions (no loadSession): session {sid} cannot be continued"
+        )
+        envelopes = await logged(server, sid)
+        view = (await server.request("GET", f"/v1/sessions/{sid}")).json()
+    assert kinds(envelopes)[-2:] == ["state:starting", "state:stopped"]
+    assert view["status"] == "stopped"
+    again = [e for e in envelopes if e.get("state", {}).get("status") == "stopped"]
+    assert again[-1]["state"]["detail"].startswith("acp:scripted cannot load sessions")
