@@ -207,6 +207,25 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
         "This document",
         response={"application/json": {"type": "object"}},
     ),
+    ("GET", "/"): Operation(
+        "The web page (docs/web.md)",
+        "`/?token=T` sets the `gemwire_token` cookie (HttpOnly, SameSite=Strict) and redirects "
+        "(303) to `/`. Served with a strict Content-Security-Policy (`default-src 'self'`).",
+        params=(Param("token", "The server's token, once: it becomes the cookie."),),
+        response={"text/html": {"type": "string"}},
+        errors=(401,),
+        tag="page",
+    ),
+    ("GET", "/static/{name}"): Operation(
+        "A file of the web page (its ES modules, stylesheet and icon)",
+        params=(Param("name", "The file's path under the page's folder.", where="path"),),
+        response={"text/javascript": {"type": "string"}, "text/css": {"type": "string"}},
+        errors=(401, 404),
+        tag="page",
+    ),
+    ("GET", "/favicon.ico"): Operation(
+        "The page's icon (SVG)", response={"image/svg+xml": {"type": "string"}}, tag="page"
+    ),
     ("GET", "/v1/agents"): Operation(
         "The agents the server runs",
         "Built-in agents (available or not, and why) and each `--agent NAME=COMMAND`.",
