@@ -303,7 +303,10 @@ export class Conversation {
     const parts = [event.ok ? "Done" : "Stopped", event.stop_reason];
     if (event.duration_ms !== null && event.duration_ms !== undefined) parts.push(duration(event.duration_ms));
     const line = h("div", { class: `turn ${event.ok ? "ok" : "failed"}`, text: parts.join(" · ") });
-    if (event.error) line.append(h("div", { class: "error", text: `${event.error.kind}: ${event.error.message}` }));
+    // A cancelled turn says so already; any other error is shown with its kind.
+    if (event.error && event.stop_reason !== "cancelled") {
+      line.append(h("div", { class: "error", text: `${event.error.kind}: ${event.error.message}` }));
+    }
     place.block(line);
     if (place !== this.root) return;
     // Cards still running when the turn ended stopped with it.
