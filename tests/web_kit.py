@@ -128,11 +128,18 @@ def live_server(
 
 
 MODES = [{"id": "default", "name": "Default"}, {"id": "plan", "name": "Plan only"}]
+EFFORT = {
+    "id": "effort",
+    "name": "Effort",
+    "type": "select",
+    "currentValue": "low",
+    "options": [{"value": "low", "name": "Low"}, {"value": "high", "name": "High"}],
+}
 
 
 class WebAgent(ScriptedAgent):
-    """A `ScriptedAgent` with two modes (``session/new`` announces them, ``session/set_mode``
-    switches) whose prompts the test's ``on_prompt`` answers; ``cwd`` is its session's."""
+    """A `ScriptedAgent` with two modes and an ``effort`` config option (``session/new``
+    announces them, ``session/set_mode`` and ``session/set_config_option`` set them) whose prompts the test's ``on_prompt`` answers; ``cwd`` is its session's."""
 
     cwd = ""
 
@@ -143,9 +150,12 @@ class WebAgent(ScriptedAgent):
             number = self.sessions
             self.sessions += 1
             modes = {"currentModeId": "default", "availableModes": MODES}
-            result = {"sessionId": f"agent-{number}", "modes": modes}
+            result = {"sessionId": f"agent-{number}", "modes": modes, "configOptions": [EFFORT]}
         elif method == "session/set_mode":
             result = {}
+        elif method == "session/set_config_option":
+            value = message["params"]["value"]
+            result = {"configOptions": [{**EFFORT, "currentValue": value}]}
         else:
             await super()._answer(message)
             return

@@ -170,6 +170,10 @@ def test_a_conversation_with_a_tool_a_diff_and_a_permission_survives_reloads(
     assert texts(page, "select.mode option") == ["Default", "Plan only"]
     page.get_by_label("Mode").select_option("plan")
     expect(page.get_by_label("Mode")).to_have_value("plan")
+    assert texts(page, "select[aria-label='Effort'] option") == ["Low", "High"]
+    expect(page.get_by_label("Effort")).to_have_value("low")
+    page.get_by_label("Effort").select_option("high")
+    expect(page.get_by_label("Effort")).to_have_value("high")
     send(page, "write notes")
     dialog = page.locator("dialog.permission-dialog")
     expect(dialog).to_be_visible()
@@ -187,6 +191,7 @@ def test_a_conversation_with_a_tool_a_diff_and_a_permission_survives_reloads(
     assert shown(page) == before
     expect(page.get_by_role("button", name="Cancel")).to_be_visible()
     expect(page.get_by_label("Mode")).to_have_value("plan")
+    expect(page.get_by_label("Effort")).to_have_value("high")
     GATE.set()
     expect(page.locator(".turn")).to_have_text(DONE)
     assert texts(page, ".user .text") == ["write notes"]
