@@ -114,4 +114,12 @@ def test_a_batch_starts_moves_fails_by_kind_and_retries(
         # A task's events open in the conversation view.
         page.get_by_role("link", name="t1").click()
         expect(page.locator(".answer .text")).to_have_text(["p1"])
+        # The list shows the batch; its output folder opens (here: the same batch).
+        batch_url = page.url.rsplit("/", 1)[0]
+        page.goto(f"{server.origin}/#/batches")
+        expect(page.locator(".batches li a")).to_have_text([str(root / "out")])
+        page.get_by_label("Output folder to open").fill(str(root / "out"))
+        page.get_by_role("button", name="Open").click()
+        expect(page).to_have_url(batch_url)
+        expect(figure).to_have_text(["3 done", "0 failed", "0 running", "0 pending"])
         assert watched.problems == []

@@ -270,7 +270,9 @@ export class ChatView {
     if (models.length) {
       const ids = models.map((m) => [pick(m, "modelId", "model_id", "id"), m.name || pick(m, "modelId", "model_id", "id")]);
       const current = pick(session, "current_model", "model");
-      const modelSelect = select(ids, current, { "aria-label": "Model", class: "model" });
+      // Which model runs is not always said: then none is shown as chosen.
+      const choicesShown = current === null ? [["", "(the agent's choice)"], ...ids] : ids;
+      const modelSelect = select(choicesShown, current === null ? "" : current, { "aria-label": "Model", class: "model" });
       modelSelect.addEventListener("change", () => this.set("model", { model_id: modelSelect.value }));
       controls.push(h("label", { class: "control" }, "Model ", modelSelect));
     }
