@@ -128,6 +128,7 @@ def live_server(
 
 
 MODES = [{"id": "default", "name": "Default"}, {"id": "plan", "name": "Plan only"}]
+MODELS = [{"modelId": "fast", "name": "Fast"}, {"modelId": "deep", "name": "Deep"}]
 EFFORT = {
     "id": "effort",
     "name": "Effort",
@@ -138,8 +139,9 @@ EFFORT = {
 
 
 class WebAgent(ScriptedAgent):
-    """A `ScriptedAgent` with two modes and an ``effort`` config option (``session/new``
-    announces them, ``session/set_mode`` and ``session/set_config_option`` set them) whose prompts the test's ``on_prompt`` answers; ``cwd`` is its session's."""
+    """A `ScriptedAgent` with two modes, two models and an ``effort`` config option
+    (``session/new`` announces them, ``session/set_mode``, ``session/set_model`` and
+    ``session/set_config_option`` set them) whose prompts the test's ``on_prompt`` answers; ``cwd`` is its session's."""
 
     cwd = ""
 
@@ -150,8 +152,13 @@ class WebAgent(ScriptedAgent):
             number = self.sessions
             self.sessions += 1
             modes = {"currentModeId": "default", "availableModes": MODES}
-            result = {"sessionId": f"agent-{number}", "modes": modes, "configOptions": [EFFORT]}
-        elif method == "session/set_mode":
+            result = {
+                "sessionId": f"agent-{number}",
+                "modes": modes,
+                "models": {"currentModelId": "fast", "availableModels": MODELS},
+                "configOptions": [EFFORT],
+            }
+        elif method in ("session/set_mode", "session/set_model"):
             result = {}
         elif method == "session/set_config_option":
             value = message["params"]["value"]

@@ -168,12 +168,18 @@ def test_a_conversation_with_a_tool_a_diff_and_a_permission_survives_reloads(
     open_page(page, server)
     start(page)
     assert texts(page, "select.mode option") == ["Default", "Plan only"]
-    page.get_by_label("Mode").select_option("plan")
-    expect(page.get_by_label("Mode")).to_have_value("plan")
+    page.get_by_label("Mode", exact=True).select_option("plan")
+    expect(page.get_by_label("Mode", exact=True)).to_have_value("plan")
     assert texts(page, "select[aria-label='Effort'] option") == ["Low", "High"]
     expect(page.get_by_label("Effort")).to_have_value("low")
     page.get_by_label("Effort").select_option("high")
     expect(page.get_by_label("Effort")).to_have_value("high")
+    # The session object names no current model: none is shown as chosen.
+    assert texts(page, "select.model option") == ["(the agent's choice)", "Fast", "Deep"]
+    expect(page.get_by_label("Model")).to_have_value("")
+    with page.expect_response(lambda r: r.url.endswith("/model")) as answered:
+        page.get_by_label("Model").select_option("deep")
+    assert answered.value.status == 200
     send(page, "write notes")
     dialog = page.locator("dialog.permission-dialog")
     expect(dialog).to_be_visible()
@@ -190,7 +196,7 @@ def test_a_conversation_with_a_tool_a_diff_and_a_permission_survives_reloads(
     expect(page.locator(".stream > *")).to_have_count(len(before))
     assert shown(page) == before
     expect(page.get_by_role("button", name="Cancel")).to_be_visible()
-    expect(page.get_by_label("Mode")).to_have_value("plan")
+    expect(page.get_by_label("Mode", exact=True)).to_have_value("plan")
     expect(page.get_by_label("Effort")).to_have_value("high")
     GATE.set()
     expect(page.locator(".turn")).to_have_text(DONE)
