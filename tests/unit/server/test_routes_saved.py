@@ -19,6 +19,7 @@ from server_kit import Served, make_config, served
 from gemwire.cli import main
 from gemwire.server import create_app
 from gemwire.server.routes_saved import TRANSCRIPT_CSP
+from gemwire.sessions import sources
 from gemwire.sessions._reading import MAX_SESSION_BYTES
 from gemwire.sessions.claude import project_slug as claude_slug
 from gemwire.sessions.qwen import project_slug as qwen_slug
@@ -254,7 +255,8 @@ async def test_usage_is_the_cli_s_report(server: Served, homes: Homes) -> None:
         cli_args = args if "--agent" in args else ("--agent", "all", *args)
         assert response.json() == json.loads(homes.cli("usage", *cli_args, "--json")), query
     every = (await server.request("GET", "/v1/usage")).json()
-    assert (every["agents"], every["sessions"]) == (["gemini", "claude", "qwen"], 3)
+    # Every agent the registry reads (a new source is asked too), and the three sessions.
+    assert (every["agents"], every["sessions"]) == ([s.agent for s in sources("all")], 3)
 
 
 async def test_routes_need_the_token(server: Served) -> None:
