@@ -180,7 +180,9 @@ class ServerBatch:
         except FileNotFoundError:
             data = b""
         self.envelopes = whole_lines(data)
-        if self.read_only or all(t.id in self.results for t in self.spec.tasks or ()):
+        if self.read_only:
+            self.status, self.error = "finished", None
+        elif all(t.id in self.results for t in self.spec.tasks or ()):
             self.status = "finished"
 
     def view(self) -> BatchView:
@@ -235,6 +237,11 @@ class ServerBatch:
         """Wait for a new envelope or the end of the run."""
         await self._changed.wait()
 
+    def fail(self, exc: GemwireError) -> None:
+        """The batch itself failed (its output folder, its agent): ``failed``, and why."""
+        self.status = "failed"
+        self.error = BatchError(kind=getattr(exc, "kind", type(exc).__name__), message=str(exc))
+
     def stop(self) -> None:
         if self._scope is not None:
             self._scope.cancel()
@@ -272,8 +279,7 @@ class ServerBatch:
             if not started:
                 self.status = "stopped"
                 raise
-            self.status = "failed"
-            self.error = BatchError(kind=getattr(exc, "kind", type(exc).__name__), message=str(exc))
+            self.fail(exc)
         except Exception as exc:
             log.exception("batch %s failed", self.spec.id)
             if not started:

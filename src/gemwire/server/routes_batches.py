@@ -237,8 +237,8 @@ def _refresh(batches: list[ServerBatch]) -> None:
         if batch.read_only:
             try:
                 batch.load()
-            except BatchOutputError as exc:
-                raise Conflict(str(exc)) from exc
+            except BatchOutputError as exc:  # damaged since: listed, saying so
+                batch.fail(exc)
 
 
 async def get_batch(request: Request) -> Response:

@@ -302,6 +302,13 @@ async def test_an_output_folder_opens_read_only(
         409,
         error("conflict", f"batch {view['id']} was opened read-only: its tasks are not known"),
     )
+    with (root / "copy" / "results.jsonl").open("ab") as results:
+        results.write(b"not a result\n")  # damaged since it was opened
+    damaged = (await server.request("GET", f"/v1/batches/{view['id']}")).json()
+    assert (damaged["status"], damaged["error"]["kind"]) == ("failed", "BatchOutputError")
+    assert damaged["error"]["message"].startswith(f"{root / 'copy' / 'results.jsonl'} line 4 ")
+    listed = (await server.request("GET", "/v1/batches")).json()["batches"]
+    assert [b["status"] for b in listed] == ["finished", "failed"]
     (root / "empty").mkdir()
     refused = await server.request("POST", "/v1/batches", json={"open": "empty"})
     assert (refused.status_code, refused.json()) == (
