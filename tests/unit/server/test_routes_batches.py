@@ -5,6 +5,7 @@ paths confined to the roots, and a shutdown that leaves the output folder resuma
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -259,7 +260,9 @@ async def test_retry_failed_runs_only_the_failed_task(server: Served, scripted: 
     )
 
 
-async def test_a_task_s_events_are_envelopes(server: Served, scripted: Scripted) -> None:
+async def test_a_task_s_events_are_envelopes(
+    server: Served, scripted: Scripted, root: Path
+) -> None:
     created = await start(server)
     await progress(server, created["id"])
     response = await server.request("GET", f"/v1/batches/{created['id']}/tasks/t1/events")
@@ -275,6 +278,23 @@ async def test_a_task_s_events_are_envelopes(server: Served, scripted: Scripted)
         ],
         "last_seq": 1,
     }  # fmt: skip
+    events = root / "out" / "events"
+    (events / "t1.jsonl").rename(events / "t1.real")
+    (events / "t1.jsonl").symlink_to("t1.real")  # planted: a link may lead anywhere
+    os.mkfifo(events / "t2.jsonl.part")
+    (events / "t2.jsonl").unlink()
+    for task_id, message in (
+        ("t1", "the events of task 't1' cannot be read: Too many levels of symbolic links"),
+        (
+            "t2",
+            (
+                "the events of task 't2' are not a file gemwire wrote (a regular file of at "
+                "most 268435456 bytes)"
+            ),
+        ),
+    ):
+        planted = await server.request("GET", f"/v1/batches/{created['id']}/tasks/{task_id}/events")
+        assert (planted.status_code, planted.json()) == (422, error("unreadable", message))
     for task_id in ("t9", "%2e%2e", "..%2F..%2Fresults", "t1%00"):
         missing = await server.request("GET", f"/v1/batches/{created['id']}/tasks/{task_id}/events")
         assert missing.status_code == 404, task_id
