@@ -3,7 +3,8 @@ each batch's progress kept as numbered envelopes for its SSE stream.
 
     manager = BatchManager(state_dir, shutting_down)
     async with manager:                          # the app's lifespan
-        batch = await manager.start(spec)        # runs in the manager's task group
+        batch = await manager.add(spec)          # known, and kept in the state folder
+        await manager.start(batch, options)      # runs in the manager's task group
         batch.view()                             # done, failed, running, pending, eta_s, ...
 
 A batch's spec (`BatchSpec`: its tasks, output folder and agent) is kept in
@@ -23,8 +24,7 @@ import os
 import secrets
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, Self
@@ -34,7 +34,6 @@ import msgspec
 from anyio.abc import TaskGroup, TaskStatus
 
 from gemwire.batch import (
-    Batch,
     BatchFinished,
     BatchOptions,
     BatchStopped,
@@ -55,7 +54,6 @@ __all__ = (
     "BatchManager",
     "BatchSpec",
     "BatchView",
-    "RunBatch",
     "ServerBatch",
     "whole_lines",
 )
@@ -63,9 +61,6 @@ __all__ = (
 log = logging.getLogger("gemwire.server")
 
 Status = Literal["running", "finished", "stopped", "failed"]
-
-RunBatch = Callable[[Sequence[Task], str, BatchOptions], AbstractAsyncContextManager[Batch]]
-"""`gemwire.batch.run_batch`'s shape: the seam the manager runs batches through."""
 
 
 class BatchSpec(msgspec.Struct, frozen=True, kw_only=True):
@@ -180,7 +175,9 @@ class ServerBatch:
         except FileNotFoundError:
             data = b""
         self.envelopes = whole_lines(data)
-        if self.read_only or all(t.id in self.results for t in self.spec.tasks or ()):
+        if self.read_only:
+            self.status, self.error = "finished", None
+        elif all(t.id in self.results for t in self.spec.tasks or ()):
             self.status = "finished"
 
     def view(self) -> BatchView:
@@ -235,16 +232,17 @@ class ServerBatch:
         """Wait for a new envelope or the end of the run."""
         await self._changed.wait()
 
+    def fail(self, exc: GemwireError) -> None:
+        """The batch itself failed (its output folder, its agent): ``failed``, and why."""
+        self.status = "failed"
+        self.error = BatchError(kind=getattr(exc, "kind", type(exc).__name__), message=str(exc))
+
     def stop(self) -> None:
         if self._scope is not None:
             self._scope.cancel()
 
     async def run(
-        self,
-        run_batch: RunBatch,
-        options: BatchOptions,
-        *,
-        task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+        self, options: BatchOptions, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED
     ) -> None:
         """Run the batch once; ``task_status`` is told once its output folder is open
         (what fails before that is raised to the caller of ``start``)."""
@@ -272,9 +270,8 @@ class ServerBatch:
             if not started:
                 self.status = "stopped"
                 raise
-            self.status = "failed"
-            self.error = BatchError(kind=getattr(exc, "kind", type(exc).__name__), message=str(exc))
-        except Exception as exc:
+            self.fail(exc)
+        except Exception as exc:  # a bug in a batch must not end the server's task group
             log.exception("batch %s failed", self.spec.id)
             if not started:
                 self.status = "stopped"
@@ -292,16 +289,9 @@ class ServerBatch:
 class BatchManager:
     """Every batch of the server; runs them in its task group while entered."""
 
-    def __init__(
-        self,
-        state_dir: str,
-        shutting_down: anyio.Event,
-        *,
-        run_batch: RunBatch = run_batch,
-    ) -> None:
+    def __init__(self, state_dir: str, shutting_down: anyio.Event) -> None:
         self.folder = Path(state_dir) / "batches"
         self._shutting_down = shutting_down
-        self._run_batch = run_batch
         self.batches: dict[str, ServerBatch] = {}
         self._group: TaskGroup | None = None
 
@@ -380,7 +370,7 @@ class BatchManager:
         open. Raises what stops it before that (`InvalidOptions`: the folder is in use;
         `BatchOutputError`: its ``results.jsonl`` is damaged; `InvalidTasks`)."""
         assert self._group is not None, "the manager is not running"
-        await self._group.start(batch.run, self._run_batch, options)
+        await self._group.start(batch.run, options)
 
     async def follow(self, batch: ServerBatch, after: int) -> AsyncIterator[bytes | None]:
         """The envelopes after seq ``after``, then each new one while the batch runs;

@@ -436,7 +436,7 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
         "The task's events file (while it runs, what it wrote so far), `seq` its line number.",
         params=(_BATCH, Param("task_id", "The task's id.", where="path"), _AFTER, _LIMIT),
         response=EventEnvelopes,
-        errors=(400, 404),
+        errors=(400, 404, 422),
         tag="batches",
     ),
 }

@@ -42,7 +42,14 @@ from gemwire.server.batches import (
     whole_lines,
 )
 from gemwire.server.paths import confine
-from gemwire.server.responses import BadRequest, Conflict, JsonResponse, NotFound, read_json
+from gemwire.server.responses import (
+    ApiError,
+    BadRequest,
+    Conflict,
+    JsonResponse,
+    NotFound,
+    read_json,
+)
 from gemwire.server.state import app_state
 
 __all__ = ("ROUTES", "BatchRequest")
@@ -237,8 +244,8 @@ def _refresh(batches: list[ServerBatch]) -> None:
         if batch.read_only:
             try:
                 batch.load()
-            except BatchOutputError as exc:
-                raise Conflict(str(exc)) from exc
+            except BatchOutputError as exc:  # damaged since: listed, saying so
+                batch.fail(exc)
 
 
 async def get_batch(request: Request) -> Response:
@@ -306,14 +313,21 @@ def _task_lines(folder: str, task_id: str) -> list[bytes]:
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
         except FileNotFoundError:
             continue
-        except OSError as exc:
-            raise NotFound(
-                f"the events of task {task_id!r} cannot be read: {exc.strerror}"
+        except OSError as exc:  # a symlink (O_NOFOLLOW), a folder, no permission
+            raise ApiError(
+                f"the events of task {task_id!r} cannot be read: {exc.strerror}",
+                status=422,
+                kind="unreadable",
             ) from exc
         with os.fdopen(fd, "rb") as file:
             info = os.fstat(file.fileno())
             if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_EVENTS_FILE:
-                raise NotFound(f"the events of task {task_id!r} are not a file gemwire wrote")
+                raise ApiError(
+                    f"the events of task {task_id!r} are not a file gemwire wrote (a regular "
+                    f"file of at most {MAX_EVENTS_FILE} bytes)",
+                    status=422,
+                    kind="unreadable",
+                )
             data = file.read()
         return whole_lines(data)
     raise NotFound(f"task {task_id!r} has no events yet")

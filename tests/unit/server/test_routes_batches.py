@@ -5,6 +5,7 @@ paths confined to the roots, and a shutdown that leaves the output folder resuma
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -44,25 +45,27 @@ class Scripted:
         self.failing = set(failing)
         self.go = anyio.Event()
         self.go.set()
+        self.free: set[str] = set()
+        """Tasks that need no ``go``."""
         self.calls: list[tuple[str, str]] = []
-        self.started = 0
-        self._changed = anyio.Event()
-
-    async def until_started(self, count: int) -> None:
-        while self.started < count:
-            await self._changed.wait()
+        self._called = anyio.Event()
 
     async def run(self, task: Task, cwd: str, on_event: Callable[[Event], None]) -> Outcome:
         self.calls.append((task.id, cwd))
-        self.started += 1
-        self._changed.set()
-        self._changed = anyio.Event()
+        self._called.set()
+        self._called = anyio.Event()
         on_event(MessageDelta(agent="acp:scripted", text=task.prompt))
-        await self.go.wait()
+        if task.id not in self.free:
+            await self.go.wait()
         if task.id in self.failing:
             self.failing.discard(task.id)
             return Outcome(ok=False, error=TurnError(kind="auth", message="no key"), answer="")
         return Outcome(answer=f"did {task.prompt}")
+
+    async def until_running(self, count: int) -> None:
+        """Once ``count`` tasks are in the executor (their events file open)."""
+        while len(self.calls) < count:
+            await self._called.wait()
 
     def agent_of(self, task: Task) -> str:
         return "acp:scripted"
@@ -126,6 +129,13 @@ async def progress(server: Served, batch_id: str, after: int = 0) -> list[dict[s
     assert stream.headers["content-type"] == "text/event-stream; charset=utf-8"
     assert [m["id"] for m in stream.messages()] == [str(e["seq"]) for e in stream.envelopes()]
     return stream.envelopes()
+
+
+async def seen(server: Served, batch_id: str, count: int) -> None:
+    """Once the server has taken in ``count`` progress envelopes of the batch."""
+    async with server.sse(f"/v1/batches/{batch_id}/events") as stream:
+        with anyio.fail_after(10):
+            await stream.wait_for(count)
 
 
 def kinds(envelopes: list[dict[str, Any]]) -> list[tuple[int, str, str]]:
@@ -207,8 +217,7 @@ async def test_a_running_batch_counts_running_and_pending(
 ) -> None:
     scripted.go = anyio.Event()
     created = await start(server, concurrency=2)
-    with anyio.fail_after(10):
-        await scripted.until_started(2)
+    await seen(server, created["id"], 3)  # batch_started, then both task_started
     view = (await server.request("GET", f"/v1/batches/{created['id']}")).json()
     assert {k: view[k] for k in ("status", "done", "failed", "running", "pending", "eta_s")} == {
         "status": "running", "done": 0, "failed": 0, "running": 2, "pending": 1, "eta_s": None,
@@ -236,6 +245,21 @@ async def test_a_running_batch_counts_running_and_pending(
     )
 
 
+async def test_the_eta_follows_this_run_s_pace(server: Served, scripted: Scripted) -> None:
+    scripted.go = anyio.Event()
+    scripted.free = {"t1"}
+    created = await start(server)
+    await seen(server, created["id"], 4)  # t1 finished, t2 started (and waits)
+    view = (await server.request("GET", f"/v1/batches/{created['id']}")).json()
+    assert (view["done"], view["running"], view["pending"]) == (1, 1, 1)
+    assert isinstance(view["eta_s"], float)
+    assert view["eta_s"] >= 0
+    scripted.go.set()
+    await progress(server, created["id"])
+    view = (await server.request("GET", f"/v1/batches/{created['id']}")).json()
+    assert (view["status"], view["eta_s"]) == ("finished", None)
+
+
 async def test_retry_failed_runs_only_the_failed_task(server: Served, scripted: Scripted) -> None:
     created = await start(server)
     await progress(server, created["id"])
@@ -259,7 +283,9 @@ async def test_retry_failed_runs_only_the_failed_task(server: Served, scripted: 
     )
 
 
-async def test_a_task_s_events_are_envelopes(server: Served, scripted: Scripted) -> None:
+async def test_a_task_s_events_are_envelopes(
+    server: Served, scripted: Scripted, root: Path
+) -> None:
     created = await start(server)
     await progress(server, created["id"])
     response = await server.request("GET", f"/v1/batches/{created['id']}/tasks/t1/events")
@@ -275,6 +301,23 @@ async def test_a_task_s_events_are_envelopes(server: Served, scripted: Scripted)
         ],
         "last_seq": 1,
     }  # fmt: skip
+    events = root / "out" / "events"
+    (events / "t1.jsonl").rename(events / "t1.real")
+    (events / "t1.jsonl").symlink_to("t1.real")  # planted: a link may lead anywhere
+    os.mkfifo(events / "t2.jsonl.part")
+    (events / "t2.jsonl").unlink()
+    for task_id, message in (
+        ("t1", "the events of task 't1' cannot be read: Too many levels of symbolic links"),
+        (
+            "t2",
+            (
+                "the events of task 't2' are not a file gemwire wrote (a regular file of at "
+                "most 268435456 bytes)"
+            ),
+        ),
+    ):
+        planted = await server.request("GET", f"/v1/batches/{created['id']}/tasks/{task_id}/events")
+        assert (planted.status_code, planted.json()) == (422, error("unreadable", message))
     for task_id in ("t9", "%2e%2e", "..%2F..%2Fresults", "t1%00"):
         missing = await server.request("GET", f"/v1/batches/{created['id']}/tasks/{task_id}/events")
         assert missing.status_code == 404, task_id
@@ -302,6 +345,13 @@ async def test_an_output_folder_opens_read_only(
         409,
         error("conflict", f"batch {view['id']} was opened read-only: its tasks are not known"),
     )
+    with (root / "copy" / "results.jsonl").open("ab") as results:
+        results.write(b"not a result\n")  # damaged since it was opened
+    damaged = (await server.request("GET", f"/v1/batches/{view['id']}")).json()
+    assert (damaged["status"], damaged["error"]["kind"]) == ("failed", "BatchOutputError")
+    assert damaged["error"]["message"].startswith(f"{root / 'copy' / 'results.jsonl'} line 4 ")
+    listed = (await server.request("GET", "/v1/batches")).json()["batches"]
+    assert [b["status"] for b in listed] == ["finished", "failed"]
     (root / "empty").mkdir()
     refused = await server.request("POST", "/v1/batches", json={"open": "empty"})
     assert (refused.status_code, refused.json()) == (
@@ -365,7 +415,7 @@ async def test_shutdown_stops_a_batch_that_a_restart_resumes(
         scripted.go = anyio.Event()
         created = await start(server, concurrency=2)
         with anyio.fail_after(10):
-            await scripted.until_started(2)
+            await scripted.until_running(2)
         async with server.sse(f"/v1/batches/{created['id']}/events") as stream:
             await stream.wait_for(3)
             # Shutdown begins (uvicorn's SIGTERM): the batch stops and its stream ends.

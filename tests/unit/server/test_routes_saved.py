@@ -10,15 +10,19 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from urllib.parse import quote
 
+import anyio
+import httpx
 import pytest
 from click.testing import CliRunner
 from corpus import FIXTURES
+from hypothesis import HealthCheck, given, settings, strategies as st
 from materialized import Materialized, materialize  # noqa: F401  (the fixture)
 from server_kit import Served, make_config, served
 
 from gemwire.cli import main
 from gemwire.server import create_app
 from gemwire.server.routes_saved import TRANSCRIPT_CSP
+from gemwire.sessions import sources
 from gemwire.sessions._reading import MAX_SESSION_BYTES
 from gemwire.sessions.claude import project_slug as claude_slug
 from gemwire.sessions.qwen import project_slug as qwen_slug
@@ -254,7 +258,8 @@ async def test_usage_is_the_cli_s_report(server: Served, homes: Homes) -> None:
         cli_args = args if "--agent" in args else ("--agent", "all", *args)
         assert response.json() == json.loads(homes.cli("usage", *cli_args, "--json")), query
     every = (await server.request("GET", "/v1/usage")).json()
-    assert (every["agents"], every["sessions"]) == (["gemini", "claude", "qwen"], 3)
+    # Every agent the registry reads (a new source is asked too), and the three sessions.
+    assert (every["agents"], every["sessions"]) == ([s.agent for s in sources("all")], 3)
 
 
 async def test_routes_need_the_token(server: Served) -> None:
@@ -287,3 +292,32 @@ async def test_a_hostile_home_lists_with_problems(tmp_path: Path, homes: Homes) 
         report = (await server.request("GET", "/v1/usage?agent=gemini")).json()
         assert (report["files"], report["problems"]) == (5, 4)
         assert report == json.loads(homes.cli("usage", "--json"))
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    session_id=st.text(min_size=1, max_size=300),
+    value=st.text(max_size=300),
+)
+def test_any_id_or_query_gets_a_json_answer(
+    homes: Homes, tmp_path: Path, session_id: str, value: str
+) -> None:
+    config = make_config(
+        str(homes.workspace), str(tmp_path / "state"), sessions_home=str(homes.home)
+    )
+
+    async def ask() -> list[httpx.Response]:
+        async with served(create_app(config)) as server:
+            path = "/v1/saved-sessions/gemini/" + quote(session_id, safe="")
+            params = {"project": value, "q": value, "since": value}
+            return [
+                await server.request("GET", path, params={"format": value}),
+                await server.request("GET", "/v1/saved-sessions", params=params),
+                await server.request("GET", "/v1/usage", params={"until": value, "by": value}),
+            ]
+
+    for response in anyio.run(ask):
+        assert response.status_code in (200, 400, 404), response.text
+        body = response.json()
+        if response.status_code != 200:
+            assert set(body["error"]) == {"kind", "message"}
