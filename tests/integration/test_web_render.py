@@ -170,6 +170,11 @@ def test_a_conversation_renders_as_cards_plans_diffs_and_text(renderer: Watched)
     assert text(renderer, ".turn") == ["Done · end_turn · 1.5 s"]
     meters = renderer.page.evaluate("R.meters(conversation.meta).map(e => e.textContent)")
     assert meters == ["≈ $0.01 (estimate)", "context  25% (estimate)"]
+    # The page follows the system's colour scheme.
+    background = "getComputedStyle(document.body).backgroundColor"
+    assert renderer.page.evaluate(background) == "rgb(251, 251, 250)"
+    renderer.page.emulate_media(color_scheme="dark")
+    assert renderer.page.evaluate(background) == "rgb(20, 20, 22)"
     assert renderer.problems == []
 
 

@@ -152,6 +152,8 @@ export class ChatView {
       this.status = envelope.state.status;
       this.conversation.meta.running = this.status === "running";
       this.refresh();
+      // A closed session has nothing more to say: no reconnecting to it.
+      if (this.status === "closed") this.stream.close();
     }
   }
 
