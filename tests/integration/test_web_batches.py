@@ -122,4 +122,6 @@ def test_a_batch_starts_moves_fails_by_kind_and_retries(
         page.get_by_role("button", name="Open").click()
         expect(page).to_have_url(batch_url)
         expect(figure).to_have_text(["3 done", "0 failed", "0 running", "0 pending"])
+        # Its progress read again from the start: the retry's run after the first one.
+        expect(page.locator("tr.task td.status")).to_have_text(["done", "done", "done"])
         assert watched.problems == []

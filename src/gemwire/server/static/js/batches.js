@@ -126,12 +126,26 @@ export class BatchesView {
         });
       }
       this.renderTasks();
-      this.refresh();
       if (progress.type === "batch_finished" || progress.type === "batch_stopped") {
-        // The stream ends with the run: no reconnecting to a finished batch.
-        this.stream.close();
+        this.settle(envelope.seq);
+      } else {
+        this.refresh();
       }
     });
+  }
+
+  // The server ends the stream with the run: once the last run has ended (not an earlier
+  // run replayed before a retry's envelopes), the stream is not reconnected.
+  async settle(seq) {
+    const stream = this.stream;
+    try {
+      this.update(await get(batchPath(this.id)));
+    } catch {
+      return;
+    }
+    if (this.batch.status !== "running" && seq >= this.batch.last_seq && stream === this.stream) {
+      stream.close();
+    }
   }
 
   refresh() {
