@@ -8,7 +8,7 @@ WebSocket goes through httpx-ws's ASGI transport. Nothing listens on a port.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping, MutableMapping
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 import anyio
@@ -20,10 +20,19 @@ from httpx_ws import AsyncWebSocketSession, aconnect_ws
 from httpx_ws.transport import ASGIWebSocketTransport
 from starlette.applications import Starlette
 
+from gemwire.events import (
+    Event,
+    MessageDelta,
+    SessionStarted,
+    TurnCompleted,
+    TurnError,
+    UserMessage,
+)
 from gemwire.runners.acp import AcpOptions, AgentChannel, memory_channel_pair
 from gemwire.server import ServerConfig, create_app
 from gemwire.server.agents import AgentEntry
 from gemwire.server.responses import NotFound
+from gemwire.server.stream import StreamRun
 
 TOKEN = "test-token-0123456789"
 HOST = "127.0.0.1:8765"
@@ -235,6 +244,59 @@ class ScriptedLauncher:
         return client_end
 
 
+class FakeRun:
+    """A ``gemini-stream`` run: session_started, the prompt, an answer, turn_completed;
+    the prompt ``hang`` waits for `cancel` first."""
+
+    def __init__(self, prompt: str, session_id: str) -> None:
+        self.prompt = prompt
+        self.session_id = session_id
+        self.cancelled = anyio.Event()
+
+    async def cancel(self, message: str = "the caller stopped the run") -> None:
+        self.cancelled.set()
+
+    async def __aiter__(self) -> AsyncIterator[Event]:
+        agent, sid = "gemini-cli", self.session_id
+        yield SessionStarted(agent=agent, session_id=sid, cwd="/")
+        yield UserMessage(agent=agent, session_id=sid, text=self.prompt)
+        yield MessageDelta(agent=agent, session_id=sid, text=f"re: {self.prompt}")
+        if self.prompt == "hang":
+            await self.cancelled.wait()
+        stop, error = (
+            ("cancelled", TurnError(kind="cancelled", message="stopped"))
+            if self.cancelled.is_set()
+            else ("end_turn", None)
+        )
+        yield TurnCompleted(
+            agent=agent, session_id=sid, ok=error is None, stop_reason=stop, error=error,
+            answer=f"re: {self.prompt}",
+        )  # fmt: skip
+
+
+class FakeStreamLauncher:
+    """``gemini-stream`` turns as `FakeRun`s; ``runs`` keeps what each was asked."""
+
+    def __init__(self) -> None:
+        self.runs: list[dict[str, Any]] = []
+
+    def check(self) -> None:
+        return None
+
+    def run(
+        self, prompt: str, cwd: str, *, resume: str | None, permissions: str, model: str | None
+    ) -> AbstractAsyncContextManager[StreamRun]:
+        self.runs.append(
+            {"prompt": prompt, "resume": resume, "permissions": permissions, "model": model}
+        )
+
+        @asynccontextmanager
+        async def running() -> AsyncIterator[StreamRun]:
+            yield FakeRun(prompt, resume or f"g-{len(self.runs)}")
+
+        return running()
+
+
 @asynccontextmanager
 async def scripted_server(
     root: str,
@@ -242,13 +304,18 @@ async def scripted_server(
     on_prompt: Prompt | None = None,
     *,
     loads: bool = True,
+    stream_launcher: FakeStreamLauncher | None = None,
     **changes: Any,
 ) -> AsyncIterator[tuple[Served, ScriptedLauncher]]:
     """A server of scripted agents (see `ScriptedLauncher`), within 30 s."""
     with anyio.fail_after(30):
         async with anyio.create_task_group() as tg:
             launcher = ScriptedLauncher(tg, on_prompt, loads)
-            app = create_app(make_config(root, state_dir, **changes), launcher=launcher)
+            app = create_app(
+                make_config(root, state_dir, **changes),
+                launcher=launcher,
+                stream_launcher=stream_launcher or FakeStreamLauncher(),
+            )
             async with served(app) as server:
                 yield server, launcher
             tg.cancel_scope.cancel()

@@ -22,9 +22,11 @@ from typing import Any
 import anyio
 import httpx
 import pytest
+from docs_shell import ROOT, served_shell
 from httpx_ws import AsyncWebSocketSession, WebSocketDisconnect, aconnect_ws
 
 from gemwire.testing import FunctionCall, Hang, IsolatedGemini, Reply, Scenario, ScriptedModel, Text
+from gemwire.testing.environment import live_processes
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -262,3 +264,67 @@ async def second_server(server: Server, sid: str, last_seq: int) -> None:
     assert code == 1009
     assert stream.ids == list(range(last_seq + 1, stream.ids[-1] + 1))
     assert not any(e.get("event", {}).get("replay") for e in stream.envelopes)
+
+
+def test_the_readme_example_runs_in_the_shell_the_docs_set_up(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Run agents behind a server") :]
+    block = section[section.index("```sh\n") + 6 : section.index("\n```\n")]
+    # The SSE stream follows for ever (the reader stops it with Ctrl-C): here, for 5 s.
+    script = 'curl() { command curl --max-time 5 "$@"; }\n' + block
+    with served_shell(tmp_path) as shell:
+        environ = {k: v for k, v in shell.env.items() if k != "GEMWIRE_TOKEN"}
+        result = subprocess.run(
+            ["bash", "-c", f"set -m\n{script}\nwait"],
+            cwd=shell.cwd,
+            env=environ,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        # `kill %1` stopped the server, and it its agent.
+        assert live_processes(f"GEMINI_CLI_HOME={shell.env['GEMINI_CLI_HOME']}", 10) == []
+    lines = result.stdout.splitlines()
+    assert lines, result.stderr
+    assert lines[0] == "gemwire serve: http://127.0.0.1:8765/?token=demo-token"
+    assert lines[1] == '{"after":4}: gemwire'  # curl adds no newline; the SSE stream opens
+    envelopes = [json.loads(line[6:]) for line in lines if line.startswith("data: ")]
+    types = [e["event"]["type"] for e in envelopes if "event" in e]
+    assert types == ["user_message", "message_delta", "usage", "turn_completed"]
+    assert envelopes[-2]["event"]["answer"] == "Done."
+    assert "Traceback" not in result.stderr
+
+
+async def test_a_gemini_stream_session_resumes_the_cli_session(tmp_path: Path) -> None:
+    scenario = Scenario(turns=[Reply([Text("One.")]), Reply([Text("Two.")])])
+    with ScriptedModel(scenario) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        server = Server(env, tmp_path / "state")
+        try:
+            with anyio.fail_after(120):
+                agents = (await server.http.get("/v1/agents")).json()
+                assert [a["available"] for a in agents if a["name"] == "gemini-stream"] == [True]
+                created = await server.post("/v1/sessions", {"agent": "gemini-stream"})
+                assert created.status_code == 201, created.text
+                sid = created.json()["id"]
+                answers, sessions = [], []
+                for text in ("first", "second"):
+                    async with sse(server, f"/v1/sessions/{sid}/events") as stream:
+                        prompted = await server.post(f"/v1/sessions/{sid}/prompt", {"text": text})
+                        assert prompted.status_code == 202
+                        seq = prompted.json()["after"]
+                        await stream.until(
+                            lambda e, seq=seq: e["seq"] > seq and event("turn_completed")(e)
+                        )
+                    done = completed_turns(stream.envelopes)[-1]
+                    answers.append(done["answer"])
+                    sessions.append(done["session_id"])
+                code, _ = await server.stop()
+            assert code == 0
+            assert answers == ["One.", "Two."]
+            assert sessions[0] is not None
+            assert sessions[0] == sessions[1]  # resumed
+            assert env.live_processes() == []
+        finally:
+            await server.close()

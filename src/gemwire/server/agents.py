@@ -20,12 +20,13 @@ from gemwire.errors import AgentNotFound
 from gemwire.runners.acp import AcpOptions, AgentChannel, ProcessChannel
 from gemwire.runners.agents import AGENTS, resolve_agent
 from gemwire.server.responses import NotFound
+from gemwire.server.stream import GEMINI_STREAM
 
 __all__ = ("BUILT_IN_AGENTS", "TOKEN_VARIABLE", "AgentEntry", "AgentLauncher", "ProcessLauncher")
 
 TOKEN_VARIABLE = "GEMWIRE_TOKEN"
 
-BUILT_IN_AGENTS = ("gemini", "gemini-stream", "claude", "codex", "qwen", "opencode")
+BUILT_IN_AGENTS = ("gemini", GEMINI_STREAM, "claude", "codex", "qwen", "opencode")
 """In the order ``GET /v1/agents`` lists them; ``--agent NAME=COMMAND`` ones follow."""
 
 
@@ -73,8 +74,19 @@ class ProcessLauncher:
     def agents(self) -> list[AgentEntry]:
         entries: list[AgentEntry] = []
         for name in BUILT_IN_AGENTS:
-            if name == "gemini-stream":
-                continue  # not offered yet: a session over stream-json is not built
+            if name == GEMINI_STREAM:  # the same Gemini CLI as `gemini`, one run a prompt
+                gemini = entries[-1]
+                command = [a for a in gemini.command if a != "--acp"]
+                entries.append(
+                    msgspec.structs.replace(
+                        gemini,
+                        name=GEMINI_STREAM,
+                        title="Gemini CLI (stream-json, one run a prompt)",
+                        transport="stream-json",
+                        command=[*command, "--output-format", "stream-json"] if command else [],
+                    )
+                )
+                continue
             spec = AGENTS[name]  # type: ignore[index]
             try:
                 command = list(resolve_agent(name, environ=self._environ).command)
@@ -108,10 +120,12 @@ class ProcessLauncher:
         env = {k: v for k, v in self._environ.items() if k != TOKEN_VARIABLE}
         if name in self.custom:
             return AcpOptions(command=self.custom[name], cwd=cwd, env=env, inherit_env=False)
+        if name == GEMINI_STREAM:
+            raise NotFound(f"{name} is not an ACP agent (use gemini)")
         spec = AGENTS.get(name)  # type: ignore[call-overload]
         if spec is None:
             known = ", ".join(
-                [n for n in BUILT_IN_AGENTS if n != "gemini-stream"] + list(self.custom)
+                [n for n in BUILT_IN_AGENTS if n != GEMINI_STREAM] + list(self.custom)
             )
             raise NotFound(f"unknown agent {name!r}; known: {known}")
         try:

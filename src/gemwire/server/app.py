@@ -33,6 +33,7 @@ from gemwire.server.responses import (
 from gemwire.server.security import SecurityMiddleware
 from gemwire.server.sessions import SessionManager
 from gemwire.server.state import AppState, app_state
+from gemwire.server.stream import StreamLauncher
 
 __all__ = ("create_app",)
 
@@ -60,9 +61,15 @@ def _routes() -> list[BaseRoute]:
     return routes
 
 
-def create_app(config: ServerConfig, *, launcher: AgentLauncher | None = None) -> Starlette:
+def create_app(
+    config: ServerConfig,
+    *,
+    launcher: AgentLauncher | None = None,
+    stream_launcher: StreamLauncher | None = None,
+) -> Starlette:
     """The app for ``config``; agents start through ``launcher`` (default: processes,
-    `ProcessLauncher`; tests give one that starts no process)."""
+    `ProcessLauncher`) and ``gemini-stream`` turns through ``stream_launcher`` (default:
+    `GeminiStreamLauncher`); tests give ones that start no process."""
     shutting_down = anyio.Event()
     batches = BatchManager(config.state_dir, shutting_down)
     state = AppState(
@@ -75,7 +82,7 @@ def create_app(config: ServerConfig, *, launcher: AgentLauncher | None = None) -
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         os.makedirs(config.state_dir, mode=0o700, exist_ok=True)
-        async with SessionManager(config, state.launcher) as sessions, batches:
+        async with SessionManager(config, state.launcher, stream_launcher) as sessions, batches:
             state.sessions = sessions
             state.started = True
             try:

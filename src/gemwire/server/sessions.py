@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Self
 
@@ -29,14 +29,16 @@ from anyio.abc import TaskGroup
 
 from gemwire._normalize.masking import Masker
 from gemwire._normalize.notices import notice
-from gemwire.errors import AgentRequestFailed, GemwireError, RunFailed
+from gemwire.errors import AgentNotFound, AgentRequestFailed, GemwireError, RunFailed
 from gemwire.events import (
     Event,
     PermissionRequested,
     PermissionResolved,
+    SessionStarted,
     SessionUpdated,
     TokenUsage,
     TurnCompleted,
+    TurnError,
     UserMessage,
 )
 from gemwire.runners.acp import (
@@ -52,6 +54,7 @@ from gemwire.server.config import ServerConfig
 from gemwire.server.envelopes import SessionState, Status, event_envelope, state_envelope
 from gemwire.server.responses import ApiError, BadRequest, Conflict, LimitReached, NotFound
 from gemwire.server.store import SESSION_ID, EventLog, SessionRecord, SessionStore
+from gemwire.server.stream import GEMINI_STREAM, GeminiStreamLauncher, StreamLauncher, StreamRun
 from gemwire.server.streams import EventStream, Subscription
 from gemwire.wire import acp
 
@@ -118,15 +121,24 @@ class LiveSession:
         self.commands: list[dict[str, Any]] | None = None
         self.usage: TokenUsage | None = None
         self.tg: TaskGroup | None = None
+        self.stream_run: StreamRun | None = None
+        """A ``gemini-stream`` session's run, while its turn runs."""
+        self.cancel_asked = False
         self._wake = anyio.Event()
         self._masker = Masker([config.token])
-        self._idle_scope: anyio.CancelScope | None = None
+        self.between_turns: anyio.CancelScope | None = None
+        """The scope of the task that publishes events between turns."""
         self.on_unsubscribe: Callable[[], None] = lambda: None
         """Called when a subscriber leaves (the manager waits for them at shutdown)."""
 
     @property
     def id(self) -> str:
         return self.record.id
+
+    @property
+    def streamed(self) -> bool:
+        """A ``gemini-stream`` session: a ``gemini -p`` run a turn, no agent between."""
+        return self.record.agent == GEMINI_STREAM
 
     @property
     def live(self) -> bool:
@@ -143,7 +155,22 @@ class LiveSession:
         return self.client.agent if self.client is not None else f"server:{self.record.agent}"
 
     def wake(self) -> None:
+        """Have `serve` look again (a stop asked for, a turn begun or ended, an exit)."""
         self._wake.set()
+
+    async def serve(self, idle_timeout: float) -> str:
+        """Wait until the session is stopped, idle too long, or its agent exits; why."""
+        assert self.client is not None
+        while True:
+            self._wake = anyio.Event()
+            if self.stop_reason is not None:
+                return self.stop_reason
+            if not self.client.running:
+                return "the agent exited"
+            with anyio.move_on_after(float("inf") if self.busy else idle_timeout) as waited:
+                await self._wake.wait()
+            if waited.cancelled_caught:
+                return "idle timeout"
 
     # Publishing ----------------------------------------------------------------------
 
@@ -275,8 +302,20 @@ def _agent_failure(exc: BaseException) -> ApiError:
     """An agent that could not start, load or answer, as the API's error."""
     if isinstance(exc, ApiError):
         return exc
+    if isinstance(exc, AgentNotFound):
+        return NotFound(f"the agent could not be started: {exc}")
     kind = exc.kind if isinstance(exc, RunFailed) else "agent"
     return ApiError(f"the agent failed: {exc}", status=502, kind=kind)
+
+
+async def _agent_call(call: Awaitable[None]) -> None:
+    """A request to the agent, its refusal a 400 and its failure a 502."""
+    try:
+        await call
+    except AgentRequestFailed as exc:
+        raise BadRequest(f"the agent refused: {exc}") from exc
+    except RunFailed as exc:
+        raise _agent_failure(exc) from exc
 
 
 class SessionManager:
@@ -284,9 +323,15 @@ class SessionManager:
     (the app's lifespan), which loads the sessions in the state folder and, on leaving,
     stops every agent (`drain`)."""
 
-    def __init__(self, config: ServerConfig, launcher: AgentLauncher) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        launcher: AgentLauncher,
+        stream_launcher: StreamLauncher | None = None,
+    ) -> None:
         self.config = config
         self.launcher = launcher
+        self.stream_launcher = stream_launcher or GeminiStreamLauncher()
         self.store = SessionStore(config.state_dir)
         self.sessions: dict[str, LiveSession] = {}
         self._starting = 0
@@ -353,6 +398,8 @@ class SessionManager:
         mode: str | None = None,
     ) -> LiveSession:
         """A new session of ``agent`` in ``cwd`` (already confined), its agent started."""
+        if agent == GEMINI_STREAM:
+            return self._create_streamed(cwd, permissions=permissions, model=model, mode=mode)
         self.launcher.options(agent, cwd)  # an unknown agent is a 404 before anything
         self._check_capacity()
         session_id = f"s_{secrets.token_hex(8)}"
@@ -374,6 +421,26 @@ class SessionManager:
             self.store.remove(session_id)
             raise
         self.sessions[session_id] = session
+        return session
+
+    def _create_streamed(
+        self, cwd: str, *, permissions: str, model: str | None, mode: str | None
+    ) -> LiveSession:
+        if mode is not None:
+            raise BadRequest(f"{GEMINI_STREAM} has no modes (its permissions choose one)")
+        self.stream_launcher.check()
+        record = SessionRecord(
+            id=f"s_{secrets.token_hex(8)}",
+            agent=GEMINI_STREAM,
+            cwd=cwd,
+            created=_now(),
+            permissions=permissions,
+            model=model,
+        )
+        self.store.save(record)
+        session = self._session(record)
+        session.publish_state("idle")
+        self.sessions[record.id] = session
         return session
 
     async def _start(self, session: LiveSession, *, load: bool) -> None:
@@ -432,7 +499,7 @@ class SessionManager:
                 started.set()
                 tg.start_soon(self._watch_exit, session, client)
                 self._start_between_turns(session, tg)
-                detail = await self._serve(session)
+                detail = await session.serve(self.config.idle_timeout)
                 if session.busy:  # a turn runs: it ends with its turn_completed first
                     await acp_session.cancel()
                     await session.turn_done.wait()
@@ -461,25 +528,10 @@ class SessionManager:
         await client.wait_exited()
         session.wake()
 
-    async def _serve(self, session: LiveSession) -> str:
-        """Run the session until it is stopped, idle too long, or its agent exits; why."""
-        idle = self.config.idle_timeout
-        assert session.client is not None
-        while True:
-            session._wake = anyio.Event()
-            if session.stop_reason is not None:
-                return session.stop_reason
-            if not session.client.running:
-                return "the agent exited"
-            with anyio.move_on_after(float("inf") if session.busy else idle) as waited:
-                await session._wake.wait()
-            if waited.cancelled_caught:
-                return "idle timeout"
-
     def _start_between_turns(self, session: LiveSession, tg: TaskGroup) -> None:
         # The scope is made here, not in the task: a prompt that comes before the task
         # runs must still be able to cancel it.
-        scope = session._idle_scope = anyio.CancelScope()
+        scope = session.between_turns = anyio.CancelScope()
         tg.start_soon(self._between_turns, session, scope)
 
     async def _between_turns(self, session: LiveSession, scope: anyio.CancelScope) -> None:
@@ -498,6 +550,9 @@ class SessionManager:
             session.stop_reason = reason
             session.wake()
             await session.agent_done.wait()
+        elif session.streamed and session.busy:
+            await self._cancel_streamed(session, reason)
+            await session.turn_done.wait()
 
     # Turns ---------------------------------------------------------------------------
 
@@ -508,6 +563,8 @@ class SessionManager:
             raise Conflict(f"session {session.id} is closed")
         if session.busy:
             raise Conflict(f"a turn is running in session {session.id}")
+        if session.streamed:
+            return self._prompt_streamed(session, prompt)
         session.busy = True
         try:
             if not session.live:
@@ -522,13 +579,73 @@ class SessionManager:
             session.busy = False
             raise
         after = session.last_seq
-        if session._idle_scope is not None:
-            session._idle_scope.cancel()
+        if session.between_turns is not None:
+            session.between_turns.cancel()
         session.turn_done = anyio.Event()
         session.publish_state("running")
         session.tg.start_soon(self._run_turn, session, turn)
         session.wake()
         return after
+
+    def _prompt_streamed(
+        self, session: LiveSession, prompt: str | Sequence[acp.ContentBlock]
+    ) -> int:
+        if not isinstance(prompt, str):
+            if not all(isinstance(block, acp.TextContent) for block in prompt):
+                raise BadRequest(f"{GEMINI_STREAM} takes text prompts only")
+            prompt = "".join(block.text for block in prompt if isinstance(block, acp.TextContent))
+        after = session.last_seq
+        session.busy = True
+        session.turn_done = anyio.Event()
+        session.publish_state("running")
+        self._tg.start_soon(self._run_streamed_turn, session, prompt)
+        return after
+
+    async def _run_streamed_turn(self, session: LiveSession, prompt: str) -> None:
+        record = session.record
+        try:
+            async with self.stream_launcher.run(
+                prompt,
+                record.cwd,
+                resume=record.agent_session_id,
+                permissions=record.permissions,
+                model=record.model,
+            ) as run:
+                session.stream_run = run
+                if session.cancel_asked:
+                    await run.cancel("the turn was cancelled")
+                async for event in run:
+                    if isinstance(event, SessionStarted) and record.agent_session_id is None:
+                        record.agent_session_id = event.session_id
+                    session.publish_event(event)
+        except GemwireError as exc:  # it could not start: still one turn_completed
+            kind = exc.kind if isinstance(exc, RunFailed) else "agent"
+            error = TurnError(kind=kind, message=str(exc))
+            session.publish_event(
+                TurnCompleted(
+                    agent=session.agent_name,
+                    session_id=record.agent_session_id,
+                    ok=False,
+                    stop_reason="error",
+                    error=error,
+                    answer="",
+                )
+            )
+        finally:
+            session.stream_run = None
+            session.cancel_asked = False
+            session.busy = False
+            if self._draining:
+                session.publish_state("stopped", "server shutdown")
+            else:
+                session.publish_state("idle")
+            self.store.save(record)
+            session.turn_done.set()
+
+    async def _cancel_streamed(self, session: LiveSession, reason: str) -> None:
+        session.cancel_asked = True  # a run not started yet is cancelled as it starts
+        if session.stream_run is not None:
+            await session.stream_run.cancel(reason)
 
     async def _continue(self, session: LiveSession) -> None:
         if session.record.agent_session_id is None:
@@ -544,7 +661,8 @@ class SessionManager:
             session.notice(f"the turn could not run: {exc}")
         finally:
             session.busy = False
-            if session.live and session.stop_reason is None:
+            client = session.client
+            if client is not None and client.running and session.stop_reason is None:
                 session.publish_state("idle")
             self.store.save(session.record)  # its title, once there is one
             session.turn_done.set()
@@ -553,6 +671,9 @@ class SessionManager:
             session.wake()
 
     async def cancel(self, session: LiveSession) -> None:
+        if session.busy and session.streamed:
+            await self._cancel_streamed(session, "the turn was cancelled")
+            return
         if not session.busy or session.acp is None:
             raise Conflict(f"no turn runs in session {session.id}")
         await session.acp.cancel()
@@ -562,6 +683,8 @@ class SessionManager:
     async def _ready(self, session: LiveSession) -> AcpSession:
         if session.status == "closed":
             raise Conflict(f"session {session.id} is closed")
+        if session.streamed:
+            raise BadRequest(f"{GEMINI_STREAM} sessions have a model, and no modes or options")
         if not session.live:
             await self._continue(session)
         assert session.acp is not None
@@ -572,30 +695,26 @@ class SessionManager:
         offered = [m.id for m in acp_session.modes.available_modes] if acp_session.modes else []
         if mode_id not in offered:
             raise BadRequest(f"the agent offers no mode {mode_id!r}; its modes: {offered}")
-        await self._call(session, acp_session.set_mode(mode_id))
+        await _agent_call(acp_session.set_mode(mode_id))
 
     async def set_model(self, session: LiveSession, model_id: str) -> None:
+        if session.streamed and session.status != "closed":
+            session.record.model = model_id  # the next run's --model
+            self.store.save(session.record)
+            return
         acp_session = await self._ready(session)
         if acp_session.models is not None:
             offered = [m.model_id for m in acp_session.models.available_models]
             if model_id not in offered:
                 raise BadRequest(f"the agent offers no model {model_id!r}; its models: {offered}")
-        await self._call(session, acp_session.set_model(model_id))
+        await _agent_call(acp_session.set_model(model_id))
 
     async def set_config(self, session: LiveSession, config_id: str, value: Any) -> None:
         acp_session = await self._ready(session)
         offered = [str(o.get("id")) for o in acp_session.config_options or []]
         if config_id not in offered:
             raise BadRequest(f"the agent offers no option {config_id!r}; its options: {offered}")
-        await self._call(session, acp_session.set_config_option(config_id, value))
-
-    async def _call(self, session: LiveSession, call: Any) -> None:
-        try:
-            await call
-        except AgentRequestFailed as exc:
-            raise BadRequest(f"the agent refused: {exc}") from exc
-        except RunFailed as exc:
-            raise _agent_failure(exc) from exc
+        await _agent_call(acp_session.set_config_option(config_id, value))
 
     # Closing -------------------------------------------------------------------------
 
@@ -603,9 +722,9 @@ class SessionManager:
         """Stop the agent for good; the log stays (status ``closed``)."""
         if session.status == "closed":
             return
-        if session.live:
-            await self._stop(session, "closed")
-        else:
+        live = session.live
+        await self._stop(session, "closed")
+        if not live:  # else the agent's task said it
             session.publish_state("closed")
             session.log.close()
         session.record.closed = True

@@ -43,6 +43,8 @@ class SessionRecord(msgspec.Struct, kw_only=True):
     permissions: str = "ask"
     agent_session_id: str | None = None
     title: str | None = None
+    model: str | None = None
+    """The model of a ``gemini-stream`` session's runs (an ACP agent keeps its own)."""
     closed: bool = False
 
 

@@ -23,17 +23,19 @@ def test_the_agents_are_listed_built_ins_first_with_secrets_masked(
     agents = launcher.agents()
     assert [(a.name, a.transport) for a in agents] == [
         ("gemini", "acp"),
+        ("gemini-stream", "stream-json"),
         ("claude", "acp"),
         ("codex", "acp"),
         ("qwen", "acp"),
         ("opencode", "acp"),
         ("mine", "acp"),
     ]
-    claude = agents[1]
+    assert (agents[0].available, agents[1].available) == (False, False)  # no Gemini CLI
+    claude = agents[2]
     assert (claude.available, claude.command) == (True, ["claude-acp", "--key", "***"])
-    assert agents[2].available is False
-    assert agents[2].detail is not None
-    assert agents[2].detail.startswith("Codex (codex-acp) not found")
+    assert agents[3].available is False
+    assert agents[3].detail is not None
+    assert agents[3].detail.startswith("Codex (codex-acp) not found")
 
 
 def test_an_agent_never_gets_the_servers_token(tmp_path: Path) -> None:
@@ -53,5 +55,7 @@ def test_an_unknown_or_missing_agent_is_not_found(
     launcher = ProcessLauncher(environ={"PATH": str(tmp_path)})
     with pytest.raises(NotFound, match=r"^unknown agent 'nope'; known: gemini, claude"):
         launcher.options("nope", str(tmp_path))
+    with pytest.raises(NotFound, match=r"^gemini-stream is not an ACP agent \(use gemini\)$"):
+        launcher.options("gemini-stream", str(tmp_path))
     with pytest.raises(NotFound, match=r"^OpenCode not found"):
         launcher.options("opencode", str(tmp_path))

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import anyio
 import pytest
 from acp_scripted import ScriptedAgent
+from httpx_ws import WebSocketDisconnect
 from server_kit import TOKEN, Served, scripted_server
+
+from gemwire.errors import AgentNotFound
 
 pytestmark = pytest.mark.anyio
 
@@ -568,3 +571,107 @@ async def test_a_stopped_session_of_an_agent_that_cannot_load_is_409(
     assert view["status"] == "stopped"
     again = [e for e in envelopes if e.get("state", {}).get("status") == "stopped"]
     assert again[-1]["state"]["detail"].startswith("acp:scripted cannot load sessions")
+
+
+async def test_a_waiting_permission_is_denied_when_the_last_client_leaves(
+    dirs: tuple[str, str],
+) -> None:
+    answers.clear()
+    async with scripted_server(*dirs, on_prompt=ask_permission) as (server, _):
+        sid = await new_session(server)
+        async with server.sse(f"/v1/sessions/{sid}/events") as stream:
+            await server.request("POST", f"/v1/sessions/{sid}/prompt", json={"text": "go"})
+            await stream.wait_for(7)  # permission_requested: it waits for an answer
+        envelopes = await wait_logged(server, sid, "turn_completed")
+    assert answers[0]["result"]["outcome"] == {"outcome": "selected", "optionId": "no"}
+    resolved = [e["event"] for e in envelopes if kinds([e]) == ["permission_resolved"]]
+    assert [r["option_id"] for r in resolved] == ["no"]
+
+
+async def test_ready_is_503_once_shutdown_began(dirs: tuple[str, str]) -> None:
+    async with scripted_server(*dirs) as (server, _):
+        assert (await server.request("GET", "/ready")).json() == {"ready": True}
+        await server.app.state.gemwire.sessions.drain()
+        server.app.state.gemwire.shutting_down.set()
+        response = await server.request("GET", "/ready")
+        assert (response.status_code, response.json()) == (503, {"ready": False})
+        refused = await server.request("POST", "/v1/sessions", json={"agent": "scripted"})
+        assert (refused.status_code, refused.json()["error"]) == (
+            503,
+            {"kind": "limit", "message": "the server is shutting down"},
+        )
+
+
+class _Missing:
+    """A channel whose agent cannot be started."""
+
+    framing = "messages"
+
+    async def __aenter__(self) -> Self:
+        raise AgentNotFound("no such program: my-agent")
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        return None
+
+
+async def test_an_agent_that_cannot_start_is_404_and_leaves_no_session(
+    dirs: tuple[str, str],
+) -> None:
+    async with scripted_server(*dirs) as (server, launcher):
+        launcher.channel = lambda options: _Missing()  # type: ignore[method-assign,assignment,return-value]
+        response = await server.request("POST", "/v1/sessions", json={"agent": "scripted"})
+        assert (response.status_code, response.json()["error"]) == (
+            404,
+            {
+                "kind": "not_found",
+                "message": "the agent could not be started: no such program: my-agent",
+            },
+        )
+        assert (await server.request("GET", "/v1/sessions")).json() == {"sessions": []}
+    assert list((Path(dirs[1]) / "sessions").iterdir()) == []
+
+
+async def test_an_agent_that_dies_mid_turn_ends_it_once_and_a_prompt_continues(
+    dirs: tuple[str, str],
+) -> None:
+    async def die(agent: ScriptedAgent, sid: str, params: dict[str, Any]) -> str:
+        if params["prompt"][0]["text"] == "die":
+            await agent.say(sid, "partial")
+            await agent.channel.close(0, reason="out of memory")
+        else:
+            await agent.say(sid, "alive")
+        return "end_turn"
+
+    async with scripted_server(*dirs, on_prompt=die) as (server, launcher):
+        sid = await new_session(server)
+        await server.request("POST", f"/v1/sessions/{sid}/prompt", json={"text": "die"})
+        envelopes = await wait_logged(server, sid, "state:stopped")
+        assert kinds(envelopes)[3:] == [
+            "state:running",
+            "user_message",
+            "message_delta",
+            "turn_completed",
+            "state:stopped",
+        ]
+        completed = envelopes[6]["event"]
+        assert (completed["ok"], completed["error"]["kind"]) == (False, "crashed")
+        assert envelopes[-1]["state"] == {"status": "stopped", "detail": "the agent exited"}
+        again = await server.request("POST", f"/v1/sessions/{sid}/prompt", json={"text": "hi"})
+        assert again.status_code == 202
+        envelopes = await wait_logged(server, sid, "turn_completed", 2)
+        assert len(launcher.started) == 2
+    last = [e["event"] for e in envelopes if kinds([e]) == ["turn_completed"]][-1]
+    assert (last["ok"], last["answer"]) == (True, "alive")
+
+
+@pytest.mark.parametrize(
+    "path", ["/v1/sessions/s_0123456789abcdef/ws", "/v1/sessions/x/ws?after=-1"]
+)
+async def test_a_websocket_to_no_session_is_closed_1008(dirs: tuple[str, str], path: str) -> None:
+    async with scripted_server(*dirs) as (server, _):
+        if "after" in path:
+            path = f"/v1/sessions/{await new_session(server)}/ws?after=-1"
+        with pytest.raises(WebSocketDisconnect) as caught:
+            async with server.ws(path):
+                pass
+    assert caught.value.code == 1008
