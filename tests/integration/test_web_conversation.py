@@ -268,6 +268,13 @@ def test_cancel_esc_denies_two_tabs_and_hostile_text(
     first.get_by_label("Message").press("Escape")
     expect(first.locator(".turn").nth(1)).to_have_text(CANCELLED)
     expect(first.get_by_role("button", name="Cancel")).to_be_hidden()
+    # A turn that did not end normally can be continued.
+    first.get_by_role("button", name="Continue").click()
+    expect(first.locator(".user .text").last).to_have_text("Continue.")
+    expect(first.locator("dialog.permission-dialog")).to_be_visible()
+    first.get_by_role("button", name="Reject").click()
+    expect(first.locator(".turn").nth(2)).to_have_text(DONE)
+    expect(first.get_by_role("button", name="Continue")).to_be_hidden()
     # Esc in the permission dialog answers nothing: denied.
     send(second, "write notes")
     expect(second.locator("dialog.permission-dialog")).to_be_visible()
