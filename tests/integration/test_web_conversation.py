@@ -250,6 +250,11 @@ def test_cancel_esc_denies_two_tabs_and_hostile_text(
     assert first.evaluate("document.querySelector('#agent option:last-child').disabled")
     one = start(first)
     open_page(second, server)
+    # A workspace outside the roots: the API's error is shown, and nothing starts.
+    second.get_by_label("Workspace").fill("/")
+    second.get_by_role("button", name="Start").click()
+    expect(second.locator(".flash")).to_have_text(f"'/' is outside the server's roots ({root})")
+    second.get_by_label("Workspace").fill(str(root))
     two = start(second)
     assert one != two
     send(first, f"echo {HOSTILE}")

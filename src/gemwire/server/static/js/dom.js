@@ -73,14 +73,13 @@ export function duration(ms) {
   return secs < 60 ? `${secs.toFixed(1)} s` : `${Math.floor(secs / 60)} min ${Math.round(secs % 60)} s`;
 }
 
-// A message shown at the top of a view (an API error, a hint); replaced, never stacked.
-export function flash(container, message, kind = "error") {
+// An error shown at the top of a view; replaced, never stacked ("" hides it).
+export function flash(container, message) {
   let bar = container.querySelector(":scope > .flash");
   if (!bar) {
-    bar = h("div", { class: "flash", role: "alert" });
+    bar = h("div", { class: "flash error", role: "alert" });
     container.prepend(bar);
   }
-  bar.className = `flash ${kind}`;
   bar.textContent = message;
   bar.hidden = !message;
 }
