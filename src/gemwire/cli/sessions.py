@@ -108,7 +108,7 @@ def _names_a_file(ref: str) -> bool:
 def _load(path: str, *, keep_originals: bool = False) -> Loaded:
     """The session at ``path``; a file that is not one (empty, binary, cut short) is an error."""
     from gemwire.errors import SessionError
-    from gemwire.sessions import load_session
+    from gemwire.sessions import load_session, whose
 
     try:
         conversation = load_session(path, keep_originals=keep_originals)
@@ -120,24 +120,9 @@ def _load(path: str, *, keep_originals: bool = False) -> Loaded:
         why = "; ".join(dict.fromkeys(p.message for p in problems[:3])) or "no session id"
         more = f" (and {len(problems) - 3} more problems)" if len(problems) > 3 else ""
         raise click.ClickException(
-            terminal_safe(f"{path} is not a {_whose(conversation)} session: {why}{more}")
+            terminal_safe(f"{path} is not a {whose(conversation)} session: {why}{more}")
         )
     return conversation
-
-
-def _whose(conversation: Loaded) -> str:
-    from gemwire.sessions import AGENT_NAMES, Conversation
-
-    return "Gemini" if isinstance(conversation, Conversation) else AGENT_NAMES[conversation.agent]
-
-
-def _json_safe(info: SessionInfo) -> SessionInfo:
-    """A file name that is not UTF-8 cannot be JSON text: its bad bytes become U+FFFD."""
-    import msgspec
-
-    path = info.path.encode(errors="surrogateescape").decode(errors="replace")
-    subagents = [_json_safe(sub) for sub in info.subagents]
-    return msgspec.structs.replace(info, path=path, subagents=subagents)
 
 
 def _title(info: SessionInfo) -> str:
@@ -157,6 +142,8 @@ def list_(
     """The sessions an agent would resume (`gemini --resume`), numbered as it numbers them."""
     import msgspec
 
+    from gemwire.sessions import json_safe
+
     if all_projects and project:
         raise click.UsageError("--project and --all-projects exclude each other")
     found = [
@@ -167,7 +154,7 @@ def list_(
     out = sys.stdout
     for info in found:
         if as_json:
-            sys.stdout.buffer.write(msgspec.json.encode(_json_safe(info)) + b"\n")
+            sys.stdout.buffer.write(msgspec.json.encode(json_safe(info)) + b"\n")
             continue
         where = f"{info.agent}  " if agent == "all" else ""
         where += f"{info.project or '?'}  " if all_projects else ""
@@ -268,50 +255,6 @@ def show(
         output.close()
 
 
-def _lines(
-    conversation: Loaded,
-    cwd: str | None,
-    fmt: str,
-    prices: str | None,
-    *,
-    redact: bool,
-) -> Iterator[bytes]:
-    import msgspec
-
-    from gemwire._normalize.masking import Masker, known_secrets
-    from gemwire.errors import InvalidOptions
-    from gemwire.events import encode_event
-    from gemwire.sessions import (
-        Conversation,
-        Redactor,
-        load_prices,
-        to_html,
-        to_markdown,
-        to_unified_messages,
-    )
-
-    redactor = Redactor() if redact else None
-    if fmt == "events":
-        masker = Masker(known_secrets(os.environ))  # as the other formats do by default
-        for event in conversation.events(cwd=cwd):
-            masked = masker.event(event) if masker else event
-            yield encode_event(redactor.event(masked) if redactor else masked)
-        return
-    if fmt in ("html", "markdown"):
-        render = to_html if fmt == "html" else to_markdown
-        table = load_prices(prices)
-        yield render(conversation, cwd=cwd, prices=table, redact=redact).encode()
-        return
-    if not isinstance(conversation, Conversation):
-        raise InvalidOptions(
-            f"--format {fmt} of a {_whose(conversation)} session is not supported yet "
-            "(events, html and markdown are)"
-        )
-    message: dict[str, Any]
-    for message in to_unified_messages(conversation.messages, conversation.originals):
-        yield msgspec.json.encode(redactor.value(message) if redactor else message) + b"\n"
-
-
 @sessions.command()
 @click.argument("ref")
 @agent_option
@@ -355,13 +298,21 @@ def export(
     gemwire sessions export latest --format markdown --redact > to-share.md
     """
     from gemwire.errors import InvalidOptions, SessionError
+    from gemwire.sessions import export_lines, load_prices
 
     info = _find(agent_sources(agent, gemini_home), ref, project)
     conversation = _load(info.path, keep_originals=fmt == "claude")
-    lines = _lines(conversation, info.project, fmt, prices, redact=redact)
-    if _is_terminal(output):
-        lines = _for_terminal(lines, as_json=fmt in ("events", "claude"))
     try:
+        table = load_prices(prices) if fmt in ("html", "markdown") else None
+        lines = export_lines(
+            conversation,
+            fmt,  # type: ignore[arg-type]  # one of EXPORT_FORMATS, checked by click
+            cwd=info.project,
+            prices=table,
+            redact=redact,
+        )
+        if _is_terminal(output):
+            lines = _for_terminal(lines, as_json=fmt in ("events", "claude"))
         output.writelines(lines)
     except InvalidOptions as exc:
         raise click.UsageError(terminal_safe(str(exc))) from exc

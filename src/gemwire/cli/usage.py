@@ -7,9 +7,8 @@ goes through `terminal_safe` (and is never read as Rich markup).
 
 from __future__ import annotations
 
-import re
 import sys
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 import click
@@ -30,44 +29,13 @@ _BAR_WIDTH = 40
 _GROUPINGS = ("day", "week", "month", "model", "project", "session")
 
 
-_AGO = re.compile(r"(\d{1,6})([dh])")
-
-
-def when(text: str, now: datetime) -> date | datetime:
-    """A ``--since``/``--until`` value: a day (counted whole) or a moment, in ``now``'s zone.
-
-    ``today``, ``yesterday`` and an ISO date are days; ``7d`` and ``12h`` are that long before
-    ``now``; an ISO date and time is that moment.
-
-    >>> now = datetime(2026, 11, 25, 14, 30)
-    >>> [str(when(t, now)) for t in ("yesterday", "2026-11-01", "7d", "12h")]
-    ['2026-11-24', '2026-11-01', '2026-11-18 14:30:00', '2026-11-25 02:30:00']
-    """
-    value = text.strip().lower()
-    if value in ("today", "yesterday"):
-        return now.date() - timedelta(days=value == "yesterday")
-    ago = _AGO.fullmatch(value)
-    if ago is not None:
-        count = int(ago.group(1))
-        return now - (timedelta(days=count) if ago.group(2) == "d" else timedelta(hours=count))
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        pass
-    try:
-        return datetime.fromisoformat(text.strip())
-    except ValueError:
-        raise ValueError(
-            f"{text!r} is not a day or a time: 2026-11-23, today, yesterday, 7d (days ago), "
-            "12h (hours ago) or 2026-11-23T09:00"
-        ) from None
-
-
 def _when(ctx: click.Context, param: click.Parameter, value: str | None) -> date | None:
     if value is None:
         return None
+    from gemwire.sessions import parse_when
+
     try:
-        return when(value, datetime.now().astimezone())
+        return parse_when(value, datetime.now().astimezone())
     except ValueError as exc:
         raise click.BadParameter(terminal_safe(str(exc))) from None
 

@@ -12,6 +12,7 @@ import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -19,8 +20,9 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute, Route
 
 from gemwire._version import __version__
-from gemwire.server import routes_sessions
+from gemwire.server import openapi, routes_batches, routes_page, routes_saved, routes_sessions
 from gemwire.server.agents import AgentLauncher, ProcessLauncher
+from gemwire.server.batches import BatchManager
 from gemwire.server.config import ServerConfig
 from gemwire.server.responses import (
     ApiError,
@@ -53,6 +55,10 @@ def _routes() -> list[BaseRoute]:
     ]
     # ---- Route lists of the other modules: one line each, here. ----------------------
     routes += routes_sessions.ROUTES
+    routes += routes_saved.ROUTES
+    routes += routes_batches.ROUTES
+    routes += openapi.ROUTES
+    routes += routes_page.routes()
     return routes
 
 
@@ -67,12 +73,18 @@ def create_app(
     ``gemini-stream`` turns through ``stream_launcher`` (default: `GeminiStreamLauncher`);
     tests give ones that start no process."""
     spares = SpareAgents(launcher or ProcessLauncher(config.agents), config.warm, config.roots[0])
-    state = AppState(config=config, launcher=spares)
+    shutting_down = anyio.Event()
+    batches = BatchManager(config.state_dir, shutting_down)
+    state = AppState(config=config, launcher=spares, batches=batches, shutting_down=shutting_down)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         os.makedirs(config.state_dir, mode=0o700, exist_ok=True)
-        async with spares, SessionManager(config, state.launcher, stream_launcher) as sessions:
+        async with (
+            spares,
+            SessionManager(config, state.launcher, stream_launcher) as sessions,
+            batches,
+        ):
             state.sessions = sessions
             state.started = True
             try:

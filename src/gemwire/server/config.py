@@ -96,6 +96,11 @@ class ServerConfig(msgspec.Struct, frozen=True, kw_only=True):
     """The stdio line cap: a WebSocket message over it closes the socket with 1009."""
     ssl_certfile: str | None = None
     ssl_keyfile: str | None = None
+    sessions_home: str | None = None
+    """The folder holding the agents' own folders (``.gemini``, ``.claude``, ...) whose saved
+    sessions and usage ``/v1/saved-sessions`` and ``/v1/usage`` read; ``None``: each agent's
+    own, found as the agent finds it (``GEMINI_CLI_HOME``, ``CLAUDE_CONFIG_DIR``, ..., else
+    ``HOME``)."""
 
     @property
     def scheme(self) -> str:

@@ -16,6 +16,7 @@ from gemwire.server.agents import AgentLauncher
 from gemwire.server.config import ServerConfig
 
 if TYPE_CHECKING:
+    from gemwire.server.batches import BatchManager
     from gemwire.server.sessions import SessionManager
 
 __all__ = ("AppState", "app_state")
@@ -28,6 +29,7 @@ class AppState:
     config: ServerConfig
     launcher: AgentLauncher
     sessions: SessionManager | None = None
+    batches: BatchManager | None = None
     started: bool = False
     """The lifespan has started: the state folder is there and the session manager runs."""
     shutting_down: anyio.Event = field(default_factory=anyio.Event)

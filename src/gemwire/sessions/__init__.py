@@ -22,14 +22,15 @@ from __future__ import annotations
 from gemwire.protocol.gemini_messages import RawMessage, SessionMessage
 from gemwire.protocol.gemini_session import Problem
 from gemwire.sessions._export import claude_tool, to_unified_messages
+from gemwire.sessions._formats import EXPORT_FORMATS, ExportFormat, export_lines, whose
 from gemwire.sessions._html import to_html
 from gemwire.sessions._jsonl import JsonlConversation
 from gemwire.sessions._markdown import to_markdown
 from gemwire.sessions._redact import Redactor
 from gemwire.sessions._registry import load_session, source, sources
 from gemwire.sessions._source import AGENT_NAMES, AGENTS, Agent, LoadedSession, SessionSource
-from gemwire.sessions._summary import SessionInfo, short_id_of
-from gemwire.sessions._usage import GROUPINGS, UsageReport, UsageRow, usage
+from gemwire.sessions._summary import SessionInfo, json_safe, short_id_of
+from gemwire.sessions._usage import GROUPINGS, UsageReport, UsageRow, parse_when, usage
 from gemwire.sessions.claude import ClaudeConversation, ClaudeHome
 from gemwire.sessions.codex import CodexConversation, CodexHome
 from gemwire.sessions.gemini import (
@@ -54,6 +55,7 @@ from gemwire.sessions.qwen import QwenConversation, QwenHome
 __all__ = (
     "AGENTS",
     "AGENT_NAMES",
+    "EXPORT_FORMATS",
     "GROUPINGS",
     "Agent",
     "ClaudeConversation",
@@ -61,6 +63,7 @@ __all__ = (
     "CodexConversation",
     "CodexHome",
     "Conversation",
+    "ExportFormat",
     "GeminiHome",
     "JsonlConversation",
     "LoadedSession",
@@ -80,11 +83,14 @@ __all__ = (
     "UsageReport",
     "UsageRow",
     "claude_tool",
+    "export_lines",
+    "json_safe",
     "load_prices",
     "load_session",
     "nested_events",
     "nested_opencode_events",
     "parent_call",
+    "parse_when",
     "project_hash",
     "read_session_info",
     "remove_resume_stubs",
@@ -96,4 +102,5 @@ __all__ = (
     "to_markdown",
     "to_unified_messages",
     "usage",
+    "whose",
 )

@@ -13,7 +13,7 @@ import msgspec
 
 from gemwire.wire.gemini_session import SESSION_FILE_PREFIX
 
-__all__ = ("Format", "Kind", "SessionInfo", "short_id_of")
+__all__ = ("Format", "Kind", "SessionInfo", "json_safe", "short_id_of")
 
 Format = Literal["json", "jsonl", "sqlite"]
 Kind = Literal["main", "subagent"]
@@ -67,3 +67,18 @@ class SessionInfo(msgspec.Struct, frozen=True, kw_only=True):
     @property
     def short_id(self) -> str | None:
         return short_id_of(os.path.basename(self.path))
+
+
+def json_safe(info: SessionInfo) -> SessionInfo:
+    r"""``info`` as JSON text can carry it (``gemwire sessions list --json``, the server's
+    listing): a file name that is not UTF-8 has its bad bytes made U+FFFD.
+
+    >>> info = SessionInfo(id="1", path="/h/s\udcff.jsonl", project=None, format="jsonl",
+    ...     kind="main", start_time=None, last_updated=None, summary=None, first_prompt=None,
+    ...     messages=0, resumable=False)
+    >>> json_safe(info).path == "/h/s\ufffd.jsonl"
+    True
+    """
+    path = info.path.encode(errors="surrogateescape").decode(errors="replace")
+    subagents = [json_safe(sub) for sub in info.subagents]
+    return msgspec.structs.replace(info, path=path, subagents=subagents)

@@ -18,7 +18,8 @@ filters, prices and adds up.
 
 from __future__ import annotations
 
-from datetime import date, datetime, tzinfo
+import re
+from datetime import date, datetime, timedelta, tzinfo
 from typing import Any, Literal
 
 import msgspec
@@ -27,7 +28,7 @@ from gemwire.sessions._registry import Home, sources
 from gemwire.sessions._source import Tokens, UsageTally
 from gemwire.sessions.pricing import PriceTable, load_prices
 
-__all__ = ("GROUPINGS", "UsageReport", "UsageRow", "usage")
+__all__ = ("GROUPINGS", "Bound", "UsageReport", "UsageRow", "parse_when", "usage")
 
 Grouping = Literal["day", "week", "month", "model", "project", "session"]
 GROUPINGS: tuple[Grouping, ...] = ("day", "week", "month", "model", "project", "session")
@@ -123,6 +124,39 @@ def _key(entry: _Entry, by: Grouping) -> str:
 
 Bound = date | datetime
 """A day (counted whole) or a moment (a `datetime`; without a time zone, in ``tz``)."""
+
+_AGO = re.compile(r"(\d{1,6})([dh])")
+
+
+def parse_when(text: str, now: datetime) -> Bound:
+    """A ``since``/``until`` as people write it: a day (counted whole) or a moment, in
+    ``now``'s zone (``gemwire usage --since``, ``GET /v1/usage?since=``).
+
+    ``today``, ``yesterday`` and an ISO date are days; ``7d`` and ``12h`` are that long before
+    ``now``; an ISO date and time is that moment. Raises `ValueError` saying what is accepted.
+
+    >>> now = datetime(2026, 11, 25, 14, 30)
+    >>> [str(parse_when(t, now)) for t in ("yesterday", "2026-11-01", "7d", "12h")]
+    ['2026-11-24', '2026-11-01', '2026-11-18 14:30:00', '2026-11-25 02:30:00']
+    """
+    value = text.strip().lower()
+    if value in ("today", "yesterday"):
+        return now.date() - timedelta(days=value == "yesterday")
+    ago = _AGO.fullmatch(value)
+    if ago is not None:
+        count = int(ago.group(1))
+        return now - (timedelta(days=count) if ago.group(2) == "d" else timedelta(hours=count))
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        pass
+    try:
+        return datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(
+            f"{text!r} is not a day or a time: 2026-11-23, today, yesterday, 7d (days ago), "
+            "12h (hours ago) or 2026-11-23T09:00"
+        ) from None
 
 
 def _bound(value: Bound | None, tz: tzinfo | None) -> tuple[date | None, datetime | None]:

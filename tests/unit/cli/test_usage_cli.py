@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from corpus import RECORDED
 
 from gemwire.cli import main
-from gemwire.cli.usage import when
+from gemwire.sessions import parse_when
 
 RECORDING = RECORDED / "session_subagent" / "json" / "gemini-home"
 
@@ -131,7 +131,7 @@ NOW = datetime(2026, 11, 25, 14, 30, tzinfo=timezone(timedelta(hours=1)))
     ],
 )
 def test_since_and_until_take_days_and_moments(text: str, expected: date) -> None:
-    found = when(text, NOW)
+    found = parse_when(text, NOW)
     assert (found, type(found)) == (expected, type(expected))
 
 

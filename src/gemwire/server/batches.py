@@ -1,0 +1,392 @@
+"""The server's batches (`BatchManager`): `gemwire.batch` runs in the server's task group,
+each batch's progress kept as numbered envelopes for its SSE stream.
+
+    manager = BatchManager(state_dir, shutting_down)
+    async with manager:                          # the app's lifespan
+        batch = await manager.add(spec)          # known, and kept in the state folder
+        await manager.start(batch, options)      # runs in the manager's task group
+        batch.view()                             # done, failed, running, pending, eta_s, ...
+
+A batch's spec (`BatchSpec`: its tasks, output folder and agent) is kept in
+``<state-dir>/batches/<id>/batch.json`` and its progress envelopes in ``progress.jsonl``
+there, so a restarted server lists it (``stopped`` if it was running) and
+``retry-failed`` continues it. The output folder is `gemwire.batch`'s own: a batch that
+stops (shutdown, `stop`) leaves it as a re-run expects it, its finished results kept.
+An output folder opened read-only (``{"open": dir}``) has no tasks: its progress is what its
+``results.jsonl`` says, read again on each look.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import secrets
+import time
+from collections import Counter
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal, Self
+
+import anyio
+import msgspec
+from anyio.abc import TaskGroup, TaskStatus
+
+from gemwire.batch import (
+    BatchFinished,
+    BatchOptions,
+    BatchStopped,
+    Progress,
+    Task,
+    TaskFinished,
+    TaskResult,
+    TaskStarted,
+    read_results,
+    run_batch,
+)
+from gemwire.errors import GemwireError
+from gemwire.runners.acp import PermissionPreset
+
+__all__ = (
+    "KEEP_ALIVE",
+    "BatchError",
+    "BatchManager",
+    "BatchSpec",
+    "BatchView",
+    "ServerBatch",
+    "whole_lines",
+)
+
+log = logging.getLogger("gemwire.server")
+
+Status = Literal["running", "finished", "stopped", "failed"]
+
+
+class BatchSpec(msgspec.Struct, frozen=True, kw_only=True):
+    """What a batch is: kept in its ``batch.json``."""
+
+    id: str
+    output: str
+    """The output folder (a real path under a root)."""
+    created: str
+    agent: str | None = None
+    tasks: list[Task] | None = None
+    """``None``: an output folder opened read-only."""
+    concurrency: int = 4
+    timeout: float | None = None
+    """Seconds per task (a task's own ``timeout`` wins)."""
+    permissions: PermissionPreset = "deny"
+    """How the agent's permission requests are answered (a task's own wins)."""
+
+
+class BatchError(msgspec.Struct, frozen=True):
+    kind: str
+    message: str
+
+
+class BatchView(msgspec.Struct, frozen=True, kw_only=True):
+    """A batch as ``GET /v1/batches/{id}`` shows it."""
+
+    id: str
+    status: Status
+    output: str
+    agent: str | None
+    created: str
+    read_only: bool
+    tasks: int
+    """Tasks in the batch (opened read-only: tasks with a result)."""
+    done: int
+    """Tasks with a result (ok or failed), earlier runs' included."""
+    failed: int
+    running: int
+    pending: int
+    eta_s: float | None
+    """Seconds until every task has a result at this run's pace; ``null`` until one
+    finished in this run, or when the batch is not running."""
+    failed_by_kind: dict[str, int]
+    last_seq: int
+    error: BatchError | None = None
+    """Why the batch itself failed (its output folder, its agent): ``status`` ``failed``."""
+
+
+def new_batch_id() -> str:
+    """``b_`` and 16 hex digits.
+
+    >>> len(new_batch_id()), new_batch_id()[:2]
+    (18, 'b_')
+    """
+    return "b_" + secrets.token_hex(8)
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+_encode = msgspec.json.Encoder().encode
+
+
+def whole_lines(data: bytes) -> list[bytes]:
+    r"""The JSON lines of a file written line by line: a last line still being written (or
+    torn by a crash) is left out.
+
+    >>> whole_lines(b'{"a":1}\n{"b":{"c":2}}\n{"d":{"e":3}')
+    [b'{"a":1}', b'{"b":{"c":2}}']
+    """
+    lines = data.split(b"\n")
+    if lines and lines[-1]:
+        try:
+            msgspec.json.decode(lines[-1])
+        except msgspec.DecodeError:
+            lines.pop()
+    return [line for line in lines if line]
+
+
+class ServerBatch:
+    """One batch: its spec, its results so far, and its progress envelopes."""
+
+    def __init__(self, spec: BatchSpec, folder: Path) -> None:
+        self.spec = spec
+        self.folder = folder
+        self.status: Status = "stopped"
+        self.error: BatchError | None = None
+        self.results: dict[str, TaskResult] = {}
+        self.running: set[str] = set()
+        self.envelopes: list[bytes] = []
+        """Each envelope's JSON, seq ``i + 1`` at index ``i``."""
+        self._changed = anyio.Event()
+        self._scope: anyio.CancelScope | None = None
+        self._run_started = 0.0
+        self._finished_this_run = 0
+
+    @property
+    def read_only(self) -> bool:
+        return self.spec.tasks is None
+
+    @property
+    def last_seq(self) -> int:
+        return len(self.envelopes)
+
+    def load(self) -> None:
+        """The results on disk, and the envelopes of earlier runs (a worker thread's job)."""
+        self.results = {r.task_id: r for r in read_results(self.spec.output)}
+        try:
+            data = (self.folder / "progress.jsonl").read_bytes()
+        except FileNotFoundError:
+            data = b""
+        self.envelopes = whole_lines(data)
+        if self.read_only:
+            self.status, self.error = "finished", None
+        elif all(t.id in self.results for t in self.spec.tasks or ()):
+            self.status = "finished"
+
+    def view(self) -> BatchView:
+        tasks = self.spec.tasks
+        ids = [t.id for t in tasks] if tasks is not None else list(self.results)
+        finished = [self.results[i] for i in ids if i in self.results]
+        failed = [r for r in finished if not r.ok]
+        running = len(self.running)
+        pending = len(ids) - len(finished) - running
+        eta = None
+        if self.status == "running" and self._finished_this_run:
+            elapsed = time.monotonic() - self._run_started
+            eta = round(elapsed / self._finished_this_run * (pending + running), 1)
+        return BatchView(
+            id=self.spec.id,
+            status=self.status,
+            output=self.spec.output,
+            agent=self.spec.agent,
+            created=self.spec.created,
+            read_only=self.read_only,
+            tasks=len(ids),
+            done=len(finished),
+            failed=len(failed),
+            running=running,
+            pending=max(pending, 0),
+            eta_s=eta,
+            failed_by_kind=dict(Counter(r.error_kind or "unknown" for r in failed).most_common()),
+            last_seq=self.last_seq,
+            error=self.error,
+        )
+
+    def add(self, progress: Progress) -> None:
+        if isinstance(progress, TaskStarted):
+            self.running.add(progress.task_id)
+        elif isinstance(progress, TaskFinished):
+            self.running.discard(progress.result.task_id)
+            self.results.pop(progress.result.task_id, None)
+            self.results[progress.result.task_id] = progress.result
+            self._finished_this_run += 1
+        envelope = _encode({"seq": self.last_seq + 1, "progress": progress})
+        self.envelopes.append(envelope)
+        # Best effort: the stream goes on without it; only a restarted server misses it.
+        with contextlib.suppress(OSError), open(self.folder / "progress.jsonl", "ab") as file:
+            file.write(envelope + b"\n")
+        self._notify()
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    async def changed(self) -> None:
+        """Wait for a new envelope or the end of the run."""
+        await self._changed.wait()
+
+    def fail(self, exc: GemwireError) -> None:
+        """The batch itself failed (its output folder, its agent): ``failed``, and why."""
+        self.status = "failed"
+        self.error = BatchError(kind=getattr(exc, "kind", type(exc).__name__), message=str(exc))
+
+    def stop(self) -> None:
+        if self._scope is not None:
+            self._scope.cancel()
+
+    async def run(
+        self, options: BatchOptions, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
+        """Run the batch once; ``task_status`` is told once its output folder is open
+        (what fails before that is raised to the caller of ``start``)."""
+        assert self.spec.tasks is not None
+        self.status = "running"
+        self.error = None
+        self.running.clear()
+        self._run_started = time.monotonic()
+        self._finished_this_run = 0
+        if options.retry_failed:
+            self.results = {k: r for k, r in self.results.items() if r.ok}
+        started = False
+        try:
+            with anyio.CancelScope() as self._scope:
+                async with run_batch(self.spec.tasks, self.spec.output, options) as batch:
+                    task_status.started()
+                    started = True
+                    async for progress in batch:
+                        self.add(progress)
+                        if isinstance(progress, BatchStopped):
+                            self.status = "stopped"
+                        elif isinstance(progress, BatchFinished) and self.status == "running":
+                            self.status = "stopped" if progress.remaining else "finished"
+        except GemwireError as exc:
+            if not started:
+                self.status = "stopped"
+                raise
+            self.fail(exc)
+        except Exception as exc:  # a bug in a batch must not end the server's task group
+            log.exception("batch %s failed", self.spec.id)
+            if not started:
+                self.status = "stopped"
+                raise
+            self.status = "failed"
+            self.error = BatchError(kind="internal", message=str(exc))
+        finally:
+            self._scope = None
+            if self.status == "running":  # cancelled: shutdown, or stop()
+                self.status = "stopped"
+            self.running.clear()
+            self._notify()
+
+
+class BatchManager:
+    """Every batch of the server; runs them in its task group while entered."""
+
+    def __init__(self, state_dir: str, shutting_down: anyio.Event) -> None:
+        self.folder = Path(state_dir) / "batches"
+        self._shutting_down = shutting_down
+        self.batches: dict[str, ServerBatch] = {}
+        self._group: TaskGroup | None = None
+
+    async def __aenter__(self) -> Self:
+        await anyio.to_thread.run_sync(self._load_all)
+        self._group = await anyio.create_task_group().__aenter__()
+        self._group.start_soon(self._stop_at_shutdown)
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        assert self._group is not None
+        self.stop_all()
+        self._group.cancel_scope.cancel()
+        await self._group.__aexit__(None, None, None)
+        self._group = None
+
+    async def _stop_at_shutdown(self) -> None:
+        await self._shutting_down.wait()
+        self.stop_all()
+
+    def stop_all(self) -> None:
+        for batch in self.batches.values():
+            batch.stop()
+
+    def _load_all(self) -> None:
+        try:
+            entries = sorted(os.scandir(self.folder), key=lambda e: e.name)
+        except FileNotFoundError:
+            return
+        decode = msgspec.json.Decoder(BatchSpec).decode
+        for entry in entries:
+            try:
+                spec = decode((Path(entry.path) / "batch.json").read_bytes())
+                batch = ServerBatch(spec, Path(entry.path))
+                batch.load()
+            except (OSError, GemwireError, msgspec.DecodeError, msgspec.ValidationError) as exc:
+                log.warning("batch %s is not listed: %s", entry.name, exc)
+                continue
+            self.batches[spec.id] = batch
+
+    def get(self, batch_id: str) -> ServerBatch | None:
+        return self.batches.get(batch_id)
+
+    def by_output(self, output: str) -> ServerBatch | None:
+        return next((b for b in self.batches.values() if b.spec.output == output), None)
+
+    async def add(self, spec: BatchSpec) -> ServerBatch:
+        """A batch made known (and kept in the state folder); not started."""
+        folder = self.folder / spec.id
+
+        def write() -> ServerBatch:
+            folder.mkdir(parents=True, mode=0o700)
+            (folder / "batch.json").write_bytes(_encode(spec))
+            batch = ServerBatch(spec, folder)
+            batch.load()
+            return batch
+
+        batch = await anyio.to_thread.run_sync(write)
+        self.batches[spec.id] = batch
+        return batch
+
+    async def forget(self, batch: ServerBatch) -> None:
+        self.batches.pop(batch.spec.id, None)
+
+        def remove() -> None:
+            for name in ("batch.json", "progress.jsonl"):
+                with contextlib.suppress(FileNotFoundError):
+                    (batch.folder / name).unlink()
+            with contextlib.suppress(OSError):
+                batch.folder.rmdir()
+
+        await anyio.to_thread.run_sync(remove)
+
+    async def start(self, batch: ServerBatch, options: BatchOptions) -> None:
+        """Run ``batch`` in the manager's task group; returns once its output folder is
+        open. Raises what stops it before that (`InvalidOptions`: the folder is in use;
+        `BatchOutputError`: its ``results.jsonl`` is damaged; `InvalidTasks`)."""
+        assert self._group is not None, "the manager is not running"
+        await self._group.start(batch.run, options)
+
+    async def follow(self, batch: ServerBatch, after: int) -> AsyncIterator[bytes | None]:
+        """The envelopes after seq ``after``, then each new one while the batch runs;
+        ``None`` when none came for `KEEP_ALIVE` seconds. Ends when the run does, or at
+        shutdown."""
+        while True:
+            while after < batch.last_seq:
+                after += 1
+                yield batch.envelopes[after - 1]
+            if batch.status != "running" or self._shutting_down.is_set():
+                return
+            with anyio.move_on_after(KEEP_ALIVE) as waiting:
+                await batch.changed()
+            if waiting.cancelled_caught:
+                yield None
+
+
+KEEP_ALIVE = 15.0
+"""Seconds between SSE keep-alive comments while nothing happens."""

@@ -1,0 +1,358 @@
+"""Batches over HTTP: run `gemwire.batch` on the server and watch it (docs/server.md).
+
+    POST /v1/batches                     {"tasks": "tasks.jsonl" | [tasks], "output": "out",
+                                          "agent"?, "concurrency"?, "timeout"?, "permissions"?}
+                                         or {"open": "out"} (an output folder, read-only)
+    GET  /v1/batches                     {"batches": [batch]}
+    GET  /v1/batches/{id}                batch: done, failed, running, pending, eta_s, ...
+    GET  /v1/batches/{id}/events         SSE of {"seq", "progress"} envelopes (?after=N)
+    POST /v1/batches/{id}/retry-failed   run again what failed or did not finish
+    GET  /v1/batches/{id}/tasks/{task}/events   the task's events, {"seq", "event"} each
+
+Every path (the tasks file, the output folder, each task's workspace or template) must lie
+under the server's roots (`confine`). A task with neither workspace nor template runs in
+the first root.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import stat
+from collections.abc import AsyncIterator
+from typing import Literal
+
+import anyio
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import BaseRoute, Route
+from starlette.types import Receive, Scope, Send
+
+from gemwire.batch import BatchOptions, Task, read_tasks
+from gemwire.batch.tasks import check_tasks
+from gemwire.errors import BatchOutputError, InvalidOptions, InvalidTasks
+from gemwire.server.batches import (
+    BatchManager,
+    BatchSpec,
+    ServerBatch,
+    new_batch_id,
+    now_iso,
+    whole_lines,
+)
+from gemwire.server.paths import confine
+from gemwire.server.responses import (
+    ApiError,
+    BadRequest,
+    Conflict,
+    JsonResponse,
+    NotFound,
+    read_json,
+)
+from gemwire.server.state import app_state
+
+__all__ = ("ROUTES", "BatchRequest")
+
+_TASK_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
+"""A batch's task ids (`gemwire.batch.tasks`): file names in its output folder."""
+
+DEFAULT_EVENTS_LIMIT = 1000
+MAX_EVENTS_FILE = 256 * 1024 * 1024
+"""A task's events file read for ``/tasks/{id}/events``: larger is refused (422)."""
+
+
+class EventStream(StreamingResponse):
+    """An SSE response that ends as soon as the client goes away, whatever ASGI version
+    the server speaks (from 2.4 Starlette would notice only at the next write: up to a
+    keep-alive later)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async with anyio.create_task_group() as group:
+
+            async def stream() -> None:
+                with contextlib.suppress(OSError):  # the client went away mid-write
+                    await self.stream_response(send)
+                group.cancel_scope.cancel()
+
+            group.start_soon(stream)
+            await self.listen_for_disconnect(receive)
+            group.cancel_scope.cancel()
+
+
+class BatchRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """``POST /v1/batches``: tasks (a JSONL file under a root, or the task objects) and an
+    output folder under a root; or ``open``, an existing output folder, read-only."""
+
+    tasks: str | list[Task] | None = None
+    output: str | None = None
+    agent: str = "gemini"
+    concurrency: int = 4
+    timeout: float | None = None
+    """Seconds per task (a task's own ``timeout`` wins)."""
+    permissions: Literal["deny", "reads", "edits", "all"] = "deny"
+    """How the agent's permission requests are answered (a task's own wins): no one is
+    there to ask during a batch."""
+    open: str | None = None
+
+
+def _manager(request: Request) -> BatchManager:
+    manager = app_state(request).batches
+    assert manager is not None, "the lifespan starts the batch manager"
+    return manager
+
+
+def _batch(request: Request) -> ServerBatch:
+    batch = _manager(request).get(request.path_params["batch_id"])
+    if batch is None:
+        raise NotFound(f"no batch {request.path_params['batch_id']!r}")
+    return batch
+
+
+def _output_folder(path: str, roots: tuple[str, ...]) -> str:
+    """The real output folder under a root; one that does not exist yet must have its
+    parent under a root (the batch makes it)."""
+    if "\0" in path:
+        raise BadRequest("the path holds a NUL byte")
+    joined = os.path.normpath(os.path.join(roots[0], os.path.expanduser(path)))
+    if os.path.lexists(joined):
+        return confine(joined, roots)
+    parent, name = os.path.split(joined)
+    if not name:
+        raise BadRequest(f"{path!r} names no folder")
+    return os.path.join(confine(parent, roots), name)
+
+
+def _placed(task: Task, number: int, roots: tuple[str, ...]) -> Task:
+    """The task with its id, and its folders as real paths under the roots."""
+    folders = {
+        name: confine(value, roots)
+        for name in ("workspace", "template")
+        if (value := getattr(task, name)) is not None
+    }
+    if not folders:
+        folders["workspace"] = roots[0]
+    return msgspec.structs.replace(task, id=task.id or f"{number:05d}", **folders)
+
+
+def _tasks(given: str | list[Task], roots: tuple[str, ...]) -> list[Task]:
+    if isinstance(given, str):
+        try:
+            read = read_tasks(confine(given, roots, folder=False))
+        except InvalidTasks as exc:
+            raise BadRequest(str(exc)) from exc
+    else:
+        if not given:
+            raise BadRequest("no tasks")
+        read = given
+    tasks = [_placed(task, n, roots) for n, task in enumerate(read, 1)]
+    try:
+        check_tasks(tasks)
+    except InvalidTasks as exc:
+        raise BadRequest(str(exc)) from exc
+    return tasks
+
+
+def _options(request: Request, spec: BatchSpec, *, retry_failed: bool = False) -> BatchOptions:
+    """The batch's agent as the server runs it (`AgentLauncher.options`), with its timeout
+    and permissions."""
+    assert spec.agent is not None
+    state = app_state(request)
+    acp = state.launcher.options(spec.agent, state.config.roots[0])
+    acp = msgspec.structs.replace(acp, timeout=spec.timeout, permissions=spec.permissions)
+    return BatchOptions(
+        mode="acp", acp=acp, concurrency=spec.concurrency, retry_failed=retry_failed
+    )
+
+
+async def _start(manager: BatchManager, batch: ServerBatch, options: BatchOptions) -> None:
+    try:
+        await manager.start(batch, options)
+    except InvalidTasks as exc:
+        raise BadRequest(str(exc)) from exc
+    except (InvalidOptions, BatchOutputError) as exc:  # the folder in use, or damaged
+        raise Conflict(str(exc)) from exc
+
+
+async def create_batch(request: Request) -> Response:
+    body = await read_json(request, BatchRequest)
+    state = app_state(request)
+    roots = state.config.roots
+    manager = _manager(request)
+    if body.open is not None:
+        if body.tasks is not None or body.output is not None:
+            raise BadRequest("give open, or tasks and output, not both")
+        return await _open(manager, confine(body.open, roots))
+    if body.tasks is None or body.output is None:
+        raise BadRequest("a batch needs tasks and output (or open, to look at one)")
+    if not 1 <= body.concurrency <= state.config.max_sessions:
+        raise BadRequest(f"concurrency must be 1 to {state.config.max_sessions}")
+    if body.timeout is not None and not body.timeout > 0:
+        raise BadRequest("timeout must be over 0")
+    tasks = await anyio.to_thread.run_sync(_tasks, body.tasks, roots)
+    output = _output_folder(body.output, roots)
+    running = manager.by_output(output)
+    if running is not None and running.status == "running":
+        raise Conflict(f"batch {running.spec.id} is writing to {output}")
+    spec = BatchSpec(
+        id=new_batch_id(),
+        output=output,
+        created=now_iso(),
+        agent=body.agent,
+        tasks=tasks,
+        concurrency=body.concurrency,
+        timeout=body.timeout,
+        permissions=body.permissions,
+    )
+    options = _options(request, spec)  # an unknown agent: 404 before anything is kept
+    try:
+        batch = await manager.add(spec)
+    except BatchOutputError as exc:
+        raise Conflict(str(exc)) from exc
+    try:
+        await _start(manager, batch, options)
+    except BaseException:
+        await manager.forget(batch)
+        raise
+    return JsonResponse(batch.view(), 201)
+
+
+async def _open(manager: BatchManager, folder: str) -> Response:
+    known = manager.by_output(folder)
+    if known is not None:
+        return JsonResponse(known.view(), 200)
+    if not await anyio.to_thread.run_sync(os.path.isfile, os.path.join(folder, "results.jsonl")):
+        raise BadRequest(f"{folder} is not a batch's output folder (no results.jsonl)")
+    spec = BatchSpec(id=new_batch_id(), output=folder, created=now_iso())
+    try:
+        batch = await manager.add(spec)
+    except BatchOutputError as exc:
+        raise Conflict(str(exc)) from exc
+    return JsonResponse(batch.view(), 201)
+
+
+async def list_batches(request: Request) -> Response:
+    manager = _manager(request)
+    batches = list(manager.batches.values())
+    await anyio.to_thread.run_sync(_refresh, batches)
+    return JsonResponse({"batches": [b.view() for b in batches]})
+
+
+def _refresh(batches: list[ServerBatch]) -> None:
+    """An opened folder may be another process's batch: its results are read again."""
+    for batch in batches:
+        if batch.read_only:
+            try:
+                batch.load()
+            except BatchOutputError as exc:  # damaged since: listed, saying so
+                batch.fail(exc)
+
+
+async def get_batch(request: Request) -> Response:
+    batch = _batch(request)
+    await anyio.to_thread.run_sync(_refresh, [batch])
+    return JsonResponse(batch.view())
+
+
+def _after(request: Request) -> int:
+    raw = request.query_params.get("after") or request.headers.get("last-event-id") or "0"
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 18):
+        raise BadRequest(f"after must be a sequence number, not {raw[:40]!r}")
+    return int(raw)
+
+
+def _limit(request: Request) -> int:
+    raw = request.query_params.get("limit") or str(DEFAULT_EVENTS_LIMIT)
+    if not (
+        raw.isascii() and raw.isdigit() and len(raw) <= 4 and 0 < int(raw) <= DEFAULT_EVENTS_LIMIT
+    ):
+        raise BadRequest(f"limit must be 1 to {DEFAULT_EVENTS_LIMIT}, not {raw[:40]!r}")
+    return int(raw)
+
+
+def _wants_json(request: Request) -> bool:
+    return "application/json" in request.headers.get("accept", "")
+
+
+async def batch_events(request: Request) -> Response:
+    batch = _batch(request)
+    after = _after(request)
+    if _wants_json(request):
+        chosen = batch.envelopes[after : after + _limit(request)]
+        body = b'{"events":[' + b",".join(chosen) + b'],"last_seq":%d}' % batch.last_seq
+        return Response(body, media_type="application/json")
+    manager = _manager(request)
+
+    async def stream() -> AsyncIterator[bytes]:
+        async for envelope in manager.follow(batch, after):
+            if envelope is None:
+                yield b": keep-alive\n\n"
+                continue
+            seq = envelope[len(b'{"seq":') : envelope.index(b",")]
+            yield b"id: " + seq + b"\nevent: gemwire\ndata: " + envelope + b"\n\n"
+
+    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    return EventStream(stream(), media_type="text/event-stream", headers=headers)
+
+
+async def retry_failed(request: Request) -> Response:
+    batch = _batch(request)
+    if batch.read_only:
+        raise Conflict(f"batch {batch.spec.id} was opened read-only: its tasks are not known")
+    if batch.status == "running":
+        raise Conflict(f"batch {batch.spec.id} is running")
+    await _start(_manager(request), batch, _options(request, batch.spec, retry_failed=True))
+    return JsonResponse(batch.view(), 202)
+
+
+def _task_lines(folder: str, task_id: str) -> list[bytes]:
+    events = os.path.join(folder, "events")
+    for name in (f"{task_id}.jsonl", f"{task_id}.jsonl.part"):
+        path = os.path.join(events, name)
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:  # a symlink (O_NOFOLLOW), a folder, no permission
+            raise ApiError(
+                f"the events of task {task_id!r} cannot be read: {exc.strerror}",
+                status=422,
+                kind="unreadable",
+            ) from exc
+        with os.fdopen(fd, "rb") as file:
+            info = os.fstat(file.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_EVENTS_FILE:
+                raise ApiError(
+                    f"the events of task {task_id!r} are not a file gemwire wrote (a regular "
+                    f"file of at most {MAX_EVENTS_FILE} bytes)",
+                    status=422,
+                    kind="unreadable",
+                )
+            data = file.read()
+        return whole_lines(data)
+    raise NotFound(f"task {task_id!r} has no events yet")
+
+
+async def task_events(request: Request) -> Response:
+    batch = _batch(request)
+    task_id = request.path_params["task_id"]
+    known = batch.spec.tasks is None or any(t.id == task_id for t in batch.spec.tasks)
+    if not (_TASK_ID.fullmatch(task_id) and known):
+        raise NotFound(f"batch {batch.spec.id} has no task {task_id[:200]!r}")
+    after = _after(request)
+    limit = _limit(request)
+    lines = await anyio.to_thread.run_sync(_task_lines, batch.spec.output, task_id)
+    chosen = lines[after : after + limit]
+    parts = [b'{"seq":%d,"event":%s}' % (after + i + 1, line) for i, line in enumerate(chosen)]
+    body = b'{"events":[' + b",".join(parts) + b'],"last_seq":%d}' % len(lines)
+    return Response(body, media_type="application/json")
+
+
+ROUTES: list[BaseRoute] = [
+    Route("/v1/batches", create_batch, methods=["POST"]),
+    Route("/v1/batches", list_batches, methods=["GET"]),
+    Route("/v1/batches/{batch_id}", get_batch, methods=["GET"]),
+    Route("/v1/batches/{batch_id}/events", batch_events, methods=["GET"]),
+    Route("/v1/batches/{batch_id}/retry-failed", retry_failed, methods=["POST"]),
+    Route("/v1/batches/{batch_id}/tasks/{task_id}/events", task_events, methods=["GET"]),
+]

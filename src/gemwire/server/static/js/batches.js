@@ -1,0 +1,219 @@
+// Batches (POST/GET /v1/batches): start one from a tasks file, or open an output folder;
+// live progress over SSE, failed tasks by error kind, each task's events in the
+// conversation renderer, and a retry of the failed ones.
+
+import { get, post, EnvelopeStream } from "./api.js";
+import { h, clear, select, flash, duration } from "./dom.js";
+import { Conversation } from "./render.js";
+
+const batchPath = (id) => `/v1/batches/${encodeURIComponent(id)}`;
+const FIGURES = ["done", "failed", "running", "pending"];
+const PERMISSIONS = [["deny", "deny requests"], ["reads", "allow reads"], ["edits", "allow edits"], ["all", "allow all"]];
+
+function eta(seconds) {
+  return seconds === null || seconds === undefined ? "" : `ETA ${duration(seconds * 1000)}`;
+}
+
+export class BatchesView {
+  constructor(container) {
+    this.container = container;
+    this.stream = null;
+  }
+
+  leave() {
+    if (this.stream) this.stream.close();
+    this.stream = null;
+  }
+
+  async show(id, task) {
+    this.leave();
+    clear(this.container);
+    if (id && task) await this.showTask(id, task);
+    else if (id) await this.showOne(id);
+    else await this.showList();
+  }
+
+  async showList() {
+    let agents = [];
+    let roots = [];
+    try {
+      [agents, roots] = await Promise.all([get("/v1/agents"), get("/v1/roots").then((r) => r.roots || [])]);
+    } catch (error) {
+      flash(this.container, error.message);
+    }
+    const tasks = h("input", { name: "tasks", placeholder: "tasks file (.jsonl) under a root", value: roots[0] ? `${roots[0]}/tasks.jsonl` : "", size: 40, "aria-label": "Tasks file" });
+    const output = h("input", { name: "output", placeholder: "output folder under a root", value: roots[0] ? `${roots[0]}/batch-out` : "", size: 40, "aria-label": "Output folder" });
+    const agent = select(agents.filter((a) => a.available).map((a) => [a.name, a.title || a.name]), null, { name: "agent", "aria-label": "Agent" });
+    const concurrency = h("input", { name: "concurrency", type: "number", min: 1, value: 4, "aria-label": "Concurrency" });
+    // Nobody is there to ask during a batch: the agent's requests get a preset answer.
+    const permissions = select(PERMISSIONS, "deny", { name: "permissions", "aria-label": "Permissions" });
+    const start = h("form", { class: "filters start-batch" }, h("strong", { text: "Start a batch" }), tasks, agent, output, concurrency, permissions,
+      h("button", { type: "submit", class: "primary", text: "Start" }));
+    const folder = h("input", { name: "open", placeholder: "an existing output folder", size: 40, "aria-label": "Output folder to open" });
+    const open = h("form", { class: "filters open-batch" }, h("strong", { text: "Open an output folder" }), folder, h("button", { type: "submit", text: "Open" }));
+    const list = h("div", { class: "batches" });
+    this.container.append(h("h2", { text: "Batches" }), start, open, list);
+    const create = async (body) => {
+      try {
+        const batch = await post("/v1/batches", body);
+        location.hash = `#/batches/${encodeURIComponent(batch.id)}`;
+      } catch (error) {
+        flash(this.container, error.message);
+      }
+    };
+    start.addEventListener("submit", (e) => {
+      e.preventDefault();
+      create({
+        tasks: tasks.value, agent: agent.value, output: output.value,
+        concurrency: Number(concurrency.value) || 1, permissions: permissions.value,
+      });
+    });
+    open.addEventListener("submit", (e) => {
+      e.preventDefault();
+      create({ open: folder.value });
+    });
+    try {
+      const found = await get("/v1/batches");
+      const batches = Array.isArray(found) ? found : found.batches || [];
+      list.append(batches.length
+        ? h("ul", {}, batches.map((b) => h("li", {}, h("a", { href: `#/batches/${encodeURIComponent(b.id)}`, text: b.output || b.id }),
+          h("span", { class: "muted", text: ` ${b.done ?? 0} done, ${b.failed ?? 0} failed` }))))
+        : h("p", { class: "muted", text: "No batch yet." }));
+    } catch (error) {
+      list.append(h("p", { class: "muted", text: error.message }));
+    }
+  }
+
+  async showOne(id) {
+    let batch;
+    try {
+      batch = await get(batchPath(id));
+    } catch (error) {
+      flash(this.container, error.message);
+      return;
+    }
+    this.id = id;
+    this.tasks = new Map();
+    this.figures = h("div", { class: "figures" });
+    this.kinds = h("div", { class: "failed-kinds" });
+    this.taskBox = h("div", { class: "tasks" });
+    this.bar = h("progress", { max: 1, value: 0 });
+    this.status = h("span", { class: "session-status" });
+    this.retry = h("button", { type: "button", class: "retry", text: "Retry failed", onclick: () => this.retryFailed() });
+    this.container.append(
+      h("div", { class: "session-bar" }, h("a", { href: "#/batches", text: "← Batches" }),
+        h("h2", { class: "session-title", text: batch.output || id }), this.status, this.retry),
+      this.bar, this.figures, this.kinds, this.taskBox,
+    );
+    this.update(batch);
+    this.follow(0);
+  }
+
+  // Progress envelopes ({"seq", "progress"}: a line of `gemwire batch --json`) name the
+  // tasks as they start and finish; the batch object's counts are fetched again after each.
+  follow(after) {
+    if (this.stream) this.stream.close();
+    this.stream = new EnvelopeStream(`${batchPath(this.id)}/events`, after, (envelope) => {
+      const progress = envelope.progress;
+      if (!progress) return;
+      if (progress.type === "task_started") {
+        this.tasks.set(progress.task_id, { status: "running", attempt: progress.attempt, kind: "" });
+      } else if (progress.type === "task_finished") {
+        const result = progress.result;
+        this.tasks.set(result.task_id, {
+          status: result.ok ? "done" : "failed", attempt: result.attempts,
+          kind: result.error ? result.error.kind : "",
+        });
+      }
+      this.renderTasks();
+      if (progress.type === "batch_finished" || progress.type === "batch_stopped") {
+        this.settle(envelope.seq);
+      } else {
+        this.refresh();
+      }
+    });
+  }
+
+  // The server ends the stream with the run: once the last run has ended (not an earlier
+  // run replayed before a retry's envelopes), the stream is not reconnected.
+  async settle(seq) {
+    const stream = this.stream;
+    try {
+      this.update(await get(batchPath(this.id)));
+    } catch {
+      return;
+    }
+    if (this.batch.status !== "running" && seq >= this.batch.last_seq && stream === this.stream) {
+      stream.close();
+    }
+  }
+
+  refresh() {
+    if (this.refreshing) {
+      this.again = true;
+      return;
+    }
+    this.refreshing = get(batchPath(this.id)).then((batch) => this.update(batch), () => {}).finally(() => {
+      this.refreshing = null;
+      if (this.again) {
+        this.again = false;
+        this.refresh();
+      }
+    });
+  }
+
+  async retryFailed() {
+    this.retry.disabled = true;
+    try {
+      await post(`${batchPath(this.id)}/retry-failed`);
+      const batch = await get(batchPath(this.id));
+      this.update(batch);
+      this.follow(this.stream ? this.stream.last : 0);
+    } catch (error) {
+      flash(this.container, error.message);
+    }
+    this.retry.disabled = false;
+  }
+
+  update(batch) {
+    this.batch = batch;
+    this.bar.max = Math.max(1, batch.tasks || 0);
+    this.bar.value = batch.done || 0;
+    this.status.textContent = batch.read_only ? `${batch.status} (read-only)` : batch.status;
+    this.figures.replaceChildren(...FIGURES.map((key) => h("span", { class: `figure ${key}` },
+      h("strong", { text: String(batch[key] || 0) }), ` ${key}`)), h("span", { class: "eta", text: eta(batch.eta_s) }));
+    const kinds = Object.entries(batch.failed_by_kind || {});
+    this.kinds.replaceChildren(...(kinds.length ? [h("h3", { text: "Failed by kind" }),
+      h("ul", {}, kinds.map(([kind, n]) => h("li", {}, h("span", { class: "kind", text: kind }), `: ${n}`)))] : []));
+    if (batch.error) flash(this.container, `${batch.error.kind}: ${batch.error.message}`);
+    this.retry.hidden = batch.read_only || batch.status === "running" || !(batch.failed > 0 || batch.pending > 0);
+  }
+
+  renderTasks() {
+    const ids = [...this.tasks.keys()].sort();
+    this.taskBox.replaceChildren(h("h3", { text: "Tasks" }), h("table", { class: "list" },
+      h("thead", {}, h("tr", {}, ["Task", "Status", "Attempt", "Error"].map((t) => h("th", { text: t })))),
+      h("tbody", {}, ids.map((task) => {
+        const t = this.tasks.get(task);
+        return h("tr", { class: `task ${t.status}` },
+          h("td", {}, h("a", { href: `#/batches/${encodeURIComponent(this.id)}/${encodeURIComponent(task)}`, text: task })),
+          h("td", { class: "status", text: t.status }), h("td", { class: "num", text: String(t.attempt || "") }),
+          h("td", { class: "kind", text: t.kind }));
+      }))));
+  }
+
+  async showTask(id, task) {
+    const back = h("a", { href: `#/batches/${encodeURIComponent(id)}`, text: "← Batch" });
+    this.container.append(h("div", { class: "session-bar" }, back, h("h2", { text: task })));
+    let loaded;
+    try {
+      loaded = await get(`${batchPath(id)}/tasks/${encodeURIComponent(task)}/events`);
+    } catch (error) {
+      flash(this.container, error.message);
+      return;
+    }
+    const conversation = new Conversation();
+    for (const item of loaded.events || []) if (item.event || item.type) conversation.add(item.event || item, false);
+    this.container.append(conversation.el);
+  }
+}

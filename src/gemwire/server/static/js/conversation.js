@@ -1,0 +1,353 @@
+// The conversation view: pick an agent and a workspace, start a session, chat.
+// The session id lives in the tab's URL (#/chat/<id>): a reload reopens the same session
+// and replays its events from seq 0, then follows live; another tab is another session.
+
+import { get, post, ApiError, EnvelopeStream } from "./api.js";
+import { h, clear, select, flash } from "./dom.js";
+import { Conversation, meters } from "./render.js";
+
+const PERMISSION_PRESETS = [
+  ["ask", "ask me"], ["deny", "deny all"], ["reads", "allow reads"], ["edits", "allow edits"], ["all", "allow all"],
+];
+
+const pick = (obj, ...names) => {
+  for (const name of names) if (obj && obj[name] !== undefined && obj[name] !== null) return obj[name];
+  return null;
+};
+
+// The choices of an ACP config option, flattened out of their groups: [[value, name]].
+function choices(option) {
+  const out = [];
+  for (const item of option.options || []) {
+    if (Array.isArray(item.options)) for (const inner of item.options) out.push([String(inner.value), inner.name || String(inner.value)]);
+    else out.push([String(item.value), item.name || String(item.value)]);
+  }
+  return out;
+}
+
+export class ChatView {
+  constructor(container) {
+    this.container = container;
+    this.session = null;
+    this.stream = null;
+    this.conversation = null;
+    this.asked = null;
+  }
+
+  async show(sessionId) {
+    clear(this.container);
+    if (this.stream) this.stream.close();
+    this.stream = null;
+    if (sessionId) await this.open(sessionId);
+    else await this.showPicker();
+  }
+
+  leave() {
+    if (this.stream) this.stream.close();
+    this.stream = null;
+  }
+
+  // ---- a new session ------------------------------------------------------------
+  async showPicker() {
+    const form = h("form", { class: "picker" });
+    this.container.append(h("h2", { text: "New conversation" }), form);
+    let agents, roots;
+    try {
+      [agents, roots] = await Promise.all([get("/v1/agents"), get("/v1/roots")]);
+    } catch (error) {
+      flash(this.container, error.message);
+      return;
+    }
+    const usable = agents.filter((a) => a.available);
+    const agentSelect = select(
+      agents.map((a) => [a.name, `${a.title || a.name}${a.available ? "" : " (not available)"}`]),
+      usable.length ? usable[0].name : null,
+      { name: "agent", id: "agent" },
+    );
+    for (const option of agentSelect.options) {
+      const agent = agents.find((a) => a.name === option.value);
+      if (!agent.available) option.disabled = true;
+      if (agent.detail) option.title = agent.detail;
+    }
+    const rootList = roots.roots || [];
+    const cwd = h("input", { name: "cwd", id: "cwd", list: "roots", value: rootList[0] || "", size: 40, spellcheck: "false" });
+    const datalist = h("datalist", { id: "roots" }, rootList.map((r) => h("option", { value: r })));
+    const permissions = select(PERMISSION_PRESETS, "ask", { name: "permissions", id: "permissions" });
+    const start = h("button", { type: "submit", class: "primary", text: "Start" });
+    form.append(
+      h("label", { for: "agent", text: "Agent" }), agentSelect,
+      h("label", { for: "cwd", text: "Workspace" }), cwd, datalist,
+      h("label", { for: "permissions", text: "Permissions" }), permissions,
+      start,
+    );
+    form.addEventListener("submit", async (submit) => {
+      submit.preventDefault();
+      start.disabled = true;
+      try {
+        const created = await post("/v1/sessions", { agent: agentSelect.value, cwd: cwd.value, permissions: permissions.value });
+        location.hash = `#/chat/${encodeURIComponent(created.id)}`;
+      } catch (error) {
+        flash(this.container, error.message);
+        start.disabled = false;
+      }
+    });
+    agentSelect.focus();
+  }
+
+  // ---- an open session -------------------------------------------------------------
+  async open(sessionId) {
+    let session;
+    try {
+      session = await get(`/v1/sessions/${encodeURIComponent(sessionId)}`);
+    } catch (error) {
+      flash(this.container, error.message);
+      this.container.append(h("p", {}, h("a", { href: "#/chat", text: "Start a new conversation" })));
+      return;
+    }
+    this.session = session;
+    this.title = h("h2", { class: "session-title" });
+    this.statusEl = h("span", { class: "session-status" });
+    this.controls = h("div", { class: "controls" });
+    this.meterBox = h("div", { class: "meters" });
+    this.conversation = new Conversation({
+      onPermissions: (pending) => this.permissions(pending),
+      onChange: () => this.refresh(),
+    });
+    this.seedMeta(session);
+    this.composer = this.buildComposer();
+    this.dialog = h("dialog", { class: "permission-dialog", "aria-labelledby": "permission-title" });
+    this.dialog.addEventListener("cancel", (e) => {
+      // Esc (or closing) is no answer, and no answer is deny.
+      e.preventDefault();
+      this.answer(null);
+    });
+    this.container.append(
+      h("div", { class: "session-bar" }, this.title, this.statusEl, this.meterBox, this.controls),
+      this.conversation.el,
+      this.composer,
+      this.dialog,
+    );
+    this.refresh();
+    const liveAfter = session.last_seq || 0;
+    const path = `/v1/sessions/${encodeURIComponent(session.id)}/events`;
+    this.stream = new EnvelopeStream(path, 0, (envelope) => this.receive(envelope, liveAfter),
+      (status) => this.connection(status));
+  }
+
+  seedMeta(session) {
+    const meta = this.conversation.meta;
+    meta.title = session.title;
+    meta.mode = session.current_mode;
+    meta.commands = session.commands;
+    meta.configOptions = session.config_options;
+    meta.running = session.status === "running";
+    this.status = session.status;
+  }
+
+  receive(envelope, liveAfter) {
+    if (envelope.event) {
+      this.conversation.add(envelope.event, envelope.seq > liveAfter);
+      this.follow();
+    } else if (envelope.state) {
+      this.status = envelope.state.status;
+      this.conversation.meta.running = this.status === "running";
+      this.refresh();
+      // A closed session has nothing more to say: no reconnecting to it.
+      if (this.status === "closed") this.stream.close();
+    }
+  }
+
+  follow() {
+    if (this.scrollQueued) return;
+    this.scrollQueued = true;
+    requestAnimationFrame(() => {
+      this.scrollQueued = false;
+      const el = document.scrollingElement;
+      if (el.scrollHeight - el.scrollTop - el.clientHeight < 400) el.scrollTop = el.scrollHeight;
+    });
+  }
+
+  connection(status) {
+    const el = document.getElementById("connection");
+    if (el) el.textContent = status === "live" ? "" : "reconnecting…";
+  }
+
+  buildComposer() {
+    this.input = h("textarea", {
+      class: "prompt", rows: 3, placeholder: "Message (Enter sends, Shift+Enter new line, Esc cancels)",
+      "aria-label": "Message",
+    });
+    this.send = h("button", { type: "submit", class: "primary", text: "Send" });
+    this.cancel = h("button", { type: "button", class: "cancel", text: "Cancel", onclick: () => this.cancelTurn() });
+    this.continue = h("button", { type: "button", class: "continue", text: "Continue", onclick: () => this.prompt("Continue.") });
+    this.commandList = h("ul", { class: "commands", hidden: true });
+    const form = h("form", { class: "composer" }, this.commandList, this.input,
+      h("div", { class: "buttons" }, this.send, this.cancel, this.continue));
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.prompt(this.input.value);
+    });
+    this.input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+        e.preventDefault();
+        this.prompt(this.input.value);
+      } else if (e.key === "Escape") {
+        e.preventDefault();
+        this.cancelTurn();
+      }
+    });
+    this.input.addEventListener("input", () => this.showCommands());
+    return form;
+  }
+
+  showCommands() {
+    const commands = this.conversation.meta.commands || [];
+    const text = this.input.value;
+    clear(this.commandList);
+    if (!commands.length || !text.startsWith("/") || text.includes(" ")) {
+      this.commandList.hidden = true;
+      return;
+    }
+    for (const command of commands.filter((c) => `/${c.name}`.startsWith(text))) {
+      const button = h("button", { type: "button", onclick: () => {
+        this.input.value = `/${command.name} `;
+        this.showCommands();
+        this.input.focus();
+      } }, h("span", { class: "command", text: `/${command.name}` }), " ", h("span", { class: "description", text: command.description || "" }));
+      this.commandList.append(h("li", {}, button));
+    }
+    this.commandList.hidden = !this.commandList.children.length;
+  }
+
+  async prompt(text) {
+    if (!text.trim() || this.conversation.meta.running) return;
+    this.conversation.meta.running = true;
+    this.refresh();
+    try {
+      await post(`/v1/sessions/${encodeURIComponent(this.session.id)}/prompt`, { text });
+      this.input.value = "";
+      this.showCommands();
+      flash(this.container, "");
+    } catch (error) {
+      this.conversation.meta.running = false;
+      this.refresh();
+      flash(this.container, error.message);
+    }
+  }
+
+  async cancelTurn() {
+    if (!this.conversation.meta.running) return;
+    try {
+      await post(`/v1/sessions/${encodeURIComponent(this.session.id)}/cancel`);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 409)) flash(this.container, error.message);
+    }
+  }
+
+  // ---- the session bar: title, status, meters, selectors ------------------------------
+  refresh() {
+    const meta = this.conversation.meta;
+    const session = this.session;
+    this.title.textContent = meta.title || `${session.agent} · ${session.cwd}`;
+    this.statusEl.textContent = meta.running ? "running" : (this.status === "running" ? "idle" : this.status || "");
+    this.statusEl.className = `session-status ${meta.running ? "running" : ""}`;
+    this.meterBox.replaceChildren(...meters(meta));
+    this.send.disabled = meta.running;
+    this.cancel.hidden = !meta.running;
+    this.continue.hidden = meta.running || !meta.lastStop || meta.lastStop === "end_turn";
+    this.renderSelectors();
+  }
+
+  renderSelectors() {
+    const meta = this.conversation.meta;
+    const session = this.session;
+    const controls = [];
+    const modes = session.modes || [];
+    if (modes.length) {
+      const modeSelect = select(modes.map((m) => [m.id, m.name || m.id]), meta.mode, { "aria-label": "Mode", class: "mode" });
+      modeSelect.addEventListener("change", () => this.set("mode", { mode_id: modeSelect.value }));
+      controls.push(h("label", { class: "control" }, "Mode ", modeSelect));
+    }
+    const models = session.models || [];
+    if (models.length) {
+      const ids = models.map((m) => [pick(m, "modelId", "model_id", "id"), m.name || pick(m, "modelId", "model_id", "id")]);
+      const current = pick(session, "current_model", "model");
+      // Which model runs is not always said: then none is shown as chosen.
+      const choicesShown = current === null ? [["", "(the agent's choice)"], ...ids] : ids;
+      const modelSelect = select(choicesShown, current === null ? "" : current, { "aria-label": "Model", class: "model" });
+      modelSelect.addEventListener("change", () => this.set("model", { model_id: modelSelect.value }));
+      controls.push(h("label", { class: "control" }, "Model ", modelSelect));
+    }
+    for (const option of meta.configOptions || []) {
+      const id = option.id;
+      const current = pick(option, "currentValue", "current_value");
+      let input;
+      if (option.type === "boolean") {
+        input = h("input", { type: "checkbox", "aria-label": option.name || id });
+        input.checked = Boolean(current);
+        input.addEventListener("change", () => this.set("config", { config_id: id, value: input.checked }));
+      } else {
+        input = select(choices(option), current === null ? null : String(current), { "aria-label": option.name || id });
+        input.addEventListener("change", () => this.set("config", { config_id: id, value: input.value }));
+      }
+      controls.push(h("label", { class: "control" }, `${option.name || id} `, input));
+    }
+    // Rebuilt only when what it shows changed: a select being used keeps its focus.
+    const signature = JSON.stringify([modes, models, meta.mode, meta.configOptions]);
+    if (signature !== this.selectorSignature) {
+      this.selectorSignature = signature;
+      this.controls.replaceChildren(...controls);
+    }
+  }
+
+  async set(what, body) {
+    try {
+      this.session = await post(`/v1/sessions/${encodeURIComponent(this.session.id)}/${what}`, body);
+      const meta = this.conversation.meta;
+      meta.mode = this.session.current_mode;
+      if (this.session.config_options) meta.configOptions = this.session.config_options;
+      this.refresh();
+    } catch (error) {
+      flash(this.container, error.message);
+    }
+  }
+
+  // ---- permissions: a dialog with exactly the options the agent offered ----------------
+  permissions(pending) {
+    const first = pending[0] || null;
+    if (!first) {
+      this.asked = null;
+      if (this.dialog.open) this.dialog.close();
+      return;
+    }
+    if (this.asked && this.asked.event.request_id === first.event.request_id) return;
+    this.asked = first;
+    const event = first.event;
+    const buttons = event.options.map((option) => h("button", {
+      type: "button", class: `option ${option.kind}`, "data-option-id": option.option_id,
+      onclick: () => this.answer(option.option_id),
+    }, option.name));
+    clear(this.dialog).append(
+      h("h3", { id: "permission-title", text: "The agent asks for permission" }),
+      h("p", { class: "tool", text: first.title }),
+      h("div", { class: "options" }, buttons),
+      h("p", { class: "hint", text: "Esc or no answer denies." }),
+    );
+    if (!this.dialog.open) this.dialog.showModal();
+    if (buttons.length) buttons[0].focus();
+  }
+
+  async answer(optionId) {
+    const asked = this.asked;
+    if (!asked) return;
+    const requestId = asked.event.request_id;
+    for (const button of this.dialog.querySelectorAll("button")) button.disabled = true;
+    try {
+      await post(`/v1/sessions/${encodeURIComponent(this.session.id)}/permissions/${encodeURIComponent(requestId)}`, { option_id: optionId });
+    } catch (error) {
+      // Already answered (by the timeout, another tab): permission_resolved closes it.
+      if (!(error instanceof ApiError && (error.status === 404 || error.status === 409))) flash(this.container, error.message);
+    }
+    if (this.asked === asked && this.dialog.open) this.dialog.close();
+  }
+}

@@ -1,0 +1,124 @@
+// Saved sessions of the server's agent homes (GET /v1/saved-sessions), and the server's
+// own sessions (GET /v1/sessions). A saved session opens in the same renderer as a live
+// conversation, and downloads as HTML or Markdown.
+
+import { get, query } from "./api.js";
+import { h, clear, select, flash } from "./dom.js";
+import { Conversation, meters } from "./render.js";
+
+const AGENTS = [["all", "all agents"], ["gemini", "Gemini CLI"], ["claude", "Claude Code"], ["qwen", "Qwen Code"]];
+const PAGE = 200;
+
+const savedPath = (agent, id) => `/v1/saved-sessions/${encodeURIComponent(agent)}/${encodeURIComponent(id)}`;
+
+function day(iso) {
+  return iso ? iso.slice(0, 16).replace("T", " ") : "";
+}
+
+export class SessionsView {
+  constructor(container) {
+    this.container = container;
+    this.filters = { agent: "all", project: "", since: "", until: "", q: "" };
+  }
+
+  leave() {}
+
+  async show(agent, id) {
+    clear(this.container);
+    if (agent && id) await this.showOne(agent, id);
+    else await this.showList();
+  }
+
+  async showList() {
+    const f = this.filters;
+    const agent = select(AGENTS, f.agent, { name: "agent", "aria-label": "Agent" });
+    const project = h("input", { name: "project", value: f.project, placeholder: "project folder", "aria-label": "Project" });
+    const since = h("input", { name: "since", type: "date", value: f.since, "aria-label": "Since" });
+    const until = h("input", { name: "until", type: "date", value: f.until, "aria-label": "Until" });
+    const q = h("input", { name: "q", type: "search", value: f.q, placeholder: "search text", "aria-label": "Search" });
+    const form = h("form", { class: "filters" }, agent, project, since, until, q, h("button", { type: "submit", text: "Filter" }));
+    const results = h("div", { class: "results" });
+    const live = h("div", { class: "live-sessions" });
+    this.container.append(h("h2", { text: "Sessions" }), form, results, h("h2", { text: "This server's sessions" }), live);
+    form.addEventListener("submit", (e) => {
+      e.preventDefault();
+      Object.assign(this.filters, { agent: agent.value, project: project.value, since: since.value, until: until.value, q: q.value });
+      this.list(results);
+    });
+    await Promise.all([this.list(results), this.listLive(live)]);
+  }
+
+  async list(results) {
+    clear(results).append(h("p", { class: "muted", text: "Loading…" }));
+    let found;
+    try {
+      found = await get(`/v1/saved-sessions${query(this.filters)}`);
+    } catch (error) {
+      clear(results);
+      flash(this.container, error.message);
+      return;
+    }
+    const sessions = Array.isArray(found) ? found : found.sessions || [];
+    clear(results);
+    if (!sessions.length) {
+      results.append(h("p", { class: "muted", text: "No saved session matches." }));
+      return;
+    }
+    const rows = sessions.slice(0, PAGE).map((info) => {
+      const agent = info.agent || "gemini";
+      const label = info.summary || info.first_prompt || info.id || info.path;
+      const link = info.id ? h("a", { href: `#/sessions/${encodeURIComponent(agent)}/${encodeURIComponent(info.id)}`, text: label }) : label;
+      return h("tr", {},
+        h("td", { class: "when", text: day(info.last_updated || info.start_time) }),
+        h("td", { class: "agent", text: agent }),
+        h("td", { class: "project", text: info.project || "" }),
+        h("td", { class: "summary" }, link),
+        h("td", { class: "num", text: String(info.messages ?? "") }));
+    });
+    results.append(h("table", { class: "list" },
+      h("thead", {}, h("tr", {}, ["Updated", "Agent", "Project", "Session", "Messages"].map((t) => h("th", { text: t })))),
+      h("tbody", {}, rows)));
+    if (sessions.length > PAGE) results.append(h("p", { class: "muted", text: `First ${PAGE} of ${sessions.length}: narrow the filters.` }));
+  }
+
+  async listLive(box) {
+    let found;
+    try {
+      found = await get("/v1/sessions");
+    } catch (error) {
+      box.append(h("p", { class: "muted", text: error.message }));
+      return;
+    }
+    const sessions = found.sessions || [];
+    if (!sessions.length) {
+      box.append(h("p", { class: "muted", text: "None yet." }));
+      return;
+    }
+    box.append(h("ul", { class: "server-sessions" }, sessions.map((s) => h("li", {},
+      h("a", { href: `#/chat/${encodeURIComponent(s.id)}`, text: s.title || `${s.agent} · ${s.cwd}` }),
+      h("span", { class: "muted", text: ` ${s.status} · ${day(s.created)}` })))));
+  }
+
+  async showOne(agent, id) {
+    const back = h("a", { href: "#/sessions", text: "← Sessions" });
+    let loaded;
+    try {
+      loaded = await get(`${savedPath(agent, id)}${query({ format: "events" })}`);
+    } catch (error) {
+      this.container.append(back);
+      flash(this.container, error.message);
+      return;
+    }
+    const conversation = new Conversation();
+    for (const event of loaded.events || []) conversation.add(event.event || event, false);
+    const meterBox = h("div", { class: "meters" }, meters(conversation.meta));
+    const download = (format, label) => h("a", {
+      class: "button", href: `${savedPath(agent, id)}?format=${format}`, download: `${id}.${format === "markdown" ? "md" : format}`, text: label,
+    });
+    this.container.append(
+      h("div", { class: "session-bar" }, back, h("h2", { class: "session-title", text: conversation.meta.title || id }), meterBox,
+        h("div", { class: "controls" }, download("html", "Download HTML"), download("markdown", "Download Markdown"))),
+      conversation.el,
+    );
+  }
+}

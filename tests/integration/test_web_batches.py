@@ -1,0 +1,127 @@
+"""The page's Batches view in a real browser, on the real server app: a batch started from a
+tasks file, its progress moving live, failures by kind, a task's events in the conversation
+view, and a retry of the failed task. The agents are a scripted executor (as in
+tests/unit/server/test_routes_batches.py), run in the server's thread."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Self
+
+import anyio
+import pytest
+from browser import watched_page
+from playwright.sync_api import Browser, Page, expect
+from web_kit import live_server
+
+from gemwire.batch import Task, runner as batch_runner
+from gemwire.events import Event, FileChanged, MessageDelta, TokenUsage, TurnError
+
+
+@dataclass
+class Outcome:
+    ok: bool = True
+    error: TurnError | None = None
+    answer: str = "done"
+    files_changed: list[FileChanged] = field(default_factory=list)
+    usage: TokenUsage | None = None
+    session_id: str | None = "s"
+
+
+class Scripted:
+    """Each task says its prompt; ``t2`` fails (kind ``auth``) the first time, ``t3`` waits
+    for ``gate`` (a thread's event: the test runs in another thread than the server)."""
+
+    def __init__(self) -> None:
+        self.failing = {"t2"}
+        self.gate = threading.Event()
+
+    async def run(self, task: Task, cwd: str, on_event: Callable[[Event], None]) -> Outcome:
+        on_event(MessageDelta(agent="acp:scripted", text=task.prompt))
+        if task.id == "t3":
+            await anyio.to_thread.run_sync(self.gate.wait)
+        if task.id in self.failing:
+            self.failing.discard(task.id)
+            return Outcome(ok=False, error=TurnError(kind="auth", message="no key"), answer="")
+        return Outcome(answer=f"did {task.prompt}")
+
+    def agent_of(self, task: Task) -> str:
+        return "acp:scripted"
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        pass
+
+
+def texts(page: Page, selector: str) -> list[str]:
+    found: list[str] = page.evaluate(
+        "(s) => [...document.querySelectorAll(s)].map(e => e.textContent)", selector
+    )
+    return found
+
+
+@pytest.fixture
+def scripted(monkeypatch: pytest.MonkeyPatch) -> Iterator[Scripted]:
+    executor = Scripted()
+    monkeypatch.setattr(batch_runner, "_executor", lambda options: executor)
+    yield executor
+    executor.gate.set()
+
+
+def test_a_batch_starts_moves_fails_by_kind_and_retries(
+    chromium_browser: Browser, scripted: Scripted, tmp_path: Path
+) -> None:
+    root = tmp_path / "root"
+    (root / "repo").mkdir(parents=True)
+    lines = [{"id": f"t{i}", "prompt": f"p{i}", "workspace": "repo"} for i in (1, 2, 3)]
+    (root / "tasks.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    agents = {"scripted": ("scripted",)}
+    with (
+        live_server(str(root), str(tmp_path / "state"), agents=agents) as server,
+        watched_page(chromium_browser, allowed=server.same_origin) as watched,
+    ):
+        page = watched.page
+        server.log_in(page)
+        page.goto(f"{server.origin}/#/batches")
+        expect(page.get_by_text("No batch yet.")).to_be_visible()
+        page.get_by_label("Tasks file").fill(str(root / "tasks.jsonl"))
+        page.get_by_label("Output folder", exact=True).fill(str(root / "out"))
+        page.get_by_label("Agent").select_option("scripted")
+        page.get_by_label("Concurrency").fill("1")
+        page.get_by_role("button", name="Start").click()
+        expect(page).to_have_url(re.compile(r".*#/batches/b_[0-9a-f]{16}$"))
+        figure = page.locator(".figures .figure")
+        # t3 holds the batch: t1 and t2 are done (t2 failed), t3 is running.
+        expect(figure).to_have_text(["2 done", "1 failed", "1 running", "0 pending"])
+        expect(page.locator(".failed-kinds li")).to_have_text(["auth: 1"])
+        expect(page.locator("tr.task")).to_have_count(3)
+        assert texts(page, "tr.task td.status") == ["done", "failed", "running"]
+        scripted.gate.set()
+        expect(figure).to_have_text(["3 done", "1 failed", "0 running", "0 pending"])
+        assert texts(page, "tr.task td.status") == ["done", "failed", "done"]
+        assert texts(page, "tr.task td.kind") == ["", "auth", ""]
+        page.get_by_role("button", name="Retry failed").click()
+        expect(figure).to_have_text(["3 done", "0 failed", "0 running", "0 pending"])
+        expect(page.locator(".failed-kinds li")).to_have_count(0)
+        expect(page.get_by_role("button", name="Retry failed")).to_be_hidden()
+        # A task's events open in the conversation view.
+        page.get_by_role("link", name="t1").click()
+        expect(page.locator(".answer .text")).to_have_text(["p1"])
+        # The list shows the batch; its output folder opens (here: the same batch).
+        batch_url = page.url.rsplit("/", 1)[0]
+        page.goto(f"{server.origin}/#/batches")
+        expect(page.locator(".batches li a")).to_have_text([str(root / "out")])
+        page.get_by_label("Output folder to open").fill(str(root / "out"))
+        page.get_by_role("button", name="Open").click()
+        expect(page).to_have_url(batch_url)
+        expect(figure).to_have_text(["3 done", "0 failed", "0 running", "0 pending"])
+        # Its progress read again from the start: the retry's run after the first one.
+        expect(page.locator("tr.task td.status")).to_have_text(["done", "done", "done"])
+        assert watched.problems == []

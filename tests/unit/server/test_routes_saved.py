@@ -1,0 +1,323 @@
+"""``/v1/saved-sessions`` and ``/v1/usage``: what the command line prints, over HTTP, from
+isolated homes made of the recorded sessions (never the real ones); hostile ids, queries and
+homes get a JSON error or a listing with problems, never a traceback or a file outside."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from urllib.parse import quote
+
+import anyio
+import httpx
+import pytest
+from click.testing import CliRunner
+from corpus import FIXTURES
+from hypothesis import HealthCheck, given, settings, strategies as st
+from materialized import Materialized, materialize  # noqa: F401  (the fixture)
+from server_kit import Served, make_config, served
+
+from gemwire.cli import main
+from gemwire.server import create_app
+from gemwire.server.routes_saved import TRANSCRIPT_CSP
+from gemwire.sessions import sources
+from gemwire.sessions._reading import MAX_SESSION_BYTES
+from gemwire.sessions.claude import project_slug as claude_slug
+from gemwire.sessions.qwen import project_slug as qwen_slug
+
+pytestmark = pytest.mark.anyio
+
+
+def add_recording(home: Path, folder: Path, agent: str, case: str, workspace: Path) -> str:
+    """A recorded Claude Code or Qwen Code session of ``workspace`` in ``folder``; its id."""
+    recorded = FIXTURES / agent / ("0.16.2" if agent == "claude" else "0.24.4") / f"{case}.jsonl"
+    text = recorded.read_text().replace("__WORKSPACE__", str(workspace))
+    session_id: str = json.loads(text.splitlines()[0])["sessionId"]
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{session_id}.jsonl").write_text(text)
+    return session_id
+
+
+class Homes:
+    """One home holding a Gemini, a Claude Code and a Qwen Code session of one workspace."""
+
+    def __init__(self, run: Materialized) -> None:
+        self.home = run.home
+        self.workspace = run.workspace
+        self.gemini_id = json.loads(run.session_files()[0].read_text().splitlines()[0])["sessionId"]
+        claude = self.home / ".claude" / "projects" / claude_slug(str(self.workspace))
+        self.claude_id = add_recording(self.home, claude, "claude", "answer", self.workspace)
+        qwen = self.home / ".qwen" / "projects" / qwen_slug(str(self.workspace)) / "chats"
+        self.qwen_id = add_recording(self.home, qwen, "qwen", "edit", self.workspace)
+
+    def cli(self, *args: str) -> str:
+        """``gemwire ARGS`` with these homes (each agent's own variable), its stdout."""
+        env = {
+            "CLAUDE_CONFIG_DIR": str(self.home / ".claude"),
+            "QWEN_HOME": str(self.home / ".qwen"),
+            "GEMINI_CLI_HOME": str(self.home),
+        }
+        result = CliRunner(env=env).invoke(main, list(args))
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+
+@pytest.fixture
+def homes(materialize: Callable[[str, str], Materialized]) -> Homes:  # noqa: F811
+    return Homes(materialize("0.61.0", "plain_answer"))
+
+
+@pytest.fixture
+async def server(homes: Homes, tmp_path: Path) -> AsyncIterator[Served]:
+    config = make_config(
+        str(homes.workspace), str(tmp_path / "state"), sessions_home=str(homes.home)
+    )
+    async with served(create_app(config)) as s:
+        yield s
+
+
+def lines(text: str) -> list[object]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def error(kind: str, message: str) -> dict[str, object]:
+    return {"error": {"kind": kind, "message": message}}
+
+
+async def test_the_listing_is_the_cli_s_json_lines(server: Served, homes: Homes) -> None:
+    response = await server.request("GET", "/v1/saved-sessions")
+    assert response.status_code == 200
+    listed = response.json()["sessions"]
+    expected = lines(homes.cli("sessions", "list", "--agent", "all", "--all-projects", "--json"))
+    assert listed == expected
+    assert [(s["agent"], s["id"]) for s in listed] == [
+        ("gemini", homes.gemini_id),
+        ("claude", homes.claude_id),
+        ("qwen", homes.qwen_id),
+    ]
+
+
+async def test_agent_project_search_and_dates_filter_the_listing(
+    server: Served, homes: Homes
+) -> None:
+    async def ids(query: str) -> list[str]:
+        response = await server.request("GET", f"/v1/saved-sessions?{query}")
+        assert response.status_code == 200, response.text
+        return [s["id"] for s in response.json()["sessions"]]
+
+    assert await ids("agent=claude") == [homes.claude_id]
+    project = quote(str(homes.workspace))
+    gemini_project = lines(
+        homes.cli("sessions", "list", "--project", str(homes.workspace), "--json")
+    )
+    response = await server.request("GET", f"/v1/saved-sessions?agent=gemini&project={project}")
+    assert response.json() == {"sessions": gemini_project}
+    assert await ids(f"project={quote('/elsewhere')}") == []
+    assert await ids("since=2000-01-01&until=2999-12-31") == [
+        homes.gemini_id,
+        homes.claude_id,
+        homes.qwen_id,
+    ]
+    assert await ids("since=2999-01-01") == []
+    assert await ids("until=2000-01-01T00:00:00%2B00:00") == []
+    assert await ids(f"q={homes.qwen_id[:8].upper()}") == [homes.qwen_id]
+
+
+async def test_each_format_is_the_cli_s_export(server: Served, homes: Homes) -> None:
+    path = f"/v1/saved-sessions/gemini/{homes.gemini_id}"
+    export = ("sessions", "export", homes.gemini_id, "--project", str(homes.workspace))
+
+    events = await server.request("GET", path)
+    assert events.headers["content-type"] == "application/json"
+    assert events.json() == {"events": lines(homes.cli(*export))}
+    assert (await server.request("GET", path + "?format=events")).json() == events.json()
+
+    markdown = await server.request("GET", path + "?format=markdown")
+    assert markdown.headers["content-type"] == "text/markdown; charset=utf-8"
+    assert markdown.text == homes.cli(*export, "--format", "markdown")
+
+    html = await server.request("GET", path + "?format=html")
+    assert html.headers["content-type"] == "text/html; charset=utf-8"
+    assert html.headers["content-security-policy"] == TRANSCRIPT_CSP
+    assert html.headers["x-content-type-options"] == "nosniff"
+    assert html.text == homes.cli(*export, "--format", "html")
+
+    as_json = await server.request("GET", path + "?format=json")
+    [info] = lines(homes.cli("sessions", "list", "--project", str(homes.workspace), "--json"))
+    messages = lines(homes.cli(*export, "--format", "claude"))
+    assert as_json.json() == {"session": info, "messages": messages}
+
+
+async def test_another_agent_s_session_reads_as_events(server: Served, homes: Homes) -> None:
+    for agent, session_id in (("claude", homes.claude_id), ("qwen", homes.qwen_id)):
+        response = await server.request("GET", f"/v1/saved-sessions/{agent}/{session_id}")
+        export = homes.cli("sessions", "export", session_id, "--agent", agent, "--project",
+                           str(homes.workspace))  # fmt: skip
+        assert response.json() == {"events": lines(export)}
+        html = await server.request("GET", f"/v1/saved-sessions/{agent}/{session_id}?format=html")
+        whose = {"claude": "Claude Code", "qwen": "Qwen Code"}[agent]
+        assert (html.status_code, html.json()) == (
+            400,
+            error("bad_request", f"format=html of a {whose} session is not supported yet "
+                  "(format=events is)"),
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "message"),
+    [
+        ("/v1/saved-sessions/gemini/%2e%2e", 404, "no gemini session '..'"),
+        ("/v1/saved-sessions/gemini/..%2F..%2F..%2Fetc%2Fpasswd", 404, "Not Found"),
+        ("/v1/saved-sessions/gemini/latest", 404, "no gemini session 'latest'"),
+        ("/v1/saved-sessions/gemini/1", 404, "no gemini session '1'"),
+        ("/v1/saved-sessions/gemini/nope%00", 400, "the path holds a NUL byte"),
+        ("/v1/saved-sessions/gemini/" + "x" * 5000, 404,
+         "no gemini session: the id is over 256 characters"),
+        ("/v1/saved-sessions/%2e%2e/x", 404,
+         "unknown agent '..': one of gemini, claude, codex, qwen, opencode, or all"),
+    ],
+)  # fmt: skip
+async def test_a_hostile_id_is_a_json_error(
+    server: Served, path: str, status: int, message: str
+) -> None:
+    response = await server.request("GET", path)
+    kind = "not_found" if status == 404 else "bad_request"
+    assert (response.status_code, response.json()) == (status, error(kind, message))
+
+
+async def test_a_session_file_s_path_is_not_an_id(server: Served, homes: Homes) -> None:
+    # The file is the agent's own and in its home: still not reachable by path.
+    [file] = (homes.home / ".gemini").rglob("session-*.jsonl")
+    response = await server.request("GET", f"/v1/saved-sessions/gemini/{quote(str(file), safe='')}")
+    assert response.status_code == 404
+    assert response.json()["error"]["kind"] == "not_found"
+
+
+async def test_an_unknown_agent_id_or_option_is_named(server: Served, homes: Homes) -> None:
+    cases = {
+        "/v1/saved-sessions/gemini/0a1b2c3d-0000-4000-8000-000000000009": (
+            404,
+            error("not_found", "no gemini session '0a1b2c3d-0000-4000-8000-000000000009'"),
+        ),
+        "/v1/saved-sessions/nobody/x": (
+            404,
+            error(
+                "not_found",
+                "unknown agent 'nobody': one of gemini, claude, codex, qwen, opencode, or all",
+            ),
+        ),
+        f"/v1/saved-sessions/gemini/{homes.gemini_id}?format=pdf": (
+            400,
+            error("bad_request", "format must be one of events, json, markdown, html, not 'pdf'"),
+        ),
+        "/v1/saved-sessions?agent=nobody": (
+            400,
+            error(
+                "bad_request",
+                "unknown agent 'nobody': one of gemini, claude, codex, qwen, opencode, or all",
+            ),
+        ),
+        "/v1/saved-sessions?since=soon": (
+            400,
+            error(
+                "bad_request",
+                "since: 'soon' is not a day or a time: 2026-11-23, today, yesterday, "
+                "7d (days ago), 12h (hours ago) or 2026-11-23T09:00",
+            ),
+        ),
+        "/v1/saved-sessions?project=%00": (400, error("bad_request", "project holds a NUL byte")),
+        "/v1/saved-sessions?project=" + "a" * 60_000: (
+            400,
+            error("bad_request", "project is over 4096 characters"),
+        ),
+        "/v1/usage?by=year": (
+            400,
+            error(
+                "bad_request",
+                "by must be one of day, week, month, model, project, session, not 'year'",
+            ),
+        ),
+    }
+    for path, (status, body) in cases.items():
+        response = await server.request("GET", path)
+        assert (response.status_code, response.json()) == (status, body), path
+
+
+async def test_usage_is_the_cli_s_report(server: Served, homes: Homes) -> None:
+    for query, args in (
+        ("", ()),
+        ("?by=model", ("--by", "model")),
+        ("?by=project&since=2000-01-01", ("--by", "project", "--since", "2000-01-01")),
+        ("?agent=qwen&by=session", ("--agent", "qwen", "--by", "session")),
+        ("?until=2000-01-01", ("--until", "2000-01-01")),
+    ):
+        response = await server.request("GET", "/v1/usage" + query)
+        assert response.status_code == 200
+        cli_args = args if "--agent" in args else ("--agent", "all", *args)
+        assert response.json() == json.loads(homes.cli("usage", *cli_args, "--json")), query
+    every = (await server.request("GET", "/v1/usage")).json()
+    # Every agent the registry reads (a new source is asked too), and the three sessions.
+    assert (every["agents"], every["sessions"]) == ([s.agent for s in sources("all")], 3)
+
+
+async def test_routes_need_the_token(server: Served) -> None:
+    for path in ("/v1/saved-sessions", "/v1/saved-sessions/gemini/x", "/v1/usage"):
+        response = await server.http.get(path, headers={"Authorization": "Bearer wrong"})
+        assert (response.status_code, response.json()["error"]["kind"]) == (401, "unauthorized")
+
+
+@pytest.mark.timeout(30)  # a FIFO read would hang; /dev/zero would eat the memory
+async def test_a_hostile_home_lists_with_problems(tmp_path: Path, homes: Homes) -> None:
+    chats = next((homes.home / ".gemini" / "tmp").glob("*/chats"))
+    name = "session-2026-11-21T10-00-{}.jsonl".format
+    (chats / name("11111111")).symlink_to(name("11111111"))
+    os.mkfifo(chats / name("22222222"))
+    (chats / name("33333333")).symlink_to("/dev/zero")
+    (chats / name("44444444")).touch()
+    os.truncate(chats / name("44444444"), MAX_SESSION_BYTES + 1)  # sparse: nothing written
+    (homes.home / ".claude" / "projects" / "loop").symlink_to("loop")
+    config = make_config(str(tmp_path), str(tmp_path / "state"), sessions_home=str(homes.home))
+    async with served(create_app(config)) as server:
+        listed = await server.request("GET", "/v1/saved-sessions")
+        assert listed.json()["sessions"] == lines(
+            homes.cli("sessions", "list", "--agent", "all", "--all-projects", "--json")
+        )
+        assert [s["id"] for s in listed.json()["sessions"]] == [
+            homes.gemini_id,
+            homes.claude_id,
+            homes.qwen_id,
+        ]
+        report = (await server.request("GET", "/v1/usage?agent=gemini")).json()
+        assert (report["files"], report["problems"]) == (5, 4)
+        assert report == json.loads(homes.cli("usage", "--json"))
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    session_id=st.text(min_size=1, max_size=300),
+    value=st.text(max_size=300),
+)
+def test_any_id_or_query_gets_a_json_answer(
+    homes: Homes, tmp_path: Path, session_id: str, value: str
+) -> None:
+    config = make_config(
+        str(homes.workspace), str(tmp_path / "state"), sessions_home=str(homes.home)
+    )
+
+    async def ask() -> list[httpx.Response]:
+        async with served(create_app(config)) as server:
+            path = "/v1/saved-sessions/gemini/" + quote(session_id, safe="")
+            params = {"project": value, "q": value, "since": value}
+            return [
+                await server.request("GET", path, params={"format": value}),
+                await server.request("GET", "/v1/saved-sessions", params=params),
+                await server.request("GET", "/v1/usage", params={"until": value, "by": value}),
+            ]
+
+    for response in anyio.run(ask):
+        assert response.status_code in (200, 400, 404), response.text
+        body = response.json()
+        if response.status_code != 200:
+            assert set(body["error"]) == {"kind", "message"}
