@@ -18,7 +18,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
 HELPERS = {"rss.py"}
-RUN_CLIS = {"acp_sessions.py", "batch.py", "runner_overhead.py", "session_follower.py"}
+RUN_CLIS = {
+    "acp_sessions.py",
+    "batch.py",
+    "runner_overhead.py",
+    "serve.py",
+    "session_follower.py",
+}
 TINY = {
     "acp_sessions.py": ["--sessions", "1"],
     "batch.py": ["--tasks", "1", "--big", "1", "--ray", "0"],
@@ -27,9 +33,22 @@ TINY = {
     "replay_memory.py": ["--size-mb", "1", "--runs", "1"],
     "replay_process.py": ["--lines", "500", "--runs", "1"],
     "runner_overhead.py": ["--runs", "1", "--events", "20"],
+    "serve.py": [
+        "--runs",
+        "1",
+        "--sessions",
+        "2",
+        "--events",
+        "5",
+        "--pace-ms",
+        "1",
+        "--idle",
+        "2",
+    ],
     "session_follower.py": ["--runs", "1"],
     "sessions.py": ["--sessions", "10", "--mb", "0.5", "--repeat", "1"],
     "usage.py": ["--sessions", "10", "--repeat", "1"],
+    "web_render.py": ["--events", "50", "--rate", "50", "--seconds", "1", "--repeat", "1"],
 }
 """Sizes small enough for a test: the figures mean nothing, the run is what is checked."""
 
