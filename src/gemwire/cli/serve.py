@@ -107,6 +107,11 @@ def serve(
     except ApiError as exc:
         raise click.UsageError(str(exc)) from exc
     custom = dict(_agent_command(value) for value in agents)
+    state = os.path.realpath(os.path.expanduser(state_dir or default_state_dir()))
+    try:
+        os.makedirs(os.path.join(state, "sessions"), mode=0o700, exist_ok=True)
+    except OSError as exc:
+        raise click.UsageError(f"--state-dir {state}: {exc.strerror}") from exc
     try:
         sock = bind(host, port)
     except OSError as exc:
@@ -116,7 +121,7 @@ def serve(
         port=sock.getsockname()[1],
         token=token or secrets.token_urlsafe(24),
         roots=folders,
-        state_dir=os.path.realpath(os.path.expanduser(state_dir or default_state_dir())),
+        state_dir=state,
         allow_origins=allow_origins,
         agents=custom,
         max_sessions=max_sessions,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -76,6 +77,52 @@ def test_port_0_prints_one_url_line_serves_and_exits_0_on_sigterm(tmp_path: Path
     assert rest == ""  # logs go to stderr only
     assert 'GET /v1/sessions HTTP/1.1" 401' in stderr
     assert 'GET /?token=*** HTTP/1.1" 303' in stderr
+
+
+def test_a_thousand_idle_connections_leave_it_answering(tmp_path: Path) -> None:
+    env = {**os.environ, "GEMWIRE_TOKEN": "tok-123456789"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gemwire", "serve", "--port", "0", "--state-dir", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    idle: list[socket.socket] = []
+    try:
+        assert process.stdout is not None
+        match = URL.match(process.stdout.readline())
+        assert match is not None
+        port = int(match.group(1))
+        # Connected, and never a byte sent.
+        idle.extend(socket.create_connection(("127.0.0.1", port), timeout=30) for _ in range(1000))
+        half = b"GET /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % port
+        for sock in idle[:100]:  # or half a request
+            sock.sendall(half)
+        base = f"http://127.0.0.1:{port}"
+        assert httpx.get(f"{base}/health", timeout=30).json()["status"] == "ok"
+        refused = httpx.get(f"{base}/v1/sessions", timeout=30)
+        assert refused.status_code == 401
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=60)
+    finally:
+        for sock in idle:
+            sock.close()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        assert process.stdout is not None
+        process.stdout.close()
+    assert process.returncode == 0
+
+
+def test_a_state_dir_that_cannot_be_made_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    result = CliRunner().invoke(main, ["serve", "--state-dir", str(tmp_path / "file" / "s")])
+    assert result.exit_code == 2
+    assert f"--state-dir {tmp_path / 'file' / 's'}: Not a directory" in result.output
+    assert "Traceback" not in result.output
 
 
 @pytest.mark.parametrize("value", ["noequals", "=cmd", "name="])
