@@ -16,14 +16,17 @@ from __future__ import annotations
 from typing import Literal
 
 import msgspec
+from starlette.requests import HTTPConnection
 
 from gemwire.events import Event
+from gemwire.server.responses import BadRequest
 
 __all__ = (
     "EventEnvelope",
     "SessionState",
     "StateEnvelope",
     "Status",
+    "after_seq",
     "event_envelope",
     "state_envelope",
 )
@@ -58,3 +61,15 @@ def event_envelope(seq: int, event: Event) -> bytes:
 
 def state_envelope(seq: int, state: SessionState) -> bytes:
     return b'{"seq":%d,"state":%b}' % (seq, _encoder.encode(state))
+
+
+def after_seq(connection: HTTPConnection) -> int:
+    """The seq a stream resumes after: ``?after=N``, else SSE's ``Last-Event-ID``, else 0.
+
+    Only ASCII digits, at most 18 (``int`` of a longer one can raise, or take long): else
+    `BadRequest` quoting the first 40 characters.
+    """
+    raw = connection.query_params.get("after") or connection.headers.get("last-event-id") or "0"
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 18):
+        raise BadRequest(f"after must be a sequence number, not {raw[:40]!r}")
+    return int(raw)

@@ -41,6 +41,7 @@ from gemwire.server.batches import (
     now_iso,
     whole_lines,
 )
+from gemwire.server.envelopes import after_seq
 from gemwire.server.paths import confine
 from gemwire.server.responses import (
     ApiError,
@@ -254,13 +255,6 @@ async def get_batch(request: Request) -> Response:
     return JsonResponse(batch.view())
 
 
-def _after(request: Request) -> int:
-    raw = request.query_params.get("after") or request.headers.get("last-event-id") or "0"
-    if not (raw.isascii() and raw.isdigit() and len(raw) <= 18):
-        raise BadRequest(f"after must be a sequence number, not {raw[:40]!r}")
-    return int(raw)
-
-
 def _limit(request: Request) -> int:
     raw = request.query_params.get("limit") or str(DEFAULT_EVENTS_LIMIT)
     if not (
@@ -276,7 +270,7 @@ def _wants_json(request: Request) -> bool:
 
 async def batch_events(request: Request) -> Response:
     batch = _batch(request)
-    after = _after(request)
+    after = after_seq(request)
     if _wants_json(request):
         chosen = batch.envelopes[after : after + _limit(request)]
         body = b'{"events":[' + b",".join(chosen) + b'],"last_seq":%d}' % batch.last_seq
@@ -339,7 +333,7 @@ async def task_events(request: Request) -> Response:
     known = batch.spec.tasks is None or any(t.id == task_id for t in batch.spec.tasks)
     if not (_TASK_ID.fullmatch(task_id) and known):
         raise NotFound(f"batch {batch.spec.id} has no task {task_id[:200]!r}")
-    after = _after(request)
+    after = after_seq(request)
     limit = _limit(request)
     lines = await anyio.to_thread.run_sync(_task_lines, batch.spec.output, task_id)
     chosen = lines[after : after + limit]

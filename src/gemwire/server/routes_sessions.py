@@ -19,6 +19,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from gemwire.server.envelopes import after_seq
 from gemwire.server.paths import confine
 from gemwire.server.responses import ApiError, BadRequest, JsonResponse, read_json
 from gemwire.server.sessions import LiveSession, SessionManager
@@ -79,13 +80,6 @@ def _manager(request: Request | WebSocket) -> SessionManager:
 
 def _session(request: Request | WebSocket) -> LiveSession:
     return _manager(request).get(request.path_params["session_id"])
-
-
-def _after(request: Request | WebSocket) -> int:
-    raw = request.query_params.get("after") or request.headers.get("last-event-id") or "0"
-    if not raw.isdigit():
-        raise BadRequest(f"after must be a seq (a whole number >= 0), not {raw!r}")
-    return int(raw)
 
 
 # Agents and roots ------------------------------------------------------------------------
@@ -174,7 +168,7 @@ async def set_config(request: Request) -> JsonResponse:
 
 async def events(request: Request) -> Response:
     session = _session(request)
-    after = _after(request)
+    after = after_seq(request)
     if "application/json" in request.headers.get("accept", ""):
         raw = request.query_params.get("limit", str(DEFAULT_LIMIT))
         if not raw.isdigit() or int(raw) < 1:
@@ -218,7 +212,7 @@ class _Op(msgspec.Struct, kw_only=True):
 async def session_ws(websocket: WebSocket) -> None:
     try:
         session = _session(websocket)
-        after = _after(websocket)
+        after = after_seq(websocket)
     except ApiError as error:
         await websocket.close(code=1008, reason=str(error)[:120])
         return

@@ -56,7 +56,7 @@ class Homes:
         """``gemwire ARGS`` with these homes (each agent's own variable), its stdout."""
         env = {
             "CLAUDE_CONFIG_DIR": str(self.home / ".claude"),
-            "QWEN_HOME": str(self.home / ".qwen"),
+            "QWEN_RUNTIME_DIR": str(self.home / ".qwen"),
             "GEMINI_CLI_HOME": str(self.home),
         }
         result = CliRunner(env=env).invoke(main, list(args))
@@ -150,18 +150,26 @@ async def test_each_format_is_the_cli_s_export(server: Served, homes: Homes) -> 
     assert as_json.json() == {"session": info, "messages": messages}
 
 
-async def test_another_agent_s_session_reads_as_events(server: Served, homes: Homes) -> None:
+async def test_another_agent_s_session_reads_in_every_format_but_json(
+    server: Served, homes: Homes
+) -> None:
     for agent, session_id in (("claude", homes.claude_id), ("qwen", homes.qwen_id)):
-        response = await server.request("GET", f"/v1/saved-sessions/{agent}/{session_id}")
-        export = homes.cli("sessions", "export", session_id, "--agent", agent, "--project",
-                           str(homes.workspace))  # fmt: skip
-        assert response.json() == {"events": lines(export)}
-        html = await server.request("GET", f"/v1/saved-sessions/{agent}/{session_id}?format=html")
+        path = f"/v1/saved-sessions/{agent}/{session_id}"
+        export = ("sessions", "export", session_id, "--agent", agent, "--project",
+                  str(homes.workspace))  # fmt: skip
+        response = await server.request("GET", path)
+        assert response.json() == {"events": lines(homes.cli(*export))}
+        for fmt in ("html", "markdown"):
+            transcript = await server.request("GET", f"{path}?format={fmt}")
+            assert transcript.text == homes.cli(*export, "--format", fmt), (agent, fmt)
+        redacted = await server.request("GET", f"{path}?format=markdown&redact=true")
+        assert redacted.text == homes.cli(*export, "--format", "markdown", "--redact")
+        as_json = await server.request("GET", f"{path}?format=json")
         whose = {"claude": "Claude Code", "qwen": "Qwen Code"}[agent]
-        assert (html.status_code, html.json()) == (
+        assert (as_json.status_code, as_json.json()) == (
             400,
-            error("bad_request", f"format=html of a {whose} session is not supported yet "
-                  "(format=events is)"),
+            error("bad_request", f"format=json of a {whose} session is not supported yet "
+                  "(events, html and markdown are)"),
         )  # fmt: skip
 
 

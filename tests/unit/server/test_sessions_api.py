@@ -233,8 +233,17 @@ async def test_the_json_form_pages_the_log(dirs: tuple[str, str]) -> None:
             ],
             "last_seq": 3,
         }
-        bad = await server.request("GET", f"/v1/sessions/{sid}/events?after=x")
-        assert (bad.status_code, bad.json()["error"]["kind"]) == (400, "bad_request")
+        # Not ASCII digits, or too many for int() to take: 400 (a superscript two is a
+        # str.isdigit() digit that int() refuses; 5000 digits are over its limit).
+        for after in ("x", "\u00b2", "9" * 5000):
+            bad = await server.request("GET", f"/v1/sessions/{sid}/events?after={after}")
+            assert (bad.status_code, bad.json()["error"]) == (
+                400,
+                {
+                    "kind": "bad_request",
+                    "message": f"after must be a sequence number, not {after[:40]!r}",
+                },
+            ), after
 
 
 async def test_a_permission_is_answered_over_http(dirs: tuple[str, str]) -> None:
