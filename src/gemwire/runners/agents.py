@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
@@ -34,6 +35,7 @@ from gemwire.errors import AgentNotFound
 from gemwire.runners.discovery import (
     _COMMON_LOCATIONS,
     common_locations,
+    npm_launcher,
     package_version,
     shim_command,
 )
@@ -184,9 +186,16 @@ def clis_dir() -> Path:
 
 
 def resolve_agent(
-    name: str, *, cwd: str | None = None, environ: dict[str, str] | None = None
+    name: str,
+    *,
+    cwd: str | None = None,
+    environ: dict[str, str] | None = None,
+    platform: str = sys.platform,
 ) -> ResolvedAgent:
     """The command that starts agent ``name`` in ACP mode (see the module docs for the order).
+
+    In ``node_modules/.bin`` the launcher is npm's, for ``platform`` (`npm_launcher`: on
+    Windows the ``.cmd``, run as the node script it names).
 
     Raises `AgentNotFound` naming the places looked at and how to install it.
     """
@@ -205,11 +214,12 @@ def resolve_agent(
     if spec.path_env and configured_path:
         places.append((spec.path_env, Path(configured_path).expanduser()))
     start = Path(cwd or os.getcwd()).resolve()
+    launcher_name = npm_launcher(spec.executable, platform)
     places.append(
-        ("pinned", clis_dir() / spec.pinned_dir / "node_modules" / ".bin" / spec.executable)
+        ("pinned", clis_dir() / spec.pinned_dir / "node_modules" / ".bin" / launcher_name)
     )
     places += [
-        ("node_modules", folder / "node_modules" / ".bin" / spec.executable)
+        ("node_modules", folder / "node_modules" / ".bin" / launcher_name)
         for folder in (start, *start.parents)
     ]
     on_path = shutil.which(spec.executable, path=env.get("PATH"))
