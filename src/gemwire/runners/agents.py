@@ -22,6 +22,7 @@ package's ``package.json`` next to the launcher, without starting it.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -259,5 +260,31 @@ def agent_identity(command: Sequence[str], reported: str | None = None) -> str:
     if reported:
         return f"acp:{reported}"
     program = Path(command[0]).name if command else ""
-    spec = next((s for s in AGENTS.values() if s.executable == program), None)
+    spec = _built_in(command)
     return f"acp:{spec.reported_name if spec else program}"
+
+
+def _built_in(command: Sequence[str]) -> AgentSpec | None:
+    r"""The built-in agent ``command`` starts: by its launcher's name, or, where it is run as
+    npm's Windows shim runs it (`shim_command`), by the program's name without ``.exe`` or
+    by the package of the script node runs.
+
+    >>> _built_in(("node.exe", r"C:\p\node_modules\@google\gemini-cli\bundle\gemini.js")).name
+    'gemini'
+    >>> _built_in(("/opt/node_modules/opencode-ai/bin/opencode.exe", "acp")).name
+    'opencode'
+    """
+    if not command:
+        return None
+    program = re.split(r"[\\/]", command[0])[-1].lower()  # a Windows path, on any OS
+    for spec in AGENTS.values():
+        if program in (spec.executable, f"{spec.executable}.exe"):
+            return spec
+    if program not in ("node", "node.exe") or len(command) < 2:
+        return None
+    script = re.split(r"[\\/]", command[1])
+    for spec in AGENTS.values():
+        package = spec.package.split("/")
+        if any(script[i : i + len(package)] == package for i in range(len(script))):
+            return spec
+    return None

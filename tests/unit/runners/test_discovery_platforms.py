@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from gemwire.runners import discovery
-from gemwire.runners.agents import AGENTS, AgentName, AgentSpec, resolve_agent
+from gemwire.runners.acp.gemini_cli import GeminiCliQuirks
+from gemwire.runners.acp.quirks import quirks_for
+from gemwire.runners.agents import AGENTS, AgentName, AgentSpec, agent_identity, resolve_agent
 from gemwire.runners.discovery import (
     GeminiExecutable,
     common_locations,
@@ -219,3 +221,27 @@ def test_every_agent_in_a_projects_node_modules_runs_on_windows_as_its_cmd_shim_
         "node_modules",
         spec.version,
     )
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_an_agent_run_as_its_windows_shim_runs_it_is_still_known_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: AgentName
+) -> None:
+    # Its events' agent field before it says its name, and the quirks chosen by it.
+    spec = AGENTS[name]
+    monkeypatch.setenv("GEMWIRE_CLIS_DIR", str(tmp_path / "clis"))
+    npm_windows_install(tmp_path / "clis" / spec.pinned_dir, spec)
+    found = resolve_agent(name, cwd=str(tmp_path), environ={"PATH": ""}, platform="win32")
+    assert agent_identity(found.command) == f"acp:{spec.reported_name}"
+    assert isinstance(quirks_for(agent_identity(found.command)), GeminiCliQuirks) is (
+        name == "gemini"
+    )
+
+
+def test_a_windows_command_line_is_known_by_its_script_s_package() -> None:
+    script = r"C:\Users\ana\AppData\Roaming\npm\node_modules\@google\gemini-cli\bundle\gemini.js"
+    assert agent_identity((r"C:\Program Files\nodejs\node.exe", script, "--acp")) == (
+        "acp:gemini-cli"
+    )
+    assert agent_identity((r"C:\tools\OpenCode.exe", "acp")) == "acp:OpenCode"
+    assert agent_identity(("node", "/srv/my-agent/index.js")) == "acp:node"
