@@ -23,7 +23,7 @@ WINDOWS_TESTS := tests/unit/wire tests/unit/protocol tests/unit/normalize \
 	tests/unit/transport/test_tree_contract.py tests/unit/transport/test_watchdog.py \
 	tests/unit/test_windows_imports.py tests/unit/runners/test_discovery_platforms.py \
 	tests/unit/sessions/test_home_windows.py tests/unit/testing/test_pinned.py \
-	tests/unit/runners/test_acp_files.py
+	tests/unit/runners/test_acp_files.py tests/unit/transport/test_stdin_gone.py
 DIST ?= dist
 
 .PHONY: setup agents demo test test-fast check record record-agents bench browser dist

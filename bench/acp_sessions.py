@@ -31,7 +31,7 @@ from gemwire.testing import (
     Scenario,
     ScriptedModel,
     Text,
-    pinned_gemini,
+    pinned_gemini_command,
 )
 
 
@@ -54,7 +54,7 @@ async def measured(work: Callable[[], Awaitable[None]]) -> tuple[float, int]:
 
 async def one_agent(count: int, env: IsolatedGemini, folders: list[Path]) -> None:
     options = AcpOptions(
-        command=(str(pinned_gemini()), "--acp"),
+        command=(*pinned_gemini_command(), "--acp"),
         cwd=str(env.workspace),
         env=env.environ(),
         inherit_env=False,

@@ -24,6 +24,7 @@ import anyio
 
 from gemwire import GeminiOptions, run_gemini
 from gemwire.events import MessageDelta
+from gemwire.runners.discovery import shim_command
 from gemwire.testing import (
     FunctionCall,
     IsolatedGemini,
@@ -72,9 +73,10 @@ async def latencies(events: int, folder: Path) -> list[float]:
 
 
 def bare(gemini: str, env: IsolatedGemini) -> float:
+    command = shim_command(Path(gemini))  # on Windows, what the .cmd runs
     started = time.monotonic()
     subprocess.run(
-        [gemini, "--output-format", "stream-json", "--approval-mode", "yolo"],
+        [*command, "--output-format", "stream-json", "--approval-mode", "yolo"],
         input=b"write a.txt and show it",
         cwd=env.workspace,
         env=env.environ(),

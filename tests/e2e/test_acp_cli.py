@@ -22,7 +22,7 @@ from gemwire.testing import (
     Scenario,
     ScriptedModel,
     Text,
-    pinned_gemini,
+    pinned_gemini_command,
 )
 from gemwire.testing.agents import isolated_agent
 
@@ -45,7 +45,15 @@ def invoke(tmp_path: Path, *args: str) -> tuple[int, str, IsolatedGemini]:
         env = IsolatedGemini(model.url, root=tmp_path)
         result = CliRunner().invoke(
             main,
-            ["acp", *args[:-1], "--cwd", str(env.workspace), "--", str(pinned_gemini()), "--acp"]
+            [
+                "acp",
+                *args[:-1],
+                "--cwd",
+                str(env.workspace),
+                "--",
+                *pinned_gemini_command(),
+                "--acp",
+            ]
             if args[-1] == "gemini"
             else ["acp", *args],
             env=env.environ(),
@@ -99,7 +107,7 @@ def test_a_person_answers_the_permission_prompt_at_the_keyboard(
         environ.pop("NO_COLOR", None)
         argv = [GEMWIRE, "acp", "--cwd", str(env.workspace), "write a", "--"]
         screen = terminal(
-            [*argv, str(pinned_gemini()), "--acp"], environ, keys=[(b"Esc cancels", b"y")]
+            [*argv, *pinned_gemini_command(), "--acp"], environ, keys=[(b"Esc cancels", b"y")]
         )
     assert screen.exit_code == 0
     lines = screen.lines
@@ -124,7 +132,7 @@ def test_ctrl_c_at_the_permission_prompt_exits_130_at_once(
         environ.pop("NO_COLOR", None)
         argv = [GEMWIRE, "acp", "--cwd", str(env.workspace), "write a", "--"]
         screen = terminal(
-            [*argv, str(pinned_gemini()), "--acp"],
+            [*argv, *pinned_gemini_command(), "--acp"],
             environ,
             keys=[(b"Esc cancels", signal.SIGINT)],
         )

@@ -33,7 +33,7 @@ from gemwire.testing import (
     Scenario,
     ScriptedModel,
     Text,
-    pinned_gemini,
+    pinned_gemini_command,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -41,7 +41,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 def acp_options(env: IsolatedGemini, **changes: object) -> AcpOptions:
     base = AcpOptions(
-        command=(str(pinned_gemini()), "--acp"),
+        command=(*pinned_gemini_command(), "--acp"),
         cwd=str(env.workspace),
         env=env.environ(),
         inherit_env=False,

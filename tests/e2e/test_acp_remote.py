@@ -33,7 +33,7 @@ from gemwire.testing import (
     Scenario,
     ScriptedModel,
     Text,
-    pinned_gemini,
+    pinned_gemini_command,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -62,7 +62,7 @@ async def gemini_served(scenario: Scenario, tmp_path: Path) -> AsyncIterator[Ser
         def launch(name: str) -> AgentChannel:
             if name != "gemini":
                 raise AgentNotFound(f"unknown agent {name!r}")
-            command = (str(pinned_gemini()), "--acp")
+            command = (*pinned_gemini_command(), "--acp")
             launch = AgentLaunch(
                 command=command, cwd=str(env.workspace), env=env.environ(), inherit_env=False
             )
@@ -157,12 +157,12 @@ def test_gemwire_acp_connect_prints_what_a_local_run_prints(tmp_path: Path, sche
         cwd = ["--cwd", str(env.workspace)]
         local = CliRunner().invoke(
             main,
-            ["acp", "--json", *cwd, "say hello", "--", str(pinned_gemini()), "--acp"],
+            ["acp", "--json", *cwd, "say hello", "--", *pinned_gemini_command(), "--acp"],
             env=env.environ(),
         )
 
         def launch(name: str) -> AgentChannel:
-            command = (str(pinned_gemini()), "--acp")
+            command = (*pinned_gemini_command(), "--acp")
             return ProcessChannel(
                 AgentLaunch(
                     command=command, cwd=str(env.workspace), env=env.environ(), inherit_env=False

@@ -19,7 +19,7 @@ from gemwire.testing import (
     Scenario,
     ScriptedModel,
     Text,
-    pinned_gemini,
+    pinned_gemini_command,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -51,7 +51,7 @@ async def test_twenty_concurrent_sessions_in_twenty_folders_on_one_agent(tmp_pat
     with ScriptedModel(scenario) as model:
         env = IsolatedGemini(model.url, root=tmp_path / "gemini")
         options = AcpOptions(
-            command=(str(pinned_gemini()), "--acp"),
+            command=(*pinned_gemini_command(), "--acp"),
             cwd=str(env.workspace),
             env=env.environ(),
             inherit_env=False,

@@ -14,7 +14,14 @@ import msgspec
 import pytest
 
 from gemwire import GeminiOptions, RunResult, run_gemini
-from gemwire.testing import IsolatedGemini, Reply, Scenario, ScriptedModel, Text, pinned_gemini
+from gemwire.testing import (
+    IsolatedGemini,
+    Reply,
+    Scenario,
+    ScriptedModel,
+    Text,
+    pinned_gemini_command,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -87,7 +94,7 @@ def test_without_gemwire_the_cli_loses_the_resumed_session(tmp_path: Path) -> No
 
         def gemini(prompt: str, *args: str) -> None:
             subprocess.run(
-                [str(pinned_gemini()), "-o", "stream-json", *args],
+                [*pinned_gemini_command(), "-o", "stream-json", *args],
                 input=prompt.encode(),
                 cwd=env.workspace,
                 env=env.environ(),

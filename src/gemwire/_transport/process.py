@@ -59,6 +59,10 @@ PIPE_CAPACITY = 1 << 20
 _READ_SIZE = 1 << 16
 
 _PROGRAM_ERRORS = {errno.ENOENT, errno.EACCES, errno.ENOEXEC, errno.ENOTDIR, errno.ELOOP}
+_READER_GONE = (BrokenPipeError, ConnectionResetError)
+"""What writing to a pipe whose reader is gone raises where anyio passes it on as it is:
+Windows' pipes (``ERROR_NO_DATA``, ``ERROR_BROKEN_PIPE``) before asyncio's transport
+counts itself closed. anyio's own `BrokenResourceError` is what the same is elsewhere."""
 
 
 def spawn_error(exc: OSError, program: str, cwd: Path | None) -> GemwireError:
@@ -161,7 +165,7 @@ class Child:
             return
         try:
             await stdin.send(data)
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, *_READER_GONE):
             pass  # the child exited without reading its input; its output says why
         finally:
             with anyio.CancelScope(shield=True):
@@ -175,7 +179,10 @@ class Child:
         stdin = self._process.stdin
         if stdin is None:
             raise anyio.ClosedResourceError
-        await stdin.send(data)
+        try:
+            await stdin.send(data)
+        except _READER_GONE as exc:
+            raise anyio.BrokenResourceError from exc
 
     async def close_input(self) -> None:
         """Close stdin: the child sees end of input (a polite way to ask it to exit)."""

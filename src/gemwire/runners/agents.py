@@ -22,8 +22,10 @@ package's ``package.json`` next to the launcher, without starting it.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
@@ -34,6 +36,7 @@ from gemwire.errors import AgentNotFound
 from gemwire.runners.discovery import (
     _COMMON_LOCATIONS,
     common_locations,
+    npm_launcher,
     package_version,
     shim_command,
 )
@@ -184,9 +187,16 @@ def clis_dir() -> Path:
 
 
 def resolve_agent(
-    name: str, *, cwd: str | None = None, environ: dict[str, str] | None = None
+    name: str,
+    *,
+    cwd: str | None = None,
+    environ: dict[str, str] | None = None,
+    platform: str = sys.platform,
 ) -> ResolvedAgent:
     """The command that starts agent ``name`` in ACP mode (see the module docs for the order).
+
+    In ``node_modules/.bin`` the launcher is npm's, for ``platform`` (`npm_launcher`: on
+    Windows the ``.cmd``, run as the node script it names).
 
     Raises `AgentNotFound` naming the places looked at and how to install it.
     """
@@ -205,11 +215,12 @@ def resolve_agent(
     if spec.path_env and configured_path:
         places.append((spec.path_env, Path(configured_path).expanduser()))
     start = Path(cwd or os.getcwd()).resolve()
+    launcher_name = npm_launcher(spec.executable, platform)
     places.append(
-        ("pinned", clis_dir() / spec.pinned_dir / "node_modules" / ".bin" / spec.executable)
+        ("pinned", clis_dir() / spec.pinned_dir / "node_modules" / ".bin" / launcher_name)
     )
     places += [
-        ("node_modules", folder / "node_modules" / ".bin" / spec.executable)
+        ("node_modules", folder / "node_modules" / ".bin" / launcher_name)
         for folder in (start, *start.parents)
     ]
     on_path = shutil.which(spec.executable, path=env.get("PATH"))
@@ -249,5 +260,31 @@ def agent_identity(command: Sequence[str], reported: str | None = None) -> str:
     if reported:
         return f"acp:{reported}"
     program = Path(command[0]).name if command else ""
-    spec = next((s for s in AGENTS.values() if s.executable == program), None)
+    spec = _built_in(command)
     return f"acp:{spec.reported_name if spec else program}"
+
+
+def _built_in(command: Sequence[str]) -> AgentSpec | None:
+    r"""The built-in agent ``command`` starts: by its launcher's name, or, where it is run as
+    npm's Windows shim runs it (`shim_command`), by the program's name without ``.exe`` or
+    by the package of the script node runs.
+
+    >>> _built_in(("node.exe", r"C:\p\node_modules\@google\gemini-cli\bundle\gemini.js")).name
+    'gemini'
+    >>> _built_in(("/opt/node_modules/opencode-ai/bin/opencode.exe", "acp")).name
+    'opencode'
+    """
+    if not command:
+        return None
+    program = re.split(r"[\\/]", command[0])[-1].lower()  # a Windows path, on any OS
+    for spec in AGENTS.values():
+        if program in (spec.executable, f"{spec.executable}.exe"):
+            return spec
+    if program not in ("node", "node.exe") or len(command) < 2:
+        return None
+    script = re.split(r"[\\/]", command[1])
+    for spec in AGENTS.values():
+        package = spec.package.split("/")
+        if any(script[i : i + len(package)] == package for i in range(len(script))):
+            return spec
+    return None

@@ -8,8 +8,9 @@ launcher; starting ``gemini --version`` would cost seconds.
 
 On Windows npm installs ``gemini.cmd`` and ``gemini.ps1`` shims, not a program. Running a
 ``.cmd`` means ``cmd.exe`` re-parsing every argument by its own quoting rules, so gemwire
-runs the shim's node script instead (`shim_command`: the node and the script the shim
-names). The prompt never is an argument anyway: it travels on stdin, on every OS.
+runs what the shim runs instead (`shim_command`: the node and the script the shim names,
+or the ``.exe`` it names). The prompt never is an argument anyway: it travels on stdin, on
+every OS.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ __all__ = (
     "candidates",
     "common_locations",
     "find_gemini",
+    "npm_launcher",
     "shim_command",
 )
 
@@ -64,9 +66,11 @@ _LOCATIONS = {
 }
 _COMMON_LOCATIONS = _LOCATIONS.get(sys.platform, _POSIX_LOCATIONS)
 """This OS's common install locations (``~`` and ``*`` expanded by `common_locations`)."""
-_SHIM_SCRIPTS = (
-    re.compile(r'"%~?dp0%?\\?([^"%]+\.js)"', re.IGNORECASE),  # npm's cmd-shim: .cmd
-    re.compile(r'"\$basedir[/\\]([^"$]+\.js)"'),  # and .ps1
+_SHIM_TARGETS = (
+    # What npm's own reader of its shims (read-cmd-shim) takes as the target: the quoted
+    # path the shim's arguments follow.
+    re.compile(r'"%(?:~dp0|dp0%)\\([^"]+?)"\s+%[*]', re.IGNORECASE),  # npm's cmd-shim: .cmd
+    re.compile(r'"\$basedir/([^"]+?)"\s+\$args'),  # and .ps1
 )
 
 
@@ -99,8 +103,9 @@ def version_key(version: str) -> tuple[int, ...]:
 
 def package_version(launcher: Path, package: str = "@google/gemini-cli") -> str | None:
     """The version of the npm ``package`` a launcher belongs to, from its ``package.json``
-    (the nearest one up from where the launcher resolves that names ``package``)."""
-    for folder in launcher.resolve().parents:
+    (the nearest one up from where the launcher resolves that names ``package``; for an npm
+    shim, which links nothing, from where the file it runs is)."""
+    for folder in (_shim_target(launcher) or launcher).resolve().parents:
         manifest = folder / "package.json"
         if not manifest.is_file():
             continue
@@ -141,26 +146,47 @@ def _version_part(path: Path) -> str:
     return "0"
 
 
+def npm_launcher(executable: str, platform: str = sys.platform) -> str:
+    """The name of the launcher npm links into ``node_modules/.bin`` for ``executable`` on
+    ``platform``: on Windows the ``.cmd`` shim (the file without a suffix beside it is a
+    shell script, for Git Bash, which Windows cannot run).
+
+    >>> npm_launcher("codex-acp", "win32"), npm_launcher("codex-acp", "darwin")
+    ('codex-acp.cmd', 'codex-acp')
+    """
+    return f"{executable}.cmd" if platform == "win32" else executable
+
+
 def shim_command(path: Path) -> tuple[str, ...]:
     """How to run ``path``: an npm shim (``.cmd``, ``.ps1``) as the node and the script it
-    names; anything else as itself (also a shim whose script cannot be read from it).
+    names, or as the program it names when that is one (an ``.exe``: OpenCode's launcher);
+    anything else as itself (also a shim whose target cannot be read from it).
 
     npm's shims run ``node.exe`` next to them if there is one, else ``node`` on ``PATH``.
     """
-    if path.suffix.lower() not in (".cmd", ".bat", ".ps1"):
+    target = _shim_target(path)
+    if target is None:
         return (str(path),)
+    if target.suffix.lower() == ".exe":  # no shebang: npm's shim runs it as it is
+        return (str(target),)
+    bundled = path.parent / "node.exe"
+    node = str(bundled) if bundled.is_file() else shutil.which("node") or "node"
+    return (node, str(target))
+
+
+def _shim_target(path: Path) -> Path | None:
+    """The file an npm shim runs; ``None`` for anything else, or a shim that names none."""
+    if path.suffix.lower() not in (".cmd", ".bat", ".ps1"):
+        return None
     try:
         text = path.read_text(errors="replace")
     except OSError:
-        return (str(path),)
-    for pattern in _SHIM_SCRIPTS:
+        return None
+    for pattern in _SHIM_TARGETS:
         match = pattern.search(text)
         if match:
-            script = path.parent.joinpath(*PureWindowsPath(match.group(1)).parts)
-            bundled = path.parent / "node.exe"
-            node = str(bundled) if bundled.is_file() else shutil.which("node") or "node"
-            return (node, str(script))
-    return (str(path),)
+            return path.parent.joinpath(*PureWindowsPath(match.group(1)).parts)
+    return None
 
 
 def candidates(executable: str | None, cwd: Path) -> list[tuple[str, Path]]:
@@ -172,9 +198,8 @@ def candidates(executable: str | None, cwd: Path) -> list[tuple[str, Path]]:
     configured = os.environ.get("GEMINI_CLI_PATH")
     if configured:
         found.append(("GEMINI_CLI_PATH", Path(configured).expanduser()))
-    launcher = "gemini.cmd" if sys.platform == "win32" else "gemini"
     found.extend(
-        ("node_modules", folder / "node_modules" / ".bin" / launcher)
+        ("node_modules", folder / "node_modules" / ".bin" / npm_launcher("gemini"))
         for folder in (cwd, *cwd.parents)
     )
     on_path = shutil.which("gemini")

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from gemwire.errors import GeminiNotFound
 from gemwire.runners.agents import clis_dir
-from gemwire.runners.discovery import TESTED_VERSIONS, shim_command
+from gemwire.runners.discovery import TESTED_VERSIONS, npm_launcher, shim_command
 
 __all__ = ("CURRENT_VERSION", "PINNED_VERSIONS", "pinned_gemini", "pinned_gemini_command")
 
@@ -38,9 +38,7 @@ def pinned_gemini(version: str = CURRENT_VERSION, *, platform: str = sys.platfor
             f"Gemini CLI {version} is not a pinned version; pinned: {', '.join(PINNED_VERSIONS)}"
         )
     folder = clis_dir() / f"gemini-{version}"
-    launcher = (
-        folder / "node_modules" / ".bin" / ("gemini.cmd" if platform == "win32" else "gemini")
-    )
+    launcher = folder / "node_modules" / ".bin" / npm_launcher("gemini", platform)
     if not launcher.exists():
         raise GeminiNotFound(
             f"pinned Gemini CLI {version} is not installed in {folder}: run `make setup` "

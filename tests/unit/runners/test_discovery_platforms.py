@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
 
 from gemwire.runners import discovery
+from gemwire.runners.acp.gemini_cli import GeminiCliQuirks
+from gemwire.runners.acp.quirks import quirks_for
+from gemwire.runners.agents import AGENTS, AgentName, AgentSpec, agent_identity, resolve_agent
 from gemwire.runners.discovery import (
     GeminiExecutable,
     common_locations,
@@ -129,3 +133,115 @@ def test_homebrew_comes_first_on_macos_and_npms_folder_on_windows() -> None:
     )
     windows = [os.path.normpath(p) for p in discovery._LOCATIONS["win32"]]
     assert windows[0] == os.path.normpath("~/AppData/Roaming/npm/gemini.cmd")
+
+
+# Each pinned agent's bin in its package.json (clis/*/node_modules/<package>/package.json).
+AGENT_BINS = {
+    "claude": "dist/index.js",
+    "codex": "bin/codex-acp.js",
+    "qwen": "cli-entry.js",
+    "opencode": "bin/opencode.exe",  # a native program: its shim runs it, no node
+    "gemini": "bundle/gemini.js",
+}
+_HEAD = "@ECHO off\r\nGOTO start\r\n:find_dp0\r\nSET dp0=%~dp0\r\nEXIT /b\r\n:start\r\nSETLOCAL\r\nCALL :find_dp0\r\n"
+
+
+def npm_cmd_shim(target: str) -> str:
+    """The .cmd npm 10 (cmd-shim 6, writeShim_) links into node_modules/.bin for ``target``
+    (relative to .bin, backslashes): through node for a script with a shebang, else as it is."""
+    if not target.endswith(".js"):
+        return f'{_HEAD}"%dp0%\\{target}"   %*\r\n'
+    return (
+        f"{_HEAD}\r\n"
+        'IF EXIST "%dp0%\\node.exe" (\r\n  SET "_prog=%dp0%\\node.exe"\r\n) ELSE (\r\n'
+        '  SET "_prog=node"\r\n  SET PATHEXT=%PATHEXT:;.JS;=;%\r\n)\r\n\r\n'
+        "endLocal & goto #_undefined_# 2>NUL || title %COMSPEC% & "
+        f'"%_prog%"  "%dp0%\\{target}" %*\r\n'
+    )
+
+
+def npm_windows_install(folder: Path, spec: AgentSpec) -> Path:
+    """``spec``'s package as npm installs it on Windows into ``folder``: its manifest, and
+    in .bin the three launchers (the one without a suffix is a shell script for Git Bash)
+    and a node.exe (so that the node chosen does not depend on ``PATH``). Returns .bin."""
+    package = folder / "node_modules" / spec.package
+    package.mkdir(parents=True)
+    (package / "package.json").write_text(
+        json.dumps({"name": spec.package, "version": spec.version})
+    )
+    bin_dir = folder / "node_modules" / ".bin"
+    bin_dir.mkdir()
+    target = "\\".join(("..", *spec.package.split("/"), *AGENT_BINS[spec.name].split("/")))
+    for name, text in (
+        (spec.executable, f'#!/bin/sh\nexec node "$basedir/{target}" "$@"\n'),
+        (f"{spec.executable}.cmd", npm_cmd_shim(target)),
+        (f"{spec.executable}.ps1", "# the PowerShell shim\n"),
+    ):
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)  # Windows runs any file; here the bit decides
+    (bin_dir / "node.exe").write_text("")
+    return bin_dir
+
+
+def expected_command(bin_dir: Path, spec: AgentSpec) -> tuple[str, ...]:
+    target = bin_dir.joinpath("..", *spec.package.split("/"), *AGENT_BINS[spec.name].split("/"))
+    if target.suffix == ".exe":
+        return (str(target), *spec.args)
+    return (str(bin_dir / "node.exe"), str(target), *spec.args)
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_every_pinned_agent_runs_on_windows_as_its_cmd_shim_runs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: AgentName
+) -> None:
+    spec = AGENTS[name]
+    monkeypatch.setenv("GEMWIRE_CLIS_DIR", str(tmp_path / "clis"))
+    bin_dir = npm_windows_install(tmp_path / "clis" / spec.pinned_dir, spec)
+    found = resolve_agent(name, cwd=str(tmp_path), environ={"PATH": ""}, platform="win32")
+    assert (found.command, found.source, found.version) == (
+        expected_command(bin_dir, spec),
+        "pinned",
+        spec.version,
+    )
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_every_agent_in_a_projects_node_modules_runs_on_windows_as_its_cmd_shim_runs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: AgentName
+) -> None:
+    spec = AGENTS[name]
+    monkeypatch.setenv("GEMWIRE_CLIS_DIR", str(tmp_path / "no-clis"))
+    bin_dir = npm_windows_install(tmp_path / "project", spec)
+    (tmp_path / "project" / "src").mkdir()
+    found = resolve_agent(
+        name, cwd=str(tmp_path / "project" / "src"), environ={"PATH": ""}, platform="win32"
+    )
+    assert (found.command, found.source, found.version) == (
+        expected_command(bin_dir, spec),
+        "node_modules",
+        spec.version,
+    )
+
+
+@pytest.mark.parametrize("name", sorted(AGENTS))
+def test_an_agent_run_as_its_windows_shim_runs_it_is_still_known_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: AgentName
+) -> None:
+    # Its events' agent field before it says its name, and the quirks chosen by it.
+    spec = AGENTS[name]
+    monkeypatch.setenv("GEMWIRE_CLIS_DIR", str(tmp_path / "clis"))
+    npm_windows_install(tmp_path / "clis" / spec.pinned_dir, spec)
+    found = resolve_agent(name, cwd=str(tmp_path), environ={"PATH": ""}, platform="win32")
+    assert agent_identity(found.command) == f"acp:{spec.reported_name}"
+    assert isinstance(quirks_for(agent_identity(found.command)), GeminiCliQuirks) is (
+        name == "gemini"
+    )
+
+
+def test_a_windows_command_line_is_known_by_its_script_s_package() -> None:
+    script = r"C:\Users\ana\AppData\Roaming\npm\node_modules\@google\gemini-cli\bundle\gemini.js"
+    assert agent_identity((r"C:\Program Files\nodejs\node.exe", script, "--acp")) == (
+        "acp:gemini-cli"
+    )
+    assert agent_identity((r"C:\tools\OpenCode.exe", "acp")) == "acp:OpenCode"
+    assert agent_identity(("node", "/srv/my-agent/index.js")) == "acp:node"

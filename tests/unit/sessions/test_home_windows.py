@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
+from gemwire.sessions._source import UsageTally
 from gemwire.sessions.gemini._home import GeminiHome, RootSpelling, project_hash, registry_key
 
 
@@ -111,3 +112,24 @@ def test_a_spelling_the_cli_cannot_have_seen_is_no_match(tmp_path: Path) -> None
     other = legacy_folder(home, r"C:\Users\Ana\Code\Other")
     assert [p.id for p in home.project_folders(CASED)] == ["gemwire"]
     assert {(p.id, p.root) for p in home.projects()} == {("gemwire", KEY), (other, None)}
+
+
+def test_usage_of_a_project_named_by_its_root_however_it_is_spelled(tmp_path: Path) -> None:
+    # `gemwire usage --project ROOT`: the registry holds the root lowercased on Windows.
+    home = windows_home(tmp_path)
+    (home.tmp_dir / "gemwire" / "chats" / "session-2026-11-22T09-30-5e55e55e.jsonl").write_text(
+        '{"sessionId":"5e55e55e-0000","projectHash":"","startTime":"2026-11-22T09:30:12.734Z",'
+        '"lastUpdated":"2026-11-22T09:30:12.734Z","kind":"main"}\n'
+        '{"id":"m1","timestamp":"2026-11-22T09:30:12.833Z","type":"gemini","content":"",'
+        '"tokens":{"input":100,"output":10,"cached":0,"total":110},"model":"gemini-3.8-flash"}\n'
+    )
+    for wanted in (CASED, KEY, "c:/users/ana/code/gemwire/", "gemwire"):
+        tally = UsageTally()
+        found = [
+            (where, session, [(model, tokens.output) for _, model, tokens, _, _ in responses])
+            for where, session, _, responses in home.usage(wanted, tally)
+        ]
+        assert (found, tally.files) == ([(KEY, "5e55e55e-0000", [("gemini-3.8-flash", 10)])], 1)
+    tally = UsageTally()
+    assert list(home.usage(r"C:\Users\Ana\Code\Other", tally)) == []
+    assert tally.files == 0

@@ -3,6 +3,7 @@ and the node script it names, not the shell script npm writes beside it for Git 
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -70,3 +71,33 @@ def test_a_missing_windows_launcher_says_how_to_install_it(clis: Path) -> None:
         "(it runs `npm ci` there from the committed lockfile)"
     )
     assert caught.value.executable == str(folder / "node_modules" / ".bin" / "gemini.cmd")
+
+
+def _runs_pinned_launcher(node: ast.expr) -> bool:
+    """``str(pinned_gemini(...))``: the launcher's path, which Windows cannot run itself."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "str"
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.Call)
+        and isinstance(node.args[0].func, ast.Name)
+        and node.args[0].func.id == "pinned_gemini"
+    )
+
+
+def test_no_test_or_benchmark_starts_the_pinned_launcher_itself() -> None:
+    # A command starts with pinned_gemini_command() (on Windows, the node script the .cmd
+    # names); the launcher's path is what --executable takes (find_gemini reads the .cmd).
+    repo = Path(__file__).resolve().parents[3]
+    found = []
+    for path in sorted([*(repo / "tests").rglob("*.py"), *(repo / "bench").rglob("*.py")]):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.List | ast.Tuple):
+                continue
+            for before, element in zip([None, *node.elts], node.elts, strict=False):
+                given = isinstance(before, ast.Constant) and before.value == "--executable"
+                if _runs_pinned_launcher(element) and not given:
+                    found.append(f"{path.relative_to(repo).as_posix()}:{element.lineno}")
+    assert found == []

@@ -41,7 +41,7 @@ from gemwire.sessions._summary import SessionInfo, short_id_of
 from gemwire.sessions.gemini._conversation import Conversation, load_session, read_session_info
 from gemwire.sessions.gemini._projects import Project
 from gemwire.sessions.gemini._replay import SESSION_SUFFIXES
-from gemwire.sessions.gemini._usage import matches, session_usage
+from gemwire.sessions.gemini._usage import session_usage
 from gemwire.wire.gemini_session import SESSION_FILE_PREFIX, ProjectRegistryData
 
 __all__ = ("GeminiHome", "Project", "RootSpelling", "project_hash", "registry_key")
@@ -129,6 +129,16 @@ class RootSpelling:
     def hash_names(self, root: str) -> list[str]:
         """`project_hash` of every `spellings` of ``root``."""
         return [project_hash(spelled) for spelled in self.spellings(root)]
+
+    def is_root(self, path: str | os.PathLike[str], root: str) -> bool:
+        r"""Whether the folder ``path`` is the project ``root`` (as a registry holds it).
+
+        >>> RootSpelling("win32", canonical=str).is_root(r"C:\Ana\Proj", r"c:\ana\proj")
+        True
+        >>> RootSpelling("linux", canonical=str).is_root("/Ana/Proj", "/ana/proj")
+        False
+        """
+        return self.key(self.resolve(path)) == self.key(root)
 
 
 def _read_text(path: Path) -> str | None:
@@ -415,8 +425,14 @@ class GeminiHome:
     def usage(self, project: str | None, tally: UsageTally) -> Iterator[SessionUsage]:
         """Every model response saved in the home (in ``project`` only, when given: its root,
         or its folder name under ``tmp``)."""
-        projects = [p for p in self.projects() if project is None or matches(p, project)]
+        projects = [p for p in self.projects() if project is None or self._names(p, project)]
         return session_usage(projects, tally)
+
+    def _names(self, project: Project, wanted: str) -> bool:
+        """Whether ``wanted`` names ``project``: its folder name, or its root."""
+        return wanted == project.id or (
+            project.root is not None and self.spelling.is_root(wanted, project.root)
+        )
 
 
 def _summary(

@@ -24,7 +24,7 @@ from gemwire.sessions.gemini._projects import Project
 from gemwire.sessions.gemini._replay import SESSION_SUFFIXES, replay
 from gemwire.wire.gemini_session import SESSION_FILE_PREFIX, TokensSummary
 
-__all__ = ("matches", "session_usage")
+__all__ = ("session_usage",)
 
 
 class _UsageMessage(msgspec.Struct, frozen=True, kw_only=True, gc=False):
@@ -52,13 +52,6 @@ def _files(projects: list[Project]) -> Iterator[tuple[Project, Path, str | None]
                 SESSION_SUFFIXES
             ):
                 yield project, Path(entry.path), None
-
-
-def matches(project: Project, wanted: str) -> bool:
-    """Whether ``wanted`` names ``project``: its folder name, or its root."""
-    if wanted == project.id:
-        return True
-    return project.root is not None and os.path.realpath(wanted) == project.root
 
 
 def _responses(
