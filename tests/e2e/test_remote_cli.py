@@ -23,7 +23,7 @@ from gemwire.testing import (
     Scenario,
     ScriptedModel,
     Text,
-    pinned_gemini,
+    pinned_gemini_command,
 )
 
 pytestmark = pytest.mark.e2e
@@ -90,7 +90,7 @@ def locally(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str
     with ScriptedModel(WRITE) as model:
         env = IsolatedGemini(model.url, root=tmp_path / "local")
         argv = [GEMWIRE, "acp", *args, "--cwd", str(env.workspace), "--"]
-        done = run([*argv, str(pinned_gemini()), "--acp"], env)
+        done = run([*argv, *pinned_gemini_command(), "--acp"], env)
     return done, env
 
 
