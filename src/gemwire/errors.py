@@ -86,6 +86,7 @@ __all__ = (
     "TurnLimitReached",
     "UnsupportedVersion",
     "UntrustedWorkspace",
+    "sole_exception",
 )
 
 
@@ -323,3 +324,23 @@ class SessionError(GemwireError):
 
 class SessionNotFound(SessionError, LookupError):
     """No saved session matches what was asked for; the message says where gemwire looked."""
+
+
+def sole_exception(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
+    """The one exception inside ``group`` (groups nested in it included), if there is
+    exactly one: what a task group raises when a single task failed, to raise as itself.
+
+    >>> sole_exception(ExceptionGroup("g", [ExceptionGroup("h", [KeyError("k")])]))
+    KeyError('k')
+    >>> sole_exception(ExceptionGroup("g", [KeyError("k"), ValueError()])) is None
+    True
+    """
+    leaves: list[BaseException] = []
+    todo: list[BaseException] = [group]
+    while todo:
+        exc = todo.pop()
+        if isinstance(exc, BaseExceptionGroup):
+            todo.extend(exc.exceptions)
+        else:
+            leaves.append(exc)
+    return leaves[0] if len(leaves) == 1 else None

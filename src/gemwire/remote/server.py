@@ -20,6 +20,7 @@ import anyio
 import msgspec
 from anyio.abc import TaskGroup
 
+from gemwire.errors import sole_exception
 from gemwire.events import Event
 from gemwire.remote._extra import httpx
 from gemwire.remote.api import ApiClient, Reconnect
@@ -103,7 +104,7 @@ class RemoteServer:
             await self._task_group.__aexit__(exc_type, exc, tb)
         except BaseExceptionGroup as group:
             # anyio groups what the task group saw; one error comes out as itself.
-            single = _single(group)
+            single = sole_exception(group)
             if single is None:
                 raise
             if single is not exc:
@@ -237,16 +238,3 @@ def _split_token(url: str) -> tuple[str, str | None]:
     parts = urlsplit(url)
     token = parse_qs(parts.query).get("token", [None])[-1]
     return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/"), "", "")), token
-
-
-def _single(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
-    """The one exception inside (nested) groups, if there is exactly one."""
-    leaves: list[BaseException] = []
-    todo: list[BaseException] = [group]
-    while todo:
-        exc = todo.pop()
-        if isinstance(exc, BaseExceptionGroup):
-            todo.extend(exc.exceptions)
-        else:
-            leaves.append(exc)
-    return leaves[0] if len(leaves) == 1 else None

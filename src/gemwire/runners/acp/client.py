@@ -33,7 +33,7 @@ import anyio
 
 from gemwire._normalize.masking import Masker, known_secrets
 from gemwire._version import __version__
-from gemwire.errors import AgentRequestFailed
+from gemwire.errors import AgentRequestFailed, sole_exception
 from gemwire.events import Event
 from gemwire.protocol import acp as protocol
 from gemwire.protocol.acp import AcpClientConnection
@@ -125,7 +125,7 @@ class AcpClient:
             await self._exit_stack.enter_async_context(self._running())
         except BaseExceptionGroup as group:
             await self._exit_stack.aclose()
-            raise _single(group) or group from None
+            raise sole_exception(group) or group from None
         except BaseException:
             await self._exit_stack.aclose()
             raise
@@ -138,7 +138,7 @@ class AcpClient:
             return bool(await self._exit_stack.__aexit__(exc_type, exc, tb))  # type: ignore[arg-type]
         except BaseExceptionGroup as group:
             # anyio groups what the task group saw; one error comes out as itself.
-            single = _single(group)
+            single = sole_exception(group)
             if single is None:
                 raise
             if single is exc:
@@ -487,16 +487,3 @@ class AcpClient:
                 raise
         await self.authenticate(self.options.auth_method)
         return await self._call(call)
-
-
-def _single(group: BaseExceptionGroup[BaseException]) -> BaseException | None:
-    """The one exception inside (nested) groups, if there is exactly one."""
-    leaves: list[BaseException] = []
-    todo: list[BaseException] = [group]
-    while todo:
-        exc = todo.pop()
-        if isinstance(exc, BaseExceptionGroup):
-            todo.extend(exc.exceptions)
-        else:
-            leaves.append(exc)
-    return leaves[0] if len(leaves) == 1 else None
