@@ -165,3 +165,16 @@ def test_mcp_servers_given_to_one_run_are_used_and_the_user_settings_untouched(
     # The session landed in the user's home, and the run's own home is gone.
     assert len(env.session_files()) == 1
     assert list(env.tmp.glob("gemwire-home-*")) == []
+
+
+def test_a_system_prompt_file_is_what_the_model_is_told(tmp_path: Path) -> None:
+    (tmp_path / "pirate.md").write_text("You are a terse pirate.\n")
+    scenario = Scenario(turns=[Reply([Text("Arr.")])])
+    told = {}
+    for case, file in (("own", "../../pirate.md"), ("builtin", None)):
+        result, _, model = run(scenario, "hi", tmp_path / case, system_prompt_file=file)
+        assert (result.ok, result.answer) == (True, "Arr."), result
+        [request] = [r for r in model.requests if r.turn is not None]
+        told[case] = "".join(p["text"] for p in request.body["systemInstruction"]["parts"])
+    assert told["own"] == "You are a terse pirate."  # the CLI trims the file's text
+    assert told["builtin"].startswith("You are Gemini CLI")

@@ -98,6 +98,8 @@ class GeminiRun:
         self._env = {**(os.environ if options.inherit_env else {}), **options.env}
         if options.gemini_home:
             self._env["GEMINI_CLI_HOME"] = options.gemini_home
+        if options.system_prompt_file is not None:
+            self._env["GEMINI_SYSTEM_MD"] = self._system_prompt(options.system_prompt_file)
         self._masker = Masker(known_secrets(self._env))
         self._stderr = StderrReader(secrets=self._masker.secrets)
         self._home = self._env.get("GEMINI_CLI_HOME") or os.path.expanduser("~")
@@ -111,6 +113,15 @@ class GeminiRun:
             if options.follow_session_file
             else None
         )
+
+    def _system_prompt(self, name: str) -> str:
+        """The file's absolute path: the CLI reads ``true``, ``1``, ``false`` and ``0`` as
+        switches, not names, and stops with a stack trace when the file is missing
+        (docs/gemini-cli.md#the-system-prompt)."""
+        path = Path(self._cwd, name).resolve()
+        if not path.is_file():
+            raise InvalidOptions(f"system_prompt_file: {path} is not a file")
+        return str(path)
 
     @property
     def result(self) -> RunResult:

@@ -84,6 +84,10 @@ class GeminiOptions(msgspec.Struct, frozen=True, kw_only=True):
     """MCP servers for this run, added to those of the user's settings (a server of the same
     name is replaced), without writing the user's ``settings.json``: the CLI runs with a home
     of its own that links to the user's (runners/_gemini_home.py). Gemini CLI 0.30 or newer."""
+    system_prompt_file: str | None = None
+    """Use this file's text as the system prompt in place of Gemini CLI's built-in one
+    (``GEMINI_SYSTEM_MD``; relative to ``cwd``). The CLI still substitutes its
+    ``${...}`` variables and appends the ``GEMINI.md`` context."""
     extra_args: tuple[str, ...] = ()
     """More ``gemini`` flags, passed on as given after gemwire's own (`check_extra_args`
     says which are refused)."""
