@@ -317,9 +317,12 @@ class GeminiRun:
             )
 
     async def _protect_resumed_session(self, send: ObjectSendStream[Event] | None) -> None:
-        """Remove the stub a resume wrote, or Gemini's next start deletes the session."""
+        """Remove the stub a resume wrote, or Gemini's next start deletes the session. A
+        ``--session-file`` run writes one too, beside the session it imported
+        (docs/gemini-cli.md#a-session-file-given-to---session-file)."""
         session_id = self._output.session_id
-        if self.options.resume is None or session_id is None:
+        opened = self.options.resume is not None or self.options.session_file is not None
+        if not opened or session_id is None:
             return
         try:
             await anyio.to_thread.run_sync(remove_resume_stubs, self._home, self._cwd, session_id)
