@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from gemwire.errors import InvalidOptions
+from gemwire.errors import GemwireError, InvalidOptions
 from gemwire.runners.gemini_options import McpServer
 from gemwire.wire import acp
 
@@ -84,18 +84,24 @@ class RunHome:
             **(merged_servers if isinstance(merged_servers, dict) else {}),
             **servers,
         }
-        for folder in _MADE_BY_EVERY_RUN:
-            (self._user / folder).mkdir(parents=True, exist_ok=True)
         self.path = Path(tempfile.mkdtemp(prefix="gemwire-home-"))
         self._own = self.path / ".gemini"
-        self._own.mkdir()
-        for entry in self._user.iterdir():
-            if entry.name != "settings.json":
-                (self._own / entry.name).symlink_to(entry)
-        for name in (".env", ".agents"):  # read from the home itself, not its .gemini
-            if (user_home / name).exists():
-                (self.path / name).symlink_to(user_home / name)
-        (self._own / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
+        try:
+            for folder in _MADE_BY_EVERY_RUN:
+                (self._user / folder).mkdir(parents=True, exist_ok=True)
+            self._own.mkdir()
+            for entry in self._user.iterdir():
+                if entry.name != "settings.json":
+                    (self._own / entry.name).symlink_to(entry)
+            for name in (".env", ".agents"):  # read from the home itself, not its .gemini
+                if (user_home / name).exists():
+                    (self.path / name).symlink_to(user_home / name)
+            (self._own / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
+        except OSError as exc:  # e.g. Windows without the right to make symlinks
+            shutil.rmtree(self.path, ignore_errors=True)
+            raise GemwireError(
+                f"mcp_servers: cannot make the run's own Gemini home: {exc}"
+            ) from exc
 
     def _user_settings(self) -> dict[str, Any]:
         path = self._user / "settings.json"

@@ -4,11 +4,12 @@ servers, links to the rest, and what the CLI wrote brought back."""
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from gemwire.errors import InvalidOptions
+from gemwire.errors import GemwireError, InvalidOptions
 from gemwire.runners._gemini_home import RunHome, settings_servers
 from gemwire.wire.acp import HttpHeader, McpServerSse, McpServerStdio
 
@@ -105,3 +106,20 @@ def test_servers_are_mapped_as_gemini_maps_acp_ones() -> None:
         "s": {"url": "http://x/sse", "headers": {"A": "b"}},
         "t": {"command": "tiny", "args": [], "env": {}, "cwd": "/w"},
     }
+
+
+def test_a_home_that_cannot_be_made_is_a_clear_error_and_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = user_home(tmp_path, {})
+    made = tmp_path / "made"
+    made.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(made))
+
+    def refused(self: Path, target: Path) -> None:
+        raise OSError(1, "symbolic links are not allowed")
+
+    monkeypatch.setattr(Path, "symlink_to", refused)
+    with pytest.raises(GemwireError, match=r"cannot make the run's own Gemini home: .*not allowed"):
+        RunHome(user, SERVER)
+    assert list(made.iterdir()) == []
