@@ -22,7 +22,7 @@ from gemwire.testing.environment import live_processes
 
 pytestmark = [pytest.mark.e2e]
 
-RESUMING: tuple[AgentName, ...] = ("claude", "qwen")
+RESUMING: tuple[AgentName, ...] = ("claude", "qwen", "codex", "opencode")
 """Pinned agents whose recorded ``initialize`` advertises ``sessionCapabilities.resume``."""
 
 CLOSING: tuple[AgentName, ...] = ("codex", "opencode")
