@@ -124,26 +124,33 @@ class RunHome:
 
     def close(self) -> None:
         """Move back what the CLI created or replaced (merging ``projects.json``), then
-        remove the run's home. Never raises: a file that cannot move is left behind."""
+        remove the run's home. Never raises: what cannot be moved goes with the run's home
+        (the CLI writes it again when it needs it: an id, a registry entry)."""
         try:
-            for entry in self._own.iterdir():
-                if entry.is_symlink() or entry.name == "settings.json":
-                    continue
-                if entry.name.endswith((".tmp", ".lock")):
-                    continue  # a write or a lock the CLI left unfinished
-                target = self._user / entry.name
+            entries = list(self._own.iterdir())
+        except OSError:
+            entries = []
+        for entry in entries:
+            if entry.is_symlink() or entry.name == "settings.json":
+                continue
+            if entry.name.endswith((".tmp", ".lock")):
+                continue  # a write or a lock the CLI left unfinished
+            target = self._user / entry.name
+            try:
                 if entry.name == _REGISTRY and target.is_file():
                     _merge_registry(entry, target)
                 else:
                     _replace(entry, target)
-        except OSError:
-            pass
+            except OSError:
+                continue
         shutil.rmtree(self.path, ignore_errors=True)
 
 
 def _replace(entry: Path, target: Path) -> None:
-    if target.is_dir() and not target.is_symlink():
-        shutil.rmtree(target)
+    """A file the CLI replaced is the newer one; a folder that appeared in the user's home
+    meanwhile (another run made it) is kept as it is."""
+    if target.is_dir():
+        return
     shutil.move(entry, target)
 
 

@@ -123,3 +123,17 @@ def test_a_home_that_cannot_be_made_is_a_clear_error_and_leaves_nothing(
     with pytest.raises(GemwireError, match=r"cannot make the run's own Gemini home: .*not allowed"):
         RunHome(user, SERVER)
     assert list(made.iterdir()) == []
+
+
+def test_a_folder_another_run_made_meanwhile_is_kept(tmp_path: Path) -> None:
+    user = user_home(tmp_path, {})
+    home = RunHome(user, SERVER)
+    (home.path / ".gemini" / "acknowledgments").mkdir()
+    (home.path / ".gemini" / "acknowledgments" / "agents.json").write_text("this run's")
+    (user / ".gemini" / "acknowledgments").mkdir()  # another run's, made after this one began
+    (user / ".gemini" / "acknowledgments" / "agents.json").write_text("the other run's")
+    (home.path / ".gemini" / "installation_id").write_text("id")
+    home.close()
+    assert (user / ".gemini" / "acknowledgments" / "agents.json").read_text() == "the other run's"
+    assert (user / ".gemini" / "installation_id").read_text() == "id"
+    assert not home.path.exists()
