@@ -1,14 +1,14 @@
 """A run's own Gemini home: the user's, with MCP servers added to its settings.
 
 Gemini CLI 0.61.0 reads MCP servers only from settings files
-(docs/gemini-cli.md#mcp-servers-for-a-run). Of those, the two a run can point elsewhere (``GEMINI_CLI_SYSTEM_SETTINGS_PATH``,
-``GEMINI_CLI_SYSTEM_DEFAULTS_PATH``) are skipped unless root owns them, and the workspace's is
-the project's. So a run given servers gets a home of its own for ``GEMINI_CLI_HOME``: its
-``.gemini/settings.json`` is the user's with the servers merged in, and every other entry of
-the user's ``.gemini`` is a symlink to it, so sessions, credentials and trusted folders are the
-user's. When the run ends, what the CLI wrote there in place of a link (``projects.json`` is
-replaced, never written through) goes back to the user's home, and the run's home is removed.
-The user's ``settings.json`` is never written.
+(docs/gemini-cli.md#mcp-servers-for-a-run). Of those, the two a run can point elsewhere
+(``GEMINI_CLI_SYSTEM_SETTINGS_PATH``, ``GEMINI_CLI_SYSTEM_DEFAULTS_PATH``) are skipped unless
+root owns them, and the workspace's is the project's. So a run given servers gets a home of its
+own for ``GEMINI_CLI_HOME``: its ``.gemini/settings.json`` is the user's with the servers merged
+in, and every other entry of the user's ``.gemini`` is a symlink to it, so sessions, credentials
+and trusted folders are the user's. When the run ends, what the CLI wrote there in place of a
+link (``projects.json`` is replaced, never written through) goes back to the user's home, and
+the run's home is removed. The user's ``settings.json`` is never written.
 """
 
 from __future__ import annotations
@@ -41,8 +41,11 @@ def settings_servers(servers: Sequence[McpServer], cwd: str) -> dict[str, dict[s
 
     >>> stdio = acp.McpServerStdio(name="t", command="tiny", args=["a"],
     ...                            env=[acp.EnvVariable(name="K", value="v")])
-    >>> settings_servers([stdio, acp.McpServerHttp(name="h", url="http://x/mcp")], "/w")
-    {'t': {'command': 'tiny', 'args': ['a'], 'env': {'K': 'v'}, 'cwd': '/w'}, 'h': {'httpUrl': 'http://x/mcp', 'headers': {}}}
+    >>> http = acp.McpServerHttp(name="h", url="http://x/mcp")
+    >>> for name, server in settings_servers([stdio, http], "/w").items():
+    ...     print(name, server)
+    t {'command': 'tiny', 'args': ['a'], 'env': {'K': 'v'}, 'cwd': '/w'}
+    h {'httpUrl': 'http://x/mcp', 'headers': {}}
     """
     mapped: dict[str, dict[str, Any]] = {}
     for server in servers:
