@@ -34,6 +34,7 @@ def test_every_case_is_recorded_for_each_version_and_format(case_path: Path) -> 
         # A case edited after recording must be re-recorded (`make record`).
         assert msgspec.convert(meta["scenario"], Scenario) == case.scenario
         assert meta["settings"] == case.settings
+        assert meta.get("env", {}) == case.env
         assert sorted(meta["formats"]) == sorted(case.formats)
         for output_format, recorded in meta["formats"].items():
             assert [r["prompt"] for r in recorded["runs"]] == [r.prompt for r in case.runs]

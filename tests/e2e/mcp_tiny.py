@@ -1,5 +1,6 @@
 """A stdio MCP server with one tool, named by its argument: ``python mcp_tiny.py NAME`` offers the
-tool ``NAME_tool`` (it only has to be listed: tests see which servers Gemini CLI started)."""
+tool ``NAME_tool``, which answers ``NAME says hi`` (tests see which servers Gemini CLI started,
+and the tool's answer in the run's events)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ def main() -> None:
             schema = {"type": "object", "properties": {}}
             tool = {"name": f"{name}_tool", "description": "does nothing", "inputSchema": schema}
             result = {"tools": [tool]}
+        elif method == "tools/call":
+            result = {"content": [{"type": "text", "text": f"{name} says hi"}]}
         else:
             result = {}
         sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}))

@@ -6,12 +6,16 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
+import anyio
 import pytest
 
-from gemwire import RunResult, run_gemini_sync
+from gemwire import RunResult, run_gemini, run_gemini_sync
+from gemwire.events import Event, ToolCallFinished, ToolCallStarted
 from gemwire.testing import FunctionCall, IsolatedGemini, Reply, Scenario, ScriptedModel, Text
+from gemwire.wire.acp import McpServerStdio
 
 pytestmark = [pytest.mark.e2e]
 
@@ -123,3 +127,56 @@ def test_only_the_allowed_mcp_servers_are_started(tmp_path: Path) -> None:
         "two": ["mcp_two_two_tool"],
         "both": ["mcp_one_one_tool", "mcp_two_two_tool"],
     }
+
+
+def test_mcp_servers_given_to_one_run_are_used_and_the_user_settings_untouched(
+    tmp_path: Path,
+) -> None:
+    tiny = Path(__file__).with_name("mcp_tiny.py")
+    own = {"own": {"command": sys.executable, "args": [str(tiny), "own"]}}
+    given = McpServerStdio(name="given", command=sys.executable, args=[str(tiny), "given"])
+    call = FunctionCall("mcp_given_given_tool", {})
+    scenario = Scenario(turns=[Reply([call]), Reply([Text("It said hi.")])])
+    with ScriptedModel(scenario) as model:
+        env = IsolatedGemini(model.url, root=tmp_path, settings={"mcpServers": own})
+        before = env.settings_path.read_bytes()
+        homes = set(Path(tempfile.gettempdir()).glob("gemwire-home-*"))
+        events: list[Event] = []
+
+        async def main() -> RunResult:
+            options = env.gemini_options(mcp_servers=(given,), approval_mode="yolo")
+            async with run_gemini("hi", options) as running:
+                events.extend([event async for event in running])
+            return running.result
+
+        result = anyio.run(main)
+        assert env.live_processes() == []
+        first = next(r for r in model.requests if r.turn is not None)
+    assert (result.ok, result.answer) == (True, "It said hi."), result
+    declared = sorted(d for d in first.function_declarations() if d.endswith("_tool"))
+    assert declared == ["mcp_given_given_tool", "mcp_own_own_tool"]
+    [started] = [e for e in events if isinstance(e, ToolCallStarted)]
+    [finished] = [e for e in events if isinstance(e, ToolCallFinished)]
+    assert (started.mcp_server, started.mcp_tool) == ("given", "given_tool")
+    assert (finished.call_id, finished.status, finished.output) == (
+        started.call_id,
+        "completed",
+        "given says hi",
+    )
+    assert env.settings_path.read_bytes() == before
+    # The session landed in the user's home, and the run's own home is gone.
+    assert len(env.session_files()) == 1
+    assert set(Path(tempfile.gettempdir()).glob("gemwire-home-*")) == homes
+
+
+def test_a_system_prompt_file_is_what_the_model_is_told(tmp_path: Path) -> None:
+    (tmp_path / "pirate.md").write_text("You are a terse pirate.\n")
+    scenario = Scenario(turns=[Reply([Text("Arr.")])])
+    told = {}
+    for case, file in (("own", "../../pirate.md"), ("builtin", None)):
+        result, _, model = run(scenario, "hi", tmp_path / case, system_prompt_file=file)
+        assert (result.ok, result.answer) == (True, "Arr."), result
+        [request] = [r for r in model.requests if r.turn is not None]
+        told[case] = "".join(p["text"] for p in request.body["systemInstruction"]["parts"])
+    assert told["own"] == "You are a terse pirate."  # the CLI trims the file's text
+    assert told["builtin"].startswith("You are Gemini CLI")

@@ -94,6 +94,12 @@ def _usage(stats: StreamStats) -> TokenUsage:
     )
 
 
+_UNEXPLAINED = (
+    "Gemini CLI ended the run with status error and said nothing of why "
+    "(no error line came before its result)"
+)
+
+
 class GeminiNormalizer:
     """Reduces one Gemini stream-json run to normalized events.
 
@@ -305,11 +311,12 @@ class GeminiNormalizer:
                 api_error_kind(item.error.message) if "API Error" in item.error.message else "agent"
             )
             error = TurnError(kind=kind, message=item.error.message)
+        elif self._last_error_notice is not None:
+            # Empty or invalid model responses: Gemini says why only in the error line before
+            # (both paths, docs/gemini-cli.md#the-experimental-agent-session-path).
+            error = TurnError(kind="api", message=self._last_error_notice)
         else:
-            # Empty or invalid model responses: Gemini says why only in the error line before.
-            error = TurnError(
-                kind="api", message=self._last_error_notice or "the agent reported an error"
-            )
+            error = TurnError(kind="agent", message=_UNEXPLAINED)
         stop_reason = stop_reason_for(error.kind)
         # Gemini reports duration_ms 0 on every error path: unknown, not instant.
         out.append(

@@ -54,6 +54,11 @@ __all__ = ("run",)
     "--raw-output", is_flag=True, help="Let the model's text through unsanitized (ANSI too)."
 )
 @click.option(
+    "--system-prompt-file",
+    type=click.Path(exists=True, dir_okay=False, resolve_path=True),
+    help="Use this file as the system prompt (GEMINI_SYSTEM_MD).",
+)
+@click.option(
     "--gemini-arg",
     "extra_args",
     multiple=True,

@@ -29,14 +29,15 @@ from gemwire._normalize.masking import Masker, known_secrets
 from gemwire._normalize.notices import notice
 from gemwire._transport.process import Child
 from gemwire._transport.stderr import StderrReader
-from gemwire.errors import GemwireError, LockFolderUnsafe
+from gemwire.errors import GemwireError, InvalidOptions, LockFolderUnsafe
 from gemwire.events import Event, Notice, SessionStarted, TurnCompleted, TurnError
 from gemwire.runners._first_start import spawn_first_start
 from gemwire.runners._gemini_budget import RunBudget, is_retry_line
+from gemwire.runners._gemini_home import RunHome, settings_servers
 from gemwire.runners._gemini_outputs import output_reader
 from gemwire.runners._host_signals import HostSignals, host_signals
 from gemwire.runners._session_follower import SessionFollower, files_changed, with_estimates
-from gemwire.runners.discovery import GeminiExecutable, find_gemini
+from gemwire.runners.discovery import GeminiExecutable, find_gemini, version_key
 from gemwire.runners.gemini_options import (
     MAX_PROMPT_BYTES,
     GeminiOptions,
@@ -78,6 +79,11 @@ class GeminiRun:
         check_run(self._data, options)
         self._cwd = str(Path(options.cwd or os.getcwd()).resolve())
         self._executable = find_gemini(options.executable, cwd=self._cwd)
+        version = self._executable.version
+        if options.mcp_servers and version is not None and version_key(version) < (0, 30, 0):
+            raise InvalidOptions(
+                f"mcp_servers need Gemini CLI 0.30 or newer (GEMINI_CLI_HOME), not {version}"
+            )
         self._output = output_reader(
             options.output_format, cwd=self._cwd, max_line_bytes=options.max_line_bytes
         )
@@ -92,10 +98,13 @@ class GeminiRun:
         self._env = {**(os.environ if options.inherit_env else {}), **options.env}
         if options.gemini_home:
             self._env["GEMINI_CLI_HOME"] = options.gemini_home
+        if options.system_prompt_file is not None:
+            self._env["GEMINI_SYSTEM_MD"] = self._system_prompt(options.system_prompt_file)
         self._masker = Masker(known_secrets(self._env))
         self._stderr = StderrReader(secrets=self._masker.secrets)
         self._home = self._env.get("GEMINI_CLI_HOME") or os.path.expanduser("~")
         self._lock: SessionLock | None = None
+        self._run_home: RunHome | None = None
         # turn_completed goes last: stdout waits for stderr's notices (boundedly).
         self._stderr_done = anyio.Event()
         self._notices_closed = False
@@ -104,6 +113,15 @@ class GeminiRun:
             if options.follow_session_file
             else None
         )
+
+    def _system_prompt(self, name: str) -> str:
+        """The file's absolute path: the CLI reads ``true``, ``1``, ``false`` and ``0`` as
+        switches, not names, and stops with a stack trace when the file is missing
+        (docs/gemini-cli.md#the-system-prompt)."""
+        path = Path(self._cwd, name).resolve()
+        if not path.is_file():
+            raise InvalidOptions(f"system_prompt_file: {path} is not a file")
+        return str(path)
 
     @property
     def result(self) -> RunResult:
@@ -153,6 +171,10 @@ class GeminiRun:
                     await send.send(self._record(self._notice(waiting, "info")))
                     await lock.acquire()
                 self._lock = lock
+            if self.options.mcp_servers:
+                servers = settings_servers(self.options.mcp_servers, self._cwd)
+                self._run_home = RunHome(Path(self._home), servers)
+                env = {**env, "GEMINI_CLI_HOME": str(self._run_home.path)}
             child = self._child = await spawn_first_start(
                 self._home, argv, cwd=Path(self._cwd), env=env
             )
@@ -295,9 +317,12 @@ class GeminiRun:
             )
 
     async def _protect_resumed_session(self, send: ObjectSendStream[Event] | None) -> None:
-        """Remove the stub a resume wrote, or Gemini's next start deletes the session."""
+        """Remove the stub a resume wrote, or Gemini's next start deletes the session. A
+        ``--session-file`` run writes one too, beside the session it imported
+        (docs/gemini-cli.md#a-session-file-given-to---session-file)."""
         session_id = self._output.session_id
-        if self.options.resume is None or session_id is None:
+        opened = self.options.resume is not None or self.options.session_file is not None
+        if not opened or session_id is None:
             return
         try:
             await anyio.to_thread.run_sync(remove_resume_stubs, self._home, self._cwd, session_id)
@@ -312,6 +337,9 @@ class GeminiRun:
                 await send.send(notice)
 
     def _release(self) -> None:
+        if self._run_home is not None:
+            self._run_home.close()
+            self._run_home = None
         if self._lock is not None:
             self._lock.release()
             self._lock = None

@@ -15,11 +15,13 @@ import msgspec
 from gemwire.errors import InvalidOptions, PromptTooLarge
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.runners.discovery import GeminiExecutable, version_key
+from gemwire.wire import acp
 
 __all__ = (
     "MAX_PROMPT_BYTES",
     "ApprovalMode",
     "GeminiOptions",
+    "McpServer",
     "OutputFormat",
     "build_argv",
     "check_extra_args",
@@ -32,6 +34,8 @@ MAX_PROMPT_BYTES = 8 * 1024 * 1024
 
 ApprovalMode = Literal["default", "auto_edit", "yolo", "plan"]
 OutputFormat = Literal["stream-json", "json"]
+McpServer = acp.McpServerStdio | acp.McpServerHttp | acp.McpServerSse
+"""An MCP server, as ACP's ``session/new`` names one (`AcpOptions.mcp_servers` takes the same)."""
 
 
 class GeminiOptions(msgspec.Struct, frozen=True, kw_only=True):
@@ -76,6 +80,14 @@ class GeminiOptions(msgspec.Struct, frozen=True, kw_only=True):
     """Let the model's text through unsanitized, ANSI escapes included (``--raw-output``,
     with ``--accept-raw-output-risk``: gemwire's events are data, and its own terminal
     output makes every text safe to show)."""
+    mcp_servers: tuple[McpServer, ...] = ()
+    """MCP servers for this run, added to those of the user's settings (a server of the same
+    name is replaced), without writing the user's ``settings.json``: the CLI runs with a home
+    of its own that links to the user's (runners/_gemini_home.py). Gemini CLI 0.30 or newer."""
+    system_prompt_file: str | None = None
+    """Use this file's text as the system prompt in place of Gemini CLI's built-in one
+    (``GEMINI_SYSTEM_MD``; relative to ``cwd``). The CLI still substitutes its
+    ``${...}`` variables and appends the ``GEMINI.md`` context."""
     extra_args: tuple[str, ...] = ()
     """More ``gemini`` flags, passed on as given after gemwire's own (`check_extra_args`
     says which are refused)."""

@@ -143,6 +143,8 @@ class RecordingCase(msgspec.Struct, frozen=True, kw_only=True):
     description: str = ""
     settings: dict[str, Any] = {}
     """Merged into the isolated home's settings.json (e.g. lower ``general.maxAttempts``)."""
+    env: dict[str, str] = {}
+    """Added to every run's environment (e.g. ``GEMINI_CLI_EXP_AGENT=true``)."""
     versions: list[str] = msgspec.field(default_factory=lambda: [CURRENT_VERSION])
     formats: list[OutputFormat] = msgspec.field(default_factory=lambda: ["stream-json", "json"])
     timeout: float = 120.0
@@ -212,7 +214,7 @@ async def run_case(
                     argv,
                     input=run.prompt.encode(),
                     cwd=env.workspace,
-                    env=env.environ(),
+                    env=env.environ(case.env),
                     timeout=case.timeout,
                 )
             )
@@ -299,6 +301,8 @@ def record_case(
             "scenario": msgspec.to_builtins(case.scenario),
             "formats": {},
         }
+        if case.env:
+            meta["env"] = case.env
         for output_format in case.formats:
             with tempfile.TemporaryDirectory(prefix="gemwire-rec-") as tmp:
                 result = anyio.run(run_case, case, version, output_format, Path(tmp))

@@ -114,3 +114,23 @@ def test_the_headless_flags_reach_gemini(tmp_path: Path) -> None:
         "s.jsonl",
         "--debug",
     ]
+
+
+def test_the_system_prompt_file_reaches_gemini_as_an_absolute_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen = tmp_path / "seen"
+    gemini = tmp_path / "gemini"
+    gemini.write_text(
+        '#!/bin/sh\nif [ "$1" = "--version" ]; then echo 0.61.0; exit 0; fi\n'
+        f'printf %s "$GEMINI_SYSTEM_MD" > {seen}\n'
+    )
+    gemini.chmod(0o755)
+    (tmp_path / "pirate.md").write_text("Arr.")
+    monkeypatch.chdir(tmp_path)
+    args = ["run", "--executable", str(gemini), "--json", "--system-prompt-file", "pirate.md"]
+    CliRunner().invoke(main, [*args, "hi"])
+    assert seen.read_text() == str(tmp_path / "pirate.md")
+    missing = CliRunner().invoke(main, [*args[:-1], "nothing.md", "hi"])
+    assert missing.exit_code == 2
+    assert "'nothing.md' does not exist" in missing.output

@@ -260,3 +260,44 @@ def test_every_decoded_item_type_has_a_handler_and_nothing_else_is_taken() -> No
     assert set(_HANDLERS) == set(get_args(DecodedItem)) - {ToolUseEvent}
     with pytest.raises(TypeError, match="not a decoded Gemini stream item: 'text'"):
         GeminiNormalizer().feed("text")  # type: ignore[arg-type]
+
+
+RESULT_ERROR = '{"type":"result","timestamp":"t","status":"error","stats":%s}' % (STATS % 7105)
+
+
+def test_an_error_result_without_an_error_object_fails_with_the_error_line_before_it() -> None:
+    why = '{"type":"error","timestamp":"t","severity":"error","message":"empty response"}'
+    turn = completed(run(INIT, why, RESULT_ERROR))
+    assert (turn.ok, turn.stop_reason, turn.error, turn.duration_ms) == (
+        False,
+        "error",
+        TurnError(kind="api", message="empty response"),
+        7105,
+    )
+
+
+def test_an_error_result_with_no_reason_at_all_still_fails_and_says_so() -> None:
+    turn = completed(run(INIT, RESULT_ERROR))
+    assert (turn.ok, turn.error) == (
+        False,
+        TurnError(
+            kind="agent",
+            message="Gemini CLI ended the run with status error and said nothing of why "
+            "(no error line came before its result)",
+        ),
+    )
+
+
+def test_the_experimental_path_gives_write_file_a_diff_from_its_display() -> None:
+    stream = RECORDINGS / "0.61.0" / "exp_agent_tool_calls" / "stream-json" / "run-1.stdout"
+    events = normalize_stream(stream.read_bytes(), cwd="__WORKSPACE__", strict=True)
+    write = next(e for e in events if isinstance(e, ToolCallFinished))
+    assert write.output == write.diff
+    assert write.diff is not None
+    assert write.diff.splitlines()[-2:] == ["@@ -0,0 +1,1 @@", "+hi there"]
+    [changed] = [e for e in events if isinstance(e, FileChanged)]
+    assert (changed.path, changed.change, changed.call_id) == (
+        "__WORKSPACE__/hello.txt",
+        "written",
+        write.call_id,
+    )

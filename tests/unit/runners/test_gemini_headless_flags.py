@@ -3,13 +3,19 @@ into argv, and what is refused before anything starts."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import msgspec
 import pytest
 from hypothesis import given, strategies as st
 
 from gemwire import GeminiOptions
 from gemwire.errors import InvalidOptions
 from gemwire.runners.discovery import GeminiExecutable
+from gemwire.runners.gemini import GeminiRun
 from gemwire.runners.gemini_options import build_argv, check_extra_args, check_run
+from gemwire.testing.pinned import CURRENT_VERSION, pinned_gemini
+from gemwire.wire.acp import McpServerStdio
 
 GEMINI = GeminiExecutable(path="/bin/gemini", version="0.61.0", source="explicit")
 BASE = ["/bin/gemini", "--output-format", "stream-json"]
@@ -151,3 +157,23 @@ def test_extra_args_never_carry_a_prompt_or_an_output_format(args: list[str]) ->
 def test_only_one_session_to_open() -> None:
     with pytest.raises(InvalidOptions, match=r"^resume and session_file: give one session"):
         check_run(b"hi", GeminiOptions(resume="latest", session_file="s.json"))
+
+
+def test_a_missing_system_prompt_file_is_refused_before_the_cli_starts(tmp_path: Path) -> None:
+    executable = str(pinned_gemini(CURRENT_VERSION))
+    options = GeminiOptions(cwd=str(tmp_path), executable=executable)
+    with pytest.raises(InvalidOptions, match=f"system_prompt_file: {tmp_path}/1 is not a file"):
+        GeminiRun("hi", msgspec.structs.replace(options, system_prompt_file="1"))
+    (tmp_path / "1").write_text("Be brief.")
+    run = GeminiRun("hi", msgspec.structs.replace(options, system_prompt_file="1"))
+    # A path, never the bare "1" the CLI would read as "use .gemini/system.md".
+    assert run._env["GEMINI_SYSTEM_MD"] == str(tmp_path / "1")
+
+
+def test_mcp_servers_need_a_cli_that_knows_gemini_cli_home(tmp_path: Path) -> None:
+    server = McpServerStdio(name="t", command="tiny")
+    options = GeminiOptions(
+        cwd=str(tmp_path), executable=str(pinned_gemini("0.15.4")), mcp_servers=(server,)
+    )
+    with pytest.raises(InvalidOptions, match=r"mcp_servers need Gemini CLI 0\.30 or newer"):
+        GeminiRun("hi", options)

@@ -2,7 +2,8 @@
 
 An agent's quirks are known by its name: the ``agentInfo.name`` it gives in
 ``initialize``, or, when it gives none, the name its built-in `AgentSpec` reports
-(``agent_identity``). An agent without quirks of its own gets `NoQuirks`.
+(``agent_identity``). An agent without quirks of its own gets `NoQuirks`, and every
+protocol violation it commits is a ``notice`` (`drops_violation`).
 
     >>> type(quirks_for("acp:gemini-cli")).__name__, type(quirks_for("acp:qwen-code")).__name__
     ('GeminiCliQuirks', 'NoQuirks')
@@ -14,10 +15,13 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Protocol
 
+import msgspec
+
+from gemwire.protocol.acp import ProtocolViolation
 from gemwire.runners.acp.gemini_cli import GeminiCliQuirks
 from gemwire.runners.agents import AGENTS
 
-__all__ = ("AgentQuirks", "NoQuirks", "quirks_for")
+__all__ = ("AgentQuirks", "NoQuirks", "drops_violation", "quirks_for")
 
 
 class AgentQuirks(Protocol):
@@ -57,3 +61,42 @@ def quirks_for(agent: str) -> AgentQuirks:
     """The quirks of the agent whose events carry ``agent`` (``agent_identity``)."""
     make = _QUIRKS.get(agent)
     return make() if make is not None else NoQuirks()
+
+
+_CANCEL_REQUEST_UNKNOWN = {
+    "jsonrpc": "2.0",
+    "error": {"code": -32601, "message": "Method not found", "data": "$/cancel_request"},
+}
+"""What codex-acp 0.16.0 answers the ``$/cancel_request`` notification with: an error
+response, with no id (a notification has none to answer), saying it does not know it."""
+
+
+def _codex_cancel_request_answer(violation: ProtocolViolation) -> bool:
+    if violation.reason != "a response without an id":
+        return False
+    try:
+        return bool(msgspec.json.decode(violation.line) == _CANCEL_REQUEST_UNKNOWN)
+    except msgspec.DecodeError:
+        return False
+
+
+_HARMLESS_VIOLATIONS: dict[str, Callable[[ProtocolViolation], bool]] = {
+    f"acp:{AGENTS['codex'].reported_name}": _codex_cancel_request_answer,
+}
+"""By an agent's ``agent`` field: the protocol violations it commits that harm nothing."""
+
+
+def drops_violation(agent: str, violation: ProtocolViolation) -> bool:
+    """Whether ``violation`` is one ``agent`` is known to commit harmlessly, dropped quietly
+    instead of told as a ``notice``: only Codex's answer to ``$/cancel_request``.
+
+    >>> answer = ProtocolViolation(
+    ...     reason="a response without an id",
+    ...     line='{"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found",'
+    ...     '"data":"$/cancel_request"}}',
+    ... )
+    >>> drops_violation("acp:codex-acp", answer), drops_violation("acp:qwen-code", answer)
+    (True, False)
+    """
+    harmless = _HARMLESS_VIOLATIONS.get(agent)
+    return harmless is not None and harmless(violation)

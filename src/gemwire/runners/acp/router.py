@@ -32,6 +32,7 @@ from gemwire.protocol.acp import (
 )
 from gemwire.runners.acp.events import MAX_QUEUED_EVENTS
 from gemwire.runners.acp.peer import AgentPeer
+from gemwire.runners.acp.quirks import drops_violation
 from gemwire.runners.acp.session import AcpSession, SessionContext
 from gemwire.wire import acp
 
@@ -121,6 +122,8 @@ class SessionRouter:
             case AgentNotification():
                 self.broadcast([self._unknown(item.method, item.params or "")])
             case ProtocolViolation():
+                if drops_violation(self._context.agent(), item):
+                    return
                 message = f"protocol violation: {item.reason}: {item.line[:200]}"
                 self.broadcast([notice(self._peer.mask(message))])
             case OversizedLine():
