@@ -13,7 +13,8 @@ speaks both of the RFD's transports, as the ACP Python SDK 0.12.1 does:
   The connection's stream dropping stops the agent too (`HttpConnection`).
 
 One agent process per connection, from the injected ``launcher`` (by default the
-built-in agents, `launch_built_in`); an unknown agent is 404, a connection past
+built-in agents, `launch_built_in`; in `gemwire serve`, the server's agents through
+`server_launcher`); an unknown agent is 404, a connection past
 ``max_connections`` 503. Messages pass as they came, byte for byte; the agent's go out
 as soon as the client takes them, never piling up (`Outbox`). What the client sends is
 checked first: a frame that is not a JSON object is answered with a JSON-RPC parse error
@@ -53,8 +54,10 @@ from gemwire.runners.acp.channel import CLOSE_GRACE, AgentChannel
 from gemwire.runners.acp.process_channel import AgentLaunch, ProcessChannel
 from gemwire.runners.agents import AGENTS, resolve_agent
 from gemwire.server.acp_connection import HttpConnection, agent_messages, one_line
+from gemwire.server.agents import AgentLauncher as ServerLauncher
+from gemwire.server.responses import NotFound
 
-__all__ = ("AcpEndpoint", "AgentLauncher", "launch_built_in")
+__all__ = ("AcpEndpoint", "AgentLauncher", "launch_built_in", "server_launcher")
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -77,6 +80,20 @@ def launch_built_in(name: str) -> AgentChannel:
     return ProcessChannel(launch, secrets=known_secrets(launch.environment()))
 
 
+def server_launcher(launcher: ServerLauncher, cwd: str) -> AgentLauncher:
+    """The endpoint's launcher over the server's: its agents (``--agent`` ones, ``--warm``
+    spares, an environment without the server's token), each process started in ``cwd``
+    (the first root; the client names its session's folder in ``session/new``)."""
+
+    def launch(name: str) -> AgentChannel:
+        try:
+            return launcher.channel(launcher.options(name, cwd))
+        except NotFound as exc:
+            raise AgentNotFound(str(exc)) from exc
+
+    return launch
+
+
 class AcpEndpoint:
     """The ASGI app; ``launcher`` starts the agent of each connection, at most
     ``max_connections`` at once."""
@@ -88,6 +105,7 @@ class AcpEndpoint:
         self._max = max_connections
         self._live = 0
         self._tg: TaskGroup | None = None
+        self._closing: anyio.Event | None = None
         self.connections: dict[str, HttpConnection] = {}
         """The live Streamable HTTP connections, by id."""
 
@@ -96,6 +114,7 @@ class AcpEndpoint:
         """Where Streamable HTTP connections run; leaving it stops every agent."""
         async with anyio.create_task_group() as tg:
             self._tg = tg
+            self._closing = anyio.Event()
             try:
                 yield
             finally:
@@ -103,9 +122,11 @@ class AcpEndpoint:
                 self.end_all()
 
     def end_all(self) -> None:
-        """End every Streamable HTTP connection now: their streams end, their agents stop.
-        (A server shutting down calls it first: uvicorn waits for open streams to end
-        before the lifespan ends.)"""
+        """End every connection now: Streamable HTTP streams end, WebSockets close with
+        1001, their agents stop. (A server shutting down calls it first: uvicorn waits for
+        open streams to end before the lifespan ends.)"""
+        if self._closing is not None:
+            self._closing.set()
         for connection in list(self.connections.values()):
             connection.end()
 
@@ -165,6 +186,8 @@ class AcpEndpoint:
             await send({"type": "websocket.accept", "headers": [header]})
             async with anyio.create_task_group() as tg:
                 tg.start_soon(_agent_to_socket, channel, send)
+                if self._closing is not None:
+                    tg.start_soon(_close_at_shutdown, self._closing, tg.cancel_scope, send)
                 await _socket_to_agent(channel, receive, send)
                 tg.cancel_scope.cancel()
             with anyio.CancelScope(shield=True):
@@ -348,6 +371,15 @@ async def _agent_to_socket(channel: AgentChannel, send: Send) -> None:
         )
     except OSError:
         return  # the client is gone: the other side sees it
+
+
+async def _close_at_shutdown(closing: anyio.Event, scope: anyio.CancelScope, send: Send) -> None:
+    await closing.wait()
+    scope.cancel()
+    with anyio.CancelScope(shield=True), contextlib.suppress(OSError):
+        await send(
+            {"type": "websocket.close", "code": 1001, "reason": "the server is shutting down"}
+        )
 
 
 async def _socket_to_agent(channel: AgentChannel, receive: Receive, send: Send) -> None:
