@@ -106,6 +106,7 @@ class AcpEndpoint:
         self._live = 0
         self._tg: TaskGroup | None = None
         self._closing: anyio.Event | None = None
+        self._freed: anyio.Event | None = None
         self.connections: dict[str, HttpConnection] = {}
         """The live Streamable HTTP connections, by id."""
 
@@ -114,7 +115,7 @@ class AcpEndpoint:
         """Where Streamable HTTP connections run; leaving it stops every agent."""
         async with anyio.create_task_group() as tg:
             self._tg = tg
-            self._closing = anyio.Event()
+            self._closing, self._freed = anyio.Event(), anyio.Event()
             try:
                 yield
             finally:
@@ -129,6 +130,13 @@ class AcpEndpoint:
             self._closing.set()
         for connection in list(self.connections.values()):
             connection.end()
+
+    async def drain(self) -> None:
+        """`end_all`, then wait until every connection has ended and its agent stopped
+        (a server shutting down, before it closes the sockets under them)."""
+        self.end_all()
+        while self._live and self._freed is not None:
+            await self._freed.wait()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -168,7 +176,7 @@ class AcpEndpoint:
         try:
             await self._serve_socket(scope, receive, send)
         finally:
-            self._live -= 1
+            self._release()
 
     async def _serve_socket(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
@@ -235,7 +243,7 @@ class AcpEndpoint:
         try:
             channel = self._launch(scope)
         except AgentNotFound as exc:
-            self._live -= 1
+            self._release()
             await _error(send, 404, "not_found", str(exc))
             return
         connection = HttpConnection(secrets.token_hex(16), channel, on_end=self._forget)
@@ -338,7 +346,13 @@ class AcpEndpoint:
 
     def _forget(self, connection_id: str) -> None:
         self.connections.pop(connection_id, None)
+        self._release()
+
+    def _release(self) -> None:
         self._live -= 1
+        if self._freed is not None:
+            self._freed.set()
+            self._freed = anyio.Event()
 
     def _take_slot(self) -> bool:
         if self._live >= self._max:

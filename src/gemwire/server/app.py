@@ -7,7 +7,7 @@ and, at shutdown, ends every turn, stream and agent before the process exits.
 
 The ACP endpoint (`AcpEndpoint`, a pure ASGI app) is mounted at ``/acp/{agent}`` for HTTP
 and WebSocket alike; it starts the server's agents (`server_launcher`), at most
-``max_sessions`` at once, and its connections end when shutdown begins.
+``max_sessions`` at once; shutdown ends its connections (`AcpEndpoint.drain`).
 """
 
 from __future__ import annotations
@@ -82,12 +82,10 @@ def create_app(
     spares = SpareAgents(launcher or ProcessLauncher(config.agents), config.warm, config.roots[0])
     shutting_down = anyio.Event()
     batches = BatchManager(config.state_dir, shutting_down)
-    state = AppState(config=config, launcher=spares, batches=batches, shutting_down=shutting_down)
     acp = AcpEndpoint(server_launcher(spares, config.roots[0]), max_connections=config.max_sessions)
-
-    async def end_acp_at_shutdown() -> None:
-        await shutting_down.wait()
-        acp.end_all()
+    state = AppState(
+        config=config, launcher=spares, batches=batches, acp=acp, shutting_down=shutting_down
+    )
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -97,11 +95,9 @@ def create_app(
             SessionManager(config, state.launcher, stream_launcher) as sessions,
             batches,
             acp.running(),
-            anyio.create_task_group() as tg,
         ):
             state.sessions = sessions
             state.started = True
-            tg.start_soon(end_acp_at_shutdown)
             try:
                 yield
             finally:

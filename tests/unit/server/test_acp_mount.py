@@ -205,12 +205,13 @@ async def test_shutdown_ends_every_acp_connection_and_its_agent(tmp_path: Path) 
             await ws.receive_text()
             state = server.app.state.gemwire
             assert isinstance(state, AppState)
-            state.shutting_down.set()  # as `gemwire serve` does on SIGTERM
+            assert state.acp is not None
+            await state.acp.drain()  # as `gemwire serve` does on SIGTERM
+            for ended in launcher.ended:  # the agent's task notices its channel closed
+                await ended.wait()
             with pytest.raises(WebSocketDisconnect) as caught:
                 await ws.receive_text()
             assert (caught.value.code, caught.value.reason) == (1001, "the server is shutting down")
             await stream.ended.wait()
             assert stream.status == 200
-        for ended in launcher.ended:
-            await ended.wait()
         assert len(launcher.ended) == 2
