@@ -170,8 +170,8 @@ class AcpEndpoint:
     async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (await receive())["type"] != "websocket.connect":
             return
-        if not self._take_slot():
-            await _deny(scope, send, 503, "limit", self._full())
+        if refused := self._take_slot():
+            await _deny(scope, send, 503, "limit", refused)
             return
         try:
             await self._serve_socket(scope, receive, send)
@@ -237,8 +237,8 @@ class AcpEndpoint:
         if self._tg is None:
             await _error(send, 503, "limit", "the ACP endpoint is not running (its lifespan)")
             return
-        if not self._take_slot():
-            await _error(send, 503, "limit", self._full())
+        if refused := self._take_slot():
+            await _error(send, 503, "limit", refused)
             return
         try:
             channel = self._launch(scope)
@@ -354,14 +354,14 @@ class AcpEndpoint:
             self._freed.set()
             self._freed = anyio.Event()
 
-    def _take_slot(self) -> bool:
+    def _take_slot(self) -> str | None:
+        """Count a new connection in; else why not."""
+        if self._closing is not None and self._closing.is_set():
+            return "the server is shutting down"
         if self._live >= self._max:
-            return False
+            return f"the ACP endpoint runs {self._max} agents already; close one first"
         self._live += 1
-        return True
-
-    def _full(self) -> str:
-        return f"the ACP endpoint runs {self._max} agents already; close one first"
+        return None
 
     def _launch(self, scope: Scope) -> AgentChannel:
         name = scope.get("path_params", {}).get("agent")

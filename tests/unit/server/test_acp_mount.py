@@ -215,3 +215,9 @@ async def test_shutdown_ends_every_acp_connection_and_its_agent(tmp_path: Path) 
             await stream.ended.wait()
             assert stream.status == 200
         assert len(launcher.ended) == 2
+        late = await server.request("POST", "/acp/scripted", content=INITIALIZE, headers=JSON)
+        assert (late.status_code, late.json()) == (
+            503,
+            {"error": {"kind": "limit", "message": "the server is shutting down"}},
+        )
+        assert len(launcher.started) == 2
