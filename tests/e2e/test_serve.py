@@ -293,6 +293,7 @@ def test_the_readme_example_runs_in_the_shell_the_docs_set_up(tmp_path: Path) ->
     types = [e["event"]["type"] for e in envelopes if "event" in e]
     assert types == ["user_message", "message_delta", "usage", "turn_completed"]
     assert envelopes[-2]["event"]["answer"] == "Done."
+    assert lines[-2:-1] == ["Done."]  # gemwire acp --connect, through /acp/gemini
     assert "Traceback" not in result.stderr
 
 

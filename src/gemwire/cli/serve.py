@@ -42,7 +42,13 @@ def _agent_command(value: str) -> tuple[str, tuple[str, ...]]:
     "--state-dir", help="Where session logs live (default: ~/.local/state/gemwire/server)."
 )
 @click.option("--allow-origin", "allow_origins", multiple=True, help="Another allowed Origin.")
-@click.option("--max-sessions", type=click.IntRange(min=1), default=32, show_default=True)
+@click.option(
+    "--max-sessions",
+    type=click.IntRange(min=1),
+    default=32,
+    show_default=True,
+    help="Sessions whose agents run at once; as many /acp/ connections besides.",
+)
 @click.option(
     "--idle-timeout",
     "session_idle_timeout",

@@ -13,7 +13,8 @@ speaks both of the RFD's transports, as the ACP Python SDK 0.12.1 does:
   The connection's stream dropping stops the agent too (`HttpConnection`).
 
 One agent process per connection, from the injected ``launcher`` (by default the
-built-in agents, `launch_built_in`); an unknown agent is 404, a connection past
+built-in agents, `launch_built_in`; in `gemwire serve`, the server's agents through
+`server_launcher`); an unknown agent is 404, a connection past
 ``max_connections`` 503. Messages pass as they came, byte for byte; the agent's go out
 as soon as the client takes them, never piling up (`Outbox`). What the client sends is
 checked first: a frame that is not a JSON object is answered with a JSON-RPC parse error
@@ -53,8 +54,10 @@ from gemwire.runners.acp.channel import CLOSE_GRACE, AgentChannel
 from gemwire.runners.acp.process_channel import AgentLaunch, ProcessChannel
 from gemwire.runners.agents import AGENTS, resolve_agent
 from gemwire.server.acp_connection import HttpConnection, agent_messages, one_line
+from gemwire.server.agents import AgentLauncher as ServerLauncher
+from gemwire.server.responses import NotFound
 
-__all__ = ("AcpEndpoint", "AgentLauncher", "launch_built_in")
+__all__ = ("AcpEndpoint", "AgentLauncher", "launch_built_in", "server_launcher")
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -77,6 +80,20 @@ def launch_built_in(name: str) -> AgentChannel:
     return ProcessChannel(launch, secrets=known_secrets(launch.environment()))
 
 
+def server_launcher(launcher: ServerLauncher, cwd: str) -> AgentLauncher:
+    """The endpoint's launcher over the server's: its agents (``--agent`` ones, ``--warm``
+    spares, an environment without the server's token), each process started in ``cwd``
+    (the first root; the client names its session's folder in ``session/new``)."""
+
+    def launch(name: str) -> AgentChannel:
+        try:
+            return launcher.channel(launcher.options(name, cwd))
+        except NotFound as exc:
+            raise AgentNotFound(str(exc)) from exc
+
+    return launch
+
+
 class AcpEndpoint:
     """The ASGI app; ``launcher`` starts the agent of each connection, at most
     ``max_connections`` at once."""
@@ -88,6 +105,8 @@ class AcpEndpoint:
         self._max = max_connections
         self._live = 0
         self._tg: TaskGroup | None = None
+        self._closing: anyio.Event | None = None
+        self._freed: anyio.Event | None = None
         self.connections: dict[str, HttpConnection] = {}
         """The live Streamable HTTP connections, by id."""
 
@@ -96,6 +115,7 @@ class AcpEndpoint:
         """Where Streamable HTTP connections run; leaving it stops every agent."""
         async with anyio.create_task_group() as tg:
             self._tg = tg
+            self._closing, self._freed = anyio.Event(), anyio.Event()
             try:
                 yield
             finally:
@@ -103,11 +123,20 @@ class AcpEndpoint:
                 self.end_all()
 
     def end_all(self) -> None:
-        """End every Streamable HTTP connection now: their streams end, their agents stop.
-        (A server shutting down calls it first: uvicorn waits for open streams to end
-        before the lifespan ends.)"""
+        """End every connection now: Streamable HTTP streams end, WebSockets close with
+        1001, their agents stop. (A server shutting down calls it first: uvicorn waits for
+        open streams to end before the lifespan ends.)"""
+        if self._closing is not None:
+            self._closing.set()
         for connection in list(self.connections.values()):
             connection.end()
+
+    async def drain(self) -> None:
+        """`end_all`, then wait until every connection has ended and its agent stopped
+        (a server shutting down, before it closes the sockets under them)."""
+        self.end_all()
+        while self._live and self._freed is not None:
+            await self._freed.wait()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -141,13 +170,13 @@ class AcpEndpoint:
     async def _websocket(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (await receive())["type"] != "websocket.connect":
             return
-        if not self._take_slot():
-            await _deny(scope, send, 503, "limit", self._full())
+        if refused := self._take_slot():
+            await _deny(scope, send, 503, "limit", refused)
             return
         try:
             await self._serve_socket(scope, receive, send)
         finally:
-            self._live -= 1
+            self._release()
 
     async def _serve_socket(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
@@ -165,6 +194,8 @@ class AcpEndpoint:
             await send({"type": "websocket.accept", "headers": [header]})
             async with anyio.create_task_group() as tg:
                 tg.start_soon(_agent_to_socket, channel, send)
+                if self._closing is not None:
+                    tg.start_soon(_close_at_shutdown, self._closing, tg.cancel_scope, send)
                 await _socket_to_agent(channel, receive, send)
                 tg.cancel_scope.cancel()
             with anyio.CancelScope(shield=True):
@@ -206,13 +237,13 @@ class AcpEndpoint:
         if self._tg is None:
             await _error(send, 503, "limit", "the ACP endpoint is not running (its lifespan)")
             return
-        if not self._take_slot():
-            await _error(send, 503, "limit", self._full())
+        if refused := self._take_slot():
+            await _error(send, 503, "limit", refused)
             return
         try:
             channel = self._launch(scope)
         except AgentNotFound as exc:
-            self._live -= 1
+            self._release()
             await _error(send, 404, "not_found", str(exc))
             return
         connection = HttpConnection(secrets.token_hex(16), channel, on_end=self._forget)
@@ -315,16 +346,22 @@ class AcpEndpoint:
 
     def _forget(self, connection_id: str) -> None:
         self.connections.pop(connection_id, None)
+        self._release()
+
+    def _release(self) -> None:
         self._live -= 1
+        if self._freed is not None:
+            self._freed.set()
+            self._freed = anyio.Event()
 
-    def _take_slot(self) -> bool:
+    def _take_slot(self) -> str | None:
+        """Count a new connection in; else why not."""
+        if self._closing is not None and self._closing.is_set():
+            return "the server is shutting down"
         if self._live >= self._max:
-            return False
+            return f"the ACP endpoint runs {self._max} agents already; close one first"
         self._live += 1
-        return True
-
-    def _full(self) -> str:
-        return f"the ACP endpoint runs {self._max} agents already; close one first"
+        return None
 
     def _launch(self, scope: Scope) -> AgentChannel:
         name = scope.get("path_params", {}).get("agent")
@@ -348,6 +385,15 @@ async def _agent_to_socket(channel: AgentChannel, send: Send) -> None:
         )
     except OSError:
         return  # the client is gone: the other side sees it
+
+
+async def _close_at_shutdown(closing: anyio.Event, scope: anyio.CancelScope, send: Send) -> None:
+    await closing.wait()
+    scope.cancel()
+    with anyio.CancelScope(shield=True), contextlib.suppress(OSError):
+        await send(
+            {"type": "websocket.close", "code": 1001, "reason": "the server is shutting down"}
+        )
 
 
 async def _socket_to_agent(channel: AgentChannel, receive: Receive, send: Send) -> None:

@@ -4,6 +4,10 @@ Routes come from one module per area; each gives a list of routes, and `_routes`
 is the one place they are put together. `SecurityMiddleware` runs before every route
 (token, Origin, Host, body size). The lifespan starts what the routes share (`AppState`)
 and, at shutdown, ends every turn, stream and agent before the process exits.
+
+The ACP endpoint (`AcpEndpoint`, a pure ASGI app) is mounted at ``/acp/{agent}`` for HTTP
+and WebSocket alike; it starts the server's agents (`server_launcher`), at most
+``max_sessions`` at once; shutdown ends its connections (`AcpEndpoint.drain`).
 """
 
 from __future__ import annotations
@@ -17,10 +21,11 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 
 from gemwire._version import __version__
 from gemwire.server import openapi, routes_batches, routes_page, routes_saved, routes_sessions
+from gemwire.server.acp_endpoint import AcpEndpoint, server_launcher
 from gemwire.server.agents import AgentLauncher, ProcessLauncher
 from gemwire.server.batches import BatchManager
 from gemwire.server.config import ServerConfig
@@ -48,10 +53,12 @@ async def ready(request: Request) -> JsonResponse:
     return JsonResponse({"ready": is_ready}, 200 if is_ready else 503)
 
 
-def _routes() -> list[BaseRoute]:
+def _routes(acp: AcpEndpoint) -> list[BaseRoute]:
     routes: list[BaseRoute] = [
         Route("/health", health),
         Route("/ready", ready),
+        Route("/acp/{agent}", acp, methods=["GET", "POST", "DELETE"]),
+        WebSocketRoute("/acp/{agent}", acp),
     ]
     # ---- Route lists of the other modules: one line each, here. ----------------------
     routes += routes_sessions.ROUTES
@@ -75,7 +82,10 @@ def create_app(
     spares = SpareAgents(launcher or ProcessLauncher(config.agents), config.warm, config.roots[0])
     shutting_down = anyio.Event()
     batches = BatchManager(config.state_dir, shutting_down)
-    state = AppState(config=config, launcher=spares, batches=batches, shutting_down=shutting_down)
+    acp = AcpEndpoint(server_launcher(spares, config.roots[0]), max_connections=config.max_sessions)
+    state = AppState(
+        config=config, launcher=spares, batches=batches, acp=acp, shutting_down=shutting_down
+    )
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -84,6 +94,7 @@ def create_app(
             spares,
             SessionManager(config, state.launcher, stream_launcher) as sessions,
             batches,
+            acp.running(),
         ):
             state.sessions = sessions
             state.started = True
@@ -93,7 +104,7 @@ def create_app(
                 state.shutting_down.set()
 
     app = Starlette(
-        routes=_routes(),
+        routes=_routes(acp),
         middleware=[Middleware(SecurityMiddleware, config=config)],
         exception_handlers={ApiError: api_error_handler, HTTPException: http_exception_handler},
         lifespan=lifespan,

@@ -4,7 +4,8 @@
 app (whose allowed origins name it) is made. `serve` runs uvicorn (WebSockets by
 wsproto, frames capped at the stdio line cap) with its signal handling: on SIGTERM or
 Ctrl-C the app is told first (`AppState.shutting_down`: every turn ends with its
-``turn_completed``, streams end, WebSockets close with 1001, agents stop), then uvicorn
+``turn_completed``, streams end, WebSockets close with 1001, agents stop, the ACP
+endpoint's connections too), then uvicorn
 closes what is left. Logs go to stderr with the token masked.
 """
 
@@ -17,6 +18,7 @@ import sys
 from collections.abc import Generator
 from typing import Any
 
+import anyio
 import uvicorn
 from starlette.applications import Starlette
 
@@ -88,11 +90,15 @@ class _Server(uvicorn.Server):
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         # uvicorn would close WebSockets with 1012 and wait for SSE streams that never
-        # end: the app ends them first (and its turns, with their turn_completed).
-        sessions = self._state.sessions
+        # end: the app ends them first (and its turns, with their turn_completed; the ACP
+        # endpoint's connections and their agents).
+        sessions, acp = self._state.sessions, self._state.acp
         self._state.shutting_down.set()
-        if sessions is not None:
-            await sessions.drain()
+        async with anyio.create_task_group() as tg:
+            if sessions is not None:
+                tg.start_soon(sessions.drain)
+            if acp is not None:
+                tg.start_soon(acp.drain)
         await super().shutdown(sockets)
 
 

@@ -10,7 +10,9 @@ In order, for every request:
    SameSite=Strict) and redirects to ``/``: how a browser page authenticates (EventSource
    and WebSocket send the cookie; they cannot send headers).
 5. Everything else needs the token: ``Authorization: Bearer T`` or that cookie.
-6. A body over ``max_body_bytes`` is refused with 413 before any route reads it.
+6. A body over ``max_body_bytes`` is refused with 413 before any route reads it; but
+   the ACP endpoint's (``/acp/...``) is left to the endpoint, which reads it as it comes
+   and refuses one over the stdio line cap (64 MiB), as an agent on stdio would.
 
 A refused HTTP request gets the API's JSON error; a refused WebSocket is closed with 1008
 before it is accepted (the client sees HTTP 403 on the handshake).
@@ -38,6 +40,7 @@ __all__ = ("COOKIE", "PUBLIC_PATHS", "SecurityMiddleware", "token_matches")
 
 COOKIE = "gemwire_token"
 PUBLIC_PATHS = frozenset({"/health", "/ready"})
+ACP_PREFIX = "/acp/"
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 WS_POLICY_VIOLATION = 1008
 
@@ -97,7 +100,11 @@ class SecurityMiddleware:
             given = _bearer_token(headers) or _cookie_token(headers)
             if not token_matches(given, self.config.token):
                 raise Unauthorized("missing or wrong token" if given else "a token is required")
-            if scope["type"] == "http" and scope.get("method") in _BODY_METHODS:
+            if (
+                scope["type"] == "http"
+                and scope.get("method") in _BODY_METHODS
+                and not path.startswith(ACP_PREFIX)
+            ):
                 receive = await self._limited_body(headers, receive)
         except ApiError as error:
             await self._refuse(scope, send, error)

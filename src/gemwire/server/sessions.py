@@ -482,12 +482,14 @@ class SessionManager:
             ):
                 session.client, session.tg = client, tg
                 if load and record.agent_session_id is not None:
-                    if not client.agent_capabilities.load_session:
+                    if not (client.offers("session/resume") or client.offers("session/load")):
                         raise Conflict(
                             f"{client.agent} cannot load sessions (no loadSession): "
                             f"session {record.id} cannot be continued"
                         )
-                    acp_session = await client.load_session(record.agent_session_id, cwd=record.cwd)
+                    acp_session = await client.continue_session(
+                        record.agent_session_id, cwd=record.cwd
+                    )
                 else:
                     acp_session = await client.new_session(cwd=record.cwd)
                 session.acp = acp_session

@@ -16,6 +16,7 @@ from gemwire.server.agents import AgentLauncher
 from gemwire.server.config import ServerConfig
 
 if TYPE_CHECKING:
+    from gemwire.server.acp_endpoint import AcpEndpoint
     from gemwire.server.batches import BatchManager
     from gemwire.server.sessions import SessionManager
 
@@ -30,6 +31,8 @@ class AppState:
     launcher: AgentLauncher
     sessions: SessionManager | None = None
     batches: BatchManager | None = None
+    acp: AcpEndpoint | None = None
+    """The ACP endpoint at ``/acp/{agent}``."""
     started: bool = False
     """The lifespan has started: the state folder is there and the session manager runs."""
     shutting_down: anyio.Event = field(default_factory=anyio.Event)
