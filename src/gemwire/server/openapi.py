@@ -237,11 +237,14 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
     ),
     ("POST", "/v1/sessions"): Operation(
         "Start a session",
-        "An agent in a workspace under a root (default: the first root).",
+        "An agent in a workspace under a root (default: the first root). With `continue`, "
+        "the agent's saved session of that id is continued (`session/resume` where the agent "
+        "offers it, else `session/load`, whose replayed history is logged with `replay: true`); "
+        "409 when the agent can do neither.",
         body=NewSession,
         status=201,
         response=SessionView,
-        errors=(400, 404, 413, 429),
+        errors=(400, 404, 409, 413, 429),
         tag="sessions",
     ),
     ("GET", "/v1/sessions"): Operation(

@@ -130,6 +130,9 @@ class LiveSession:
         """The scope of the task that publishes events between turns."""
         self.on_unsubscribe: Callable[[], None] = lambda: None
         """Called when a subscriber leaves (the manager waits for them at shutdown)."""
+        self.log_replay = False
+        """Log the agent's replay: a saved agent session continued in a new server
+        session, whose log does not hold that history yet."""
 
     @property
     def id(self) -> str:
@@ -175,7 +178,7 @@ class LiveSession:
     # Publishing ----------------------------------------------------------------------
 
     def publish_event(self, event: Event) -> None:
-        if event.replay is True:
+        if event.replay is True and not self.log_replay:
             return  # a loaded session's history: already in the log
         event = self._masker.event(event)
         if isinstance(event, PermissionRequested):
@@ -396,20 +399,32 @@ class SessionManager:
         permissions: str = "ask",
         model: str | None = None,
         mode: str | None = None,
+        resume: str | None = None,
     ) -> LiveSession:
-        """A new session of ``agent`` in ``cwd`` (already confined), its agent started."""
+        """A new session of ``agent`` in ``cwd`` (already confined), its agent started;
+        ``resume``: the agent's saved session of that id, continued (its replayed history
+        logged), or a `Conflict` when the agent can neither resume nor load sessions."""
         if agent == GEMINI_STREAM:
-            return self._create_streamed(cwd, permissions=permissions, model=model, mode=mode)
+            return self._create_streamed(
+                cwd, permissions=permissions, model=model, mode=mode, resume=resume
+            )
         self.launcher.options(agent, cwd)  # an unknown agent is a 404 before anything
         self._check_capacity()
         session_id = f"s_{secrets.token_hex(8)}"
         record = SessionRecord(
-            id=session_id, agent=agent, cwd=cwd, created=_now(), permissions=permissions
+            id=session_id,
+            agent=agent,
+            cwd=cwd,
+            created=_now(),
+            permissions=permissions,
+            agent_session_id=resume,
         )
         self.store.save(record)
         session = self._session(record)
+        session.log_replay = resume is not None
         try:
-            await self._start(session, load=False)
+            await self._start(session, load=resume is not None)
+            session.log_replay = False  # a later continuation's replay is logged already
             if model is not None:
                 await self.set_model(session, model)
             if mode is not None:
@@ -424,7 +439,13 @@ class SessionManager:
         return session
 
     def _create_streamed(
-        self, cwd: str, *, permissions: str, model: str | None, mode: str | None
+        self,
+        cwd: str,
+        *,
+        permissions: str,
+        model: str | None,
+        mode: str | None,
+        resume: str | None,
     ) -> LiveSession:
         if mode is not None:
             raise BadRequest(f"{GEMINI_STREAM} has no modes (its permissions choose one)")
@@ -436,6 +457,7 @@ class SessionManager:
             created=_now(),
             permissions=permissions,
             model=model,
+            agent_session_id=resume,  # the first run's --resume
         )
         self.store.save(record)
         session = self._session(record)
