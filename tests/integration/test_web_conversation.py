@@ -291,6 +291,34 @@ def test_cancel_esc_denies_two_tabs_and_hostile_text(
     assert watched.problems == []
 
 
+def test_a_reload_with_the_permission_dialog_open_brings_it_back(
+    watched: Watched, server: LiveServer, root: Path
+) -> None:
+    """The server waits a grace after its last subscriber leaves: the reloaded page is back
+    in time, shows the same dialog, and its answer is the one the agent gets."""
+    page = watched.page
+    open_page(page, server)
+    start(page)
+    send(page, "write notes")
+    dialog = page.locator("dialog.permission-dialog")
+    expect(dialog).to_be_visible()
+    page.reload()
+    expect(dialog).to_be_visible()
+    assert texts(page, "dialog .option") == ["Allow once", "Reject"]
+    expect(page.get_by_role("button", name="Allow once")).to_be_focused()
+    page.get_by_role("button", name="Allow once").click()
+    expect(dialog).to_be_hidden()
+    expect(page.locator(".answer .text").nth(1)).to_have_text("Written.")
+    GATE.set()
+    expect(page.locator(".turn")).to_have_text(DONE)
+    assert texts(page, ".card .permission") == [
+        "Permission asked: Allow once / Reject",
+        "Permission answered: Allow once",
+    ]
+    assert (root / "notes.txt").read_text(encoding="utf-8") == "hello\n"
+    assert watched.problems == []
+
+
 def test_losing_the_network_mid_turn_loses_nothing(
     chromium_browser: Browser, root: Path, tmp_path: Path
 ) -> None:

@@ -12,7 +12,8 @@ to the log and only then offered to subscribers (`EventStream`).
 
 Permission requests: with the preset ``ask`` a request goes to the session's subscribers
 (answered over HTTP or WebSocket) and is denied after ``permission_timeout``, at once when
-no client is subscribed, or when the last one leaves. Any other preset answers by itself.
+no client is subscribed, or ``permission_grace`` seconds after the last one left unless one
+came back. Any other preset answers by itself.
 """
 
 from __future__ import annotations
@@ -130,6 +131,8 @@ class LiveSession:
         """The scope of the task that publishes events between turns."""
         self.on_unsubscribe: Callable[[], None] = lambda: None
         """Called when a subscriber leaves (the manager waits for them at shutdown)."""
+        self._left = 0
+        """How often the last subscriber left (the grace of the latest leaving counts)."""
         self.log_replay = False
         """Log the agent's replay: a saved agent session continued in a new server
         session, whose log does not hold that history yet."""
@@ -223,8 +226,16 @@ class LiveSession:
     def unsubscribe(self, subscription: Subscription) -> None:
         self.stream.unsubscribe(subscription)
         self.on_unsubscribe()
-        if not self.stream.subscribers:
-            for pending in self.pending.values():  # nobody left to answer
+        if not self.stream.subscribers and self.pending and self.tg is not None:
+            self._left += 1
+            self.tg.start_soon(self._deny_unwatched, self._left)
+
+    async def _deny_unwatched(self, left: int) -> None:
+        """Deny what waits once nobody has followed the session for the grace (a reload
+        comes back in time, and answers)."""
+        await anyio.sleep(self.config.permission_grace)
+        if left == self._left and not self.stream.subscribers:
+            for pending in self.pending.values():
                 pending.answered.set()
 
     async def answer_permission(self, request: PermissionRequest) -> str | None:
