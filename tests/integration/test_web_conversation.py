@@ -174,12 +174,13 @@ def test_a_conversation_with_a_tool_a_diff_and_a_permission_survives_reloads(
     expect(page.get_by_label("Effort")).to_have_value("low")
     page.get_by_label("Effort").select_option("high")
     expect(page.get_by_label("Effort")).to_have_value("high")
-    # The session object names no current model: none is shown as chosen.
-    assert texts(page, "select.model option") == ["(the agent's choice)", "Fast", "Deep"]
-    expect(page.get_by_label("Model")).to_have_value("")
+    # The model the agent announced as running is the one shown as chosen.
+    assert texts(page, "select.model option") == ["Fast", "Deep"]
+    expect(page.get_by_label("Model")).to_have_value("fast")
     with page.expect_response(lambda r: r.url.endswith("/model")) as answered:
         page.get_by_label("Model").select_option("deep")
     assert answered.value.status == 200
+    assert answered.value.json()["current_model"] == "deep"
     send(page, "write notes")
     dialog = page.locator("dialog.permission-dialog")
     expect(dialog).to_be_visible()
@@ -198,6 +199,7 @@ def test_a_conversation_with_a_tool_a_diff_and_a_permission_survives_reloads(
     expect(page.get_by_role("button", name="Cancel")).to_be_visible()
     expect(page.get_by_label("Mode", exact=True)).to_have_value("plan")
     expect(page.get_by_label("Effort")).to_have_value("high")
+    expect(page.get_by_label("Model")).to_have_value("deep")
     GATE.set()
     expect(page.locator(".turn")).to_have_text(DONE)
     assert texts(page, ".user .text") == ["write notes"]

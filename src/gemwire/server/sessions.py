@@ -83,6 +83,9 @@ class SessionView(msgspec.Struct, frozen=True, kw_only=True):
     modes: list[dict[str, Any]] | None
     current_mode: str | None
     models: list[dict[str, Any]] | None
+    current_model: str | None
+    """The model that runs: the agent's ``currentModelId`` or the last one set (a
+    ``gemini-stream`` session's ``--model``); ``None`` when the agent did not say."""
     config_options: list[dict[str, Any]] | None
     commands: list[dict[str, Any]] | None
     usage: TokenUsage | None
@@ -282,12 +285,14 @@ class LiveSession:
         acp_session = self.acp if self.live else None
         modes = models = config_options = None
         current_mode = None
+        current_model = self.record.model if self.streamed else None
         if acp_session is not None:
             if acp_session.modes is not None:
                 modes = msgspec.to_builtins(acp_session.modes.available_modes)
                 current_mode = acp_session.modes.current_mode_id
             if acp_session.models is not None:
                 models = msgspec.to_builtins(acp_session.models.available_models)
+                current_model = acp_session.models.current_model_id
             config_options = acp_session.config_options
         return SessionView(
             id=self.id,
@@ -301,6 +306,7 @@ class LiveSession:
             modes=modes,
             current_mode=current_mode,
             models=models,
+            current_model=current_model,
             config_options=config_options,
             commands=self.commands,
             usage=self.usage,

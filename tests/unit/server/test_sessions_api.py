@@ -106,6 +106,7 @@ async def test_a_session_is_created_with_its_fields(dirs: tuple[str, str]) -> No
             "modes": [{"id": "default", "name": "Default"}, {"id": "yolo", "name": "YOLO"}],
             "current_mode": "default",
             "models": None,
+            "current_model": None,
             "config_options": None,
             "commands": None,
             "usage": None,
