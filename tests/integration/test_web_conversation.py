@@ -109,7 +109,9 @@ def server(root: Path, tmp_path: Path) -> Iterator[LiveServer]:
     def launcher(tg: TaskGroup) -> ScriptedAgents:
         return ScriptedAgents(tg, script, title=f"Scripted {HOSTILE}")
 
-    with live_server(str(root), str(tmp_path / "state"), launcher=launcher) as running:
+    # A reload's grace that no slow machine outlasts: the test never races the clock.
+    state = str(tmp_path / "state")
+    with live_server(str(root), state, launcher=launcher, permission_grace=3600) as running:
         try:
             yield running
         finally:
@@ -296,8 +298,9 @@ def test_cancel_esc_denies_two_tabs_and_hostile_text(
 def test_a_reload_with_the_permission_dialog_open_brings_it_back(
     watched: Watched, server: LiveServer, root: Path
 ) -> None:
-    """The server waits a grace after its last subscriber leaves: the reloaded page is back
-    in time, shows the same dialog, and its answer is the one the agent gets."""
+    """The server waits a grace (`server`'s: an hour) after its last subscriber leaves: the
+    reloaded page is back in time, shows the same dialog, and its answer is the one the agent
+    gets."""
     page = watched.page
     open_page(page, server)
     start(page)
