@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -124,4 +125,19 @@ def test_a_batch_starts_moves_fails_by_kind_and_retries(
         expect(figure).to_have_text(["3 done", "0 failed", "0 running", "0 pending"])
         # Its progress read again from the start: the retry's run after the first one.
         expect(page.locator("tr.task td.status")).to_have_text(["done", "done", "done"])
+        # A copy of the folder, with a task its run left unfinished, opens read-only with
+        # every task listed (it has no progress of its own to replay), each task's events too.
+        shutil.copytree(root / "out", root / "copy")
+        (root / "copy" / "events" / "t4.jsonl.part").write_text(
+            json.dumps({"type": "message_delta", "agent": "acp:scripted", "text": "half"}) + "\n"
+        )
+        page.goto(f"{server.origin}/#/batches")
+        page.get_by_label("Output folder to open").fill(str(root / "copy"))
+        page.get_by_role("button", name="Open").click()
+        expect(page.locator(".session-status")).to_have_text("finished (read-only)")
+        expect(page.locator("tr.task td a")).to_have_text(["t1", "t2", "t3", "t4"])
+        assert texts(page, "tr.task td.status") == ["done", "done", "done", "unfinished"]
+        assert texts(page, "tr.task td.num") == ["1", "1", "1", ""]
+        page.get_by_role("link", name="t4").click()
+        expect(page.locator(".answer .text")).to_have_text(["half"])
         assert watched.problems == []

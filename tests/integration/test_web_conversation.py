@@ -109,7 +109,9 @@ def server(root: Path, tmp_path: Path) -> Iterator[LiveServer]:
     def launcher(tg: TaskGroup) -> ScriptedAgents:
         return ScriptedAgents(tg, script, title=f"Scripted {HOSTILE}")
 
-    with live_server(str(root), str(tmp_path / "state"), launcher=launcher) as running:
+    # A reload's grace that no slow machine outlasts: the test never races the clock.
+    state = str(tmp_path / "state")
+    with live_server(str(root), state, launcher=launcher, permission_grace=3600) as running:
         try:
             yield running
         finally:
@@ -174,12 +176,13 @@ def test_a_conversation_with_a_tool_a_diff_and_a_permission_survives_reloads(
     expect(page.get_by_label("Effort")).to_have_value("low")
     page.get_by_label("Effort").select_option("high")
     expect(page.get_by_label("Effort")).to_have_value("high")
-    # The session object names no current model: none is shown as chosen.
-    assert texts(page, "select.model option") == ["(the agent's choice)", "Fast", "Deep"]
-    expect(page.get_by_label("Model")).to_have_value("")
+    # The model the agent announced as running is the one shown as chosen.
+    assert texts(page, "select.model option") == ["Fast", "Deep"]
+    expect(page.get_by_label("Model")).to_have_value("fast")
     with page.expect_response(lambda r: r.url.endswith("/model")) as answered:
         page.get_by_label("Model").select_option("deep")
     assert answered.value.status == 200
+    assert answered.value.json()["current_model"] == "deep"
     send(page, "write notes")
     dialog = page.locator("dialog.permission-dialog")
     expect(dialog).to_be_visible()
@@ -198,6 +201,7 @@ def test_a_conversation_with_a_tool_a_diff_and_a_permission_survives_reloads(
     expect(page.get_by_role("button", name="Cancel")).to_be_visible()
     expect(page.get_by_label("Mode", exact=True)).to_have_value("plan")
     expect(page.get_by_label("Effort")).to_have_value("high")
+    expect(page.get_by_label("Model")).to_have_value("deep")
     GATE.set()
     expect(page.locator(".turn")).to_have_text(DONE)
     assert texts(page, ".user .text") == ["write notes"]
@@ -288,6 +292,35 @@ def test_cancel_esc_denies_two_tabs_and_hostile_text(
     assert texts(second, ".card .permission")[-1] == "Permission no answer: denied"
     assert texts(second, ".answer .text")[-1] == "Not allowed."
     assert not (root / "notes.txt").exists()
+    assert watched.problems == []
+
+
+def test_a_reload_with_the_permission_dialog_open_brings_it_back(
+    watched: Watched, server: LiveServer, root: Path
+) -> None:
+    """The server waits a grace (`server`'s: an hour) after its last subscriber leaves: the
+    reloaded page is back in time, shows the same dialog, and its answer is the one the agent
+    gets."""
+    page = watched.page
+    open_page(page, server)
+    start(page)
+    send(page, "write notes")
+    dialog = page.locator("dialog.permission-dialog")
+    expect(dialog).to_be_visible()
+    page.reload()
+    expect(dialog).to_be_visible()
+    assert texts(page, "dialog .option") == ["Allow once", "Reject"]
+    expect(page.get_by_role("button", name="Allow once")).to_be_focused()
+    page.get_by_role("button", name="Allow once").click()
+    expect(dialog).to_be_hidden()
+    expect(page.locator(".answer .text").nth(1)).to_have_text("Written.")
+    GATE.set()
+    expect(page.locator(".turn")).to_have_text(DONE)
+    assert texts(page, ".card .permission") == [
+        "Permission asked: Allow once / Reject",
+        "Permission answered: Allow once",
+    ]
+    assert (root / "notes.txt").read_text(encoding="utf-8") == "hello\n"
     assert watched.problems == []
 
 

@@ -13,7 +13,8 @@ there, so a restarted server lists it (``stopped`` if it was running) and
 ``retry-failed`` continues it. The output folder is `gemwire.batch`'s own: a batch that
 stops (shutdown, `stop`) leaves it as a re-run expects it, its finished results kept.
 An output folder opened read-only (``{"open": dir}``) has no tasks: its progress is what its
-``results.jsonl`` says, read again on each look.
+``results.jsonl`` says, read again on each look, and its tasks (`ServerBatch.task_rows`) are
+those with a result or an events file.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import os
 import secrets
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, Self
@@ -55,6 +56,7 @@ __all__ = (
     "BatchSpec",
     "BatchView",
     "ServerBatch",
+    "TaskRow",
     "whole_lines",
 )
 
@@ -108,6 +110,42 @@ class BatchView(msgspec.Struct, frozen=True, kw_only=True):
     last_seq: int
     error: BatchError | None = None
     """Why the batch itself failed (its output folder, its agent): ``status`` ``failed``."""
+
+
+TaskState = Literal["done", "failed", "running", "pending", "unfinished"]
+
+
+class TaskRow(msgspec.Struct, frozen=True, kw_only=True):
+    """One task as ``GET /v1/batches/{id}/tasks`` lists it."""
+
+    id: str
+    status: TaskState
+    """``unfinished``: a folder opened read-only holds its events but no result (the run
+    that had it stopped, or another process runs it)."""
+    attempts: int | None = None
+    error_kind: str | None = None
+    duration_s: float | None = None
+
+
+def event_file_ids(output: str, is_id: Callable[[str], bool]) -> list[str]:
+    r"""The task ids an output folder's ``events/`` names (``<id>.jsonl``, ``<id>.jsonl.part``;
+    other names, and ids ``is_id`` refuses, left out), sorted; nothing is read.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as out:
+    ...     os.mkdir(os.path.join(out, "events"))
+    ...     for name in ("b.jsonl.part", "a.jsonl", "notes.txt", "..jsonl"):
+    ...         open(os.path.join(out, "events", name), "w").close()
+    ...     event_file_ids(out, lambda i: not i.startswith("."))
+    ['a', 'b']
+    """
+    try:
+        names = os.listdir(os.path.join(output, "events"))
+    except OSError:  # none yet, or not a folder
+        return []
+    found = [name for name in names if name.endswith((".jsonl", ".jsonl.part"))]
+    ids = {name.removesuffix(".part").removesuffix(".jsonl") for name in found}
+    return sorted(i for i in ids if is_id(i))
 
 
 def new_batch_id() -> str:
@@ -208,6 +246,34 @@ class ServerBatch:
             last_seq=self.last_seq,
             error=self.error,
         )
+
+    def task_rows(self, on_disk: list[str]) -> list[TaskRow]:
+        """Every task, in the batch's order: its tasks, or (opened read-only) those with a
+        result, then those with only events (``on_disk``, from `event_file_ids`)."""
+        if self.spec.tasks is not None:
+            ids = [t.id for t in self.spec.tasks]
+        else:
+            ids = [*self.results, *(i for i in on_disk if i not in self.results)]
+        rows = []
+        for task_id in ids:
+            result = self.results.get(task_id)
+            if result is not None:
+                rows.append(
+                    TaskRow(
+                        id=task_id,
+                        status="done" if result.ok else "failed",
+                        attempts=result.attempts,
+                        error_kind=result.error_kind,
+                        duration_s=result.duration_s,
+                    )
+                )
+            elif task_id in self.running:
+                rows.append(TaskRow(id=task_id, status="running"))
+            else:
+                rows.append(
+                    TaskRow(id=task_id, status="unfinished" if self.read_only else "pending")
+                )
+        return rows
 
     def add(self, progress: Progress) -> None:
         if isinstance(progress, TaskStarted):

@@ -30,6 +30,7 @@ __all__ = (
     "DEFAULT_PERMISSION_TIMEOUT",
     "DEFAULT_PORT",
     "MAX_BODY_BYTES",
+    "PERMISSION_GRACE",
     "ServerConfig",
     "default_state_dir",
     "is_loopback",
@@ -41,6 +42,9 @@ DEFAULT_IDLE_TIMEOUT = 3600.0
 """Seconds a session may sit without a turn before its agent is stopped (``stopped``)."""
 DEFAULT_PERMISSION_TIMEOUT = 300.0
 """Seconds a permission request waits for a subscribed client's answer, then is denied."""
+PERMISSION_GRACE = 10.0
+"""Seconds a waiting permission request outlives its last subscriber: a page reloaded, or a
+stream reconnecting, comes back to it still open; then, with nobody back, it is denied."""
 MAX_BODY_BYTES = 1024 * 1024
 """A request body larger than this is refused with 413."""
 
@@ -91,6 +95,7 @@ class ServerConfig(msgspec.Struct, frozen=True, kw_only=True):
     max_sessions: int = DEFAULT_MAX_SESSIONS
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT
     permission_timeout: float = DEFAULT_PERMISSION_TIMEOUT
+    permission_grace: float = PERMISSION_GRACE
     max_body_bytes: int = MAX_BODY_BYTES
     max_ws_message_bytes: int = DEFAULT_MAX_LINE_BYTES
     """The stdio line cap: a WebSocket message over it closes the socket with 1009."""

@@ -30,7 +30,7 @@ from gemwire.server.agents import AgentEntry
 from gemwire.server.batches import BatchView
 from gemwire.server.envelopes import EventEnvelope, StateEnvelope
 from gemwire.server.responses import JsonResponse
-from gemwire.server.routes_batches import BatchRequest
+from gemwire.server.routes_batches import BatchRequest, TaskRows
 from gemwire.server.routes_sessions import (
     ConfigBody,
     ModeBody,
@@ -248,11 +248,14 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
     ),
     ("POST", "/v1/sessions"): Operation(
         "Start a session",
-        "An agent in a workspace under a root (default: the first root).",
+        "An agent in a workspace under a root (default: the first root). With `continue`, "
+        "the agent's saved session of that id is continued (`session/resume` where the agent "
+        "offers it, else `session/load`, whose replayed history is logged with `replay: true`); "
+        "409 when the agent can do neither.",
         body=NewSession,
         status=201,
         response=SessionView,
-        errors=(400, 404, 413, 429),
+        errors=(400, 404, 409, 413, 429),
         tag="sessions",
     ),
     ("GET", "/v1/sessions"): Operation(
@@ -406,7 +409,7 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
         "Start a batch, or open an output folder",
         "Tasks (a file under a root, or the task objects) through an agent into an output "
         "folder under a root; or `open`, an existing output folder, read-only (200 when that "
-        "folder's batch is known already).",
+        "folder's batch is known already; its tasks: `GET /v1/batches/{batch_id}/tasks`).",
         body=BatchRequest,
         status=201,
         response=BatchView,
@@ -440,6 +443,17 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
         status=202,
         response=BatchView,
         errors=(404, 409),
+        tag="batches",
+    ),
+    ("GET", "/v1/batches/{batch_id}/tasks"): Operation(
+        "A batch's tasks",
+        "Each task in the batch's order with its status (`done`, `failed`, `running`, "
+        "`pending`) and, once it has a result, its attempts, error kind and duration. A folder "
+        "opened read-only lists the tasks of its `results.jsonl`, then those with only an "
+        "events file (`unfinished`).",
+        params=(_BATCH,),
+        response=TaskRows,
+        errors=(404,),
         tag="batches",
     ),
     ("GET", "/v1/batches/{batch_id}/tasks/{task_id}/events"): Operation(

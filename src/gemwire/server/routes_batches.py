@@ -7,6 +7,7 @@
     GET  /v1/batches/{id}                batch: done, failed, running, pending, eta_s, ...
     GET  /v1/batches/{id}/events         SSE of {"seq", "progress"} envelopes (?after=N)
     POST /v1/batches/{id}/retry-failed   run again what failed or did not finish
+    GET  /v1/batches/{id}/tasks          {"tasks": [{"id", "status", "attempts", ...}]}
     GET  /v1/batches/{id}/tasks/{task}/events   the task's events, {"seq", "event"} each
 
 Every path (the tasks file, the output folder, each task's workspace or template) must lie
@@ -37,6 +38,8 @@ from gemwire.server.batches import (
     BatchManager,
     BatchSpec,
     ServerBatch,
+    TaskRow,
+    event_file_ids,
     new_batch_id,
     now_iso,
     whole_lines,
@@ -53,7 +56,7 @@ from gemwire.server.responses import (
 )
 from gemwire.server.state import app_state
 
-__all__ = ("ROUTES", "BatchRequest")
+__all__ = ("ROUTES", "BatchRequest", "TaskRows")
 
 _TASK_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
 """A batch's task ids (`gemwire.batch.tasks`): file names in its output folder."""
@@ -61,6 +64,12 @@ _TASK_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
 DEFAULT_EVENTS_LIMIT = 1000
 MAX_EVENTS_FILE = 256 * 1024 * 1024
 """A task's events file read for ``/tasks/{id}/events``: larger is refused (422)."""
+
+
+class TaskRows(msgspec.Struct, frozen=True):
+    """``GET /v1/batches/{id}/tasks``."""
+
+    tasks: list[TaskRow]
 
 
 class EventStream(StreamingResponse):
@@ -255,6 +264,21 @@ async def get_batch(request: Request) -> Response:
     return JsonResponse(batch.view())
 
 
+async def list_tasks(request: Request) -> Response:
+    batch = _batch(request)
+
+    def look() -> list[TaskRow]:
+        _refresh([batch])
+        on_disk = event_file_ids(batch.spec.output, _is_task_id) if batch.read_only else []
+        return batch.task_rows(on_disk)
+
+    return JsonResponse(TaskRows(tasks=await anyio.to_thread.run_sync(look)))
+
+
+def _is_task_id(name: str) -> bool:
+    return _TASK_ID.fullmatch(name) is not None
+
+
 def _limit(request: Request) -> int:
     raw = request.query_params.get("limit") or str(DEFAULT_EVENTS_LIMIT)
     if not (
@@ -348,5 +372,6 @@ ROUTES: list[BaseRoute] = [
     Route("/v1/batches/{batch_id}", get_batch, methods=["GET"]),
     Route("/v1/batches/{batch_id}/events", batch_events, methods=["GET"]),
     Route("/v1/batches/{batch_id}/retry-failed", retry_failed, methods=["POST"]),
+    Route("/v1/batches/{batch_id}/tasks", list_tasks, methods=["GET"]),
     Route("/v1/batches/{batch_id}/tasks/{task_id}/events", task_events, methods=["GET"]),
 ]

@@ -34,6 +34,7 @@ KEEPALIVE = 15.0
 DEFAULT_LIMIT = 1000
 WS_GOING_AWAY = 1001
 WS_NORMAL = 1000
+_MAX_AGENT_SESSION_ID = 256
 
 
 class NewSession(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -42,6 +43,20 @@ class NewSession(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     model: str | None = None
     mode: str | None = None
     permissions: Literal["ask", "deny", "reads", "edits", "all"] = "ask"
+    continue_: str | None = msgspec.field(default=None, name="continue")
+    """The agent's id of a saved session to continue (``session/resume``, else
+    ``session/load``)."""
+
+    def resume(self) -> str | None:
+        value = self.continue_
+        if value is not None and not (
+            0 < len(value) <= _MAX_AGENT_SESSION_ID and value.isprintable()
+        ):
+            raise BadRequest(
+                f'"continue" must be an agent session id (1 to {_MAX_AGENT_SESSION_ID} '
+                "printable characters)"
+            )
+        return value
 
 
 class PromptBody(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -99,9 +114,15 @@ async def list_roots(request: Request) -> JsonResponse:
 
 async def create_session(request: Request) -> JsonResponse:
     body = await read_json(request, NewSession)
+    resume = body.resume()
     cwd = confine(body.cwd, app_state(request).config.roots)
     session = await _manager(request).create(
-        body.agent, cwd, permissions=body.permissions, model=body.model, mode=body.mode
+        body.agent,
+        cwd,
+        permissions=body.permissions,
+        model=body.model,
+        mode=body.mode,
+        resume=resume,
     )
     return JsonResponse(session.view(), 201)
 

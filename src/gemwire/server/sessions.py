@@ -12,7 +12,8 @@ to the log and only then offered to subscribers (`EventStream`).
 
 Permission requests: with the preset ``ask`` a request goes to the session's subscribers
 (answered over HTTP or WebSocket) and is denied after ``permission_timeout``, at once when
-no client is subscribed, or when the last one leaves. Any other preset answers by itself.
+no client is subscribed, or ``permission_grace`` seconds after the last one left unless one
+came back. Any other preset answers by itself.
 """
 
 from __future__ import annotations
@@ -82,6 +83,9 @@ class SessionView(msgspec.Struct, frozen=True, kw_only=True):
     modes: list[dict[str, Any]] | None
     current_mode: str | None
     models: list[dict[str, Any]] | None
+    current_model: str | None
+    """The model that runs: the agent's ``currentModelId`` or the last one set (a
+    ``gemini-stream`` session's ``--model``); ``None`` when the agent did not say."""
     config_options: list[dict[str, Any]] | None
     commands: list[dict[str, Any]] | None
     usage: TokenUsage | None
@@ -130,6 +134,11 @@ class LiveSession:
         """The scope of the task that publishes events between turns."""
         self.on_unsubscribe: Callable[[], None] = lambda: None
         """Called when a subscriber leaves (the manager waits for them at shutdown)."""
+        self._left = 0
+        """How often the last subscriber left (the grace of the latest leaving counts)."""
+        self.log_replay = False
+        """Log the agent's replay: a saved agent session continued in a new server
+        session, whose log does not hold that history yet."""
 
     @property
     def id(self) -> str:
@@ -175,7 +184,7 @@ class LiveSession:
     # Publishing ----------------------------------------------------------------------
 
     def publish_event(self, event: Event) -> None:
-        if event.replay is True:
+        if event.replay is True and not self.log_replay:
             return  # a loaded session's history: already in the log
         event = self._masker.event(event)
         if isinstance(event, PermissionRequested):
@@ -220,8 +229,16 @@ class LiveSession:
     def unsubscribe(self, subscription: Subscription) -> None:
         self.stream.unsubscribe(subscription)
         self.on_unsubscribe()
-        if not self.stream.subscribers:
-            for pending in self.pending.values():  # nobody left to answer
+        if not self.stream.subscribers and self.pending and self.tg is not None:
+            self._left += 1
+            self.tg.start_soon(self._deny_unwatched, self._left)
+
+    async def _deny_unwatched(self, left: int) -> None:
+        """Deny what waits once nobody has followed the session for the grace (a reload
+        comes back in time, and answers)."""
+        await anyio.sleep(self.config.permission_grace)
+        if left == self._left and not self.stream.subscribers:
+            for pending in self.pending.values():
                 pending.answered.set()
 
     async def answer_permission(self, request: PermissionRequest) -> str | None:
@@ -268,12 +285,14 @@ class LiveSession:
         acp_session = self.acp if self.live else None
         modes = models = config_options = None
         current_mode = None
+        current_model = self.record.model if self.streamed else None
         if acp_session is not None:
             if acp_session.modes is not None:
                 modes = msgspec.to_builtins(acp_session.modes.available_modes)
                 current_mode = acp_session.modes.current_mode_id
             if acp_session.models is not None:
                 models = msgspec.to_builtins(acp_session.models.available_models)
+                current_model = acp_session.models.current_model_id
             config_options = acp_session.config_options
         return SessionView(
             id=self.id,
@@ -287,6 +306,7 @@ class LiveSession:
             modes=modes,
             current_mode=current_mode,
             models=models,
+            current_model=current_model,
             config_options=config_options,
             commands=self.commands,
             usage=self.usage,
@@ -396,20 +416,32 @@ class SessionManager:
         permissions: str = "ask",
         model: str | None = None,
         mode: str | None = None,
+        resume: str | None = None,
     ) -> LiveSession:
-        """A new session of ``agent`` in ``cwd`` (already confined), its agent started."""
+        """A new session of ``agent`` in ``cwd`` (already confined), its agent started;
+        ``resume``: the agent's saved session of that id, continued (its replayed history
+        logged), or a `Conflict` when the agent can neither resume nor load sessions."""
         if agent == GEMINI_STREAM:
-            return self._create_streamed(cwd, permissions=permissions, model=model, mode=mode)
+            return self._create_streamed(
+                cwd, permissions=permissions, model=model, mode=mode, resume=resume
+            )
         self.launcher.options(agent, cwd)  # an unknown agent is a 404 before anything
         self._check_capacity()
         session_id = f"s_{secrets.token_hex(8)}"
         record = SessionRecord(
-            id=session_id, agent=agent, cwd=cwd, created=_now(), permissions=permissions
+            id=session_id,
+            agent=agent,
+            cwd=cwd,
+            created=_now(),
+            permissions=permissions,
+            agent_session_id=resume,
         )
         self.store.save(record)
         session = self._session(record)
+        session.log_replay = resume is not None
         try:
-            await self._start(session, load=False)
+            await self._start(session, load=resume is not None)
+            session.log_replay = False  # a later continuation's replay is logged already
             if model is not None:
                 await self.set_model(session, model)
             if mode is not None:
@@ -424,7 +456,13 @@ class SessionManager:
         return session
 
     def _create_streamed(
-        self, cwd: str, *, permissions: str, model: str | None, mode: str | None
+        self,
+        cwd: str,
+        *,
+        permissions: str,
+        model: str | None,
+        mode: str | None,
+        resume: str | None,
     ) -> LiveSession:
         if mode is not None:
             raise BadRequest(f"{GEMINI_STREAM} has no modes (its permissions choose one)")
@@ -436,6 +474,7 @@ class SessionManager:
             created=_now(),
             permissions=permissions,
             model=model,
+            agent_session_id=resume,  # the first run's --resume
         )
         self.store.save(record)
         session = self._session(record)

@@ -147,6 +147,13 @@ def kinds(envelopes: list[dict[str, Any]]) -> list[tuple[int, str, str]]:
     return found
 
 
+def rows(response: Any) -> list[tuple[str, str, int | None, str | None]]:
+    assert response.status_code == 200, response.text
+    return [
+        (t["id"], t["status"], t["attempts"], t["error_kind"]) for t in response.json()["tasks"]
+    ]
+
+
 async def test_a_batch_runs_and_its_progress_streams(
     server: Served, scripted: Scripted, root: Path
 ) -> None:
@@ -222,6 +229,12 @@ async def test_a_running_batch_counts_running_and_pending(
     assert {k: view[k] for k in ("status", "done", "failed", "running", "pending", "eta_s")} == {
         "status": "running", "done": 0, "failed": 0, "running": 2, "pending": 1, "eta_s": None,
     }  # fmt: skip
+    tasks = await server.request("GET", f"/v1/batches/{created['id']}/tasks")
+    assert rows(tasks) == [
+        ("t1", "running", None, None),
+        ("t2", "running", None, None),
+        ("t3", "pending", None, None),
+    ]
     again = await server.request(
         "POST", "/v1/batches", json={"tasks": "tasks.jsonl", "output": "out", "agent": AGENT}
     )
@@ -358,6 +371,35 @@ async def test_an_output_folder_opens_read_only(
         400,
         error("bad_request", f"{root / 'empty'} is not a batch's output folder (no results.jsonl)"),
     )
+
+
+async def test_a_batch_lists_its_tasks_and_an_opened_folder_too(
+    server: Served, scripted: Scripted, root: Path
+) -> None:
+    created = await start(server)
+    await progress(server, created["id"])
+    ran = await server.request("GET", f"/v1/batches/{created['id']}/tasks")
+    assert rows(ran) == [
+        ("t1", "done", 1, None),
+        ("t2", "failed", 1, "auth"),
+        ("t3", "done", 1, None),
+    ]
+    assert all(isinstance(t["duration_s"], float) for t in ran.json()["tasks"])
+    shutil.copytree(root / "out", root / "copy")
+    events = root / "copy" / "events"
+    (events / "t4.jsonl.part").write_text("")  # a task the run that had it left unfinished
+    (events / "notes.txt").write_text("")
+    (events / "..hidden.jsonl").write_text("")  # no task has such an id
+    opened = (await server.request("POST", "/v1/batches", json={"open": "copy"})).json()
+    listed = await server.request("GET", f"/v1/batches/{opened['id']}/tasks")
+    assert rows(listed) == [
+        ("t1", "done", 1, None),
+        ("t2", "failed", 1, "auth"),
+        ("t3", "done", 1, None),
+        ("t4", "unfinished", None, None),
+    ]
+    unknown = await server.request("GET", "/v1/batches/b_0000000000000000/tasks")
+    assert unknown.status_code == 404
 
 
 async def test_paths_outside_the_roots_and_bad_requests_are_refused(

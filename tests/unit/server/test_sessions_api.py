@@ -106,6 +106,7 @@ async def test_a_session_is_created_with_its_fields(dirs: tuple[str, str]) -> No
             "modes": [{"id": "default", "name": "Default"}, {"id": "yolo", "name": "YOLO"}],
             "current_mode": "default",
             "models": None,
+            "current_model": None,
             "config_options": None,
             "commands": None,
             "usage": None,
@@ -586,7 +587,10 @@ async def test_a_waiting_permission_is_denied_when_the_last_client_leaves(
     dirs: tuple[str, str],
 ) -> None:
     answers.clear()
-    async with scripted_server(*dirs, on_prompt=ask_permission) as (server, _):
+    async with scripted_server(*dirs, on_prompt=ask_permission, permission_grace=0) as (
+        server,
+        _,
+    ):
         sid = await new_session(server)
         async with server.sse(f"/v1/sessions/{sid}/events") as stream:
             await server.request("POST", f"/v1/sessions/{sid}/prompt", json={"text": "go"})
@@ -595,6 +599,40 @@ async def test_a_waiting_permission_is_denied_when_the_last_client_leaves(
     assert answers[0]["result"]["outcome"] == {"outcome": "selected", "optionId": "no"}
     resolved = [e["event"] for e in envelopes if kinds([e]) == ["permission_resolved"]]
     assert [r["option_id"] for r in resolved] == ["no"]
+
+
+async def test_a_client_back_within_the_grace_finds_the_permission_open_and_answers(
+    dirs: tuple[str, str],
+) -> None:
+    """A page reloaded with the dialog open: the request outlives its last subscriber."""
+    answers.clear()
+    async with scripted_server(*dirs, on_prompt=ask_permission, permission_grace=3600) as (
+        server,
+        _,
+    ):
+        sid = await new_session(server)
+        async with server.sse(f"/v1/sessions/{sid}/events") as stream:
+            await server.request("POST", f"/v1/sessions/{sid}/prompt", json={"text": "go"})
+            requested = (await stream.wait_for(7))[6]["event"]
+        await anyio.wait_all_tasks_blocked()
+        view = (await server.request("GET", f"/v1/sessions/{sid}")).json()
+        assert (view["status"], view["pending_permissions"]) == ("running", [requested])
+        async with server.sse(f"/v1/sessions/{sid}/events") as again:
+            replayed = await again.wait_for(7)
+            assert kinds(replayed)[-1] == "permission_requested"
+            url = f"/v1/sessions/{sid}/permissions/{requested['request_id']}"
+            answered = await server.request("POST", url, json={"option_id": "yes"})
+            assert answered.status_code == 200
+            envelopes = await again.wait_for(11)
+    assert answers[0]["result"]["outcome"] == {"outcome": "selected", "optionId": "yes"}
+    assert kinds(envelopes)[6:] == [
+        "permission_requested",
+        "permission_resolved",
+        "tool_call_finished",
+        "turn_completed",
+        "state:idle",
+    ]
+    assert envelopes[7]["event"]["option_id"] == "yes"
 
 
 async def test_ready_is_503_once_shutdown_began(dirs: tuple[str, str]) -> None:

@@ -52,11 +52,13 @@ async def test_each_prompt_is_a_run_resuming_the_first(dirs: tuple[str, str]) ->
         assert created.status_code == 201
         view = created.json()
         assert (view["status"], view["agent_session_id"], view["modes"]) == ("idle", None, None)
+        assert view["current_model"] == "flash"
         sid = view["id"]
         first = await server.request("POST", f"/v1/sessions/{sid}/prompt", json={"text": "one"})
         assert first.json() == {"after": 1}
         await wait_for(server, sid, "turn_completed")
-        await server.request("POST", f"/v1/sessions/{sid}/model", json={"model_id": "pro"})
+        chosen = await server.request("POST", f"/v1/sessions/{sid}/model", json={"model_id": "pro"})
+        assert chosen.json()["current_model"] == "pro"
         await server.request("POST", f"/v1/sessions/{sid}/prompt", json={"text": "two"})
         envelopes = await wait_for(server, sid, "state:idle", 3)
         view = (await server.request("GET", f"/v1/sessions/{sid}")).json()

@@ -1,5 +1,5 @@
 // Batches (POST/GET /v1/batches): start one from a tasks file, or open an output folder;
-// live progress over SSE, failed tasks by error kind, each task's events in the
+// its tasks (GET /v1/batches/{id}/tasks), live progress over SSE, failed tasks by error kind, each task's events in the
 // conversation renderer, and a retry of the failed ones.
 
 import { get, post, EnvelopeStream } from "./api.js";
@@ -85,15 +85,17 @@ export class BatchesView {
   }
 
   async showOne(id) {
-    let batch;
+    let batch, listed;
     try {
-      batch = await get(batchPath(id));
+      [batch, listed] = await Promise.all([get(batchPath(id)), get(`${batchPath(id)}/tasks`)]);
     } catch (error) {
       flash(this.container, error.message);
       return;
     }
     this.id = id;
-    this.tasks = new Map();
+    // Every task as it stands now (a folder opened read-only has no progress to replay);
+    // the progress stream then moves them on.
+    this.tasks = new Map((listed.tasks || []).map((t) => [t.id, { status: t.status, attempt: t.attempts, kind: t.error_kind || "" }]));
     this.figures = h("div", { class: "figures" });
     this.kinds = h("div", { class: "failed-kinds" });
     this.taskBox = h("div", { class: "tasks" });
@@ -106,6 +108,7 @@ export class BatchesView {
       this.bar, this.figures, this.kinds, this.taskBox,
     );
     this.update(batch);
+    if (this.tasks.size) this.renderTasks();
     this.follow(0);
   }
 

@@ -271,8 +271,8 @@ export class ChatView {
     const models = session.models || [];
     if (models.length) {
       const ids = models.map((m) => [pick(m, "modelId", "model_id", "id"), m.name || pick(m, "modelId", "model_id", "id")]);
-      const current = pick(session, "current_model", "model");
-      // Which model runs is not always said: then none is shown as chosen.
+      const current = pick(session, "current_model");
+      // An agent need not say which model runs: then none is shown as chosen.
       const choicesShown = current === null ? [["", "(the agent's choice)"], ...ids] : ids;
       const modelSelect = select(choicesShown, current === null ? "" : current, { "aria-label": "Model", class: "model" });
       modelSelect.addEventListener("change", () => this.set("model", { model_id: modelSelect.value }));
@@ -293,7 +293,7 @@ export class ChatView {
       controls.push(h("label", { class: "control" }, `${option.name || id} `, input));
     }
     // Rebuilt only when what it shows changed: a select being used keeps its focus.
-    const signature = JSON.stringify([modes, models, meta.mode, meta.configOptions]);
+    const signature = JSON.stringify([modes, models, session.current_model, meta.mode, meta.configOptions]);
     if (signature !== this.selectorSignature) {
       this.selectorSignature = signature;
       this.controls.replaceChildren(...controls);

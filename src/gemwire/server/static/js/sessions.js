@@ -1,8 +1,9 @@
 // Saved sessions of the server's agent homes (GET /v1/saved-sessions), and the server's
 // own sessions (GET /v1/sessions). A saved session opens in the same renderer as a live
-// conversation, and downloads as HTML or Markdown.
+// conversation, downloads as HTML or Markdown, and continues (POST /v1/sessions with
+// "continue") when the server runs its agent.
 
-import { get, query } from "./api.js";
+import { get, post, query } from "./api.js";
 import { h, clear, select, flash } from "./dom.js";
 import { Conversation, meters } from "./render.js";
 
@@ -101,9 +102,12 @@ export class SessionsView {
 
   async showOne(agent, id) {
     const back = h("a", { href: "#/sessions", text: "← Sessions" });
-    let loaded;
+    let loaded, agents;
     try {
-      loaded = await get(`${savedPath(agent, id)}${query({ format: "events" })}`);
+      [loaded, agents] = await Promise.all([
+        get(`${savedPath(agent, id)}${query({ format: "events" })}`),
+        get("/v1/agents").catch(() => []),
+      ]);
     } catch (error) {
       this.container.append(back);
       flash(this.container, error.message);
@@ -115,10 +119,32 @@ export class SessionsView {
     const download = (format, label) => h("a", {
       class: "button", href: `${savedPath(agent, id)}?format=${format}`, download: `${id}.${format === "markdown" ? "md" : format}`, text: label,
     });
+    const runs = agents.some((a) => a.name === agent && a.available);
+    const events = (loaded.events || []).map((event) => event.event || event);
+    const started = events.find((event) => event.type === "session_started" && event.cwd);
+    const resume = runs ? h("button", {
+      type: "button", class: "primary continue-saved", text: "Continue",
+      onclick: () => this.continueSaved(agent, id, started ? started.cwd : null, resume),
+    }) : null;
     this.container.append(
       h("div", { class: "session-bar" }, back, h("h2", { class: "session-title", text: conversation.meta.title || id }), meterBox,
-        h("div", { class: "controls" }, download("html", "Download HTML"), download("markdown", "Download Markdown"))),
+        h("div", { class: "controls" }, resume, download("html", "Download HTML"), download("markdown", "Download Markdown"))),
       conversation.el,
     );
+  }
+
+  // A new server session of the same agent continuing this one, in its own folder; the
+  // conversation view then shows its history (the agent's replay) and takes prompts.
+  async continueSaved(agent, id, cwd, button) {
+    button.disabled = true;
+    try {
+      const body = { agent, continue: id };
+      if (cwd) body.cwd = cwd;
+      const created = await post("/v1/sessions", body);
+      location.hash = `#/chat/${encodeURIComponent(created.id)}`;
+    } catch (error) {
+      flash(this.container, error.message);
+      button.disabled = false;
+    }
   }
 }

@@ -1,0 +1,115 @@
+"""Continuing a saved session from the page, in a real browser: the Sessions view's Continue
+button on a saved Gemini session starts a server session of the agent the server runs under
+that name (``POST /v1/sessions`` with ``continue``), and the conversation view shows the
+agent's replay of its history and takes the next prompt."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from acp_scripted import ScriptedAgent
+from anyio.abc import TaskGroup
+from browser import watched_page
+from materialized import Materialized, materialize  # noqa: F401  (the fixture)
+from playwright.sync_api import Browser, expect
+from web_kit import ScriptedAgents, WebAgent, live_server
+
+from gemwire.runners.acp import AcpOptions, AgentChannel, memory_channel_pair
+from gemwire.server.agents import AgentEntry
+from gemwire.server.responses import NotFound
+
+LOADED: list[dict[str, Any]] = []
+"""The ``session/load`` params each `LoadingWebAgent` was sent."""
+DONE = re.compile(r"Done · end_turn · [\d.]+ m?s")
+
+
+async def echo(agent: ScriptedAgent, sid: str, params: dict[str, Any]) -> str:
+    await agent.say(sid, f"re: {params['prompt'][0]['text']}")
+    return "end_turn"
+
+
+class LoadingWebAgent(WebAgent):
+    """A `WebAgent` that loads any session, replaying one exchange of it first."""
+
+    async def _answer(self, message: dict[str, Any]) -> None:
+        if message["method"] != "session/load":
+            await super()._answer(message)
+            return
+        params = message["params"]
+        LOADED.append(params)
+        self.cwd = params["cwd"]
+        sid = params["sessionId"]
+        await self.update(sid, "user_message_chunk", content={"type": "text", "text": "earlier"})
+        await self.say(sid, "an earlier answer")
+        await self.send({"id": message["id"], "result": {}})
+
+
+class GeminiNamed(ScriptedAgents):
+    """The server's ``gemini`` is a `LoadingWebAgent`."""
+
+    def agents(self) -> list[AgentEntry]:
+        return [
+            AgentEntry(name="gemini", title="Gemini", transport="acp", available=True, command=[])
+        ]
+
+    def options(self, name: str, cwd: str) -> AcpOptions:
+        if name != "gemini":
+            raise NotFound(f"unknown agent {name!r}; known: gemini")
+        return AcpOptions(cwd=cwd)
+
+    def channel(self, options: AcpOptions) -> AgentChannel:
+        client_end, agent_end = memory_channel_pair()
+        agent = LoadingWebAgent(
+            agent_end, name="scripted", on_prompt=self.on_prompt, capabilities={"loadSession": True}
+        )
+        self.started.append(agent)
+        self.tg.start_soon(agent.run)
+        return client_end
+
+
+def test_a_saved_session_continues_from_the_sessions_view(
+    chromium_browser: Browser,
+    materialize: Callable[[str, str], Materialized],  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    run = materialize("0.61.0", "session_resume_edits")
+    LOADED.clear()
+
+    def launcher(tg: TaskGroup) -> GeminiNamed:
+        return GeminiNamed(tg, echo)
+
+    with (
+        live_server(
+            str(run.workspace),
+            str(tmp_path / "state"),
+            launcher=launcher,
+            sessions_home=str(run.home),
+        ) as server,
+        watched_page(chromium_browser, allowed=server.same_origin) as watched,
+    ):
+        page = watched.page
+        server.log_in(page)
+        page.goto(f"{server.origin}/#/sessions")
+        page.locator("table.list td.summary a").first.click()
+        saved = re.fullmatch(r".*#/sessions/gemini/(.+)", page.url)
+        assert saved is not None
+        page.get_by_role("button", name="Continue").click()
+        expect(page.locator(".composer")).to_be_visible()
+        expect(page.locator(".answer .text")).to_have_text(["an earlier answer"])
+        assert re.fullmatch(r".*#/chat/s_[0-9a-f]{16}", page.url)
+        assert page.locator(".user .text").all_text_contents() == ["earlier"]
+        page.get_by_label("Message").fill("and now?")
+        page.get_by_label("Message").press("Enter")
+        expect(page.locator(".turn")).to_have_text(DONE)
+        assert page.locator(".answer .text").all_text_contents() == [
+            "an earlier answer",
+            "re: and now?",
+        ]
+        sid = page.url.rsplit("/", 1)[1]
+        view = page.evaluate(f"fetch('/v1/sessions/{sid}').then(r => r.json())")
+        assert watched.problems == []
+    assert [(p["sessionId"], p["cwd"]) for p in LOADED] == [(saved[1], str(run.workspace))]
+    assert (view["agent"], view["agent_session_id"]) == ("gemini", saved[1])
