@@ -19,8 +19,9 @@ from typing import Any, Generic, TypeVar
 import msgspec
 
 from gemwire.errors import SessionError, SessionNotFound
+from gemwire.sessions._index import ListingIndex, stamp_of
 from gemwire.sessions._jsonl import JsonlConversation, load_jsonl, read_jsonl_info
-from gemwire.sessions._reading import is_dir, session_paths
+from gemwire.sessions._reading import is_dir, session_entries, session_paths
 from gemwire.sessions._source import AGENT_NAMES, Agent, SessionUsage, UsageTally
 from gemwire.sessions._summary import SessionInfo
 
@@ -95,12 +96,24 @@ class JsonlHome(Generic[C]):
         return session_paths(folder / self._chats if self._chats else folder, _SUFFIXES)
 
     def _list(self, folder: Path) -> list[SessionInfo]:
+        """One folder's sessions, each from the listing index while its file is unchanged."""
+        listed = str(folder / self._chats if self._chats else folder)
+        index = ListingIndex(listed)
         infos = []
-        for path in self.paths(folder):
+        for entry in session_entries(listed, _SUFFIXES):
             try:
-                infos.append(read_jsonl_info(path, self.kind))
-            except SessionError:  # gone since listed, no permission: not listed
+                stamp = stamp_of(entry.stat())
+            except OSError:  # gone since listed, a link that loops: not listed
                 continue
+            info = index.get(entry.name, stamp)
+            if info is None or info.path != entry.path:
+                try:
+                    info = read_jsonl_info(entry.path, self.kind)
+                except SessionError:  # gone since listed, no permission: not listed
+                    continue
+                index.put(entry.name, stamp, info)
+            infos.append(info)
+        index.save()
         return infos
 
     @staticmethod
