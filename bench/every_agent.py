@@ -8,7 +8,7 @@ others' by copying their agent's recordings (tests/fixtures/<agent>) again and a
 new session ids, across the same three projects. Timed warm (after one run that writes the
 listing and search indexes), best of ``--repeat``: reading every file's bytes (the floor),
 `usage(agent="all")`, the first result of `search` for a text most sessions hold
-(``made.txt``), and whole searches for a text one session holds and for one none holds.
+(``made.txt``), and whole searches for a text two sessions hold and for one none holds.
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ def _helper(name: str, path: Path) -> Any:
 
 
 def make_home(home: Path, sessions: int) -> list[Path]:
-    """Every agent's ``sessions`` sessions in ``home``; one holds the word ``needle-1234``."""
+    """Every agent's ``sessions`` sessions in ``home``; one of Claude Code's and one of Qwen
+    Code's hold the word ``needle-1234`` (in their prompt)."""
     usage_home = _helper("usage_home", TESTS / "unit" / "sessions" / "usage_home.py")
     import jsonl_agents as jsonl  # on the path _helper put tests/ on
 
@@ -124,7 +125,7 @@ def main() -> None:
         (read_s, size), (usage_s, requests), (first_s, _), (one_s, ones), (none_s, _) = best
         files = len(every_file(home))
         print(
-            f"4 agents x {args.sessions} sessions ({files} files, {int(size) / 1e6:.1f} MB), "  # type: ignore[call-overload]
+            f"4 agents x {args.sessions} sessions ({files} files, {int(size) / 1e6:.1f} MB), "
             f"warm, best of {args.repeat}:"
         )
         print(f"  read every file's bytes            {read_s:7.3f} s")
