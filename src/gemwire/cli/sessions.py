@@ -206,9 +206,11 @@ def show(
     from gemwire.cli.live import LiveOutput, open_output
     from gemwire.events import Event, SessionStarted
     from gemwire.sessions import (
+        ClaudeConversation,
         Conversation,
         OpenCodeConversation,
         load_session,
+        nested_claude_events,
         nested_events,
         nested_opencode_events,
         subagent_files,
@@ -239,6 +241,8 @@ def show(
             events = (
                 nested_opencode_events(conversation, cwd=info.project)
                 if isinstance(conversation, OpenCodeConversation)
+                else nested_claude_events(conversation, cwd=info.project)
+                if isinstance(conversation, ClaudeConversation)
                 else conversation.events(cwd=info.project)
             )
             shown = set()

@@ -32,7 +32,7 @@ from gemwire.sessions._search import SearchHit, SearchMatch, search
 from gemwire.sessions._source import AGENT_NAMES, AGENTS, Agent, LoadedSession, SessionSource
 from gemwire.sessions._summary import SessionInfo, json_safe, short_id_of
 from gemwire.sessions._usage import GROUPINGS, UsageReport, UsageRow, parse_when, usage
-from gemwire.sessions.claude import ClaudeConversation, ClaudeHome
+from gemwire.sessions.claude import ClaudeConversation, ClaudeHome, nested_claude_events
 from gemwire.sessions.codex import CodexConversation, CodexHome
 from gemwire.sessions.gemini import (
     Conversation,
@@ -90,6 +90,7 @@ __all__ = (
     "json_safe",
     "load_prices",
     "load_session",
+    "nested_claude_events",
     "nested_events",
     "nested_opencode_events",
     "parent_call",

@@ -180,7 +180,11 @@ class JsonlHome(Generic[C]):
         return load_jsonl(path, self.kind)
 
     def files(self, info: SessionInfo) -> list[str]:
-        return [info.path]
+        return self.files_at(info.path)
+
+    def files_at(self, path: str) -> list[str]:
+        """The session file at ``path``, then its subagents' where the agent keeps them apart."""
+        return [path]
 
     def _counted(self, folder: Path, project: str | None) -> bool:
         if project is None or not self.by_folder:
@@ -195,7 +199,7 @@ class JsonlHome(Generic[C]):
         for folder in self.folders():
             if not self._counted(folder, project):
                 continue
-            for path in self.paths(folder):
+            for path in (f for p in self.paths(folder) for f in self.files_at(str(p))):
                 tally.files += 1
                 try:
                     conversation = load_jsonl(path, self.kind)
