@@ -5,9 +5,9 @@ Pure and deterministic: `ClaudeSessionNormalizer` takes a session file's records
 text, each tool call started (its kind from the exact allowlist of Claude's built-in tools,
 `CLAUDE_TOOL_KINDS`) and finished with its result, a ``file_changed`` for each file tool
 that succeeded (``derived=True``: the record keeps the tool's input and a text result, not a
-structured change), and each model response's tokens once. Records of a subagent
-(``isSidechain``) are not linked to the call that ran them yet: they are left out, with one
-notice saying how many.
+structured change), and each model response's tokens once. A subagent's (``Task``) file,
+every record a sidechain, is normalized as its own session (``subagent``); sidechain records in
+a main session's file are left out, with one notice saying how many.
 """
 
 from __future__ import annotations
@@ -103,12 +103,22 @@ class ClaudeSessionNormalizer:
         session_id: the ``session_id`` of every event.
         cwd: the project folder the session ran in.
         agent: the ``agent`` field of every event.
+        subagent: the records are a subagent's own file (``<session>/subagents/agent-<id>``):
+            its sidechain records are its own.
     """
 
-    def __init__(self, *, session_id: str | None, cwd: str | None, agent: str = "claude") -> None:
+    def __init__(
+        self,
+        *,
+        session_id: str | None,
+        cwd: str | None,
+        agent: str = "claude",
+        subagent: bool = False,
+    ) -> None:
         self._sid = session_id
         self._cwd = cwd
         self._agent = agent
+        self._subagent = subagent
         self._open: dict[str, ToolCallStarted] = {}
         self._usage: Message | None = None  # the latest record of the response being written
         self._sidechain = 0
@@ -117,7 +127,7 @@ class ClaudeSessionNormalizer:
         return [SessionStarted(agent=self._agent, session_id=self._sid, cwd=self._cwd)]
 
     def feed(self, record: Record) -> list[Event]:
-        if record.isSidechain:
+        if record.isSidechain and not self._subagent:
             self._sidechain += 1
             return []
         message = record.message
@@ -146,8 +156,8 @@ class ClaudeSessionNormalizer:
                 notice(
                     self._agent,
                     self._sid,
-                    f"{self._sidechain} subagent (sidechain) records left out: gemwire does "
-                    "not link Claude Code's subagents to their Task call yet",
+                    f"{self._sidechain} subagent (sidechain) records left out: gemwire reads "
+                    "Claude Code's subagents from their own files",
                     severity="info",
                 )
             )

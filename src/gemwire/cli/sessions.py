@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
@@ -24,13 +25,14 @@ if TYPE_CHECKING:  # the sessions stack loads when a command runs (a fast `gemwi
         Conversation,
         JsonlConversation,
         OpenCodeConversation,
+        SearchHit,
         SessionInfo,
         SessionSource,
     )
 
     Loaded = Conversation | JsonlConversation[Any] | OpenCodeConversation
 
-__all__ = ("agent_option", "agent_sources", "sessions")
+__all__ = ("agent_option", "agent_sources", "sessions", "when_option")
 
 # gemwire.sessions' AGENTS, spelled out for the same reason (a test keeps them equal).
 AGENT_CHOICES = ("gemini", "claude", "codex", "qwen", "opencode", "all")
@@ -56,6 +58,18 @@ def agent_sources(agent: str, gemini_home: str | None) -> list[SessionSource]:
         raise click.UsageError(terminal_safe(str(exc))) from exc
 
 
+def when_option(ctx: click.Context, param: click.Parameter, value: str | None) -> date | None:
+    """``--since``/``--until``: a day or a moment (`gemwire.sessions.parse_when`)."""
+    if value is None:
+        return None
+    from gemwire.sessions import parse_when
+
+    try:
+        return parse_when(value, datetime.now().astimezone())
+    except ValueError as exc:
+        raise click.BadParameter(terminal_safe(str(exc))) from None
+
+
 _home_option = click.option(
     "--gemini-home",
     type=click.Path(file_okay=False),
@@ -70,13 +84,14 @@ _project_option = click.option(
 
 @click.group()
 def sessions() -> None:
-    """List, show and export saved sessions (any format Gemini CLI wrote).
+    """List, show, export and search saved sessions (every agent gemwire reads).
 
     \b
     gemwire sessions list
     gemwire sessions list --agent all --all-projects
     gemwire sessions show latest
     gemwire sessions export 2 --format claude -o chat.jsonl
+    gemwire sessions search "connection refused"
     """
 
 
@@ -191,9 +206,11 @@ def show(
     from gemwire.cli.live import LiveOutput, open_output
     from gemwire.events import Event, SessionStarted
     from gemwire.sessions import (
+        ClaudeConversation,
         Conversation,
         OpenCodeConversation,
         load_session,
+        nested_claude_events,
         nested_events,
         nested_opencode_events,
         subagent_files,
@@ -224,6 +241,8 @@ def show(
             events = (
                 nested_opencode_events(conversation, cwd=info.project)
                 if isinstance(conversation, OpenCodeConversation)
+                else nested_claude_events(conversation, cwd=info.project)
+                if isinstance(conversation, ClaudeConversation)
                 else conversation.events(cwd=info.project)
             )
             shown = set()
@@ -332,3 +351,83 @@ def _for_terminal(lines: Iterator[bytes], *, as_json: bool) -> Iterator[bytes]:
     clean = terminal_safe_json if as_json else terminal_safe
     for line in lines:
         yield clean(line.decode(errors="replace")).encode()
+
+
+@sessions.command()
+@click.argument("text")
+@click.option(
+    "--agent",
+    type=click.Choice(AGENT_CHOICES),
+    default="all",
+    show_default=True,
+    help="Whose saved sessions: one agent's, or all (every agent gemwire reads).",
+)
+@_home_option
+@click.option(
+    "--project", type=click.Path(file_okay=False), help="Only this project's (its root folder)."
+)
+@click.option(
+    "--since",
+    metavar="WHEN",
+    callback=when_option,
+    help="Sessions active since this day (2026-11-01, today, yesterday) or moment (7d, 12h, "
+    "2026-11-01T09:00), as usage reads it.",
+)
+@click.option("--until", metavar="WHEN", callback=when_option, help="Active until: as --since.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per session and line.")
+def search(
+    text: str,
+    agent: str,
+    gemini_home: str | None,
+    project: str | None,
+    since: date | None,
+    until: date | None,
+    as_json: bool,
+) -> None:
+    """Find the sessions whose prompts, answers or tool calls hold TEXT (any case, literally).
+
+    Each result names its session: `gemwire sessions export ID --agent AGENT --project DIR
+    --format html` opens it. Exit status: 0 found, 1 nothing found, 2 usage error.
+
+    \b
+    gemwire sessions search "connection refused"
+    gemwire sessions search pytest --agent claude --since 7d --json
+    """
+    import msgspec
+
+    from gemwire.sessions import search as find
+
+    found = False
+    out = sys.stdout
+    homes = agent_sources(agent, gemini_home)
+    for hit in find(text, homes, project=project, since=since, until=until):
+        found = True
+        if as_json:
+            document = {**msgspec.to_builtins(hit), "open": _open_command(hit)}
+            out.buffer.write(msgspec.json.encode(document) + b"\n")
+            out.flush()
+            continue
+        when = (hit.last_updated or hit.start_time or "?")[:16].replace("T", " ")
+        title = " ".join((hit.title or "(no prompt)").split())
+        title = title if len(title) <= 70 else title[:67] + "..."
+        more = f", {hit.matches} matches" if hit.matches > 1 else ""
+        lines = [f"{hit.agent}  {when}  {title}  [{hit.id}{more}]"]
+        lines += [f"    {quote.field}: {quote.text}" for quote in hit.quotes]
+        lines.append(f"    open: {_open_command(hit)}")
+        out.write(terminal_safe("\n".join(lines)) + "\n")
+        out.flush()
+    if not found:
+        if not as_json:
+            click.echo("No sessions hold that text.", err=True)
+        sys.exit(1)
+
+
+def _open_command(hit: SearchHit) -> str:
+    """The command that exports ``hit``'s session as a page (by id in its project, else by
+    path)."""
+    import shlex
+
+    ref = ["--project", hit.project] if hit.project and hit.id else []
+    name = hit.id if ref else hit.path
+    words = ["gemwire", "sessions", "export", name or "", "--agent", hit.agent, *ref]
+    return shlex.join([*words, "--format", "html", "-o", "session.html"])

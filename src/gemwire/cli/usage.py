@@ -8,13 +8,13 @@ goes through `terminal_safe` (and is never read as Rich markup).
 from __future__ import annotations
 
 import sys
-from datetime import date, datetime
+from datetime import date
 from typing import TYPE_CHECKING
 
 import click
 
 from gemwire.cli.safe_text import terminal_safe
-from gemwire.cli.sessions import agent_option, agent_sources
+from gemwire.cli.sessions import agent_option, agent_sources, when_option
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -27,17 +27,6 @@ _BAR_WIDTH = 40
 # gemwire.sessions' GROUPINGS, spelled out: importing the sessions stack here would slow
 # down `gemwire --help` (a test keeps the two equal).
 _GROUPINGS = ("day", "week", "month", "model", "project", "session")
-
-
-def _when(ctx: click.Context, param: click.Parameter, value: str | None) -> date | None:
-    if value is None:
-        return None
-    from gemwire.sessions import parse_when
-
-    try:
-        return parse_when(value, datetime.now().astimezone())
-    except ValueError as exc:
-        raise click.BadParameter(terminal_safe(str(exc))) from None
 
 
 @click.command()
@@ -57,12 +46,15 @@ def _when(ctx: click.Context, param: click.Parameter, value: str | None) -> date
 @click.option(
     "--since",
     metavar="WHEN",
-    callback=_when,
+    callback=when_option,
     help="First day counted (2026-11-01, today, yesterday), or first moment (7d, 12h: that "
     "long ago; 2026-11-01T09:00).",
 )
 @click.option(
-    "--until", metavar="WHEN", callback=_when, help="Last day counted, or last moment: as --since."
+    "--until",
+    metavar="WHEN",
+    callback=when_option,
+    help="Last day counted, or last moment: as --since.",
 )
 @click.option("--project", help="Only this project: its root folder, or its folder in .gemini/tmp.")
 @click.option(

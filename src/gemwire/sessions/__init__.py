@@ -10,9 +10,9 @@
 (``.jsonl``, or the older single ``.json``) and ``Conversation.events()`` turns it into the
 normalized events of `gemwire.events`, the same vocabulary a live run streams.
 `to_unified_messages` exports it in the Claude-compatible form, `to_html` and `to_markdown`
-as a transcript to read or share, `nested_events` puts each
-subagent's events after the call that ran it, and `usage` adds up tokens and estimated cost
-across a home. Each agent's sessions are a `SessionSource` (`source("gemini")` is a
+as a transcript to read or share, `nested_events` puts each subagent's events after the call
+that ran it, `search` finds the sessions holding a text, and `usage` adds up tokens and
+estimated cost across a home. Each agent's sessions are a `SessionSource` (`source("gemini")` is a
 `GeminiHome`; ``source("claude")`` a `ClaudeHome`, and so on for Codex, Qwen Code and
 OpenCode). See docs/sessions.md.
 """
@@ -28,10 +28,11 @@ from gemwire.sessions._jsonl import JsonlConversation
 from gemwire.sessions._markdown import to_markdown
 from gemwire.sessions._redact import Redactor
 from gemwire.sessions._registry import load_session, source, sources
+from gemwire.sessions._search import SearchHit, SearchMatch, search
 from gemwire.sessions._source import AGENT_NAMES, AGENTS, Agent, LoadedSession, SessionSource
 from gemwire.sessions._summary import SessionInfo, json_safe, short_id_of
 from gemwire.sessions._usage import GROUPINGS, UsageReport, UsageRow, parse_when, usage
-from gemwire.sessions.claude import ClaudeConversation, ClaudeHome
+from gemwire.sessions.claude import ClaudeConversation, ClaudeHome, nested_claude_events
 from gemwire.sessions.codex import CodexConversation, CodexHome
 from gemwire.sessions.gemini import (
     Conversation,
@@ -77,6 +78,8 @@ __all__ = (
     "QwenHome",
     "RawMessage",
     "Redactor",
+    "SearchHit",
+    "SearchMatch",
     "SessionInfo",
     "SessionMessage",
     "SessionSource",
@@ -87,6 +90,7 @@ __all__ = (
     "json_safe",
     "load_prices",
     "load_session",
+    "nested_claude_events",
     "nested_events",
     "nested_opencode_events",
     "parent_call",
@@ -94,6 +98,7 @@ __all__ = (
     "project_hash",
     "read_session_info",
     "remove_resume_stubs",
+    "search",
     "short_id_of",
     "source",
     "sources",

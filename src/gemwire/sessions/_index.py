@@ -27,7 +27,7 @@ import msgspec
 from gemwire.protocol._undecodable import UNDECODABLE
 from gemwire.sessions._summary import SessionInfo
 
-__all__ = ("ListingIndex", "stamp_of")
+__all__ = ("ListingIndex", "cache_folder", "stamp_of", "write_cache")
 
 _VERSION = 1
 """Bump when `SessionInfo`, or what gemwire reads into it, changes: old indexes are ignored."""
@@ -57,11 +57,12 @@ _encode = msgspec.msgpack.Encoder().encode
 _decode = msgspec.msgpack.Decoder(_Document).decode
 
 
-def _cache_folder() -> Path:
+def cache_folder(name: str) -> Path:
+    """``$XDG_CACHE_HOME/gemwire/<name>``, else ``~/.cache/gemwire/<name>``."""
     base = os.environ.get("XDG_CACHE_HOME", "")
     if not os.path.isabs(base):  # the XDG spec: a relative path is to be ignored
         base = os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "gemwire" / "listing"
+    return Path(base) / "gemwire" / name
 
 
 def _is_text(*names: str) -> bool:
@@ -83,7 +84,7 @@ class ListingIndex:
     def __init__(self, chats: str) -> None:
         self._folder = os.path.realpath(chats)
         name = hashlib.sha256(self._folder.encode(errors="surrogateescape")).hexdigest()[:32]
-        self.path = _cache_folder() / f"{name}.msgpack"
+        self.path = cache_folder("listing") / f"{name}.msgpack"
         self._old = self._read()
         self._new: dict[str, _Entry] = {}
         self._changed = False
@@ -118,25 +119,30 @@ class ListingIndex:
         ):
             return
         document = _Document(version=_VERSION, folder=self._folder, entries=self._new)
-        # Best effort: a cache that cannot be written is a listing that reads the files.
-        with contextlib.suppress(OSError):
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".listing-")
-            try:
-                with os.fdopen(fd, "wb") as file:
-                    file.write(_encode(document))
-                os.replace(temporary, self.path)
-            except BaseException:  # Ctrl-C too: leave no temporary file behind
-                os.unlink(temporary)
-                raise
-            _remove_stale_temporaries(self.path.parent)
+        write_cache(self.path, _encode(document), ".listing-")
 
 
-def _remove_stale_temporaries(folder: Path) -> None:
-    """Remove what a listing killed while writing (SIGKILL, or SIGTERM outside gemwire's
-    handler) left behind: a temporary file an hour old is no other listing's."""
+def write_cache(path: Path, data: bytes, prefix: str) -> None:
+    """Write ``data`` to ``path`` whole or not at all: to a temporary file named ``prefix…``
+    beside it, renamed over it. Best effort: a cache that cannot be written is ignored."""
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=prefix)
+        try:
+            with os.fdopen(fd, "wb") as file:
+                file.write(data)
+            os.replace(temporary, path)
+        except BaseException:  # Ctrl-C too: leave no temporary file behind
+            os.unlink(temporary)
+            raise
+        _remove_stale_temporaries(path.parent, prefix)
+
+
+def _remove_stale_temporaries(folder: Path, prefix: str) -> None:
+    """Remove what a write killed midway (SIGKILL, or SIGTERM outside gemwire's handler)
+    left behind: a temporary file an hour old is no other writer's."""
     cutoff = time.time() - _STALE_AFTER
-    for temporary in folder.glob(".listing-*"):
+    for temporary in folder.glob(f"{prefix}*"):
         with contextlib.suppress(OSError):
             if temporary.stat().st_mtime < cutoff:
                 temporary.unlink()

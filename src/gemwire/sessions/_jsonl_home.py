@@ -19,8 +19,9 @@ from typing import Any, Generic, TypeVar
 import msgspec
 
 from gemwire.errors import SessionError, SessionNotFound
+from gemwire.sessions._index import ListingIndex, stamp_of
 from gemwire.sessions._jsonl import JsonlConversation, load_jsonl, read_jsonl_info
-from gemwire.sessions._reading import is_dir, session_paths
+from gemwire.sessions._reading import is_dir, session_entries, session_paths
 from gemwire.sessions._source import AGENT_NAMES, Agent, SessionUsage, UsageTally
 from gemwire.sessions._summary import SessionInfo
 
@@ -95,12 +96,24 @@ class JsonlHome(Generic[C]):
         return session_paths(folder / self._chats if self._chats else folder, _SUFFIXES)
 
     def _list(self, folder: Path) -> list[SessionInfo]:
+        """One folder's sessions, each from the listing index while its file is unchanged."""
+        listed = str(folder / self._chats if self._chats else folder)
+        index = ListingIndex(listed)
         infos = []
-        for path in self.paths(folder):
+        for entry in session_entries(listed, _SUFFIXES):
             try:
-                infos.append(read_jsonl_info(path, self.kind))
-            except SessionError:  # gone since listed, no permission: not listed
+                stamp = stamp_of(entry.stat())
+            except OSError:  # gone since listed, a link that loops: not listed
                 continue
+            info = index.get(entry.name, stamp)
+            if info is None or info.path != entry.path:
+                try:
+                    info = read_jsonl_info(entry.path, self.kind)
+                except SessionError:  # gone since listed, no permission: not listed
+                    continue
+                index.put(entry.name, stamp, info)
+            infos.append(info)
+        index.save()
         return infos
 
     @staticmethod
@@ -167,7 +180,11 @@ class JsonlHome(Generic[C]):
         return load_jsonl(path, self.kind)
 
     def files(self, info: SessionInfo) -> list[str]:
-        return [info.path]
+        return self.files_at(info.path)
+
+    def files_at(self, path: str) -> list[str]:
+        """The session file at ``path``, then its subagents' where the agent keeps them apart."""
+        return [path]
 
     def _counted(self, folder: Path, project: str | None) -> bool:
         if project is None or not self.by_folder:
@@ -182,7 +199,7 @@ class JsonlHome(Generic[C]):
         for folder in self.folders():
             if not self._counted(folder, project):
                 continue
-            for path in self.paths(folder):
+            for path in (f for p in self.paths(folder) for f in self.files_at(str(p))):
                 tally.files += 1
                 try:
                     conversation = load_jsonl(path, self.kind)

@@ -31,6 +31,7 @@ from gemwire.events import (
 from gemwire.sessions._redact import Redactor
 from gemwire.sessions._registry import Loaded
 from gemwire.sessions._source import AGENT_NAMES
+from gemwire.sessions.claude import ClaudeConversation, nested_claude_events
 from gemwire.sessions.gemini import Conversation, nested_events
 from gemwire.sessions.opencode import OpenCodeConversation, nested_opencode_events
 from gemwire.sessions.pricing import PriceTable, load_prices, model_usage_cost
@@ -200,7 +201,7 @@ def build_transcript(
     secrets: Iterable[str] | None = None,
     redact: bool = False,
 ) -> Transcript:
-    """The session as a `Transcript`, subagents nested under the call that ran them (Gemini's),
+    """The session as a `Transcript`, subagents nested under the call that ran them,
     with ``secrets`` masked (`export_masker`) and, with ``redact``, what `Redactor` takes out."""
     table = prices if prices is not None else load_prices()
     masker = export_masker(secrets)
@@ -211,6 +212,8 @@ def build_transcript(
             if isinstance(conversation, Conversation)
             else nested_opencode_events(conversation, cwd=cwd)
             if isinstance(conversation, OpenCodeConversation)
+            else nested_claude_events(conversation, cwd=cwd)
+            if isinstance(conversation, ClaudeConversation)
             else conversation.events(cwd=cwd)
         )
     redactor = Redactor() if redact else None

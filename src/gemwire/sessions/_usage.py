@@ -159,17 +159,17 @@ def parse_when(text: str, now: datetime) -> Bound:
         ) from None
 
 
-def _bound(value: Bound | None, tz: tzinfo | None) -> tuple[date | None, datetime | None]:
+def bound_of(value: Bound | None, tz: tzinfo | None) -> tuple[date | None, datetime | None]:
     """The day a bound falls on in ``tz``, and the moment when it is one."""
     if value is None:
         return None, None
     if not isinstance(value, datetime):
         return value, None
-    moment = _aware(value, tz)
+    moment = aware(value, tz)
     return moment.astimezone(tz).date(), moment
 
 
-def _aware(moment: datetime, tz: tzinfo | None) -> datetime:
+def aware(moment: datetime, tz: tzinfo | None) -> datetime:
     if moment.tzinfo is not None:
         return moment
     return moment.replace(tzinfo=tz) if tz is not None else moment.astimezone()
@@ -180,7 +180,7 @@ def _within(
 ) -> bool:
     """Whether a response on a bound's day is on the right side of its moment."""
     try:
-        moment = _aware(datetime.fromisoformat(timestamp), tz)
+        moment = aware(datetime.fromisoformat(timestamp), tz)
     except (TypeError, ValueError):
         return False
     return (since is None or moment >= since) and (until is None or moment <= until)
@@ -217,8 +217,8 @@ def usage(
     entries: list[_Entry] = []
     days: dict[str, date] = {}
     priced: dict[str, bool] = {}
-    since_day, since_at = _bound(since, tz)
-    until_day, until_at = _bound(until, tz)
+    since_day, since_at = bound_of(since, tz)
+    until_day, until_at = bound_of(until, tz)
     moments = since_at is not None or until_at is not None
     chosen = sources(agent, home)
     for source in chosen:

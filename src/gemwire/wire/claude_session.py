@@ -76,7 +76,10 @@ class Record(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     uuid: str | UnsetType = UNSET
     parentUuid: str | UnsetType | None = UNSET
     isSidechain: bool = False
-    """A subagent's (``Task``) record, kept in the same file."""
+    """A subagent's (``Task``) record (Claude Code 2.1.44 keeps them in the subagent's own file,
+    ``<session>/subagents/agent-<agentId>.jsonl``)."""
+    agentId: str | UnsetType = UNSET
+    """The subagent a sidechain record is of; the parent's ``Task`` result names it too."""
     userType: str | UnsetType = UNSET
     cwd: str | UnsetType = UNSET
     sessionId: str | UnsetType = UNSET

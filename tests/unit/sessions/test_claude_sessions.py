@@ -100,6 +100,6 @@ def test_subagent_records_are_left_out_with_one_notice(tmp_path: Path) -> None:
     assert [e.type for e in events] == ["session_started", "user_message", "notice"]
     assert isinstance(events[-1], Notice)
     assert events[-1].message == (
-        "2 subagent (sidechain) records left out: gemwire does not link Claude Code's "
-        "subagents to their Task call yet"
+        "2 subagent (sidechain) records left out: gemwire reads Claude Code's subagents "
+        "from their own files"
     )

@@ -5,21 +5,28 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from gemwire._normalize.claude_session import ClaudeSessionNormalizer
+from gemwire.errors import SessionError
+from gemwire.events import Event
 from gemwire.sessions._jsonl import (
     JsonlConversation,
     JsonlFormat,
     Response,
     ResponseTokens,
     load_jsonl,
+    problem_notices,
     read_jsonl_info,
     recorded_cwd,
     recorded_session_id,
     recorded_timestamp,
 )
 from gemwire.sessions._summary import SessionInfo
+from gemwire.sessions.claude._links import subagent_calls
 from gemwire.wire.claude_session import Message, Record, Usage
 
 __all__ = ("CLAUDE", "ClaudeConversation", "load_claude_session", "read_claude_info")
@@ -70,9 +77,52 @@ the session's own."""
 
 
 class ClaudeConversation(JsonlConversation[Record], frozen=True, kw_only=True):
-    """A Claude Code session file: its records in order, and the lines skipped."""
+    """A Claude Code session file: its records in order, and the lines skipped.
+
+    A subagent's own file (``<session>/subagents/agent-<id>.jsonl``) gives the subagent's
+    events, under its ``agentId`` as their ``session_id``, each with the ``parent_call_id``
+    of the ``Task`` call that ran it (read from its session's file).
+    """
 
     format = CLAUDE
+
+    @property
+    def agent_id(self) -> str | None:
+        """The subagent this file is of (its records are sidechains), else ``None``."""
+        first = self.records[0] if self.records else None
+        if first is None or not first.isSidechain or not isinstance(first.agentId, str):
+            return None
+        return first.agentId
+
+    def events(self, *, cwd: str | None = None) -> Iterator[Event]:
+        if self.agent_id is None:
+            yield from JsonlConversation.events(self, cwd=cwd)
+            return
+        call = self._parent_call()
+        for event in self.subagent_events(cwd=cwd):
+            yield event if call is None else msgspec.structs.replace(event, parent_call_id=call)
+
+    def _parent_call(self) -> str | None:
+        """The ``Task`` call that ran this subagent, read from its session's file
+        (``<session>.jsonl`` beside ``<session>/subagents/``); ``None`` if none names it."""
+        folder = Path(self.path).parent.parent
+        try:
+            parent = load_jsonl(folder.with_name(folder.name + ".jsonl"), ClaudeConversation)
+        except SessionError:
+            return None
+        name = os.path.basename(self.path)
+        calls = subagent_calls(parent.path, parent.records).items()
+        return next((call for call, path in calls if os.path.basename(path) == name), None)
+
+    def subagent_events(self, *, cwd: str | None = None) -> Iterator[Event]:
+        """The events of a subagent's file, its sidechain records its own."""
+        sid = self.agent_id
+        normalizer = ClaudeSessionNormalizer(session_id=sid, cwd=cwd or self.cwd, subagent=True)
+        yield from normalizer.start()
+        yield from problem_notices(self.agent, sid, self.path, self.problems)
+        for record in self.records:
+            yield from normalizer.feed(record)
+        yield from normalizer.finish()
 
 
 def load_claude_session(path: str | os.PathLike[str]) -> ClaudeConversation:

@@ -2,7 +2,8 @@
 
 ``<config>`` is ``CLAUDE_CONFIG_DIR``, else ``~/.claude``; the slug is the project folder
 (absolute, symlinks resolved) with every character but ASCII letters and digits replaced by
-``-``, as Claude Code names it.
+``-``, as Claude Code names it. A session's subagents (``Task``) are kept in
+``<sessionId>/subagents/`` beside it.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from gemwire.sessions._jsonl_home import JsonlHome, path_slug
 from gemwire.sessions.claude._conversation import ClaudeConversation
+from gemwire.sessions.claude._links import subagent_paths
 
 __all__ = ("ClaudeHome", "project_slug")
 
@@ -54,3 +56,8 @@ class ClaudeHome(JsonlHome[ClaudeConversation]):
             config_dir / "projects",
             first_keys=(b'{"type":', b'{"parentUuid":'),
         )
+
+    def files_at(self, path: str) -> list[str]:
+        """The session's file, then its subagents' (``<sessionId>/subagents/``): their
+        responses count towards the session (they carry its ``sessionId``)."""
+        return [path, *subagent_paths(path)]

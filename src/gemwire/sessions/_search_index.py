@@ -1,0 +1,131 @@
+"""A search index: the searchable texts of each session file, kept while the file stays as it was.
+
+Searching reads every session's prompts, answers and tool calls; loading thousands of files
+for that takes seconds, and most have not changed since the last search. `SearchIndex`
+keeps one source's texts (prompt, answer, tool input, tool output: `Passage`), each file's
+under its path and its stamp, (size, mtime_ns, inode): a file that differs in any of them
+is read again, one that is gone is never looked up (search asks only for the files its
+listing found) and dropped at the next save. OpenCode's sessions share one database: theirs
+are stamped with the database's and its write-ahead log's.
+
+The index lives in gemwire's cache folder (``…/gemwire/search``), one file per agent and home,
+written whole and renamed over the old one. One that cannot be read, is not one (corrupt,
+another version, another home's) or cannot be written is ignored: the files are read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Literal
+
+import msgspec
+
+from gemwire.protocol._undecodable import UNDECODABLE
+from gemwire.sessions._index import cache_folder, write_cache
+
+__all__ = ("Field", "Passage", "SearchIndex", "Stamp", "stamp_file")
+
+_VERSION = 1
+"""Bump when what a `Passage` holds, or how it is taken from a session, changes."""
+
+Field = Literal["prompt", "answer", "tool input", "tool output"]
+
+Stamp = tuple[int, ...]
+"""(size, mtime_ns, inode) of a session file; of a database and its log for OpenCode's."""
+
+
+class Passage(msgspec.Struct, frozen=True, array_like=True):
+    """One text of a session as searched: a prompt, an answer, a tool call's input or output."""
+
+    field: Field
+    text: str
+
+
+class _Entry(msgspec.Struct, frozen=True, array_like=True):
+    stamp: Stamp
+    passages: list[Passage]
+
+
+class _Document(msgspec.Struct, frozen=True, kw_only=True):
+    version: int
+    home: str
+    entries: dict[str, _Entry]
+
+
+_encode = msgspec.msgpack.Encoder().encode
+_decode = msgspec.msgpack.Decoder(_Document).decode
+
+
+def stamp_file(path: str) -> Stamp | None:
+    """The stamp of a session file, or ``None`` if there is none (gone, unreadable).
+
+    A session kept in a database (``<database>#<id>``) is stamped with its database's and
+    the database's write-ahead log's (where a writing agent's changes are first).
+
+    >>> stamp_file("/nonexistent/session.jsonl") is None
+    True
+    """
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        database, hash_sign, _ = path.rpartition("#")
+        if not hash_sign:
+            return None
+        try:
+            found = os.stat(database)
+        except (OSError, ValueError):
+            return None
+        try:
+            log = os.stat(database + "-wal")
+            logged: Stamp = (log.st_size, log.st_mtime_ns, log.st_ino)
+        except OSError:
+            logged = ()
+        return (found.st_size, found.st_mtime_ns, found.st_ino, *logged)
+    return (found.st_size, found.st_mtime_ns, found.st_ino)
+
+
+class SearchIndex:
+    """The passages of one source's session files (an agent, under one home), by path."""
+
+    def __init__(self, agent: str, home: str) -> None:
+        self._home = f"{agent}:{os.path.realpath(home)}"
+        key = self._home.encode(errors="surrogateescape")
+        self.path = cache_folder("search") / f"{hashlib.sha256(key).hexdigest()[:32]}.msgpack"
+        self._old = self._read()
+        self._new: dict[str, _Entry] = {}
+        self._changed = False
+
+    def _read(self) -> dict[str, _Entry]:
+        try:
+            document = _decode(self.path.read_bytes())
+        except (OSError, *UNDECODABLE):
+            return {}
+        if document.version != _VERSION or document.home != self._home:
+            return {}
+        return document.entries
+
+    def get(self, path: str, stamp: Stamp) -> list[Passage] | None:
+        """The passages kept for ``path`` if it still has this ``stamp``."""
+        entry = self._old.get(path)
+        if entry is None or entry.stamp != stamp:
+            return None
+        self._new[path] = entry
+        return entry.passages
+
+    def put(self, path: str, stamp: Stamp, passages: list[Passage]) -> None:
+        try:
+            path.encode()  # a name that is not UTF-8 cannot be stored: read it each time
+        except UnicodeEncodeError:
+            return
+        self._new[path] = _Entry(stamp, passages)
+        self._changed = True
+
+    def save(self, *, complete: bool) -> None:
+        """Write the index if it changed. ``complete``: every file of the home was looked at,
+        so entries not looked at are files that are gone; else they are kept."""
+        entries = self._new if complete else {**self._old, **self._new}
+        if not self._changed and len(entries) == len(self._old):
+            return
+        document = _Document(version=_VERSION, home=self._home, entries=entries)
+        write_cache(self.path, _encode(document), ".search-")
