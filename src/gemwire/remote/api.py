@@ -16,6 +16,7 @@ import anyio
 import msgspec
 
 from gemwire.errors import RemoteError, ServerUnreachable
+from gemwire.protocol._undecodable import UNDECODABLE
 from gemwire.remote._extra import httpx
 from gemwire.remote.models import Envelope, decode_envelope
 from gemwire.remote.sse import SseParser
@@ -60,7 +61,7 @@ def _error(response: httpx.Response) -> RemoteError:
     try:
         body = msgspec.json.decode(response.content, type=_ErrorDocument).error
         kind, message = body.kind, body.message or response.reason_phrase
-    except msgspec.DecodeError:
+    except UNDECODABLE:
         kind, message = "internal", response.text[:200] or response.reason_phrase
     request = response.request
     return RemoteError(
@@ -99,7 +100,7 @@ class ApiClient:
             raise _error(response)
         try:
             return msgspec.json.decode(response.content, type=into)
-        except msgspec.DecodeError as exc:
+        except UNDECODABLE as exc:
             raise RemoteError(
                 f"{method} {path}: the server's answer is not what the API says: {exc}",
                 kind="protocol",
@@ -171,7 +172,7 @@ class ApiClient:
     def _decode(path: str, data: str) -> Envelope:
         try:
             return decode_envelope(data)
-        except msgspec.DecodeError as exc:
+        except UNDECODABLE as exc:
             raise RemoteError(
                 f"GET {path}: a stream message is not an envelope: {data[:200]!r}",
                 kind="protocol",

@@ -47,6 +47,7 @@ from gemwire.batch import (
     run_batch,
 )
 from gemwire.errors import GemwireError
+from gemwire.protocol._undecodable import UNDECODABLE
 from gemwire.runners.acp import PermissionPreset
 
 __all__ = (
@@ -175,7 +176,7 @@ def whole_lines(data: bytes) -> list[bytes]:
     if lines and lines[-1]:
         try:
             msgspec.json.decode(lines[-1])
-        except msgspec.DecodeError:
+        except UNDECODABLE:
             lines.pop()
     return [line for line in lines if line]
 
@@ -393,7 +394,7 @@ class BatchManager:
                 spec = decode((Path(entry.path) / "batch.json").read_bytes())
                 batch = ServerBatch(spec, Path(entry.path))
                 batch.load()
-            except (OSError, GemwireError, msgspec.DecodeError, msgspec.ValidationError) as exc:
+            except (OSError, GemwireError, msgspec.ValidationError, *UNDECODABLE) as exc:
                 log.warning("batch %s is not listed: %s", entry.name, exc)
                 continue
             self.batches[spec.id] = batch

@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from gemwire.errors import GemwireError
+from gemwire.protocol._undecodable import UNDECODABLE, why_undecodable
 
 __all__ = (
     "ApiError",
@@ -135,5 +136,5 @@ async def read_json(request: Request, into: type[T]) -> T:
         return msgspec.json.decode(body or b"{}", type=into)
     except msgspec.ValidationError as exc:
         raise BadRequest(f"invalid request body: {exc}") from exc
-    except msgspec.DecodeError as exc:
-        raise BadRequest(f"the request body is not JSON: {exc}") from exc
+    except UNDECODABLE as exc:  # broken JSON, invalid UTF-8 in a string, nested too deeply
+        raise BadRequest(f"the request body is not JSON: {why_undecodable(exc)}") from exc

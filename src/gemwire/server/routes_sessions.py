@@ -19,6 +19,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from gemwire.protocol._undecodable import UNDECODABLE, why_undecodable
 from gemwire.server.envelopes import after_seq
 from gemwire.server.paths import confine
 from gemwire.server.responses import ApiError, BadRequest, JsonResponse, read_json
@@ -255,11 +256,11 @@ async def session_ws(websocket: WebSocket) -> None:
     async def answer(raw: str) -> dict[str, Any]:
         try:
             op = msgspec.json.decode(raw, type=_Op)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        except (msgspec.ValidationError, *UNDECODABLE) as exc:
             return {
                 "reply": None,
                 "ok": False,
-                "error": {"kind": "bad_request", "message": str(exc)},
+                "error": {"kind": "bad_request", "message": why_undecodable(exc)},
             }
         try:
             if op.op == "prompt":

@@ -145,6 +145,32 @@ async def test_a_bad_session_request_is_refused_and_leaves_nothing(
     assert all(agent.channel._link.closed[0].is_set() for agent in launcher.started)
 
 
+@pytest.mark.parametrize(
+    ("body", "path", "message"),
+    [
+        (
+            b'{"agent": "\xff"}',
+            "/v1/sessions",
+            "the request body is not JSON: invalid UTF-8 in a JSON string (invalid start byte)",
+        ),
+        (
+            b'{"config_id": "c", "value": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
+            "/v1/sessions/s_0123456789abcdef/config",
+            "the request body is not JSON: nested too deeply to decode",
+        ),
+    ],
+)
+async def test_a_body_that_cannot_be_decoded_is_a_400_not_a_500(
+    dirs: tuple[str, str], body: bytes, path: str, message: str
+) -> None:
+    async with scripted_server(*dirs) as (server, _):
+        response = await server.request("POST", path, content=body)
+        assert (response.status_code, response.json()) == (
+            400,
+            {"error": {"kind": "bad_request", "message": message}},
+        )
+
+
 async def test_a_symlink_out_of_the_root_is_refused(dirs: tuple[str, str], tmp_path: Path) -> None:
     (Path(dirs[0]) / "out").symlink_to(tmp_path)
     async with scripted_server(*dirs) as (server, launcher):
