@@ -146,7 +146,7 @@ def test_a_wrong_token_and_an_unknown_agent_are_one_line_each(tmp_path: Path) ->
             base = url.partition("/?token=")[0]
             wrong = run([GEMWIRE, "run", "--server", base, "--token", "wrong", "hi"], env)
             unknown = run([GEMWIRE, "run", "--server", url, "--agent", "nope", "hi"], env)
-    assert (wrong.returncode, wrong.stdout) == (1, "")
+    assert (wrong.returncode, wrong.stdout) == (5, "")  # as a refused key: EXIT_AUTH
     assert wrong.stderr == "gemwire: POST /v1/sessions: 401 missing or wrong token\n"
     assert (unknown.returncode, unknown.stdout) == (4, "")
     assert unknown.stderr.startswith("gemwire: POST /v1/sessions: 404 unknown agent 'nope'; ")

@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING
 import click
 from click.core import ParameterSource
 
-from gemwire.cli.exit_codes import EXIT_NOT_FOUND, EXIT_TURN_FAILED, EXIT_USAGE, exit_status
+from gemwire.cli.exit_codes import (
+    EXIT_AUTH,
+    EXIT_NOT_FOUND,
+    EXIT_TURN_FAILED,
+    EXIT_USAGE,
+    exit_status,
+)
 
 if TYPE_CHECKING:
     from gemwire.cli.live import Output
@@ -19,6 +25,15 @@ __all__ = ("run_from_command", "run_on_server")
 
 _PRESETS = {"yolo": "all", "auto_edit": "edits"}
 """``--approval-mode`` as the session's permission preset on the server; the rest deny."""
+
+_REFUSED = {
+    "not_found": EXIT_NOT_FOUND,
+    "unreachable": EXIT_NOT_FOUND,
+    "unauthorized": EXIT_AUTH,
+    "forbidden": EXIT_AUTH,
+}
+"""Exit statuses of a server that cannot be reached or refuses, as `gemwire acp --connect`
+exits for its endpoint (else 1)."""
 
 
 def run_on_server(
@@ -100,7 +115,7 @@ def run_on_server(
             output.close()
     except RemoteError as exc:
         click.echo(f"gemwire: {exc}", err=True)
-        sys.exit(EXIT_NOT_FOUND if exc.kind == "not_found" else EXIT_TURN_FAILED)
+        sys.exit(_REFUSED.get(exc.kind, EXIT_TURN_FAILED))
     stop.exit_if_stopped()
     assert result is not None
     sys.exit(exit_status(result))

@@ -27,9 +27,9 @@ def test_what_a_server_does_not_take_is_a_usage_error(args: list[str], error: st
     assert (result.exit_code, result.stderr.splitlines()[-1]) == (2, f"Error: {error}")
 
 
-def test_no_server_there_is_one_line_and_exit_1() -> None:
+def test_no_server_there_is_one_line_and_exit_4() -> None:
     result = CliRunner().invoke(main, ["run", "--server", "http://127.0.0.1:1", "hi"])
-    assert result.exit_code == 1
+    assert result.exit_code == 4  # as `gemwire acp --connect` to no endpoint
     assert result.stdout == ""
     assert result.stderr.startswith("gemwire: POST /v1/sessions: ConnectError(")
     assert result.stderr.count("\n") == 1
