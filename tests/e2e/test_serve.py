@@ -10,132 +10,19 @@ SIGTERM mid-turn ends that turn with one ``turn_completed``, stops every agent a
 from __future__ import annotations
 
 import json
-import re
-import signal
 import subprocess
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import anyio
-import httpx
 import pytest
 from docs_shell import ROOT, served_shell
 from httpx_ws import AsyncWebSocketSession, WebSocketDisconnect, aconnect_ws
+from serve_process import TOKEN, Server, completed_turns, event, sse
 
 from gemwire.testing import FunctionCall, Hang, IsolatedGemini, Reply, Scenario, ScriptedModel, Text
 from gemwire.testing.environment import live_processes
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
-
-TOKEN = "e2e-token-0123456789"
-URL = re.compile(r"^gemwire serve: (http://127\.0\.0\.1:\d+)/\?token=(\S+)\n$")
-
-
-class Server:
-    """A ``gemwire serve --port 0`` process and a client for it."""
-
-    def __init__(self, env: IsolatedGemini, state: Path) -> None:
-        self.process = subprocess.Popen(
-            [
-                sys.executable, "-m", "gemwire", "serve", "--port", "0",
-                "--root", str(env.workspace), "--state-dir", str(state),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env.environ({"GEMWIRE_TOKEN": TOKEN}),
-            cwd=env.workspace,
-        )  # fmt: skip
-        assert self.process.stdout is not None
-        match = URL.match(self.process.stdout.readline())
-        assert match is not None
-        self.base = match.group(1)
-        self.http = httpx.AsyncClient(
-            base_url=self.base, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=120
-        )
-
-    async def post(self, path: str, body: dict[str, Any] | None = None) -> httpx.Response:
-        return await self.http.post(path, json=body or {})
-
-    async def stop(self) -> tuple[int, str]:
-        """SIGTERM; the exit status and what it logged."""
-        self.process.send_signal(signal.SIGTERM)
-        _, stderr = await anyio.to_thread.run_sync(lambda: self.process.communicate(timeout=90))
-        return self.process.returncode, stderr
-
-    async def close(self) -> None:
-        """Killed if still running; the client closed."""
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-        await self.http.aclose()
-
-
-class Sse:
-    """Envelopes read from an SSE stream as they come."""
-
-    def __init__(self) -> None:
-        self.envelopes: list[dict[str, Any]] = []
-        self.ids: list[int] = []
-        self.ended = anyio.Event()
-        self._changed = anyio.Event()
-
-    async def until(self, test: Any) -> dict[str, Any]:
-        """The first envelope ``test`` accepts (waiting for it)."""
-        while True:
-            found = next((e for e in self.envelopes if test(e)), None)
-            if found is not None:
-                return found
-            assert not self.ended.is_set(), "the stream ended"
-            changed = self._changed
-            await changed.wait()
-
-    def add(self, envelope: dict[str, Any], seq: int) -> None:
-        self.envelopes.append(envelope)
-        self.ids.append(seq)
-        self._changed.set()
-        self._changed = anyio.Event()
-
-
-@asynccontextmanager
-async def sse(server: Server, path: str) -> AsyncIterator[Sse]:
-    stream = Sse()
-
-    async def read() -> None:
-        async with server.http.stream("GET", path) as response:
-            assert response.status_code == 200
-            fields: dict[str, str] = {}
-            async for line in response.aiter_lines():
-                if line:
-                    name, _, value = line.partition(": ")
-                    fields[name] = value
-                elif fields.get("event") == "gemwire":
-                    stream.add(json.loads(fields["data"]), int(fields["id"]))
-                    fields = {}
-                else:
-                    fields = {}
-        stream.ended.set()
-        stream._changed.set()
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(read)
-        yield stream
-        tg.cancel_scope.cancel()  # the connection drops
-
-
-def event(kind: str, **fields: Any) -> Any:
-    def test(envelope: dict[str, Any]) -> bool:
-        found = envelope.get("event") or {}
-        return found.get("type") == kind and all(found.get(k) == v for k, v in fields.items())
-
-    return test
-
-
-def completed_turns(envelopes: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [e["event"] for e in envelopes if event("turn_completed")(e)]
 
 
 async def test_serve_over_http_with_the_real_gemini(tmp_path: Path) -> None:
