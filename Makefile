@@ -56,7 +56,7 @@ agents: $(AGENT_STAMPS)
 demo: $(BIN)/.gemwire-installed $(CURRENT_CLI_STAMP)
 	$(BIN)/gemwire demo
 
-check: setup $(BIN)/.gemwire-ray-installed
+check: setup $(BIN)/.gemwire-ray-installed $(BIN)/.gemwire-browser-installed
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/mypy
