@@ -31,6 +31,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
+from gemwire._portable import O_NOFOLLOW, O_NONBLOCK
 from gemwire.batch import BatchOptions, Task, read_tasks
 from gemwire.batch.tasks import check_tasks
 from gemwire.errors import BatchOutputError, InvalidOptions, InvalidTasks
@@ -328,7 +329,7 @@ def _task_lines(folder: str, task_id: str) -> list[bytes]:
     for name in (f"{task_id}.jsonl", f"{task_id}.jsonl.part"):
         path = os.path.join(events, name)
         try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+            fd = os.open(path, os.O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
         except FileNotFoundError:
             continue
         except OSError as exc:  # a symlink (O_NOFOLLOW), a folder, no permission
