@@ -171,6 +171,21 @@ async def test_search_stops_at_the_limit_and_takes_text_literally(
         assert response.json() == {"hits": [], "more": False}, pattern
 
 
+async def test_search_names_a_file_whose_name_is_not_utf8(server: Served, homes: Homes) -> None:
+    [file] = (homes.home / ".gemini").rglob("session-*.jsonl")
+    other = "0a1b2c3d-0000-4000-8000-00000000000f"
+    text = file.read_text().replace(homes.gemini_id, other)
+    odd = file.with_name(os.fsdecode(b"session-2026-11-21T10-00-0a1b\xff.jsonl"))
+    odd.write_text(text)
+    response = await server.request("GET", "/v1/saved-sessions/search?text=o&agent=gemini")
+    assert response.status_code == 200, response.text
+    hits = response.json()["hits"]
+    assert hits == lines(homes.cli("sessions", "search", "o", "--agent", "gemini", "--json"))
+    assert sorted(hit["id"] for hit in hits) == sorted((homes.gemini_id, other))
+    [named] = [hit for hit in hits if hit["id"] == other]
+    assert named["path"] == str(file.with_name("session-2026-11-21T10-00-0a1b\ufffd.jsonl"))
+
+
 @pytest.mark.parametrize(
     ("query", "message"),
     [
