@@ -1,6 +1,6 @@
 """The page's Sessions view in a real browser, on the real server app reading an isolated
 home made of recorded sessions: the list, a hostile session opened in the one renderer (its
-text shown as text), its downloads, the search filter."""
+text shown as text), its downloads, the full-text search and its quotes (text too)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from browser import watched_page
 from materialized import Materialized, materialize  # noqa: F401  (the fixture)
@@ -80,4 +81,69 @@ def test_a_hostile_saved_session_lists_opens_and_downloads_as_text(
         page.get_by_label("Search").fill("no such text anywhere")
         page.get_by_role("button", name="Filter").click()
         expect(page.get_by_text("No saved session matches.")).to_be_visible()
+        assert watched.problems == []
+
+
+def test_full_text_search_lists_quotes_as_text_and_opens_the_session(
+    chromium_browser: Browser,
+    materialize: Callable[[str, str], Materialized],  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    run = materialize("0.61.0", "session_resume_edits")
+    hostile(run)
+    state = str(tmp_path / "state")
+    with (
+        live_server(str(run.workspace), state, sessions_home=str(run.home)) as server,
+        watched_page(chromium_browser, allowed=server.same_origin) as watched,
+    ):
+        page = watched.page
+        asked: list[str] = []
+        page.on("request", lambda request: asked.append(request.url))
+        server.log_in(page)
+        page.goto(f"{server.origin}/#/sessions")
+        expect(page.locator("table.list tbody tr").first).to_be_visible()
+
+        def search(text: str) -> list[dict[str, Any]]:
+            page.get_by_label("Search").fill(text)
+            page.get_by_role("button", name="Filter").click()
+            expect(page.locator("ol.search-hits > li").first).to_be_visible()
+            found = page.evaluate(
+                "(t) => fetch('/v1/saved-sessions/search?text=' + encodeURIComponent(t))"
+                ".then(r => r.json())",
+                text,
+            )
+            assert found["more"] is False
+            hits: list[dict[str, Any]] = found["hits"]
+            shown = page.evaluate(
+                "[...document.querySelectorAll('ol.search-hits > li')].map(li => ["
+                "li.querySelector('.hit-head a').textContent, "
+                "[...li.querySelectorAll('.quote')].map(q => ["
+                "q.querySelector('.field').textContent, "
+                "q.querySelector('.quote-text').textContent])])"
+            )
+            assert shown == [
+                [hit["title"], [[q["field"], q["text"]] for q in hit["quotes"]]] for hit in hits
+            ]
+            return hits
+
+        # "replacements" is only in what the replace tool answered.
+        [hit] = search("replacements")
+        assert {q["field"] for q in hit["quotes"]} == {"tool output"}
+        assert "(1 replacements)" in hit["quotes"][0]["text"]
+        # The hostile text in a tool's output is quoted as text: no element, no request.
+        [hostile_hit] = search("onerror")
+        assert any('<img src=x onerror="window.__pwned=2">' in q["text"]
+                   for q in hostile_hit["quotes"])  # fmt: skip
+        view = "#view :is(script, img, iframe, style, a[href^='javascript'], [onerror])"
+        assert page.evaluate(f'document.querySelectorAll("{view}").length') == 0
+        assert page.evaluate("window.__pwned") is None
+        page.locator("ol.search-hits .hit-head a").first.click()
+        expect(page.locator(".conversation .user").first).to_be_visible()
+        assert page.url.endswith(f"#/sessions/gemini/{hit['id']}")
+        outputs = page.evaluate(
+            "[...document.querySelectorAll('.conversation')].map(e => e.textContent).join()"
+        )
+        assert "(1 replacements)" in outputs
+        assert [url for url in asked if not url.startswith(server.origin + "/")] == []
+        assert [url for url in asked if url.rstrip("/").endswith("/x")] == []
         assert watched.problems == []

@@ -25,7 +25,6 @@ if TYPE_CHECKING:  # the sessions stack loads when a command runs (a fast `gemwi
         Conversation,
         JsonlConversation,
         OpenCodeConversation,
-        SearchHit,
         SessionInfo,
         SessionSource,
     )
@@ -403,8 +402,7 @@ def search(
     for hit in find(text, homes, project=project, since=since, until=until):
         found = True
         if as_json:
-            document = {**msgspec.to_builtins(hit), "open": _open_command(hit)}
-            out.buffer.write(msgspec.json.encode(document) + b"\n")
+            out.buffer.write(msgspec.json.encode(hit.document()) + b"\n")
             out.flush()
             continue
         when = (hit.last_updated or hit.start_time or "?")[:16].replace("T", " ")
@@ -413,21 +411,10 @@ def search(
         more = f", {hit.matches} matches" if hit.matches > 1 else ""
         lines = [f"{hit.agent}  {when}  {title}  [{hit.id}{more}]"]
         lines += [f"    {quote.field}: {quote.text}" for quote in hit.quotes]
-        lines.append(f"    open: {_open_command(hit)}")
+        lines.append(f"    open: {hit.open_command()}")
         out.write(terminal_safe("\n".join(lines)) + "\n")
         out.flush()
     if not found:
         if not as_json:
             click.echo("No sessions hold that text.", err=True)
         sys.exit(1)
-
-
-def _open_command(hit: SearchHit) -> str:
-    """The command that exports ``hit``'s session as a page (by id in its project, else by
-    path)."""
-    import shlex
-
-    ref = ["--project", hit.project] if hit.project and hit.id else []
-    name = hit.id if ref else hit.path
-    words = ["gemwire", "sessions", "export", name or "", "--agent", hit.agent, *ref]
-    return shlex.join([*words, "--format", "html", "-o", "session.html"])

@@ -40,7 +40,7 @@ from gemwire.server.routes_sessions import (
     PromptBody,
 )
 from gemwire.server.sessions import SessionView
-from gemwire.sessions import GROUPINGS, SessionInfo, UsageReport
+from gemwire.sessions import GROUPINGS, SearchHit, SessionInfo, UsageReport
 
 __all__ = ("OPERATIONS", "ROUTES", "Operation", "Param", "openapi_document", "undescribed")
 
@@ -89,6 +89,19 @@ class ProgressEnvelopes(msgspec.Struct, frozen=True):
 
 class SavedSessions(msgspec.Struct, frozen=True):
     sessions: list[SessionInfo]
+
+
+class SavedSearchHit(SearchHit, frozen=True, kw_only=True):
+    """A session holding the text: a line of ``gemwire sessions search --json``."""
+
+    open: str
+    """The command that exports the session as a page."""
+
+
+class SavedSearch(msgspec.Struct, frozen=True):
+    hits: list[SavedSearchHit]
+    more: bool
+    """Whether the search found more than ``limit`` sessions (narrow it to see them)."""
 
 
 class SavedEvents(msgspec.Struct, frozen=True):
@@ -363,6 +376,23 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
             Param("q", "Sessions whose id, summary or first prompt holds this (any case)."),
         ),
         response=SavedSessions,
+        errors=(400,),
+        tag="saved sessions",
+    ),
+    ("GET", "/v1/saved-sessions/search"): Operation(
+        "Search saved sessions",
+        "The sessions whose prompts, answers, tool inputs or tool outputs hold `text` "
+        "(literally, in any case), each a line of `gemwire sessions search --json`: each "
+        "agent's newest first, up to `limit`; sessions active within `since`..`until`.",
+        params=(
+            Param("text", "What to look for (required; never a pattern)."),
+            _AGENTS,
+            _PROJECT,
+            _SINCE,
+            _UNTIL,
+            Param("limit", "At most this many sessions (1 to 200, default 200).", _SEQ),
+        ),
+        response=SavedSearch,
         errors=(400,),
         tag="saved sessions",
     ),

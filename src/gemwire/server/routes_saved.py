@@ -2,6 +2,8 @@
 ``gemwire usage`` show, from the homes of the server (`ServerConfig.sessions_home`).
 
     GET /v1/saved-sessions?agent=all&project=&since=&until=&q=   {"sessions": [SessionInfo]}
+    GET /v1/saved-sessions/search?text=&agent=all&project=&since=&until=&limit=
+                                                  {"hits": [search --json lines], "more": bool}
     GET /v1/saved-sessions/{agent}/{id}?format=events|json|markdown|html
     GET /v1/usage?agent=all&since=&until=&by=day|...&project=     UsageReport
 
@@ -13,6 +15,7 @@ worker thread: the event loop keeps serving the live sessions meanwhile.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from datetime import datetime, tzinfo
 from typing import TypeVar
@@ -34,6 +37,7 @@ from gemwire.sessions import (
     export_lines,
     json_safe,
     parse_when,
+    search,
     source,
     sources,
     usage,
@@ -58,6 +62,8 @@ MAX_ID = 256
 """Characters of a session id: every agent's are far shorter (a UUID is 36)."""
 MAX_QUERY_VALUE = 4096
 """Characters a query value may have (a path, a search): more is a mistake or an attack."""
+SEARCH_LIMIT = 200
+"""Sessions a search answers with at most (and by default): a page's worth."""
 
 
 def _query(request: Request, name: str, choices: tuple[str, ...] = ()) -> str | None:
@@ -156,6 +162,38 @@ async def list_saved(request: Request) -> Response:
     return JsonResponse({"sessions": await _in_thread(listing)})
 
 
+def _limit(request: Request) -> int:
+    raw = _query(request, "limit")
+    if raw is None:
+        return SEARCH_LIMIT
+    if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= SEARCH_LIMIT:
+        raise BadRequest(f"limit must be 1 to {SEARCH_LIMIT}, not {raw[:40]!r}")
+    return int(raw)
+
+
+async def search_saved(request: Request) -> Response:
+    """The sessions holding ``text``: each a line of ``gemwire sessions search --json``; the
+    search stops at ``limit`` (``more`` says whether it found another)."""
+    text = _query(request, "text")
+    if text is None:
+        raise BadRequest("text is missing: what to look for")
+    project = _query(request, "project")
+    since, until = _bound(request, "since"), _bound(request, "until")
+    limit = _limit(request)
+    chosen = _sources(request, _query(request, "agent") or "all")
+
+    def find() -> tuple[list[dict[str, object]], bool]:
+        hits = search(text, chosen, project=project, since=since, until=until)
+        try:
+            found = [hit.document() for hit in itertools.islice(hits, limit + 1)]
+        finally:
+            hits.close()  # saves what the search index learnt, in this thread
+        return found[:limit], len(found) > limit
+
+    found, more = await _in_thread(find)
+    return JsonResponse({"hits": found, "more": more})
+
+
 def _find(home: SessionSource, session_id: str, project: str | None) -> SessionInfo:
     """The session (or subagent) with this id in the agent's listing: never a path."""
     for info in home.sessions(project) if project else home.all_sessions():
@@ -229,6 +267,7 @@ async def usage_report(request: Request) -> Response:
 
 ROUTES: list[BaseRoute] = [
     Route("/v1/saved-sessions", list_saved, methods=["GET"]),
+    Route("/v1/saved-sessions/search", search_saved, methods=["GET"]),
     Route("/v1/saved-sessions/{agent}/{session_id}", read_saved, methods=["GET"]),
     Route("/v1/usage", usage_report, methods=["GET"]),
 ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import shlex
 from collections.abc import Generator, Iterable, Iterator
 from datetime import date, datetime, tzinfo
 from typing import Any
@@ -59,6 +60,31 @@ class SearchHit(msgspec.Struct, frozen=True, kw_only=True):
     """How many passages hold the text (its subagents' included)."""
     quotes: list[SearchMatch]
     """The first few (`SHOWN_MATCHES`)."""
+
+    def open_command(self) -> str:
+        """The command that exports the session as a page (by id in its project, else by
+        path)."""
+        ref = ["--project", self.project] if self.project and self.id else []
+        name = self.id if ref else self.path
+        words = ["gemwire", "sessions", "export", name or "", "--agent", self.agent, *ref]
+        return shlex.join([*words, "--format", "html", "-o", "session.html"])
+
+    def document(self) -> dict[str, Any]:
+        r"""The hit as ``gemwire sessions search --json`` prints it and ``gemwire serve``
+        answers it: its fields and ``open`` (`open_command`); a file name that is not UTF-8
+        has its bad bytes made U+FFFD, as JSON can carry it.
+
+        >>> hit = SearchHit(agent="gemini", id=None, path="/h/s\udcff.json", project=None,
+        ...     start_time=None, last_updated=None, title="hi", matches=1, quotes=[])
+        >>> hit.document()["path"] == "/h/s\ufffd.json"
+        True
+        >>> hit.document()["open"] == "gemwire sessions export '/h/s\ufffd.json' --agent gemini "\
+        ...     "--format html -o session.html"
+        True
+        """
+        path = self.path.encode(errors="surrogateescape").decode(errors="replace")
+        safe = msgspec.structs.replace(self, path=path)
+        return {**msgspec.to_builtins(safe), "open": safe.open_command()}
 
 
 def search(

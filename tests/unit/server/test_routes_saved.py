@@ -52,7 +52,7 @@ class Homes:
         qwen = self.home / ".qwen" / "projects" / qwen_slug(str(self.workspace)) / "chats"
         self.qwen_id = add_recording(self.home, qwen, "qwen", "edit", self.workspace)
 
-    def cli(self, *args: str) -> str:
+    def cli(self, *args: str, status: int = 0) -> str:
         """``gemwire ARGS`` with these homes (each agent's own variable), its stdout."""
         env = {
             "CLAUDE_CONFIG_DIR": str(self.home / ".claude"),
@@ -60,7 +60,7 @@ class Homes:
             "GEMINI_CLI_HOME": str(self.home),
         }
         result = CliRunner(env=env).invoke(main, list(args))
-        assert result.exit_code == 0, result.output
+        assert result.exit_code == status, result.output
         return result.stdout
 
 
@@ -123,6 +123,90 @@ async def test_agent_project_search_and_dates_filter_the_listing(
     assert await ids("since=2999-01-01") == []
     assert await ids("until=2000-01-01T00:00:00%2B00:00") == []
     assert await ids(f"q={homes.qwen_id[:8].upper()}") == [homes.qwen_id]
+
+
+async def test_search_is_the_cli_s_json_lines(server: Served, homes: Homes) -> None:
+    project = str(homes.workspace)
+    cases = [
+        ({"text": "HAS BEEN updated"}, ()),
+        ({"text": "line", "agent": "qwen"}, ("--agent", "qwen")),
+        ({"text": project}, ()),
+        ({"text": project, "project": project}, ("--project", project)),
+        ({"text": project, "since": "2000-01-01", "until": "2999-12-31"},
+         ("--since", "2000-01-01", "--until", "2999-12-31")),
+    ]  # fmt: skip
+    for params, args in cases:
+        response = await server.request("GET", "/v1/saved-sessions/search", params=params)
+        assert response.status_code == 200, response.text
+        cli_args = args if "--agent" in args else ("--agent", "all", *args)
+        expected = lines(homes.cli("sessions", "search", params["text"], *cli_args, "--json"))
+        assert response.json() == {"hits": expected, "more": False}, params
+    every = await server.request("GET", "/v1/saved-sessions/search", params={"text": "O"})
+    assert [(h["agent"], h["id"]) for h in every.json()["hits"]] == [
+        ("gemini", homes.gemini_id),
+        ("claude", homes.claude_id),
+        ("qwen", homes.qwen_id),
+    ]
+    in_project = f"/v1/saved-sessions/search?text={quote(project)}"
+    [qwen] = (await server.request("GET", in_project)).json()["hits"]
+    assert (qwen["id"], qwen["title"], qwen["matches"]) == (homes.qwen_id, "go", 3)
+    assert [q["field"] for q in qwen["quotes"]] == ["tool input", "tool input", "tool output"]
+
+
+async def test_search_stops_at_the_limit_and_takes_text_literally(
+    server: Served, homes: Homes
+) -> None:
+    expected = lines(homes.cli("sessions", "search", "o", "--agent", "all", "--json"))
+    assert len(expected) == 3
+    for limit, more in ((1, True), (2, True), (3, False), (200, False)):
+        response = await server.request(
+            "GET", "/v1/saved-sessions/search", params={"text": "o", "limit": str(limit)}
+        )
+        assert response.json() == {"hits": expected[:limit], "more": more}, limit
+    for pattern in (".*", "l.n", "[a-z]+", "(?i)line"):
+        homes.cli("sessions", "search", pattern, "--agent", "all", "--json", status=1)
+        response = await server.request(
+            "GET", "/v1/saved-sessions/search", params={"text": pattern}
+        )
+        assert response.json() == {"hits": [], "more": False}, pattern
+
+
+async def test_search_names_a_file_whose_name_is_not_utf8(server: Served, homes: Homes) -> None:
+    [file] = (homes.home / ".gemini").rglob("session-*.jsonl")
+    other = "0a1b2c3d-0000-4000-8000-00000000000f"
+    text = file.read_text().replace(homes.gemini_id, other)
+    odd = file.with_name(os.fsdecode(b"session-2026-11-21T10-00-0a1b\xff.jsonl"))
+    odd.write_text(text)
+    response = await server.request("GET", "/v1/saved-sessions/search?text=o&agent=gemini")
+    assert response.status_code == 200, response.text
+    hits = response.json()["hits"]
+    assert hits == lines(homes.cli("sessions", "search", "o", "--agent", "gemini", "--json"))
+    assert sorted(hit["id"] for hit in hits) == sorted((homes.gemini_id, other))
+    [named] = [hit for hit in hits if hit["id"] == other]
+    assert named["path"] == str(file.with_name("session-2026-11-21T10-00-0a1b\ufffd.jsonl"))
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("", "text is missing: what to look for"),
+        ("?text=", "text is missing: what to look for"),
+        ("?text=a%00b", "text holds a NUL byte"),
+        ("?text=" + "a" * 4097, "text is over 4096 characters"),
+        ("?text=a&limit=0", "limit must be 1 to 200, not '0'"),
+        ("?text=a&limit=201", "limit must be 1 to 200, not '201'"),
+        ("?text=a&limit=-1", "limit must be 1 to 200, not '-1'"),
+        ("?text=a&limit=%D9%A1", "limit must be 1 to 200, not '\u0661'"),
+        ("?text=a&agent=nobody",
+         "unknown agent 'nobody': one of gemini, claude, codex, qwen, opencode, or all"),
+        ("?text=a&project=%00", "project holds a NUL byte"),
+        ("?text=a&since=soon", ("since: 'soon' is not a day or a time: 2026-11-23, today, "
+         "yesterday, 7d (days ago), 12h (hours ago) or 2026-11-23T09:00")),
+    ],
+)  # fmt: skip
+async def test_a_hostile_search_is_a_json_error(server: Served, query: str, message: str) -> None:
+    response = await server.request("GET", "/v1/saved-sessions/search" + query)
+    assert (response.status_code, response.json()) == (400, error("bad_request", message))
 
 
 async def test_each_format_is_the_cli_s_export(server: Served, homes: Homes) -> None:
@@ -271,7 +355,9 @@ async def test_usage_is_the_cli_s_report(server: Served, homes: Homes) -> None:
 
 
 async def test_routes_need_the_token(server: Served) -> None:
-    for path in ("/v1/saved-sessions", "/v1/saved-sessions/gemini/x", "/v1/usage"):
+    paths = ("/v1/saved-sessions", "/v1/saved-sessions/search?text=a",
+             "/v1/saved-sessions/gemini/x", "/v1/usage")  # fmt: skip
+    for path in paths:
         response = await server.http.get(path, headers={"Authorization": "Bearer wrong"})
         assert (response.status_code, response.json()["error"]["kind"]) == (401, "unauthorized")
 
@@ -322,6 +408,9 @@ def test_any_id_or_query_gets_a_json_answer(
                 await server.request("GET", path, params={"format": value}),
                 await server.request("GET", "/v1/saved-sessions", params=params),
                 await server.request("GET", "/v1/usage", params={"until": value, "by": value}),
+                await server.request(
+                    "GET", "/v1/saved-sessions/search", params={"text": value, "limit": value}
+                ),
             ]
 
     for response in anyio.run(ask):

@@ -1,7 +1,8 @@
-// Saved sessions of the server's agent homes (GET /v1/saved-sessions), and the server's
-// own sessions (GET /v1/sessions). A saved session opens in the same renderer as a live
-// conversation, downloads as HTML or Markdown, and continues (POST /v1/sessions with
-// "continue") when the server runs its agent.
+// Saved sessions of the server's agent homes (GET /v1/saved-sessions; with a search text,
+// the full-text search GET /v1/saved-sessions/search), and the server's own sessions
+// (GET /v1/sessions). A saved session opens in the same renderer as a live conversation,
+// downloads as HTML or Markdown, and continues (POST /v1/sessions with "continue") when the
+// server runs its agent.
 
 import { get, post, query } from "./api.js";
 import { h, clear, select, flash } from "./dom.js";
@@ -10,6 +11,8 @@ import { Conversation, meters } from "./render.js";
 const AGENTS = [["all", "all agents"], ["gemini", "Gemini CLI"], ["claude", "Claude Code"], ["qwen", "Qwen Code"]];
 const PAGE = 200;
 
+const sessionLink = (agent, id, label) =>
+  id ? h("a", { href: `#/sessions/${encodeURIComponent(agent)}/${encodeURIComponent(id)}`, text: label }) : label;
 const savedPath = (agent, id) => `/v1/saved-sessions/${encodeURIComponent(agent)}/${encodeURIComponent(id)}`;
 
 function day(iso) {
@@ -36,7 +39,7 @@ export class SessionsView {
     const project = h("input", { name: "project", value: f.project, placeholder: "project folder", "aria-label": "Project" });
     const since = h("input", { name: "since", type: "date", value: f.since, "aria-label": "Since" });
     const until = h("input", { name: "until", type: "date", value: f.until, "aria-label": "Until" });
-    const q = h("input", { name: "q", type: "search", value: f.q, placeholder: "search text", "aria-label": "Search" });
+    const q = h("input", { name: "q", type: "search", value: f.q, placeholder: "search prompts, answers, tools", "aria-label": "Search" });
     const form = h("form", { class: "filters" }, agent, project, since, until, q, h("button", { type: "submit", text: "Filter" }));
     const results = h("div", { class: "results" });
     const live = h("div", { class: "live-sessions" });
@@ -50,10 +53,12 @@ export class SessionsView {
   }
 
   async list(results) {
+    if (this.filters.q) return this.search(results);
     clear(results).append(h("p", { class: "muted", text: "Loading…" }));
     let found;
     try {
-      found = await get(`/v1/saved-sessions${query(this.filters)}`);
+      const { q, ...filters } = this.filters;
+      found = await get(`/v1/saved-sessions${query(filters)}`);
     } catch (error) {
       clear(results);
       flash(this.container, error.message);
@@ -68,7 +73,7 @@ export class SessionsView {
     const rows = sessions.slice(0, PAGE).map((info) => {
       const agent = info.agent || "gemini";
       const label = info.summary || info.first_prompt || info.id || info.path;
-      const link = info.id ? h("a", { href: `#/sessions/${encodeURIComponent(agent)}/${encodeURIComponent(info.id)}`, text: label }) : label;
+      const link = sessionLink(agent, info.id, label);
       return h("tr", {},
         h("td", { class: "when", text: day(info.last_updated || info.start_time) }),
         h("td", { class: "agent", text: agent }),
@@ -80,6 +85,36 @@ export class SessionsView {
       h("thead", {}, h("tr", {}, ["Updated", "Agent", "Project", "Session", "Messages"].map((t) => h("th", { text: t })))),
       h("tbody", {}, rows)));
     if (sessions.length > PAGE) results.append(h("p", { class: "muted", text: `First ${PAGE} of ${sessions.length}: narrow the filters.` }));
+  }
+
+  // The sessions whose prompts, answers or tool calls hold the text, each with its quotes.
+  async search(results) {
+    clear(results).append(h("p", { class: "muted", text: "Searching…" }));
+    const { q, ...filters } = this.filters;
+    let found;
+    try {
+      found = await get(`/v1/saved-sessions/search${query({ text: q, ...filters })}`);
+    } catch (error) {
+      clear(results);
+      flash(this.container, error.message);
+      return;
+    }
+    clear(results);
+    const hits = found.hits || [];
+    if (!hits.length) {
+      results.append(h("p", { class: "muted", text: "No saved session matches." }));
+      return;
+    }
+    results.append(h("ol", { class: "search-hits" }, hits.map((hit) => {
+      const label = hit.title || hit.id || hit.path;
+      const matches = hit.matches === 1 ? "1 match" : `${hit.matches} matches`;
+      const about = [hit.agent, day(hit.last_updated || hit.start_time), hit.project, matches].filter(Boolean).join(" · ");
+      return h("li", { class: "hit" },
+        h("div", { class: "hit-head" }, sessionLink(hit.agent, hit.id, label), h("span", { class: "muted", text: ` ${about}` })),
+        h("ul", { class: "quotes" }, (hit.quotes || []).map((quote) => h("li", { class: "quote" },
+          h("span", { class: "field", text: quote.field }), h("span", { class: "quote-text", text: quote.text })))));
+    })));
+    if (found.more) results.append(h("p", { class: "muted", text: `First ${hits.length} sessions: narrow the search.` }));
   }
 
   async listLive(box) {
