@@ -16,7 +16,7 @@ import msgspec
 from gemwire.errors import GemwireError
 from gemwire.runners.discovery import find_gemini
 from gemwire.runners.gemini import run_gemini_sync
-from gemwire.runners.gemini_options import GeminiOptions
+from gemwire.runners.gemini_options import ApprovalMode, GeminiOptions
 
 __all__ = ("GeminiCliProvider", "ProviderResult")
 
@@ -27,19 +27,26 @@ class ProviderResult(msgspec.Struct, frozen=True, kw_only=True):
     """Files written or edited by successful tool calls, in order (absolute paths)."""
 
 
+class _Config(msgspec.Struct, kw_only=True):
+    """The provider's config (ADR-0014's keys), typed as `GeminiOptions` types them; decoded
+    on its own because `GeminiOptions` as a whole is not decodable (its ``mcp_servers`` are
+    ACP's untagged union, sent only)."""
+
+    model: str | None = None
+    sandbox: bool = False
+    # The provider writes files (fs_ability local-write), as the ADR's `-y` does.
+    approval_mode: ApprovalMode | None = "yolo"
+    include_directories: tuple[str, ...] = ()
+    allowed_tools: tuple[str, ...] = ()
+    working_dir: str | None = None
+    timeout: float | None = None
+    executable: str | None = None
+
+
 class GeminiCliProvider:
     """Gemini CLI as a response provider. Failures raise gemwire's `RunFailed` subclasses."""
 
-    CONFIG_KEYS: ClassVar[tuple[str, ...]] = (
-        "model",
-        "sandbox",
-        "approval_mode",
-        "include_directories",
-        "allowed_tools",
-        "working_dir",
-        "timeout",
-        "executable",
-    )
+    CONFIG_KEYS: ClassVar[tuple[str, ...]] = _Config.__struct_fields__
 
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
         config = dict(config or {})
@@ -49,19 +56,11 @@ class GeminiCliProvider:
                 f"unknown config key(s) {unknown}; known: {', '.join(self.CONFIG_KEYS)}"
             )
         try:
-            self.options = msgspec.convert(
-                {
-                    # The provider writes files (fs_ability local-write), as the ADR's `-y` does.
-                    "approval_mode": config.get("approval_mode", "yolo"),
-                    "cwd": config.get("working_dir"),
-                    **{
-                        k: v for k, v in config.items() if k not in ("approval_mode", "working_dir")
-                    },
-                },
-                GeminiOptions,
-            )
+            typed = msgspec.convert(config, _Config)
         except msgspec.ValidationError as exc:
             raise GemwireError(f"invalid config: {exc}") from exc
+        fields = msgspec.structs.asdict(typed)
+        self.options = GeminiOptions(cwd=fields.pop("working_dir"), **fields)
 
     def validate(self) -> None:
         """Raise `GeminiNotFound` (with the install command) if the CLI is not there."""
