@@ -48,6 +48,8 @@ class Server:
         match = URL.match(self.process.stdout.readline())
         assert match is not None
         self.base = match.group(1)
+        self.host = self.base.removeprefix("http://")
+        """``127.0.0.1:PORT``, for the other schemes (``ws://``)."""
         self.http = httpx.AsyncClient(
             base_url=self.base, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=120
         )

@@ -7,9 +7,6 @@ connection open closes both, stops their agents and exits 0."""
 from __future__ import annotations
 
 import json
-import re
-import signal
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,14 +19,13 @@ from acp.http import create_http_stream
 from acp.interfaces import Client
 from acp.ws import create_websocket_stream
 from httpx_ws import AsyncWebSocketSession, WebSocketDisconnect, aconnect_ws
+from serve_process import TOKEN, Server
 
 from gemwire.testing import IsolatedGemini, Reply, Scenario, ScriptedModel, Text
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
-TOKEN = "e2e-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
-URL = re.compile(r"^gemwire serve: http://(127\.0\.0\.1:\d+)/\?token=(\S+)\n$")
 HELLO = Reply([Text("Hello "), Text("there.")])
 INITIALIZE = b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}'
 
@@ -66,38 +62,6 @@ async def sdk_turn(transport: Any, cwd: Path) -> tuple[str, str, list[str]]:
     return init.agent_info.name, result.stop_reason, client.texts
 
 
-class Server:
-    """A ``gemwire serve --port 0`` process for ``env``, the token in its environment."""
-
-    def __init__(self, env: IsolatedGemini, state: Path) -> None:
-        self.process = subprocess.Popen(
-            [
-                sys.executable, "-m", "gemwire", "serve", "--port", "0",
-                "--root", str(env.workspace), "--state-dir", str(state),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env.environ({"GEMWIRE_TOKEN": TOKEN}),
-            cwd=env.workspace,
-        )  # fmt: skip
-        assert self.process.stdout is not None
-        match = URL.match(self.process.stdout.readline())
-        assert match is not None
-        self.host = match.group(1)
-
-    async def stop(self) -> tuple[int, str]:
-        """SIGTERM; the exit status and what it logged."""
-        self.process.send_signal(signal.SIGTERM)
-        _, stderr = await anyio.to_thread.run_sync(lambda: self.process.communicate(timeout=90))
-        return self.process.returncode, stderr
-
-    def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.communicate()
-
-
 async def test_acp_clients_drive_gemini_through_gemwire_serve(tmp_path: Path) -> None:
     with ScriptedModel(Scenario(turns=[HELLO, HELLO, HELLO])) as model:
         env = IsolatedGemini(model.url, root=tmp_path)
@@ -108,7 +72,7 @@ async def test_acp_clients_drive_gemini_through_gemwire_serve(tmp_path: Path) ->
                 await gemwire_acp_connect(server.host, env)
                 code, stderr, closed = await sigterm_with_connections_open(server, env)
         finally:
-            server.kill()
+            await server.close()
         assert code == 0, stderr
         assert TOKEN not in stderr
         assert closed == (1001, "the server is shutting down")
