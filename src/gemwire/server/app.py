@@ -109,5 +109,8 @@ def create_app(
         exception_handlers={ApiError: api_error_handler, HTTPException: http_exception_handler},
         lifespan=lifespan,
     )
+    # A path with a slash too many is a JSON 404 like any unknown path, not a redirect to
+    # the path without it (an id ending in "/" answered 307, found by test_routes_saved).
+    app.router.redirect_slashes = False
     app.state.gemwire = state
     return app

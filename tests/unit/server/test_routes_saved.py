@@ -15,7 +15,7 @@ import httpx
 import pytest
 from click.testing import CliRunner
 from corpus import FIXTURES
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 from materialized import Materialized, materialize  # noqa: F401  (the fixture)
 from server_kit import Served, make_config, served
 
@@ -393,6 +393,7 @@ async def test_a_hostile_home_lists_with_problems(tmp_path: Path, homes: Homes) 
     session_id=st.text(min_size=1, max_size=300),
     value=st.text(max_size=300),
 )
+@example(session_id="0/", value="")  # Starlette redirected it (307) to the path without "/"
 def test_any_id_or_query_gets_a_json_answer(
     homes: Homes, tmp_path: Path, session_id: str, value: str
 ) -> None:
