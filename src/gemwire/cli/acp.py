@@ -90,12 +90,11 @@ def acp(
         InvalidOptions,
         RunTimedOut,
     )
-    from gemwire.events import PermissionRequested, TurnCompleted, TurnError
+    from gemwire.events import TurnCompleted, TurnError
     from gemwire.runners.acp import (
         AcpOptions,
         AcpTurnResult,
         PermissionHandler,
-        PermissionRequest,
         run_acp,
         turn_error,
     )
@@ -128,21 +127,7 @@ def acp(
     handler: PermissionHandler | None = None
     if permissions == "ask":
         assert isinstance(output, LiveOutput)
-        live = output
-        one_question = anyio.Lock()
-
-        async def ask(request: PermissionRequest) -> str | None:
-            event = PermissionRequested(
-                agent=name,
-                session_id=request.session_id,
-                request_id=request.request_id,
-                call_id=request.call_id,
-                options=request.options,
-            )
-            async with one_question:  # two at once would share one keyboard
-                return await live.ask_permission(event)
-
-        handler = ask
+        handler = output.permission_handler(lambda: name)
     elicitation = None
     if interactive:  # the agent's questions (elicitation/create) are asked at the keyboard
         from gemwire.cli.elicitation import keyboard_elicitation

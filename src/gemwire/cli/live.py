@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from rich.live import Live
 
     from gemwire.cli.view import View
+    from gemwire.runners.acp import PermissionHandler, PermissionRequest
 
 __all__ = (
     "JsonOutput",
@@ -233,6 +234,27 @@ class LiveOutput(Output):
             s.option_id: o.option_id for s, o in zip(safe.options, request.options, strict=True)
         }
         return offered.get(chosen, chosen) if chosen is not None else None
+
+    def permission_handler(self, agent: Callable[[], str]) -> PermissionHandler:
+        """An ACP client's permission handler that asks here (`ask_permission`), one
+        question at a time (two at once would share one keyboard); ``agent`` names the
+        agent as its events do."""
+        import anyio
+
+        one_question = anyio.Lock()
+
+        async def ask(request: PermissionRequest) -> str | None:
+            event = PermissionRequested(
+                agent=agent(),
+                session_id=request.session_id,
+                request_id=request.request_id,
+                call_id=request.call_id,
+                options=request.options,
+            )
+            async with one_question:
+                return await self.ask_permission(event)
+
+        return ask
 
     def close(self, resume: str | None = None) -> None:
         self.__exit__()

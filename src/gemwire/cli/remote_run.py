@@ -49,13 +49,12 @@ def run_on_server(
 ) -> None:
     """Run ``prompt`` in a new session of ``agent`` on the server; exits as `gemwire run`
     does (a signal cancels the turn: 130, 143, 129)."""
-    import anyio
 
     from gemwire.cli.live import LiveOutput
     from gemwire.cli.signals import SignalStop
     from gemwire.errors import RemoteError, ServerUnreachable
-    from gemwire.events import PermissionRequested, TurnCompleted, TurnError
-    from gemwire.runners.acp import PermissionHandler, PermissionRequest
+    from gemwire.events import TurnCompleted, TurnError
+    from gemwire.runners.acp import PermissionHandler
 
     try:
         from gemwire.remote import connect
@@ -66,21 +65,7 @@ def run_on_server(
     shown = {"agent": agent}  # the events' own name of the agent (acp:gemini-cli, ...)
     handler: PermissionHandler | None = None
     if isinstance(output, LiveOutput) and sys.stdin.isatty() and approval_mode is None:
-        live = output
-        one_question = anyio.Lock()
-
-        async def ask(request: PermissionRequest) -> str | None:
-            event = PermissionRequested(
-                agent=shown["agent"],
-                session_id=request.session_id,
-                request_id=request.request_id,
-                call_id=request.call_id,
-                options=request.options,
-            )
-            async with one_question:  # two at once would share one keyboard
-                return await live.ask_permission(event)
-
-        handler = ask
+        handler = output.permission_handler(lambda: shown["agent"])
     preset = "ask" if handler is not None else _PRESETS.get(approval_mode or "", "deny")
     stop = SignalStop()
 
