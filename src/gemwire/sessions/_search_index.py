@@ -22,7 +22,7 @@ from typing import Literal
 import msgspec
 
 from gemwire.protocol._undecodable import UNDECODABLE
-from gemwire.sessions._index import cache_folder, write_cache
+from gemwire.sessions._index import cache_folder, stamp_of, write_cache
 
 __all__ = ("Field", "Passage", "SearchIndex", "Stamp", "stamp_file")
 
@@ -77,12 +77,11 @@ def stamp_file(path: str) -> Stamp | None:
         except (OSError, ValueError):
             return None
         try:
-            log = os.stat(database + "-wal")
-            logged: Stamp = (log.st_size, log.st_mtime_ns, log.st_ino)
+            logged: Stamp = stamp_of(os.stat(database + "-wal"))
         except OSError:
             logged = ()
-        return (found.st_size, found.st_mtime_ns, found.st_ino, *logged)
-    return (found.st_size, found.st_mtime_ns, found.st_ino)
+        return (*stamp_of(found), *logged)
+    return stamp_of(found)
 
 
 class SearchIndex:
