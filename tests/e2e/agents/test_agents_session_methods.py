@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from statistics import median
 
 import anyio
 import pytest
@@ -82,11 +83,15 @@ def rss_mib(env: IsolatedAgent) -> int:
     return kib // 1024
 
 
-FLAT_RSS: dict[AgentName, int] = {"codex": 100}
-"""Agents whose memory is measured over 400 sessions: at most this many MiB between the
-samples after session 100. Codex (Rust) grew by ~160 MiB from 100 to 400 sessions without
-``session/close`` here, by ~50 with it; OpenCode's swings by ~150 MiB with its garbage
-collector either way, so only the refused prompt is checked for it."""
+FLAT_RSS: dict[AgentName, int] = {"codex": 50}
+"""Agents whose memory is measured over 400 sessions: the median of the last ten samples (one
+every ten sessions) at most this many MiB above the median of the first ten, from session 100
+on. Medians, because a single sample swings: Codex (Rust) read 180-280 MiB with
+``session/close`` on a loaded CI machine, falling as often as rising, and spiked by 200 MiB
+for one sample without it. Here, without ``session/close`` its median grew by ~100 MiB over
+that span (236 to 387 MiB, steadily); with it, by 0 (about 205 both times). OpenCode's swings
+by ~150 MiB with its garbage collector either way, so only the refused prompt is checked for
+it."""
 
 
 @pytest.mark.parametrize("agent", CLOSING)
@@ -108,7 +113,7 @@ def test_closed_sessions_are_freed_and_one_process_serves_400(
                 for n in range(1, 401):
                     session = await client.new_session()
                     await session.close()
-                    if n >= 100 and n % 50 == 0:
+                    if n >= 100 and n % 10 == 0:
                         rss.append(rss_mib(env))
                 assert client.sessions == {}
                 # The agent no longer knows the last one.
@@ -121,7 +126,8 @@ def test_closed_sessions_are_freed_and_one_process_serves_400(
         assert env.live_processes() == []
     assert kind == "input"
     if agent in FLAT_RSS:
-        assert max(rss) - min(rss) < FLAT_RSS[agent], rss
+        assert len(rss) == 31
+        assert median(rss[-10:]) - median(rss[:10]) < FLAT_RSS[agent], rss
 
 
 TAP = Path(__file__).with_name("frame_tap.py")
