@@ -26,6 +26,7 @@ from anyio.abc import TaskStatus
 from gemwire.protocol.acp.remote import Peeked, attaches_session, peek
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES, LineBuffer, OversizedLine
 from gemwire.runners.acp.channel import CLOSE_GRACE, AgentChannel
+from gemwire.server.acp_idle import Activity
 
 __all__ = ("OUTBOX_BYTES", "HttpConnection", "Outbox", "agent_messages", "one_line")
 
@@ -131,13 +132,20 @@ class _Answer:
 
 class HttpConnection:
     """The agent of one connection (``connection_id``) behind its ``channel``; run by
-    `run` in the endpoint's task group, ended by `end` (DELETE, the client gone)."""
+    `run` in the endpoint's task group, ended by `end` (DELETE, the client gone, idle)."""
 
     def __init__(
-        self, connection_id: str, channel: AgentChannel, *, on_end: Callable[[str], None]
+        self,
+        connection_id: str,
+        channel: AgentChannel,
+        *,
+        on_end: Callable[[str], None],
+        activity: Activity,
     ) -> None:
         self.connection_id = connection_id
         self.channel = channel
+        self.activity = activity
+        """Its traffic either way (the endpoint ends it once idle)."""
         self.stream = Outbox()
         self.sessions: dict[str, Outbox] = {}
         self.ended = anyio.Event()
@@ -194,6 +202,7 @@ class HttpConnection:
 
     async def deliver(self, message: bytes, seen: Peeked) -> None:
         """A client's message, to the agent; its answer will find the session's stream."""
+        self.activity.client_sent(seen)
         if seen.request and seen.session_id is not None:
             assert seen.key is not None
             self._routes[seen.key] = (seen.session_id, attaches_session(seen.method))
@@ -214,6 +223,7 @@ class HttpConnection:
 
     async def _route(self, message: bytes) -> None:
         seen = peek(message)
+        self.activity.agent_sent(seen)
         box = self.stream
         if seen is not None and seen.response:
             assert seen.key is not None

@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-from collections.abc import AsyncGenerator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncGenerator, Awaitable, Callable, MutableMapping, Sequence
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any
 
 import anyio
@@ -54,7 +55,10 @@ from gemwire.runners.acp.channel import CLOSE_GRACE, AgentChannel
 from gemwire.runners.acp.process_channel import AgentLaunch, ProcessChannel
 from gemwire.runners.agents import AGENTS, resolve_agent
 from gemwire.server.acp_connection import HttpConnection, agent_messages, one_line
+from gemwire.server.acp_idle import Activity, Clock
+from gemwire.server.acp_roots import Refused, SessionFolders
 from gemwire.server.agents import AgentLauncher as ServerLauncher
+from gemwire.server.config import DEFAULT_IDLE_TIMEOUT
 from gemwire.server.responses import NotFound
 
 __all__ = ("AcpEndpoint", "AgentLauncher", "launch_built_in", "server_launcher")
@@ -70,6 +74,8 @@ KEEP_ALIVE_INTERVAL = 15.0
 MAX_CONNECTIONS = 32
 """Agents the endpoint runs at once (one a connection); the next connection is 503."""
 _TOO_BIG = 1009
+_GOING_AWAY = 1001
+_SHUTTING_DOWN = "the server is shutting down"
 _NOT_JSON = "the message is not a JSON-RPC message (a JSON object, UTF-8)"
 
 
@@ -96,29 +102,46 @@ def server_launcher(launcher: ServerLauncher, cwd: str) -> AgentLauncher:
 
 class AcpEndpoint:
     """The ASGI app; ``launcher`` starts the agent of each connection, at most
-    ``max_connections`` at once."""
+    ``max_connections`` at once; the folders a client names for a session must lie under
+    ``roots`` (by real path: `SessionFolders`; by default the current folder, as for
+    ``gemwire serve``); a connection idle for ``idle_timeout`` seconds ends (`Activity`,
+    timed by ``clock``)."""
 
     def __init__(
-        self, launcher: AgentLauncher = launch_built_in, *, max_connections: int = MAX_CONNECTIONS
+        self,
+        launcher: AgentLauncher = launch_built_in,
+        *,
+        roots: Sequence[str] = (".",),
+        max_connections: int = MAX_CONNECTIONS,
+        idle_timeout: float = DEFAULT_IDLE_TIMEOUT,
+        clock: Clock = anyio.current_time,
     ) -> None:
         self._launcher = launcher
+        self._folders = SessionFolders(roots)
         self._max = max_connections
+        self._idle_timeout = idle_timeout
+        self._clock = clock
         self._live = 0
         self._tg: TaskGroup | None = None
         self._closing: anyio.Event | None = None
         self._freed: anyio.Event | None = None
         self.connections: dict[str, HttpConnection] = {}
         """The live Streamable HTTP connections, by id."""
+        self._sockets: dict[str, _Socket] = {}
 
     @asynccontextmanager
     async def running(self) -> AsyncGenerator[None]:
-        """Where Streamable HTTP connections run; leaving it stops every agent."""
+        """Where Streamable HTTP connections run, and idle connections are ended; leaving
+        it stops every agent."""
         async with anyio.create_task_group() as tg:
             self._tg = tg
             self._closing, self._freed = anyio.Event(), anyio.Event()
+            reaping = anyio.CancelScope()
+            tg.start_soon(self._reap, reaping)
             try:
                 yield
             finally:
+                reaping.cancel()
                 self._tg = None
                 self.end_all()
 
@@ -130,6 +153,8 @@ class AcpEndpoint:
             self._closing.set()
         for connection in list(self.connections.values()):
             connection.end()
+        for socket in self._sockets.values():
+            socket.close(_GOING_AWAY, _SHUTTING_DOWN)
 
     async def drain(self) -> None:
         """`end_all`, then wait until every connection has ended and its agent stopped
@@ -137,6 +162,34 @@ class AcpEndpoint:
         self.end_all()
         while self._live and self._freed is not None:
             await self._freed.wait()
+
+    def reap_idle(self) -> float:
+        """End every connection idle for ``idle_timeout`` (no message either way, no turn
+        running): a WebSocket closes with 1001, a Streamable HTTP connection's streams
+        end; their agents stop. The seconds until another may be idle that long."""
+        timeout = self._idle_timeout
+        reason = f"idle for {timeout:g} s (no message either way, no turn running)"
+        ends: list[tuple[Activity, Callable[[], None]]] = [
+            (c.activity, c.end) for c in self.connections.values()
+        ]
+        ends += [
+            (s.activity, partial(s.close, _GOING_AWAY, reason)) for s in self._sockets.values()
+        ]
+        wait = timeout
+        for activity, end in ends:
+            idle = activity.idle_for()
+            if idle is None:
+                continue
+            if idle >= timeout:
+                end()
+            else:
+                wait = min(wait, timeout - idle)
+        return wait
+
+    async def _reap(self, scope: anyio.CancelScope) -> None:
+        with scope:
+            while True:  # noqa: ASYNC110 - time passing is what it waits for
+                await anyio.sleep(self.reap_idle())
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -190,16 +243,52 @@ class AcpEndpoint:
             except AgentNotFound as exc:  # its command cannot be run
                 await _deny(scope, send, 404, "not_found", str(exc))
                 return
-            header = (CONNECTION_ID_HEADER.lower().encode(), secrets.token_hex(16).encode())
+            socket_id = secrets.token_hex(16)
+            header = (CONNECTION_ID_HEADER.lower().encode(), socket_id.encode())
             await send({"type": "websocket.accept", "headers": [header]})
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(_agent_to_socket, channel, send)
-                if self._closing is not None:
-                    tg.start_soon(_close_at_shutdown, self._closing, tg.cancel_scope, send)
-                await _socket_to_agent(channel, receive, send)
-                tg.cancel_scope.cancel()
+            self._sockets[socket_id] = socket = _Socket(Activity(self._clock))
+            if self._closing is not None and self._closing.is_set():
+                socket.close(_GOING_AWAY, _SHUTTING_DOWN)
+            try:
+                async with anyio.create_task_group() as tg:
+                    tg.start_soon(_agent_to_socket, channel, send, socket.activity)
+                    tg.start_soon(_close_when_asked, socket, tg.cancel_scope, send)
+                    await self._socket_to_agent(channel, receive, send, socket.activity)
+                    tg.cancel_scope.cancel()
+            finally:
+                del self._sockets[socket_id]
             with anyio.CancelScope(shield=True):
                 await channel.close(CLOSE_GRACE)
+
+    async def _socket_to_agent(
+        self, channel: AgentChannel, receive: Receive, send: Send, activity: Activity
+    ) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            if message["type"] != "websocket.receive":
+                continue
+            text = message.get("text")
+            data: bytes = text.encode() if text is not None else message.get("bytes") or b""
+            if len(data) > DEFAULT_MAX_LINE_BYTES:
+                reason = "the message is too big"
+                await send({"type": "websocket.close", "code": _TOO_BIG, "reason": reason})
+                return
+            seen = peek(data) if data.strip() else None
+            if seen is None:
+                activity.client_sent(None)
+                if data.strip():
+                    await send({"type": "websocket.send", "text": parse_error(_NOT_JSON).decode()})
+                continue
+            checked = self._folders.check(data)
+            if isinstance(checked, Refused):
+                activity.client_sent(None)
+                if checked.answer is not None:
+                    await send({"type": "websocket.send", "text": checked.answer.decode()})
+                continue
+            activity.client_sent(seen)
+            await channel.send(one_line(checked) + b"\n")
 
     # Streamable HTTP -----------------------------------------------------------------
 
@@ -230,7 +319,14 @@ class AcpEndpoint:
         if session_id is not None and session_id not in connection.sessions:
             await _error(send, 404, "not_found", f"no session {session_id!r} on this connection")
             return
-        await connection.deliver(body, seen)
+        checked = self._folders.check(body)
+        if isinstance(checked, Refused):  # answered here, as both the SDK's clients read it
+            connection.activity.client_sent(None)
+            await _respond(send, 202 if checked.answer is None else 200, checked.answer or b"")
+            return
+        if checked is not body:  # its folders as their real paths: the id as encoded anew
+            seen = peek(checked) or seen
+        await connection.deliver(checked, seen)
         await _respond(send, 202, b"")
 
     async def _open(self, scope: Scope, body: bytes, seen: Peeked, send: Send) -> None:
@@ -246,13 +342,16 @@ class AcpEndpoint:
             self._release()
             await _error(send, 404, "not_found", str(exc))
             return
-        connection = HttpConnection(secrets.token_hex(16), channel, on_end=self._forget)
+        connection = HttpConnection(
+            secrets.token_hex(16), channel, on_end=self._forget, activity=Activity(self._clock)
+        )
+        # Known before it starts: a shutdown meanwhile ends it too.
+        self.connections[connection.connection_id] = connection
         try:
             await self._tg.start(connection.run)  # its end (even failing to start) frees the slot
         except AgentNotFound as exc:
             await _error(send, 404, "not_found", str(exc))
             return
-        self.connections[connection.connection_id] = connection
         answer = await connection.ask(body, seen)
         if answer is None:
             ended = connection.ended.is_set()
@@ -370,9 +469,27 @@ class AcpEndpoint:
         return self._launcher(name)
 
 
-async def _agent_to_socket(channel: AgentChannel, send: Send) -> None:
+class _Socket:
+    """One WebSocket connection: its traffic, and how it is to close (`close`)."""
+
+    def __init__(self, activity: Activity) -> None:
+        self.activity = activity
+        self.closing = anyio.Event()
+        self.code = 1000
+        self.reason = ""
+
+    def close(self, code: int, reason: str) -> None:
+        """Close the socket with ``code`` and ``reason``, stopping its agent (the first
+        reason given wins)."""
+        if not self.closing.is_set():
+            self.code, self.reason = code, reason
+            self.closing.set()
+
+
+async def _agent_to_socket(channel: AgentChannel, send: Send, activity: Activity) -> None:
     try:
         async for message in agent_messages(channel):
+            activity.agent_sent(peek(message) if activity.turn_running else None)
             try:
                 text = message.decode()
             except UnicodeDecodeError:  # a text frame is UTF-8: the rest as Node reads it
@@ -387,35 +504,11 @@ async def _agent_to_socket(channel: AgentChannel, send: Send) -> None:
         return  # the client is gone: the other side sees it
 
 
-async def _close_at_shutdown(closing: anyio.Event, scope: anyio.CancelScope, send: Send) -> None:
-    await closing.wait()
+async def _close_when_asked(socket: _Socket, scope: anyio.CancelScope, send: Send) -> None:
+    await socket.closing.wait()
     scope.cancel()
     with anyio.CancelScope(shield=True), contextlib.suppress(OSError):
-        await send(
-            {"type": "websocket.close", "code": 1001, "reason": "the server is shutting down"}
-        )
-
-
-async def _socket_to_agent(channel: AgentChannel, receive: Receive, send: Send) -> None:
-    while True:
-        message = await receive()
-        if message["type"] == "websocket.disconnect":
-            return
-        if message["type"] != "websocket.receive":
-            continue
-        text = message.get("text")
-        data: bytes = text.encode() if text is not None else message.get("bytes") or b""
-        if len(data) > DEFAULT_MAX_LINE_BYTES:
-            reason = "the message is too big"
-            await send({"type": "websocket.close", "code": _TOO_BIG, "reason": reason})
-            return
-        if not data.strip():
-            continue
-        seen = peek(data)
-        if seen is None:
-            await send({"type": "websocket.send", "text": parse_error(_NOT_JSON).decode()})
-            continue
-        await channel.send(one_line(data) + b"\n")
+        await send({"type": "websocket.close", "code": socket.code, "reason": socket.reason})
 
 
 def _headers(scope: Scope) -> dict[str, str]:

@@ -7,7 +7,8 @@ and, at shutdown, ends every turn, stream and agent before the process exits.
 
 The ACP endpoint (`AcpEndpoint`, a pure ASGI app) is mounted at ``/acp/{agent}`` for HTTP
 and WebSocket alike; it starts the server's agents (`server_launcher`), at most
-``max_sessions`` at once; shutdown ends its connections (`AcpEndpoint.drain`).
+``max_sessions`` at once, in sessions under the roots, ending a connection idle for
+``idle_timeout``; shutdown ends its connections (`AcpEndpoint.drain`).
 """
 
 from __future__ import annotations
@@ -82,7 +83,12 @@ def create_app(
     spares = SpareAgents(launcher or ProcessLauncher(config.agents), config.warm, config.roots[0])
     shutting_down = anyio.Event()
     batches = BatchManager(config.state_dir, shutting_down)
-    acp = AcpEndpoint(server_launcher(spares, config.roots[0]), max_connections=config.max_sessions)
+    acp = AcpEndpoint(
+        server_launcher(spares, config.roots[0]),
+        roots=config.roots,
+        max_connections=config.max_sessions,
+        idle_timeout=config.idle_timeout,
+    )
     state = AppState(
         config=config, launcher=spares, batches=batches, acp=acp, shutting_down=shutting_down
     )

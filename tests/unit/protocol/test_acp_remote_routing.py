@@ -8,7 +8,13 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gemwire.protocol.acp.remote import Peeked, carries_session_header, parse_error, peek
+from gemwire.protocol.acp.remote import (
+    Peeked,
+    carries_session_header,
+    invalid_params,
+    parse_error,
+    peek,
+)
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=5),
@@ -63,3 +69,13 @@ def test_the_parse_error_is_json_rpc() -> None:
         "id": None,
         "error": {"code": -32700, "message": "Parse error: bad"},
     }
+
+
+@pytest.mark.parametrize("key", [b"7", b'"a-7"', b"12345678901234567890123"])
+def test_invalid_params_answers_the_request_by_its_id_as_written(key: bytes) -> None:
+    answer = invalid_params(key, "cwd '/x' is outside")
+    assert answer == (
+        b'{"jsonrpc":"2.0","id":' + key + b',"error":{"code":-32602,'
+        b'"message":"Invalid params: cwd \'/x\' is outside"}}'
+    )
+    assert peek(answer) == Peeked(key=key, method=None, session_id=None, failed=True)

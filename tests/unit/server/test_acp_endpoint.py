@@ -1,12 +1,13 @@
 """The ACP endpoint (`AcpEndpoint`) at the wire, under uvicorn on 127.0.0.1, serving the
 scripted agent: exact answers to bad requests, frames that are not JSON, frames over the
-cap, a client that never reads, a client that vanishes mid-turn."""
+cap, a client that never reads, a client that vanishes mid-turn, idle connections (on a
+clock the test moves)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
-from contextlib import aclosing, asynccontextmanager
+from contextlib import aclosing, asynccontextmanager, contextmanager
 from typing import Any, cast
 
 import anyio
@@ -48,7 +49,7 @@ class Served:
         self.channels: list[ScriptedChannel] = []
         self.sent = 0
         self._on_prompt = on_prompt or self._flood
-        self.endpoint = AcpEndpoint(self._launch)
+        self.endpoint = AcpEndpoint(self._launch, roots=("/",))
 
     async def _flood(self, agent: ScriptedAgent, session_id: str, params: Any) -> str:
         for _ in range(FLOOD):
@@ -307,7 +308,7 @@ async def _vanish_over_http(url: str) -> None:
 
 async def test_the_endpoint_runs_at_most_max_connections_agents() -> None:
     state = Served()
-    state.endpoint = AcpEndpoint(state._launch, max_connections=1)
+    state.endpoint = AcpEndpoint(state._launch, roots=("/",), max_connections=1)
     with serve_asgi(endpoint_app(state.endpoint)) as host:
         url = f"http://{host}/acp/scripted"
         json_type = {"Content-Type": "application/json"}
@@ -377,3 +378,130 @@ async def test_end_all_ends_every_stream_and_stops_every_agent() -> None:
                 with anyio.fail_after(10):
                     assert [line async for line in stream.aiter_lines()] == []
         await eventually(lambda: state.channels[0].closed.is_set() and not endpoint.connections)
+
+
+# Idle connections ------------------------------------------------------------------------
+
+
+class Clock:
+    """The endpoint's clock, moved by the test (read from the server's thread)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def _until_cancelled(agent: ScriptedAgent, session_id: str, params: Any) -> str:
+    await agent.say(session_id, "working")
+    await agent.cancelled.wait()
+    return "cancelled"
+
+
+IDLE = "idle for 60 s (no message either way, no turn running)"
+
+
+@contextmanager
+def reaping(clock: Clock) -> Iterator[tuple[Served, str]]:
+    """The endpoint (idle timeout 60 s on ``clock``) served, with ``GET /reap`` calling
+    `AcpEndpoint.reap_idle` in the server's loop (the wait it returns is the body)."""
+    state = Served(on_prompt=_until_cancelled)
+    state.endpoint = AcpEndpoint(state._launch, roots=("/",), idle_timeout=60, clock=clock)
+    endpoint, mounted = state.endpoint, endpoint_app(state.endpoint)
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == "/reap":
+            wait = str(endpoint.reap_idle()).encode()
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": wait})
+        else:
+            await mounted(scope, receive, send)
+
+    with serve_asgi(app) as host:
+        yield state, host
+
+
+async def reap(host: str) -> float:
+    async with httpx.AsyncClient() as client:
+        return float((await client.get(f"http://{host}/reap")).text)
+
+
+async def test_an_idle_websocket_closes_with_1001_while_a_running_turn_keeps_one_open() -> None:
+    clock = Clock()
+    with reaping(clock) as (state, host):
+        async with websocket(host) as idle, websocket(host) as busy:
+            await idle.send_text(INITIALIZE.decode())  # and nothing more
+            await idle.receive_text()
+            for message in (INITIALIZE, NEW_SESSION, prompt()):
+                await busy.send_text(message.decode())
+            for _ in range(3):  # the answers to initialize, session/new; "working"
+                await busy.receive_text()
+            clock.now = 59.5
+            assert await reap(host) == 0.5
+            clock.now = 60.0
+            assert await reap(host) == 60.0  # the turn runs: nothing else may end sooner
+            with pytest.raises(WebSocketDisconnect) as caught:
+                await idle.receive_text()
+            assert (caught.value.code, caught.value.reason) == (1001, IDLE)
+            await eventually(state.channels[0].closed.is_set)
+
+            cancel = {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "s0"}}
+            await busy.send_text(json.dumps(cancel))
+            answer = json.loads(await busy.receive_text())
+            assert (answer["id"], answer["result"]) == (2, {"stopReason": "cancelled"})
+            clock.now = 119.5  # idle since the turn ended, at 60
+            assert await reap(host) == 0.5
+            assert not state.channels[1].closed.is_set()
+            clock.now = 120.0
+            await reap(host)
+            with pytest.raises(WebSocketDisconnect) as caught:
+                await busy.receive_text()
+            assert (caught.value.code, caught.value.reason) == (1001, IDLE)
+        await eventually(state.channels[1].closed.is_set)
+
+
+async def test_an_idle_http_connection_ends_while_a_running_turn_keeps_one() -> None:
+    clock = Clock()
+    with reaping(clock) as (state, host):
+        url = f"http://{host}/acp/scripted"
+        json_type = {"Content-Type": "application/json"}
+        async with httpx.AsyncClient() as client:
+            ids = []
+            for _ in range(2):
+                opened = await client.post(url, content=INITIALIZE, headers=json_type)
+                ids.append(opened.headers["acp-connection-id"])
+            assert ids[0] != ids[1]
+            assert all(len(i) == 32 and int(i, 16) >= 0 for i in ids)  # 128 random bits
+            idle, busy = ({"Acp-Connection-Id": i} for i in ids)
+            sse = {"Accept": "text/event-stream"}
+            async with (
+                client.stream("GET", url, headers={**idle, **sse}) as idle_stream,
+                client.stream("GET", url, headers={**busy, **sse}),
+            ):
+                await client.post(url, content=NEW_SESSION, headers={**json_type, **busy})
+                connection = state.endpoint.connections[ids[1]]
+                await eventually(lambda: "s0" in connection.sessions)
+                session = {**json_type, **busy, "Acp-Session-Id": "s0"}
+                await client.post(url, content=prompt(), headers=session)
+                await eventually(lambda: connection.activity.turn_running)
+                clock.now = 60.0
+                assert await reap(host) == 60.0
+                assert [line async for line in idle_stream.aiter_lines()] == []
+                await eventually(lambda: ids[0] not in state.endpoint.connections)
+                assert state.channels[0].closed.is_set()
+                gone = await client.post(url, content=NEW_SESSION, headers={**json_type, **idle})
+                assert (gone.status_code, gone.json()["error"]["message"]) == (
+                    404,
+                    f"no connection {ids[0]!r}",
+                )
+
+                cancel = b'{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s0"}}'
+                await client.post(url, content=cancel, headers=session)
+                await eventually(lambda: not connection.activity.turn_running)
+                clock.now = 119.0
+                assert await reap(host) == 1.0
+                clock.now = 120.0
+                await reap(host)
+                await eventually(lambda: not state.endpoint.connections)
+        assert state.channels[1].closed.is_set()

@@ -30,6 +30,7 @@ __all__ = (
     "Peeked",
     "attaches_session",
     "carries_session_header",
+    "invalid_params",
     "parse_error",
     "peek",
 )
@@ -140,3 +141,14 @@ def parse_error(reason: str) -> bytes:
     """
     error = {"code": -32700, "message": f"Parse error: {reason}"}
     return msgspec.json.encode({"jsonrpc": "2.0", "id": None, "error": error})
+
+
+def invalid_params(key: bytes, reason: str) -> bytes:
+    """The JSON-RPC answer to the request whose ``id`` is ``key`` (as written) when its
+    params are refused before the agent sees them (code -32602).
+
+    >>> invalid_params(b'"a"', "cwd is missing")
+    b'{"jsonrpc":"2.0","id":"a","error":{"code":-32602,"message":"Invalid params: cwd is missing"}}'
+    """
+    error = {"code": -32602, "message": f"Invalid params: {reason}"}
+    return msgspec.json.encode({"jsonrpc": "2.0", "id": msgspec.Raw(key), "error": error})
