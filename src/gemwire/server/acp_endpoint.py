@@ -14,16 +14,24 @@ speaks both of the RFD's transports, as the ACP Python SDK 0.12.1 does:
 
 One agent process per connection, from the injected ``launcher`` (by default the
 built-in agents, `launch_built_in`; in `gemwire serve`, the server's agents through
-`server_launcher`); an unknown agent is 404, a connection past
-``max_connections`` 503. Messages pass as they came, byte for byte; the agent's go out
-as soon as the client takes them, never piling up (`Outbox`). What the client sends is
+`server_launcher`); an unknown agent is 404, a connection past ``max_connections`` 503.
+Messages pass as they came, byte for byte (but for the folders below); the agent's go
+out as soon as the client takes them, never piling up (`Outbox`). What the client sends is
 checked first: a frame that is not a JSON object is answered with a JSON-RPC parse error
 and never reaches the agent; one over the line cap (64 MiB) closes the socket with 1009,
-or is refused with 413 over HTTP. Tokens and ``Origin`` are the mounting server's (its
-middleware).
+or is refused with 413 over HTTP; a folder named for a session outside the ``roots`` is
+answered with a JSON-RPC error (invalid params), and the folders that pass reach the
+agent as their real paths (`SessionFolders`). Tokens and ``Origin`` are the mounting
+server's (its middleware).
+
+A connection with no message either way for ``idle_timeout`` and no turn running ends
+(`Activity`, `reap_idle`): its WebSocket closes with 1001, or its Streamable HTTP streams
+end, and its agent stops. Without it a client that vanished without a word (uvicorn
+sends no WebSocket pings) would hold its agent, and a connection slot, for ever.
 
 Streamable HTTP connections outlive their requests: they run in `running` (the app's
-lifespan, which this app handles itself when it is the whole server).
+lifespan, which this app handles itself when it is the whole server), as the ending of
+idle connections does.
 """
 
 from __future__ import annotations
@@ -89,7 +97,8 @@ def launch_built_in(name: str) -> AgentChannel:
 def server_launcher(launcher: ServerLauncher, cwd: str) -> AgentLauncher:
     """The endpoint's launcher over the server's: its agents (``--agent`` ones, ``--warm``
     spares, an environment without the server's token), each process started in ``cwd``
-    (the first root; the client names its session's folder in ``session/new``)."""
+    (the first root; the client names its session's folder in ``session/new``, which the
+    endpoint holds to the roots)."""
 
     def launch(name: str) -> AgentChannel:
         try:

@@ -498,8 +498,9 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
         "An ACP agent: a WebSocket, or a Streamable HTTP stream",
         "The Agent Client Protocol's transport RFD, as the ACP Python SDK 0.12 speaks it. "
         "A WebSocket upgrade starts one agent for the socket: each text frame is one "
-        "JSON-RPC message, both ways; the socket closing stops the agent (1001 at shutdown, "
-        "1009 for a message over 64 MiB; refused with 1008 for a wrong token or Origin). "
+        "JSON-RPC message, both ways; the socket closing stops the agent (1001 at shutdown "
+        "or after `--idle-timeout` with no message and no turn, 1009 for a message over "
+        "64 MiB; refused with 1008 for a wrong token or Origin). "
         "Otherwise (`Accept: text/event-stream`), the SSE stream of a Streamable HTTP "
         "connection (`Acp-Connection-Id`), or of one of its sessions (`Acp-Session-Id`): "
         "the agent's messages, one an event; one reader at a time (409); the connection's "
@@ -514,8 +515,10 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
         "`initialize` starts the connection's agent and is answered in the body, with the "
         "`Acp-Connection-Id` header; every other message needs that header (and "
         "`Acp-Session-Id` for a method on a session) and is answered 202, its answer coming "
-        "on a stream. The body may be up to 64 MiB, the stdio line cap (413 above it). Past "
-        "`--max-sessions` connections at once, `initialize` is 503.",
+        "on a stream. A message naming a session's folder outside the roots is answered "
+        "here, 200, with its JSON-RPC error (-32602), and never reaches the agent. The body "
+        "may be up to 64 MiB, the stdio line cap (413 above it). Past `--max-sessions` "
+        "connections at once, `initialize` is 503.",
         params=(_ACP_AGENT, _ACP_CONNECTION, _ACP_SESSION),
         body={"application/json": _ACP_MESSAGE},
         response={"application/json": _ACP_MESSAGE},
