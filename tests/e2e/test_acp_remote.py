@@ -68,7 +68,7 @@ async def gemini_served(scenario: Scenario, tmp_path: Path) -> AsyncIterator[Ser
             )
             return ProcessChannel(launch)
 
-        with serve_asgi(endpoint_app(AcpEndpoint(launch))) as host:
+        with serve_asgi(endpoint_app(AcpEndpoint(launch, roots=(str(env.workspace),)))) as host:
             yield Served(host, env)
             await _nothing_left(env)
         assert env.live_processes() == []
@@ -169,7 +169,7 @@ def test_gemwire_acp_connect_prints_what_a_local_run_prints(tmp_path: Path, sche
                 )
             )
 
-        with serve_asgi(endpoint_app(AcpEndpoint(launch))) as host:
+        with serve_asgi(endpoint_app(AcpEndpoint(launch, roots=(str(env.workspace),)))) as host:
             url = f"{scheme}://{host}/acp/gemini"
             remote = CliRunner().invoke(
                 main, ["acp", "--json", *cwd, "--connect", url, "say hello"]

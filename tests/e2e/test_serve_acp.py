@@ -1,8 +1,10 @@
 """``gemwire serve`` as a process, its ACP endpoint ``/acp/gemini`` driving the real ``gemini
 --acp`` 0.61.0 (scripted model, isolated home): the ACP Python SDK's WebSocket and
 Streamable HTTP clients (an implementation we did not write) and ``gemwire acp --connect``
-each get a streamed answer with the token; SIGTERM with an ACP WebSocket and an HTTP
-connection open closes both, stops their agents and exits 0."""
+each get a streamed answer with the token; a session's folder outside ``--root`` (named
+by the SDK, or the folder ``gemwire acp --connect`` runs in) is refused and nothing is
+written there; SIGTERM with an ACP WebSocket and an HTTP connection open closes both,
+stops their agents and exits 0."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-from acp import connect_to_agent, text_block
+from acp import RequestError, connect_to_agent, text_block
 from acp.http import create_http_stream
 from acp.interfaces import Client
 from acp.ws import create_websocket_stream
@@ -70,6 +72,7 @@ async def test_acp_clients_drive_gemini_through_gemwire_serve(tmp_path: Path) ->
             with anyio.fail_after(240):
                 await sdk_clients(server.host, env)
                 await gemwire_acp_connect(server.host, env)
+                await outside_the_root(server.host, env, tmp_path / "outside")
                 code, stderr, closed = await sigterm_with_connections_open(server, env)
         finally:
             await server.close()
@@ -107,6 +110,56 @@ async def gemwire_acp_connect(host: str, env: IsolatedGemini) -> None:
     assert "".join(e["text"] for e in events if e["type"] == "message_delta") == "Hello there."
     last = events[-1]
     assert (last["type"], last["ok"], last["answer"]) == ("turn_completed", True, "Hello there.")
+
+
+async def outside_the_root(host: str, env: IsolatedGemini, outside: Path) -> None:
+    """A session in a folder outside the root, or through a symlink out of it: refused
+    over both transports, and by ``gemwire acp --connect`` run there; nothing is written."""
+    await anyio.Path(outside).mkdir()
+    link = env.workspace / "out"
+    await anyio.Path(link).symlink_to(outside)
+    root = await anyio.Path(env.workspace).resolve()
+    rule = f"is outside the server's roots ({root}): a session's folders must lie under one "
+    rule += "of them, symlinks resolved"
+    transports = [await create_websocket_stream(f"ws://{host}/acp/gemini", headers=AUTH)]
+    async with httpx.AsyncClient(timeout=httpx.Timeout(None), headers=AUTH) as http:
+        transports.append(create_http_stream(f"http://{host}/acp/gemini", client=http))
+        for transport in transports:
+            connection = connect_to_agent(Collecting(), transport)  # type: ignore[abstract]
+            try:
+                with anyio.fail_after(60):
+                    await connection.initialize(protocol_version=1)
+                    for cwd in (outside, link):
+                        with pytest.raises(RequestError) as refused:
+                            await connection.new_session(cwd=str(cwd), mcp_servers=[])
+                        assert (refused.value.code, str(refused.value)) == (
+                            -32602,
+                            f"Invalid params: cwd '{cwd}' {rule}",
+                        )
+            finally:
+                await connection.close()
+                await transport.close()
+    cli = await anyio.run_process(
+        [
+            sys.executable, "-m", "gemwire", "acp", "--json", "--connect",
+            f"ws://{host}/acp/gemini", "--token", TOKEN, "write pwned.txt",
+        ],
+        cwd=outside,
+        env=env.environ(),
+        check=False,
+    )  # fmt: skip
+    [last] = [json.loads(line) for line in cli.stdout.decode().splitlines()]
+    assert (cli.returncode, last["type"], last["error"]) == (
+        1,
+        "turn_completed",
+        {
+            "kind": "input",
+            "message": f"session/new: Invalid params: cwd '{outside}' {rule}",
+            "exit_code": None,
+        },
+    )
+    assert [p async for p in anyio.Path(outside).iterdir()] == []
+    await anyio.Path(link).unlink()
 
 
 async def sigterm_with_connections_open(
