@@ -47,6 +47,13 @@ _FILTERING = frozenset({AGENT_METHODS["session_list"]})
 _RULE = "a session's folders must lie under one of them, symlinks resolved"
 
 
+class _Method(msgspec.Struct):
+    method: object = None
+
+
+_method_of = msgspec.json.Decoder(_Method)
+
+
 class Refused(msgspec.Struct, frozen=True):
     """A message that names a folder it may not: ``answer`` is the client's JSON-RPC error
     (``None`` for a notification, which gets none)."""
@@ -65,12 +72,11 @@ class SessionFolders:
         self.roots = tuple(os.path.realpath(root) for root in roots)
 
     def check(self, data: bytes) -> bytes | Refused:
-        """``data`` (one JSON message, checked as JSON) as the agent gets it, or why not."""
-        message = msgspec.json.decode(data)
-        method = message.get("method") if isinstance(message, dict) else None
+        """``data`` (one JSON object, checked as JSON) as the agent gets it, or why not."""
+        method = _method_of.decode(data).method  # the rest skipped: a prompt may be 64 MiB
         if method not in _OPENING and method not in _FILTERING:
             return data
-        assert isinstance(message, dict)
+        message = msgspec.json.decode(data)
         try:
             message["params"] = self._placed(message.get("params"), required=method in _OPENING)
         except _Invalid as exc:
