@@ -30,6 +30,7 @@ __all__ = (
     "O_DIRECTORY",
     "O_NOFOLLOW",
     "O_NONBLOCK",
+    "UNLINKS_OPEN_FILES",
     "effective_user_id",
     "try_lock",
     "user_id",
@@ -43,6 +44,9 @@ if sys.platform == "win32":
     """Without it ``os.open`` is in text mode there: CRLF turns into LF, Ctrl-Z ends a read."""
     HANGUP: tuple[signal.Signals, ...] = ()
     """Windows has no SIGHUP: a closed console window ends its processes (CTRL_CLOSE)."""
+    UNLINKS_OPEN_FILES = False
+    """Windows refuses to remove a file that is open: ``os.open`` there shares no delete
+    access, so ``os.unlink`` fails (a sharing violation) until every descriptor is closed."""
 
     def try_lock(fd: int) -> bool:
         """Lock the open file ``fd`` for this process alone; False if another holds it.
@@ -76,6 +80,8 @@ else:
     O_BINARY = 0
     HANGUP = (signal.SIGHUP,)
     """SIGHUP: the terminal closed."""
+    UNLINKS_OPEN_FILES = True
+    """A file may be removed while open (it goes when the last descriptor closes)."""
 
     def try_lock(fd: int) -> bool:
         """Lock the open file ``fd`` for this process alone; False if another holds it.
