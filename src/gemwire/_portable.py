@@ -10,6 +10,10 @@ Open flags absent on an OS are ``0`` there: Windows has no symlink-following fla
 ``exec`` to close descriptors across (Python makes them non-inheritable already).
 ``O_BINARY`` is the other way round: only Windows has a text mode to turn off.
 
+A command given as one line of text (`split_command`) is split by the rules of the OS it
+runs on: there are no shell quoting rules on Windows, where each program parses its own
+command line, and a backslash is a path's separator, not an escape.
+
 >>> import tempfile
 >>> with tempfile.TemporaryFile() as file:
 ...     try_lock(file.fileno())
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shlex
 import signal
 import sys
 
@@ -32,9 +37,85 @@ __all__ = (
     "O_NONBLOCK",
     "UNLINKS_OPEN_FILES",
     "effective_user_id",
+    "split_command",
     "try_lock",
     "user_id",
 )
+
+
+def split_command(text: str, platform: str = sys.platform) -> list[str]:
+    r"""The words of a command given as one line of text, as ``platform`` splits it.
+
+    POSIX: a shell's words (`shlex.split`). Windows: the Microsoft C runtime's rules, by
+    which the program would split that line itself (`CommandLineToArgvW` splits the same,
+    but for ``""`` inside quotes), and which `subprocess.list2cmdline` writes: blanks
+    separate words, ``"`` groups them; a backslash is itself except before ``"`` (``\"``
+    is a quote, ``\\"`` a backslash then a grouping quote); ``""`` inside quotes is a
+    quote. The first word, the program, is read as Windows reads a program's path: ``"``
+    groups and nothing escapes (no path holds a quote, and a folder's ends in ``\``).
+
+    >>> split_command(r'"C:\Program Files\agent.cmd" --root C:\work "a \"b\""', "win32")
+    ['C:\\Program Files\\agent.cmd', '--root', 'C:\\work', 'a "b"']
+    >>> split_command(r"my-agent --root C:\work", "linux")
+    ['my-agent', '--root', 'C:work']
+
+    Raises `ValueError` for a line POSIX rules cannot split (a quote left open).
+    """
+    if platform != "win32":
+        return shlex.split(text)
+    words: list[str] = []
+    at = _blanks(text, 0)
+    if at < len(text):
+        program, quoted = [], False
+        while at < len(text) and (quoted or text[at] not in " \t"):
+            if text[at] == '"':
+                quoted = not quoted
+            else:
+                program.append(text[at])
+            at += 1
+        words.append("".join(program))
+    while (at := _blanks(text, at)) < len(text):
+        word, at = _windows_word(text, at)
+        words.append(word)
+    return words
+
+
+def _blanks(text: str, at: int) -> int:
+    """Past the spaces and tabs from ``at``."""
+    while at < len(text) and text[at] in " \t":
+        at += 1
+    return at
+
+
+def _windows_word(text: str, at: int) -> tuple[str, int]:
+    """The argument at ``at`` by the C runtime's rules, and where it ends."""
+    word: list[str] = []
+    quoted = False
+    while at < len(text) and (quoted or text[at] not in " \t"):
+        if text[at] == "\\":
+            end = at
+            while end < len(text) and text[end] == "\\":
+                end += 1
+            if end < len(text) and text[end] == '"':
+                word.append("\\" * ((end - at) // 2))
+                if (end - at) % 2:  # the last backslash makes the quote a quote
+                    word.append('"')
+                    end += 1
+            else:
+                word.append("\\" * (end - at))
+            at = end
+        elif text[at] == '"':
+            if quoted and text[at + 1 : at + 2] == '"':
+                word.append('"')
+                at += 2
+            else:
+                quoted = not quoted
+                at += 1
+        else:
+            word.append(text[at])
+            at += 1
+    return "".join(word), at
+
 
 if sys.platform == "win32":
     import msvcrt
