@@ -21,7 +21,7 @@ assert (sys.platform != "linux" and sys.platform != "win32") or not TYPE_CHECKIN
 
 from gemwire._transport import watchdog
 from gemwire._transport.platform._api import Launcher
-from gemwire._transport.platform._posix import FdPipe, PosixTree
+from gemwire._transport.platform._posix import FdPipe, PosixTree, shell_argv, shell_command
 from gemwire._transport.watchdog import PsTable
 
 __all__ = (
@@ -31,6 +31,8 @@ __all__ = (
     "launcher",
     "new_tree",
     "output_pipe",
+    "shell_argv",
+    "shell_command",
 )
 
 SUBREAPER = False
