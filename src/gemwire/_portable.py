@@ -1,4 +1,5 @@
-"""The few file and signal calls that differ by OS, for every layer (a leaf module).
+"""The few file, signal and command-line rules that differ by OS, for every layer (a leaf
+module).
 
 Process trees differ by OS too; they live in ``_transport/platform/``, which only runners
 may import. What ``sessions``, ``batch``, ``runners`` and ``cli`` need is here instead, so
@@ -22,24 +23,31 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import shlex
 import signal
 import sys
+import time
 
 __all__ = (
+    "CTRL_BREAK",
     "HANGUP",
     "O_BINARY",
     "O_CLOEXEC",
     "O_DIRECTORY",
     "O_NOFOLLOW",
     "O_NONBLOCK",
+    "RECEIVES_SIGNALS",
+    "STOP_SIGNALS",
     "UNLINKS_OPEN_FILES",
+    "block_signals",
     "effective_user_id",
     "split_command",
     "try_lock",
     "user_id",
+    "wait_for_signal",
 )
 
 
@@ -125,6 +133,14 @@ if sys.platform == "win32":
     """Without it ``os.open`` is in text mode there: CRLF turns into LF, Ctrl-Z ends a read."""
     HANGUP: tuple[signal.Signals, ...] = ()
     """Windows has no SIGHUP: a closed console window ends its processes (CTRL_CLOSE)."""
+    STOP_SIGNALS: tuple[signal.Signals, ...] = ()
+    """None an event loop can receive: asyncio receives no signals on Windows, Ctrl-C
+    arrives as ``KeyboardInterrupt``, and SIGTERM from ``os.kill`` is ``TerminateProcess``
+    (nothing of the process runs)."""
+    RECEIVES_SIGNALS = False
+    """asyncio's signal handlers do not exist on Windows."""
+    CTRL_BREAK: tuple[signal.Signals, ...] = (signal.SIGBREAK,)
+    """Ctrl-Break, which by default ends Python on the spot (no ``finally`` runs)."""
     UNLINKS_OPEN_FILES = False
     """Windows refuses to remove a file that is open: ``os.open`` there shares no delete
     access, so ``os.unlink`` fails (a sharing violation) until every descriptor is closed."""
@@ -147,6 +163,15 @@ if sys.platform == "win32":
         """The user's numeric id; None on Windows (no uids: temp folders are per user)."""
         return None
 
+    def block_signals(signals: list[signal.Signals]) -> None:
+        """Nothing to block: Ctrl-C arrives as ``KeyboardInterrupt`` in the main thread."""
+
+    def wait_for_signal(signals: list[signal.Signals]) -> None:
+        """Until Ctrl-C (``KeyboardInterrupt``; ``signals`` can hold nothing else here)."""
+        with contextlib.suppress(KeyboardInterrupt):
+            while True:
+                time.sleep(3600)  # interruptible by Ctrl-C, unlike a lock's wait
+
     def effective_user_id() -> int | None:
         """The effective user's id (0: root); None on Windows."""
         return None
@@ -161,6 +186,13 @@ else:
     O_BINARY = 0
     HANGUP = (signal.SIGHUP,)
     """SIGHUP: the terminal closed."""
+    STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+    """The signals that ask a program to stop, besides Ctrl-C, which an event loop can
+    receive (``anyio.open_signal_receiver``)."""
+    RECEIVES_SIGNALS = True
+    """Whether an event loop can receive signals."""
+    CTRL_BREAK: tuple[signal.Signals, ...] = ()
+    """No Ctrl-Break: Windows only."""
     UNLINKS_OPEN_FILES = True
     """A file may be removed while open (it goes when the last descriptor closes)."""
 
@@ -178,6 +210,15 @@ else:
     def user_id() -> int | None:
         """The user's numeric id; None on Windows."""
         return os.getuid()
+
+    def block_signals(signals: list[signal.Signals]) -> None:
+        """Block ``signals`` in this thread (and the threads it starts from now on), so
+        that they wait for `wait_for_signal` instead of interrupting whatever runs."""
+        signal.pthread_sigmask(signal.SIG_BLOCK, signals)
+
+    def wait_for_signal(signals: list[signal.Signals]) -> None:
+        """Until one of the blocked ``signals`` comes (``sigwait``)."""
+        signal.sigwait(signals)
 
     def effective_user_id() -> int | None:
         """The effective user's id (0: root); None on Windows."""

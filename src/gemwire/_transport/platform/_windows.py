@@ -15,8 +15,11 @@ suspended): what the child starts before `started` assigns it is not in the job.
 takes far longer than that to start anything.
 
 The system calls sit behind `JobApi` (ctypes on Windows, `kernel32_jobs`; a fake in the
-tests, which run where there is no Windows). ctypes, not pywin32: four kernel32 calls do
-not earn a runtime dependency with its own binary wheels per Python version.
+tests here, and the real one in the CI workflow's Windows job). ctypes, not pywin32: six
+kernel32 calls (``CreateJobObjectW``, ``SetInformationJobObject``, ``OpenProcess``,
+``AssignProcessToJobObject``, ``TerminateJobObject``, ``CloseHandle``), and two more that
+``os.kill`` makes (``GenerateConsoleCtrlEvent``, ``TerminateProcess``), do not earn a
+runtime dependency with its own binary wheels per Python version.
 """
 
 from __future__ import annotations
