@@ -42,7 +42,9 @@ def _agent_command(value: str) -> tuple[str, tuple[str, ...]]:
     help="A folder sessions may work in (repeatable; default: here).",
 )
 @click.option(
-    "--state-dir", help="Where session logs live (default: ~/.local/state/gemwire/server)."
+    "--state-dir",
+    help="Where session logs live (default: ~/.local/state/gemwire/server; "
+    "on Windows %LOCALAPPDATA%\\gemwire\\server).",
 )
 @click.option("--allow-origin", "allow_origins", multiple=True, help="Another allowed Origin.")
 @click.option(
