@@ -2,8 +2,9 @@
 
 No subreaper exists here, so a process that detaches (``setsid``) and whose parent exits
 belongs to launchd: only the process group, a snapshot of the tree taken before stopping,
-and the tree walked again at each step reach it. Environments of other processes are not
-readable without privileges, so there are no tagged processes to find. Beside each child
+and the tree walked again at each step reach it. Tags cannot be relied on: macOS withholds
+the environment of Apple's own programs (``/bin/sh``, ``sleep``) from every other process,
+however privileged, so the tree looks for no tagged processes. Beside each child
 runs `gemwire._transport.watchdog`, which stops the tree if gemwire dies first.
 """
 
@@ -62,7 +63,7 @@ class WatchedTree(PosixTree):
 
 
 def new_tree(marker: bytes) -> PosixTree:
-    """The tree of a child (``marker`` is unused: environments are not readable here)."""
+    """The tree of a child (``marker`` is unused: tags cannot be relied on here)."""
     return WatchedTree(PsTable(), marker)
 
 
