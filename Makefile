@@ -23,7 +23,11 @@ WINDOWS_TESTS := tests/unit/wire tests/unit/protocol tests/unit/normalize \
 	tests/unit/transport/test_tree_contract.py tests/unit/transport/test_watchdog.py \
 	tests/unit/test_windows_imports.py tests/unit/runners/test_discovery_platforms.py \
 	tests/unit/sessions/test_home_windows.py tests/unit/testing/test_pinned.py \
-	tests/unit/runners/test_acp_files.py tests/unit/transport/test_stdin_gone.py
+	tests/unit/runners/test_acp_files.py tests/unit/transport/test_stdin_gone.py \
+	tests/unit/runners/test_session_lock.py tests/unit/transport/test_shell.py \
+	tests/unit/test_split_command.py tests/unit/runners/test_agent_command_text.py \
+	tests/unit/cli/test_outputs.py tests/unit/cli/test_exit_codes.py \
+	tests/unit/cli/test_ctrl_c.py tests/unit/batch/test_tasks_and_output.py
 DIST ?= dist
 
 .PHONY: setup agents demo test test-fast check record record-agents bench browser dist

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import alive
 
 FAKE = Path(__file__).with_name("fake_gemini.py")
 GEMWIRE = str(Path(sys.executable).with_name("gemwire"))
@@ -36,15 +37,7 @@ def wait_for(pid_file: Path) -> int:
 
 
 def gone(pid: int, settle: float = 10.0) -> bool:
-    deadline = time.monotonic() + settle
-    while time.monotonic() < deadline:
-        try:
-            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
-                return True
-        except OSError:
-            return True
-        time.sleep(0.05)
-    return False
+    return not alive(pid, settle)
 
 
 @pytest.mark.parametrize(

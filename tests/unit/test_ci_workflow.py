@@ -36,10 +36,30 @@ def test_it_runs_on_pushes_and_pull_requests() -> None:
     assert set(_workflow()[True]) == {"push", "pull_request"}
 
 
+def _makefile_check_lines() -> list[str]:
+    text = (ROOT / "Makefile").read_text()
+    recipe = text.split("\ncheck:", 1)[1].split("\n\n", 1)[0]
+    return [line.strip() for line in recipe.splitlines()[1:]]
+
+
 def test_it_type_checks_each_platform_as_make_check_does() -> None:
-    commands = "\n".join(step.get("run", "") for step in _steps())
-    for platform in ("linux", "darwin", "win32"):
-        assert f"python -m mypy --platform {platform} src" in commands
+    # make check runs on Linux, whose mypy needs no --platform; the workflow names it.
+    windows_tests = " ".join(_makefile_list("WINDOWS_TESTS"))
+    make = [
+        line.replace("$(BIN)/mypy", "python -m mypy").replace("$(WINDOWS_TESTS)", windows_tests)
+        for line in _makefile_check_lines()
+        if line.startswith("$(BIN)/mypy")
+    ]
+    make = [line if "--platform" in line else f"{line} --platform linux" for line in make]
+    workflow = [
+        line.strip()
+        for step in _steps()
+        for line in step.get("run", "").splitlines()
+        if line.strip().startswith("python -m mypy")
+    ]
+    assert sorted(workflow) == sorted(make)
+    platforms = [shlex.split(line)[4] for line in workflow]
+    assert sorted(platforms) == ["darwin", "linux", "win32"]
 
 
 def test_every_test_path_it_names_exists() -> None:
@@ -64,11 +84,17 @@ def _makefile_list(name: str) -> list[str]:
     return line.split(":=", 1)[1].split()
 
 
+_ON_WINDOWS = {None: True, "runner.os == 'Windows'": True, "runner.os != 'Windows'": False}
+"""The conditions the workflow's steps use, and whether each lets a step run on Windows."""
+
+
 def test_what_runs_on_windows_is_what_make_check_type_checks_as_windows() -> None:
+    steps = [step for step in _steps() if "pytest" in step.get("run", "")]
+    assert [step["if"] for step in steps if step.get("if") not in _ON_WINDOWS] == []
     ran = {
         word
-        for step in _steps()
-        if "pytest" in step.get("run", "") and "-m e2e" not in step["run"]
+        for step in steps
+        if _ON_WINDOWS[step.get("if")] and "-m e2e" not in step["run"]
         for word in shlex.split(step["run"])
         if word.startswith("tests/")
     }
@@ -81,3 +107,24 @@ def test_what_runs_on_windows_is_what_make_check_type_checks_as_windows() -> Non
         if "--platform win32" in line
     )
     assert shlex.split(win32)[5:] == ["src", *checked]
+
+
+def _named(condition: str | None) -> set[str]:
+    return {
+        word
+        for step in _steps()
+        if "pytest" in step.get("run", "") and step.get("if") == condition
+        for word in shlex.split(step["run"])
+        if word.startswith("tests/")
+    }
+
+
+def test_what_runs_on_windows_alone_runs_on_linux_and_macos_too() -> None:
+    elsewhere = _named(None) | _named("runner.os != 'Windows'")
+    windows_only = _named("runner.os == 'Windows'")
+    assert windows_only, "no Windows-only step found"
+    assert [
+        path
+        for path in windows_only
+        if not any(path == other or path.startswith(f"{other}/") for other in elsewhere)
+    ] == []

@@ -48,6 +48,7 @@ WINDOWS_STDLIB = textwrap.dedent(
         if hasattr(signal, name):
             delattr(signal, name)
     os.O_BINARY = 0x8000  # what Windows has and Linux lacks
+    signal.SIGBREAK = 21  # Ctrl-Break, Windows only
     msvcrt = types.ModuleType("msvcrt")
     msvcrt.LK_NBLCK = 2
     msvcrt.locking = msvcrt.getwch = lambda *args: None

@@ -101,28 +101,36 @@ class Child:
     @classmethod
     async def spawn(
         cls,
-        argv: Sequence[str],
+        argv: Sequence[str] | str,
         *,
         cwd: Path | None = None,
         env: Mapping[str, str] | None = None,
         output_pipe: Callable[[int], platform.OutputPipe] = platform.output_pipe,
     ) -> Self:
-        """Start ``argv`` in a new session (its own process group; on Windows, a job).
+        """Start ``argv`` in a new session (its own process group; on Windows, a job); a
+        string is a command line for the system shell (`platform.shell_argv`), as for
+        `anyio.open_process`.
 
         ``output_pipe`` makes stdout's and stderr's pipes (this OS's kind by default).
-        Raises `AgentNotFound` when ``argv[0]`` cannot be executed, `InvalidOptions` when
+        Raises `AgentNotFound` when the program cannot be executed, `InvalidOptions` when
         ``cwd`` is not a folder that can be entered (see `spawn_error`).
         """
+        if isinstance(argv, str):
+            program, command = platform.shell_argv(argv)[0], platform.shell_command(argv)
+        else:
+            program, command = argv[0], argv
         outputs: dict[str, platform.OutputPipe] = {
             "stdout": output_pipe(PIPE_CAPACITY),
             "stderr": output_pipe(PIPE_CAPACITY),
         }
         launcher = platform.launcher()
+        if launcher and not isinstance(command, str):
+            command = [*launcher.argv(), *command]
         tag = uuid.uuid4().hex
         tree = platform.new_tree(f"{RUN_TAG}={tag}".encode())
         try:
             process = await anyio.open_process(
-                [*(launcher.argv() if launcher else ()), *argv],
+                command,
                 stdout=outputs["stdout"].child_end,
                 stderr=outputs["stderr"].child_end,
                 cwd=cwd,
@@ -135,7 +143,7 @@ class Child:
                 output.close()
             if launcher:
                 launcher.close()
-            raise spawn_error(exc, argv[0], cwd) from exc
+            raise spawn_error(exc, program, cwd) from exc
         outputs["stdout"].started(process.stdout)
         outputs["stderr"].started(process.stderr)
         child = cls(process, outputs, tree)
@@ -149,8 +157,8 @@ class Child:
             raise
         if code:  # the launcher could not start the program, and has exited
             await child.aclose()
-            failure = OSError(code, os.strerror(code), argv[0])
-            raise spawn_error(failure, argv[0], cwd) from failure
+            failure = OSError(code, os.strerror(code), program)
+            raise spawn_error(failure, program, cwd) from failure
         return child
 
     @property

@@ -15,12 +15,15 @@ _EXTRA = ("starlette", "uvicorn", "wsproto")
 
 
 def _agent_command(value: str) -> tuple[str, tuple[str, ...]]:
-    import shlex
+    from gemwire.runners.agents import command_from_text
 
     name, sep, command = value.partition("=")
     if not sep or not name.strip() or not command.strip():
         raise click.BadParameter(f"{value!r}: expected NAME=COMMAND")
-    return name.strip(), tuple(shlex.split(command))
+    try:
+        return name.strip(), command_from_text(command)
+    except ValueError as exc:
+        raise click.BadParameter(f"{value!r}: {exc}") from exc
 
 
 @click.command()
@@ -39,7 +42,9 @@ def _agent_command(value: str) -> tuple[str, tuple[str, ...]]:
     help="A folder sessions may work in (repeatable; default: here).",
 )
 @click.option(
-    "--state-dir", help="Where session logs live (default: ~/.local/state/gemwire/server)."
+    "--state-dir",
+    help="Where session logs live (default: ~/.local/state/gemwire/server; "
+    "on Windows %LOCALAPPDATA%\\gemwire\\server).",
 )
 @click.option("--allow-origin", "allow_origins", multiple=True, help="Another allowed Origin.")
 @click.option(

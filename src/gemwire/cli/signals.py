@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import anyio
 from anyio.abc import TaskStatus
 
-from gemwire._portable import HANGUP
+from gemwire._portable import CTRL_BREAK, HANGUP, RECEIVES_SIGNALS
 from gemwire.cli.exit_codes import EXIT_CANCELLED, EXIT_HANGUP, EXIT_TERMINATED
 
 __all__ = ("REASONS", "SignalStop")
@@ -41,15 +41,13 @@ _EXITS = {
 @contextmanager
 def _ctrl_break_as_ctrl_c() -> Iterator[None]:
     """Windows: Ctrl-Break ends Python on the spot by default (no ``finally`` runs); while
-    the work runs, it stops it as Ctrl-C does. Elsewhere nothing changes."""
-    if sys.platform == "win32":
-        previous = signal.signal(signal.SIGBREAK, signal.default_int_handler)
-        try:
-            yield
-        finally:
-            signal.signal(signal.SIGBREAK, previous)
-    else:
+    the work runs, it stops it as Ctrl-C does. Elsewhere there is no Ctrl-Break."""
+    previous = {sig: signal.signal(sig, signal.default_int_handler) for sig in CTRL_BREAK}
+    try:
         yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 class SignalStop:
@@ -113,12 +111,12 @@ class SignalStop:
         *,
         task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
     ) -> None:
-        if sys.platform == "win32":
-            # asyncio receives no signals there: Ctrl-C and Ctrl-Break end anyio.run with
-            # KeyboardInterrupt, which `run` turns into SIGINT's exit.
-            task_status.started()
-        else:
+        if RECEIVES_SIGNALS:
             await self._receive_signals(everything, task_status)
+        else:
+            # Windows: Ctrl-C and Ctrl-Break end anyio.run with KeyboardInterrupt, which
+            # `run` turns into SIGINT's exit.
+            task_status.started()
 
     async def _receive_signals(
         self, everything: anyio.CancelScope, task_status: TaskStatus[None]

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -27,13 +26,12 @@ from contextlib import contextmanager
 import anyio
 from anyio.abc import TaskStatus
 
-from gemwire._portable import HANGUP
+from gemwire._portable import STOP_SIGNALS
 
 __all__ = ("HostSignals", "host_signals")
 
-STOPPING = (signal.SIGTERM, *HANGUP) if sys.platform != "win32" else ()
-"""On Windows none: asyncio receives no signals there, and Ctrl-C arrives as
-``KeyboardInterrupt`` (SIGTERM from ``os.kill`` is ``TerminateProcess``: nothing runs)."""
+STOPPING = STOP_SIGNALS
+"""SIGTERM and SIGHUP; on Windows none (`gemwire._portable.STOP_SIGNALS`)."""
 
 
 class HostSignals:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import shutil
 import sys
 from collections.abc import Sequence
@@ -32,6 +31,7 @@ from typing import Literal
 
 import msgspec
 
+from gemwire._portable import split_command
 from gemwire.errors import AgentNotFound
 from gemwire.runners.discovery import (
     _COMMON_LOCATIONS,
@@ -48,6 +48,7 @@ __all__ = (
     "ResolvedAgent",
     "agent_identity",
     "clis_dir",
+    "command_from_text",
     "resolve_agent",
 )
 
@@ -186,6 +187,21 @@ def clis_dir() -> Path:
     return Path(__file__).resolve().parents[3] / "clis"
 
 
+def command_from_text(text: str, platform: str = sys.platform) -> tuple[str, ...]:
+    """The argv of a command given as one line of text (``$GEMWIRE_AGENT_<NAME>``,
+    ``gemwire serve --agent NAME=COMMAND``), split by ``platform``'s rules
+    (`gemwire._portable.split_command`: on Windows a backslash is a path's). On Windows a
+    first word that is an npm shim (``.cmd``) runs as what the shim runs (`shim_command`),
+    as an agent found by name does.
+
+    Raises `ValueError` for a line POSIX rules cannot split (a quote left open).
+    """
+    words = split_command(text, platform)
+    if platform == "win32" and words:
+        return (*shim_command(Path(words[0])), *words[1:])
+    return tuple(words)
+
+
 def resolve_agent(
     name: str,
     *,
@@ -206,7 +222,11 @@ def resolve_agent(
     env = os.environ if environ is None else environ
     configured = env.get(spec.configured_env, "").strip()
     if configured:
-        command = tuple(shlex.split(configured))
+        try:
+            command = command_from_text(configured, platform)
+        except ValueError as exc:
+            # Not the text itself: it may hold a key.
+            raise AgentNotFound(f"${spec.configured_env} is not a command: {exc}") from exc
         return ResolvedAgent(
             name=spec.name, command=command, source=spec.configured_env, version=None
         )

@@ -15,7 +15,8 @@ user's own temporary folder, and there are no uids or mode bits to check.
 
 A lock file is removed when its lock is released, and so is every lock file nobody holds
 (left by a run that was killed). A waiter that locked a file just removed sees that its
-inode is no longer the one at the path and tries again.
+inode is no longer the one at the path and tries again. Windows refuses to remove a file
+that is open (`_let_go`): there a file is removed once closed, if nobody else has it open.
 """
 
 from __future__ import annotations
@@ -27,13 +28,14 @@ import os
 import stat
 import tempfile
 from pathlib import Path
+from typing import Protocol
 
 import anyio
 
-from gemwire._portable import O_CLOEXEC, O_NOFOLLOW, try_lock, user_id
+from gemwire._portable import O_CLOEXEC, O_NOFOLLOW, UNLINKS_OPEN_FILES, try_lock, user_id
 from gemwire.errors import LockFolderUnsafe
 
-__all__ = ("SessionLock", "lock_folder")
+__all__ = ("LockFiles", "SessionLock", "SystemLockFiles", "lock_folder")
 
 _POLL = 0.1
 _OPEN_FLAGS = os.O_RDWR | os.O_CREAT | O_NOFOLLOW | O_CLOEXEC
@@ -69,46 +71,110 @@ def lock_folder() -> Path:
     return folder
 
 
-def _lock_unheld(path: Path) -> int | None:
+class LockFiles(Protocol):
+    """The file calls a lock makes (`SystemLockFiles`; in the tests, a fake of Windows'
+    rule that an open file cannot be removed)."""
+
+    unlinks_open_files: bool
+    """Whether a file may be removed while open (`gemwire._portable.UNLINKS_OPEN_FILES`)."""
+
+    def open(self, path: Path) -> int:
+        """Open (or create) the lock file ``path``, never through a symlink."""
+        ...
+
+    def lock(self, fd: int) -> bool:
+        """`gemwire._portable.try_lock`."""
+        ...
+
+    def close(self, fd: int) -> None:
+        """``os.close``: lets go of the lock."""
+        ...
+
+    def unlink(self, path: Path) -> None:
+        """Remove ``path``."""
+        ...
+
+
+class SystemLockFiles:
+    """The OS's own calls."""
+
+    unlinks_open_files = UNLINKS_OPEN_FILES
+
+    def open(self, path: Path) -> int:
+        return os.open(path, _OPEN_FLAGS, 0o600)
+
+    def lock(self, fd: int) -> bool:
+        return try_lock(fd)
+
+    def close(self, fd: int) -> None:
+        os.close(fd)
+
+    def unlink(self, path: Path) -> None:
+        path.unlink()
+
+
+def _lock_unheld(path: Path, files: LockFiles) -> int | None:
     """An fd holding the lock of ``path`` if nobody else holds it and the file is still
     the one at ``path``; else None."""
     try:
-        fd = os.open(path, _OPEN_FLAGS, 0o600)
+        fd = files.open(path)
     except OSError as exc:
         if exc.errno != errno.ELOOP:
             raise
         raise LockFolderUnsafe(f"refusing the lock file {path}: it is a symlink") from exc
     try:
         # Locked a file that its holder removed on release: the lock is the new file's.
-        if try_lock(fd) and os.fstat(fd).st_ino == os.stat(path, follow_symlinks=False).st_ino:
+        if files.lock(fd) and os.fstat(fd).st_ino == os.stat(path, follow_symlinks=False).st_ino:
             return fd
     except FileNotFoundError:
         pass
-    os.close(fd)
+    files.close(fd)
     return None
 
 
-def _remove_unheld(folder: Path) -> None:
+def _let_go(path: Path, fd: int, files: LockFiles) -> None:
+    """Remove the lock file ``path`` and close ``fd``, which holds its lock.
+
+    Removed while still held where the OS allows it, so that a waiter that opened it
+    retries (closing first would let it lock a file about to be removed). Windows refuses
+    to remove an open file: there it is closed first, and a file another run holds open
+    stays, for a later run to remove. Closed whatever happens: an fd left open would
+    hold the lock for as long as this process lives.
+    """
+    try:
+        if files.unlinks_open_files:
+            with contextlib.suppress(OSError):
+                files.unlink(path)
+    finally:
+        files.close(fd)
+    if not files.unlinks_open_files:
+        with contextlib.suppress(OSError):
+            files.unlink(path)
+
+
+def _remove_unheld(folder: Path, files: LockFiles) -> None:
     """Remove lock files nobody holds (their runs ended or were killed)."""
     for path in folder.glob("*.lock"):
         with contextlib.suppress(OSError):
-            fd = _lock_unheld(path)
+            fd = _lock_unheld(path, files)
             if fd is not None:
-                path.unlink()  # while holding it, so a waiter on it retries
-                os.close(fd)
+                _let_go(path, fd, files)
 
 
 class SessionLock:
-    def __init__(self, gemini_home: str, session_id: str) -> None:
+    def __init__(
+        self, gemini_home: str, session_id: str, *, files: LockFiles | None = None
+    ) -> None:
         """Raises `LockFolderUnsafe` when the lock folder is not the user's alone."""
         self.session_id = session_id
+        self._files: LockFiles = files or SystemLockFiles()
         digest = hashlib.sha256(f"{gemini_home}\0{session_id}".encode()).hexdigest()[:32]
         self._folder = lock_folder()
         self._path = self._folder / f"{digest}.lock"
         self._fd: int | None = None
 
     def try_acquire(self) -> bool:
-        self._fd = _lock_unheld(self._path)
+        self._fd = _lock_unheld(self._path, self._files)
         return self._fd is not None
 
     async def acquire(self) -> None:
@@ -118,9 +184,7 @@ class SessionLock:
 
     def release(self) -> None:
         if self._fd is not None:
+            fd, self._fd = self._fd, None
             with contextlib.suppress(OSError):
-                self._path.unlink()
-            with contextlib.suppress(OSError):
-                os.close(self._fd)  # closing releases the flock
-            self._fd = None
-            _remove_unheld(self._folder)
+                _let_go(self._path, fd, self._files)
+            _remove_unheld(self._folder, self._files)

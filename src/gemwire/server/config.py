@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import sys
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -66,11 +67,15 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def default_state_dir() -> str:
-    """``$XDG_STATE_HOME/gemwire/server``, else ``~/.local/state/gemwire/server``."""
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
-        os.path.expanduser("~"), ".local", "state"
-    )
+def default_state_dir(platform: str = sys.platform) -> str:
+    """``$XDG_STATE_HOME/gemwire/server``, else ``~/.local/state/gemwire/server``; on
+    Windows (``platform``) ``%LOCALAPPDATA%\\gemwire\\server``, where a user's programs keep
+    their local state."""
+    base = os.environ.get("XDG_STATE_HOME")
+    if not base and platform == "win32":
+        base = os.environ.get("LOCALAPPDATA")
+    if not base:
+        base = os.path.join(os.path.expanduser("~"), ".local", "state")
     return str(Path(base) / "gemwire" / "server")
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Mapping
@@ -97,13 +98,22 @@ class Isolated:
         self.home = self.root / "home"
 
     def live_processes(self, settle: float = 5.0) -> list[int]:
-        """PIDs of live processes started in this environment (Linux ``/proc``).
+        """PIDs of live processes started in this environment.
 
         Every process of a run inherits `TAG` from `environ()`, grandchildren included,
         so an empty list after a run means nothing was left behind. Zombies are dead and
         not counted (some sandboxes' PID 1 never reaps them). A process killed a moment
         ago may still be exiting on a loaded machine, so while any is found this looks
         again for up to ``settle`` seconds; it returns as soon as none is.
+
+        How, per OS (`live_processes`): Linux reads every environment in ``/proc``.
+        macOS asks ``ps -E``, which shows the environment of the user's processes except
+        Apple's own programs (``/bin/sh``, ``/bin/sleep``: the kernel withholds theirs from
+        every other process), so a process counts too when its parent does: Node, Python
+        and the agents are seen, and so is a shell one of them started, but not such a
+        program once every tagged process above it has exited. Windows shows no other
+        process's environment: there it raises `NotImplementedError` rather than find
+        nothing.
         """
         return live_processes(f"{self.TAG}={self.home}", settle)
 
@@ -209,14 +219,61 @@ class IsolatedGemini(Isolated):
 
 def live_processes(variable: str, settle: float) -> list[int]:
     """PIDs of live processes whose environment holds ``variable`` (``NAME=value``), looking
-    again for up to ``settle`` seconds while any is found."""
+    again for up to ``settle`` seconds while any is found (`Isolated.live_processes` says
+    how, per OS). Raises `NotImplementedError` where the OS shows no environments."""
     deadline = time.monotonic() + settle
-    while (found := _processes(variable.encode())) and time.monotonic() < deadline:
+    while (found := _processes(variable)) and time.monotonic() < deadline:
         time.sleep(0.05)
     return found
 
 
-def _processes(marker: bytes) -> list[int]:
+def _processes(variable: str, platform: str = sys.platform) -> list[int]:
+    if platform == "linux":
+        return _proc_processes(variable.encode())
+    if platform == "darwin":
+        with os.popen("LC_ALL=C /bin/ps -A -E -ww -o pid= -o ppid= -o stat= -o command=") as ps:
+            return _ps_processes(ps.read(), variable)
+    raise NotImplementedError(
+        f"live_processes: {platform} shows no other process's environment, so the "
+        "processes of an environment cannot be found there"
+    )
+
+
+def _ps_processes(listing: str, variable: str) -> list[int]:
+    """The live processes of a ``ps -E -o pid= -o ppid= -o stat= -o command=`` listing
+    (macOS: the environment follows the arguments) that hold ``variable`` as a word, and
+    their descendants (whose environment the kernel may withhold).
+
+    >>> _ps_processes(
+    ...     "  10     1 S    node cli.js HOME=/h TAG=1\\n"
+    ...     "  11    10 S    /bin/sh -c sleep 60\\n"
+    ...     "  12    11 Z    (sleep)\\n"
+    ...     "  13     1 S    node other.js TAG=2\\n",
+    ...     "TAG=1",
+    ... )
+    [10, 11]
+    """
+    children: dict[int, list[int]] = {}
+    found: list[int] = []
+    for line in listing.splitlines():
+        fields = line.split(None, 3)
+        if len(fields) < 3 or not fields[0].isdigit() or fields[2].startswith("Z"):
+            continue
+        pid, parent = int(fields[0]), int(fields[1])
+        children.setdefault(parent, []).append(pid)
+        # A space between words; ps escapes what is not printable ASCII (unlike tmp paths).
+        if f" {variable} " in f" {fields[3] if len(fields) == 4 else ''} ":
+            found.append(pid)
+    todo = list(found)
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in found:
+                found.append(child)
+                todo.append(child)
+    return found
+
+
+def _proc_processes(marker: bytes) -> list[int]:
     found = []
     for environ in Path("/proc").glob("[0-9]*/environ"):
         try:

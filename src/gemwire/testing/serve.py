@@ -15,17 +15,15 @@ terminal of its own it shows the lines to paste elsewhere.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shlex
 import signal
 import sys
-import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
-from gemwire._portable import HANGUP
+from gemwire._portable import HANGUP, block_signals, wait_for_signal
 from gemwire.testing.environment import IsolatedGemini
 from gemwire.testing.model_server import ScriptedModel
 from gemwire.testing.pinned import pinned_gemini
@@ -54,25 +52,6 @@ def shell_lines(env: Mapping[str, str], inherited: Mapping[str, str], workspace:
     return lines
 
 
-if sys.platform == "win32":
-
-    def _block(signals: list[signal.Signals]) -> None:
-        """Nothing to block: Ctrl-C arrives as ``KeyboardInterrupt`` in the main thread."""
-
-    def _wait_for(signals: list[signal.Signals]) -> None:
-        with contextlib.suppress(KeyboardInterrupt):
-            while True:
-                time.sleep(3600)  # interruptible by Ctrl-C, unlike a lock's wait
-
-else:
-
-    def _block(signals: list[signal.Signals]) -> None:
-        signal.pthread_sigmask(signal.SIG_BLOCK, signals)
-
-    def _wait_for(signals: list[signal.Signals]) -> None:
-        signal.sigwait(signals)
-
-
 def serve(scenario_path: Path, out: TextIO) -> int:
     """Serve ``scenario_path`` until a signal in `STOPPING`; the lines go to ``out``."""
     scenario = load_scenario(scenario_path)
@@ -83,7 +62,7 @@ def serve(scenario_path: Path, out: TextIO) -> int:
     stopping = [s for s in STOPPING if signal.getsignal(s) is not signal.SIG_IGN]
     # Blocked before the server's threads start, so that they inherit the mask and the
     # signals wait for sigwait below instead of interrupting a request half-served.
-    _block(stopping)
+    block_signals(stopping)
     with ScriptedModel(scenario) as model, IsolatedGemini(model.url, files=scenario.files) as home:
         path = os.pathsep.join(
             [str(Path(sys.executable).parent), str(launcher.parent), os.environ.get("PATH", "")]
@@ -104,7 +83,7 @@ def serve(scenario_path: Path, out: TextIO) -> int:
         )
         out.flush()
         _detach(out)
-        _wait_for(stopping)
+        wait_for_signal(stopping)
         problems = list(model.problems)
     for problem in problems:
         sys.stderr.write(f"scripted model: {problem}\n")

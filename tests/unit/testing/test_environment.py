@@ -2,12 +2,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
+import sys
 from pathlib import Path
 
 import pytest
 
-from gemwire.testing import FAKE_API_KEY, IsolatedGemini
+from gemwire.testing import FAKE_API_KEY, IsolatedGemini, environment
 
 
 def test_home_settings_workspace_and_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -68,17 +68,23 @@ def test_session_files_lists_what_the_cli_wrote(tmp_path: Path) -> None:
 def test_live_processes_finds_what_runs_in_the_environment(tmp_path: Path) -> None:
     env = IsolatedGemini("http://127.0.0.1:9", root=tmp_path)
     other = IsolatedGemini("http://127.0.0.1:9", root=tmp_path / "other")
-    child = subprocess.Popen(["sleep", "30"], env=env.environ())
-    try:
-        # Until the child has exec'd, /proc shows the environment it was forked with.
-        cmdline = Path(f"/proc/{child.pid}/cmdline")
-        deadline = time.monotonic() + 10
-        while cmdline.read_bytes() != b"sleep\x0030\x00" and time.monotonic() < deadline:
-            time.sleep(0.01)
+    # Python, not /bin/sleep: macOS withholds the environment of Apple's own programs.
+    script = "import sys; print('started', flush=True); sys.stdin.read()"
+    with subprocess.Popen(
+        [sys.executable, "-c", script],
+        env=env.environ(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    ) as child:
+        assert child.stdout is not None
+        assert child.stdout.readline() == b"started\n"  # running, as exec'd with that env
         # settle=0: a live process is the answer here, not a process still exiting.
         assert env.live_processes(settle=0) == [child.pid]
         assert other.live_processes() == []
-    finally:
-        child.kill()
-        child.wait()
     assert env.live_processes() == []
+
+
+def test_where_the_os_shows_no_environments_live_processes_raises() -> None:
+    # Finding nothing there would make every leak check pass.
+    with pytest.raises(NotImplementedError, match="win32 shows no other process's environment"):
+        environment._processes("GEMINI_CLI_HOME=/h", "win32")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from processes import alive, in_group
 
 from gemwire._transport import platform, process
 from gemwire._transport.platform import OutputPipe
@@ -20,30 +21,6 @@ from gemwire.errors import AgentNotFound, InvalidOptions
 from gemwire.runners.process import run_process
 
 pytestmark = pytest.mark.anyio
-
-
-def processes_in_group(pgid: int, settle: float = 5.0) -> list[int]:
-    """`_live_in_group`, looking again for a moment: a killed process may still be exiting."""
-    deadline = time.monotonic() + settle
-    while (found := _live_in_group(pgid)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return found
-
-
-def _live_in_group(pgid: int) -> list[int]:
-    """Live PIDs whose process group is ``pgid`` (from /proc; no pgrep needed).
-
-    Zombies are dead: in some sandboxes PID 1 never reaps orphans, so they linger.
-    """
-    pids = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # exited while we looked
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            pids.append(int(stat.parent.name))
-    return pids
 
 
 async def test_stdin_is_delivered_and_both_pipes_captured() -> None:
@@ -81,13 +58,13 @@ async def test_timeout_stops_the_whole_group_including_grandchildren(
     assert out.returncode == -9  # SIGTERM was ignored, so the group got SIGKILL
     assert out.stdout == b"started\n"
     leader, _grandchild = map(int, pids.read_text().split())
-    assert processes_in_group(leader) == []
+    assert in_group(leader) == []
 
 
 async def test_leftover_background_processes_are_killed_after_a_normal_exit() -> None:
     out = await run_process(["sh", "-c", "sleep 600 & echo $$"], timeout=30)
     assert out.returncode == 0
-    assert processes_in_group(int(out.stdout)) == []
+    assert in_group(int(out.stdout)) == []
 
 
 async def test_cancelling_the_caller_stops_the_child(tmp_path: Path) -> None:
@@ -95,7 +72,7 @@ async def test_cancelling_the_caller_stops_the_child(tmp_path: Path) -> None:
     with anyio.move_on_after(1) as scope:
         await run_process(["sh", "-c", f"echo $$ > {pid}; sleep 600 & sleep 600"])
     assert scope.cancelled_caught
-    assert processes_in_group(int(pid.read_text())) == []
+    assert in_group(int(pid.read_text())) == []
 
 
 async def test_a_missing_executable_is_a_typed_error(tmp_path: Path) -> None:
@@ -112,19 +89,6 @@ async def test_a_node_child_that_exits_right_after_a_big_write_loses_nothing() -
     out = await run_process(["node", "-e", script], timeout=60)
     assert out.returncode == 0
     assert out.stdout == b"a" * 600000 + b"\nend\n"
-
-
-def _alive(pid: int, settle: float = 5.0) -> bool:
-    """Whether ``pid`` still runs (not a zombie), looking again for a moment."""
-    deadline = time.monotonic() + settle
-    while True:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            return False
-        if state == "Z" or time.monotonic() > deadline:
-            return state != "Z"
-        time.sleep(0.05)
 
 
 def _kill(pid: int) -> None:
@@ -153,7 +117,7 @@ async def test_a_detached_command_with_a_cleared_environment_does_not_escape(
     pid = int(pid_file.read_text())
     try:
         assert (out.returncode, out.timed_out) == (0, False)
-        assert not _alive(pid)
+        assert not alive(pid)
     finally:
         _kill(pid)
 
@@ -170,7 +134,7 @@ async def test_a_detached_command_does_not_escape_a_stop(tmp_path: Path) -> None
             await child.stop()
     try:
         assert child.returncode == -signal.SIGTERM
-        assert not _alive(pid)
+        assert not alive(pid)
     finally:
         _kill(pid)
 
@@ -197,8 +161,8 @@ def test_the_tree_is_stopped_when_the_host_process_is_killed(tmp_path: Path) -> 
         pid = int(pid_file.read_text())
         process.kill()
     try:
-        assert not _alive(pid, settle=10)
-        assert not _alive(launcher, settle=10)
+        assert not alive(pid, settle=10)
+        assert not alive(launcher, settle=10)
     finally:
         _kill(pid)
 
@@ -226,7 +190,10 @@ async def test_a_file_as_working_folder_is_named_as_such(tmp_path: Path) -> None
 
 
 def _open_fds() -> set[str]:
-    return {fd.name for fd in Path("/proc/self/fd").iterdir()}
+    # macOS has no /proc: its /dev/fd lists the process's own descriptors.
+    return {
+        fd.name for fd in Path("/proc/self/fd" if sys.platform == "linux" else "/dev/fd").iterdir()
+    }
 
 
 @pytest.mark.parametrize(

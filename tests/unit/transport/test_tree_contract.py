@@ -1,10 +1,16 @@
-"""The `ProcessTree` contract, for every OS's implementation.
+"""The `ProcessTree` contract, for every OS's implementation, run for real on each OS.
 
-Linux runs it for real (processes, signals, the subreaper launcher). Windows' Job Object
-cannot run here: its `JobTree` runs the same contract against `FakeWindows`, a model of
-the kernel32 calls behind `JobApi` (a process started by a process of a job is in that
-job; a job closed with ``KILL_ON_JOB_CLOSE`` ends its processes; ``CTRL_BREAK_EVENT``
-reaches one process group).
+Here (Linux) it runs the Linux tree for real (processes, signals, the subreaper launcher),
+and the macOS/BSD tree's walk (``ps``, no launcher, no tags) with the same Python
+processes the macOS world starts. The CI workflow's macOS and Windows jobs run it for real
+there: macOS's `WatchedTree` (its kqueue watchdog beside each child) and Windows' Job
+Object through kernel32 (`kernel32_jobs`), processes started with
+``CREATE_NEW_PROCESS_GROUP``. Each of the three also loses its host to a kill (SIGKILL,
+``TerminateProcess``) and must leave nothing running: the launcher, the watchdog, the
+job's ``KILL_ON_JOB_CLOSE``. Windows' `JobTree` runs the contract here too, against
+`FakeWindows`, a model of the kernel32 calls behind `JobApi` (a process started by a
+process of a job is in that job; a job closed with ``KILL_ON_JOB_CLOSE`` ends its
+processes; ``CTRL_BREAK_EVENT`` reaches one process group).
 """
 
 from __future__ import annotations
@@ -24,7 +30,9 @@ from typing import Protocol
 
 import anyio
 import pytest
+from processes import alive
 
+from gemwire._transport import platform
 from gemwire._transport.platform import ProcessTree
 from gemwire._transport.platform._windows import (
     CREATE_NEW_PROCESS_GROUP,
@@ -162,6 +170,110 @@ if sys.platform == "linux":
                 process.wait()
 
 
+# --- Every OS, for real: the same Python processes ---------------------------------------
+
+PROGRAM = """
+import os, signal, subprocess, sys, time
+kind, pids = sys.argv[1], sys.argv[2]
+windows = sys.platform == "win32"
+asked = signal.SIGBREAK if windows else signal.SIGTERM  # how a tree asks it to stop
+
+def record(n, pid):
+    with open(f"{pids}.{n}.part", "w") as f:
+        f.write(str(pid))
+    os.replace(f"{pids}.{n}.part", f"{pids}.{n}")
+
+while not os.path.exists(f"{pids}.go"):  # until its tree holds it (on Windows: its job)
+    time.sleep(0.01)
+sleeper = [sys.executable, "-c", "import time; time.sleep(600)"]
+if kind == "polite":
+    signal.signal(asked, lambda *_: sys.exit(0))
+    descendant = subprocess.Popen(sleeper)
+elif kind == "stubborn":
+    signal.signal(asked, signal.SIG_IGN)
+    detach = (
+        {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
+        if windows
+        else {"start_new_session": True, "env": {}}  # no tag either
+    )
+    descendant = subprocess.Popen(sleeper, **detach)
+else:
+    descendant = subprocess.Popen(sleeper)
+record(0, os.getpid())
+record(1, descendant.pid)
+if kind == "leftover":
+    sys.exit(0)
+while True:  # short sleeps: on Windows a handler runs only between them
+    time.sleep(0.05)
+"""
+"""The processes of the real macOS and Windows worlds (`POLITE`, `STUBBORN` or
+`LEFTOVER` as its first argument, where to write the pids as its second): a leader and one
+descendant, as the Linux world's shell scripts, in Python because it runs on every OS."""
+
+
+async def _pids_of(pids: Path) -> tuple[int, int]:
+    """The leader's and the descendant's pids, once `PROGRAM` wrote them."""
+    files = [Path(f"{pids}.0"), Path(f"{pids}.1")]
+    deadline = time.monotonic() + 30
+    while not all(f.exists() for f in files):
+        assert time.monotonic() < deadline, "the program never started"
+        await anyio.sleep(0.02)
+    leader, descendant = (int(f.read_text()) for f in files)
+    return leader, descendant
+
+
+class ProgramWorld:
+    """`PROGRAM`'s processes under ``tree``, started as `gemwire._transport.process` does."""
+
+    def __init__(self, tree: ProcessTree, tmp_path: Path) -> None:
+        self.tree = tree
+        self._tmp = tmp_path
+        self._processes: dict[int, subprocess.Popen[bytes]] = {}
+        self._descendants: list[int] = []
+
+    async def start(self, kind: str) -> tuple[int, list[int]]:
+        pids = self._tmp / f"pids-{len(self._processes)}"
+        process = subprocess.Popen(  # noqa: ASYNC220 - returns at once
+            [sys.executable, "-c", PROGRAM, kind, str(pids)], **self.tree.popen_options()
+        )
+        self._processes[process.pid] = process
+        self.tree.started(process.pid)
+        await anyio.Path(f"{pids}.go").touch()
+        leader, descendant = await _pids_of(pids)
+        assert leader == process.pid
+        self._descendants.append(descendant)
+        return leader, [descendant]
+
+    def alive(self, pid: int) -> bool:
+        if pid in self._processes:
+            return self.exit_status(pid) is None
+        return alive(pid)
+
+    def exit_status(self, pid: int) -> int | None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self._processes[pid].wait(5)
+        return self._processes[pid].returncode
+
+    def own_group(self, pid: int) -> bool:
+        if sys.platform == "win32":
+            # Windows shows no process's group: it was started to lead one, and the
+            # polite test sees Ctrl-Break to that group (the pid) reach it.
+            flags = self.tree.popen_options().get("creationflags", 0)
+            return bool(flags & CREATE_NEW_PROCESS_GROUP)
+        else:
+            return os.getpgid(pid) == pid != os.getpgid(0)
+
+    def cleanup(self) -> None:
+        self.tree.close()  # harmless after the test's own
+        for process in self._processes.values():
+            process.kill()
+            process.wait()
+        for pid in self._descendants:
+            if alive(pid, settle=0):
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGTERM)  # Windows: TerminateProcess
+
+
 # --- Windows, modelled -----------------------------------------------------------------
 
 
@@ -276,18 +388,45 @@ def anyio_backend() -> str:
     return "asyncio"  # the trees are synchronous; the launcher's word is read on anyio
 
 
-@pytest.fixture(params=["linux", "macos tree (ps, here)", "windows (modelled)"])
+REAL = {
+    "linux": "linux",
+    "bsd tree (ps, here)": "linux",
+    "bsd tree, python processes (ps, here)": "linux",
+    "macos": "darwin",
+    "windows": "win32",
+}
+"""The real worlds, and the OS each runs on (`sys.platform`)."""
+
+
+class RealWorld(World, Protocol):
+    def cleanup(self) -> None:
+        """Stop what is left, whatever the test did."""
+        ...
+
+
+def _real_world(name: str, tmp_path: Path) -> RealWorld:
+    marker = f"GEMWIRE_RUN={uuid.uuid4().hex}".encode()
+    if sys.platform == "linux":
+        if name == "bsd tree, python processes (ps, here)":
+            tree = PosixTree(PsTable(), marker, launcher=False, tagged=False)
+            return ProgramWorld(tree, tmp_path)
+        return LinuxWorld(tmp_path, bsd=name != "linux")
+    else:  # Windows: a kernel32 JobTree; macOS: a WatchedTree
+        return ProgramWorld(platform.new_tree(marker), tmp_path)
+
+
+@pytest.fixture(params=[*REAL, "windows (modelled)"])
 def world(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[World]:
     if request.param == "windows (modelled)":
         yield FakeWindowsWorld()
-    elif sys.platform == "linux":
-        linux = LinuxWorld(tmp_path, bsd=request.param != "linux")
-        try:
-            yield linux
-        finally:
-            linux.cleanup()
-    else:
-        pytest.skip("runs on Linux (macOS runs its own in CI)")
+        return
+    if sys.platform != REAL[request.param]:
+        pytest.skip(f"runs on {REAL[request.param]} (the CI workflow's job there)")
+    real = _real_world(request.param, tmp_path)
+    try:
+        yield real
+    finally:
+        real.cleanup()
 
 
 async def test_the_child_leads_a_group_of_its_own(world: World) -> None:
@@ -332,6 +471,35 @@ async def test_every_call_after_the_tree_is_gone_is_harmless(world: World) -> No
     world.tree.kill()
     world.tree.kill_leftovers()
     world.tree.close()
+
+
+HOST = """
+import sys
+from pathlib import Path
+import anyio
+from gemwire._transport.process import Child
+
+async def main():
+    await Child.spawn([sys.executable, "-c", sys.argv[1], "stubborn", sys.argv[2]])
+    Path(sys.argv[2] + ".go").touch()
+    await anyio.sleep(600)
+
+anyio.run(main)
+"""
+"""A host of `Child` (gemwire's own start, the OS's tree and all) that never cleans up."""
+
+
+async def test_a_host_killed_without_cleaning_up_leaves_nothing_running(tmp_path: Path) -> None:
+    # Linux: the launcher sees its parent die; macOS: the watchdog does (kqueue), and stops
+    # the tree (SIGTERM, its grace, SIGKILL); Windows: the job's one handle closes with
+    # the host, and KILL_ON_JOB_CLOSE ends every process of the job.
+    pids = tmp_path / "pids"
+    with subprocess.Popen([sys.executable, "-c", HOST, PROGRAM, str(pids)]) as host:  # noqa: ASYNC220
+        try:
+            leader, descendant = await _pids_of(pids)
+        finally:
+            host.kill()  # SIGKILL; Windows: TerminateProcess
+    assert [pid for pid in (leader, descendant) if alive(pid, settle=15)] == []
 
 
 # --- Windows only: what the job adds ---------------------------------------------------

@@ -3,6 +3,7 @@ and kqueue for real where it exists (the CI workflow's macOS job)."""
 
 from __future__ import annotations
 
+import shlex
 import signal
 import subprocess
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from processes import alive
 
 # mypy --platform win32 skips the rest, as it skips the watchdog itself (Windows: a job).
 assert sys.platform != "win32" or not TYPE_CHECKING
@@ -66,12 +68,21 @@ def test_a_child_that_ignores_sigterm_gets_sigkill_after_the_grace() -> None:
     assert exits.sent == [signal.SIGTERM, signal.SIGKILL]
 
 
+# A session of its own (macOS has no setsid command), its pid written once it is in it.
+DETACHED = """
+import os, sys, time
+os.setsid()
+with open(sys.argv[1] + ".part", "w") as f:
+    f.write(str(os.getpid()))
+os.replace(sys.argv[1] + ".part", sys.argv[1])
+time.sleep(600)
+"""
+
+
 def test_stop_tree_reaches_the_group_and_a_detached_descendant(tmp_path: Path) -> None:
     pid_file = tmp_path / "pid"
-    script = (
-        f"setsid sh -c 'echo $$ > {pid_file}; exec sleep 600' >/dev/null 2>&1 & "
-        "trap '' TERM; while :; do sleep 1; done"
-    )
+    detach = shlex.join([sys.executable, "-c", DETACHED, str(pid_file)])
+    script = f"{detach} >/dev/null 2>&1 & trap '' TERM; while :; do sleep 1; done"
     with subprocess.Popen(["sh", "-c", script], start_new_session=True) as child:
         deadline = time.monotonic() + 30
         while not pid_file.exists() or not pid_file.read_text():
@@ -80,10 +91,7 @@ def test_stop_tree_reaches_the_group_and_a_detached_descendant(tmp_path: Path) -
         detached = int(pid_file.read_text())
         stop_tree(child.pid, PsTable())(signal.SIGKILL)
         assert child.wait(10) == -signal.SIGKILL
-    deadline = time.monotonic() + 10
-    while PsTable().start_time(detached) is not None and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert PsTable().start_time(detached) is None
+    assert not alive(detached, settle=10)
 
 
 @pytest.mark.skipif(

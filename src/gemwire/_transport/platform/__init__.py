@@ -3,7 +3,8 @@
 One small interface per concern (`_api`): `ProcessTree` (keep a child's descendants
 together and stop them), `OutputPipe` (stdout and stderr: gemwire's own large pipes, or on
 Windows the process's, whose event loop waits on sockets only) and `Launcher` (the Linux
-subreaper in between; None elsewhere). The implementations:
+subreaper in between; None elsewhere); and the system shell a command line runs in
+(`shell_argv`, `shell_command`). The implementations:
 ``_linux`` (``/proc``, the subreaper), ``_darwin`` (macOS/BSD: ``ps``), both on
 ``_posix`` (sessions and signals), and ``_windows`` (a Job Object that kills on close).
 ``mypy --platform linux|darwin|win32`` checks each as its OS sees it (``make check``).
@@ -12,6 +13,7 @@ subreaper in between; None elsewhere). The implementations:
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 
 from gemwire._transport.platform._api import Launcher, OutputPipe, PopenOptions, ProcessTree
 
@@ -23,6 +25,8 @@ __all__ = (
     "launcher",
     "new_tree",
     "output_pipe",
+    "shell_argv",
+    "shell_command",
 )
 
 if sys.platform == "win32":
@@ -47,3 +51,20 @@ def output_pipe(capacity: int) -> OutputPipe:
 def launcher() -> Launcher | None:
     """The launcher children start through here, if any."""
     return _os.launcher()
+
+
+def shell_argv(line: str) -> list[str]:
+    """The argv that runs the command line ``line`` in this OS's shell, as the standard
+    library's ``shell=True`` runs it: ``/bin/sh -c LINE``; on Windows ``%ComSpec% /c LINE``."""
+    return _os.shell_argv(line)
+
+
+def shell_command(line: str) -> str | Sequence[str]:
+    """What `anyio.open_process` is given to run ``line`` in this OS's shell.
+
+    POSIX: `shell_argv`, a list, so that a launcher can go before it. Windows: the line
+    itself, which the standard library starts as ``%ComSpec% /c "LINE"``, the line as
+    written; a list would be quoted for the C runtime (``\\"`` for a quote), which
+    ``cmd.exe`` does not read, and Python has no other way to hand over a line verbatim.
+    """
+    return _os.shell_command(line)

@@ -2,8 +2,9 @@
 
 No subreaper exists here, so a process that detaches (``setsid``) and whose parent exits
 belongs to launchd: only the process group, a snapshot of the tree taken before stopping,
-and the tree walked again at each step reach it. Environments of other processes are not
-readable without privileges, so there are no tagged processes to find. Beside each child
+and the tree walked again at each step reach it. Tags cannot be relied on: macOS withholds
+the environment of Apple's own programs (``/bin/sh``, ``sleep``) from every other process,
+however privileged, so the tree looks for no tagged processes. Beside each child
 runs `gemwire._transport.watchdog`, which stops the tree if gemwire dies first.
 """
 
@@ -21,7 +22,7 @@ assert (sys.platform != "linux" and sys.platform != "win32") or not TYPE_CHECKIN
 
 from gemwire._transport import watchdog
 from gemwire._transport.platform._api import Launcher
-from gemwire._transport.platform._posix import FdPipe, PosixTree
+from gemwire._transport.platform._posix import FdPipe, PosixTree, shell_argv, shell_command
 from gemwire._transport.watchdog import PsTable
 
 __all__ = (
@@ -31,6 +32,8 @@ __all__ = (
     "launcher",
     "new_tree",
     "output_pipe",
+    "shell_argv",
+    "shell_command",
 )
 
 SUBREAPER = False
@@ -60,7 +63,7 @@ class WatchedTree(PosixTree):
 
 
 def new_tree(marker: bytes) -> PosixTree:
-    """The tree of a child (``marker`` is unused: environments are not readable here)."""
+    """The tree of a child (``marker`` is unused: tags cannot be relied on here)."""
     return WatchedTree(PsTable(), marker)
 
 

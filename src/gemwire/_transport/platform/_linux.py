@@ -17,7 +17,7 @@ import anyio
 assert sys.platform == "linux" or not TYPE_CHECKING
 
 from gemwire._transport import reaper
-from gemwire._transport.platform._posix import FdPipe, PosixTree
+from gemwire._transport.platform._posix import FdPipe, PosixTree, shell_argv, shell_command
 
 __all__ = (
     "SUBREAPER",
@@ -27,6 +27,8 @@ __all__ = (
     "launcher",
     "new_tree",
     "output_pipe",
+    "shell_argv",
+    "shell_command",
 )
 
 SUBREAPER = bool(sys.executable) and os.path.isdir("/proc")

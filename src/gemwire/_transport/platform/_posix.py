@@ -23,7 +23,7 @@ assert sys.platform != "win32" or not TYPE_CHECKING
 
 from gemwire._transport.platform._api import PopenOptions
 
-__all__ = ("FdPipe", "PosixTree", "ProcessTable", "signal_group")
+__all__ = ("FdPipe", "PosixTree", "ProcessTable", "shell_argv", "shell_command", "signal_group")
 
 
 class ProcessTable(Protocol):
@@ -42,6 +42,16 @@ class ProcessTable(Protocol):
         """Every process whose environment holds ``marker`` (``NAME=value``) where the
         system shows environments; empty where it does not."""
         ...
+
+
+def shell_argv(line: str) -> list[str]:
+    """``/bin/sh -c LINE``, as ``subprocess`` runs a shell command."""
+    return ["/bin/sh", "-c", line]
+
+
+def shell_command(line: str) -> list[str]:
+    """`shell_argv`: a list, which a launcher can go before."""
+    return shell_argv(line)
 
 
 def signal_group(pgid: int, sig: signal.Signals) -> None:

@@ -15,14 +15,19 @@ suspended): what the child starts before `started` assigns it is not in the job.
 takes far longer than that to start anything.
 
 The system calls sit behind `JobApi` (ctypes on Windows, `kernel32_jobs`; a fake in the
-tests, which run where there is no Windows). ctypes, not pywin32: four kernel32 calls do
-not earn a runtime dependency with its own binary wheels per Python version.
+tests here, and the real one in the CI workflow's Windows job). ctypes, not pywin32: six
+kernel32 calls (``CreateJobObjectW``, ``SetInformationJobObject``, ``OpenProcess``,
+``AssignProcessToJobObject``, ``TerminateJobObject``, ``CloseHandle``), and two more that
+``os.kill`` makes (``GenerateConsoleCtrlEvent``, ``TerminateProcess``), do not earn a
+runtime dependency with its own binary wheels per Python version.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
+from collections.abc import Mapping
 from typing import Protocol
 
 import anyio
@@ -37,10 +42,13 @@ __all__ = (
     "JobApi",
     "JobTree",
     "StreamPipe",
+    "comspec",
     "kernel32_jobs",
     "launcher",
     "new_tree",
     "output_pipe",
+    "shell_argv",
+    "shell_command",
 )
 
 CREATE_NEW_PROCESS_GROUP = 0x00000200
@@ -168,6 +176,27 @@ def launcher() -> Launcher | None:
     return None
 
 
+def comspec(environ: Mapping[str, str]) -> str:
+    """The shell ``subprocess`` runs a command line in: ``%ComSpec%``, else ``cmd.exe`` in
+    ``%SystemRoot%\\System32`` (never a bare ``cmd.exe``, which Windows would look for in
+    the current folder first)."""
+    found = environ.get("ComSpec") or environ.get("COMSPEC")
+    if found:
+        return found
+    return "\\".join((environ.get("SystemRoot", "C:\\Windows"), "System32", "cmd.exe"))
+
+
+def shell_argv(line: str) -> list[str]:
+    """``%ComSpec% /c LINE``, as ``subprocess`` runs a shell command (`shell_command`)."""
+    return [comspec(os.environ), "/c", line]
+
+
+def shell_command(line: str) -> str:
+    """The line itself: `anyio.open_process` starts a string as ``%ComSpec% /c "LINE"``,
+    and ``cmd.exe`` takes what is between the first and the last quote as it is."""
+    return line
+
+
 def new_tree(marker: bytes) -> JobTree:
     """The tree of a child (``marker`` is unused: the job finds the descendants)."""
     del marker
@@ -176,7 +205,6 @@ def new_tree(marker: bytes) -> JobTree:
 
 if sys.platform == "win32":
     import ctypes
-    import os
     import signal
     from ctypes import wintypes
 

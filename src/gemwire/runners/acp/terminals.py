@@ -31,6 +31,7 @@ import anyio
 import msgspec
 from anyio.abc import TaskGroup
 
+from gemwire._transport.platform import shell_argv
 from gemwire._transport.process import Child
 from gemwire.errors import AccessDenied, GemwireError
 from gemwire.runners.acp.files import ConfinedFileSystem
@@ -53,7 +54,8 @@ class TerminalRequest(msgspec.Struct, frozen=True, kw_only=True):
 
     session_id: str
     argv: tuple[str, ...]
-    """What will run (a command line with spaces and no args runs as ``/bin/sh -c``)."""
+    """What will run (a command line with spaces and no args runs in the system shell:
+    ``/bin/sh -c LINE``, on Windows ``%ComSpec% /c LINE``)."""
     cwd: str
     env: dict[str, str]
     """The variables the agent asked to set (on top of the agent's own environment)."""
@@ -85,11 +87,19 @@ def _adopt(policy: Callable[..., bool]) -> TerminalPolicy:
     return lambda request: bool(policy(list(request.argv), request.cwd))
 
 
-def _argv(request: acp.CreateTerminalRequest) -> list[str]:
-    # Agents differ: most pass a program and its arguments, some a whole command line.
+def _command(request: acp.CreateTerminalRequest) -> tuple[list[str], str | None]:
+    """The argv that will run, and the command line when it runs in the system shell.
+
+    Agents differ: most pass a program and its arguments, some a whole command line
+    (a command with spaces and no arguments), which runs as the standard library runs a
+    shell command: ``/bin/sh -c``, on Windows ``%ComSpec% /c`` with the line as written.
+
+    >>> _command(acp.CreateTerminalRequest(session_id="s", command="ls", args=["-l"]))
+    (['ls', '-l'], None)
+    """
     if not request.args and any(c.isspace() for c in request.command):
-        return ["/bin/sh", "-c", request.command]
-    return [request.command, *request.args]
+        return shell_argv(request.command), request.command
+    return [request.command, *request.args], None
 
 
 def _signal_name(number: int) -> str:
@@ -98,8 +108,10 @@ def _signal_name(number: int) -> str:
     ``signal.Signals`` names only the signals Python knows: a real-time one (``kill -40``)
     is named from ``SIGRTMIN`` as ``kill -l`` names it, and an unknown number as itself.
 
-    >>> _signal_name(9), _signal_name(int(signal.SIGRTMIN) + 6), _signal_name(1000)
-    ('SIGKILL', 'SIGRTMIN+6', 'SIG1000')
+    >>> _signal_name(15), _signal_name(1000)
+    ('SIGTERM', 'SIG1000')
+    >>> sys.platform != "linux" or _signal_name(int(signal.SIGRTMIN) + 6) == "SIGRTMIN+6"
+    True
     """
     try:
         return signal.Signals(number).name
@@ -174,7 +186,7 @@ class Terminals:
         cwd = request.cwd or self._cwd(request.session_id)
         if not self._files(request.session_id).contains(cwd):
             raise AccessDenied(f"terminal cwd outside the session's folders: {cwd}", path=cwd)
-        argv = _argv(request)
+        argv, line = _command(request)
         asked = {v.name: v.value for v in request.env}
         ask = TerminalRequest(session_id=request.session_id, argv=tuple(argv), cwd=cwd, env=asked)
         if not self._policy(ask):
@@ -182,7 +194,7 @@ class Terminals:
             raise AccessDenied(f"command not allowed by the terminal policy: {argv[0]}{names}")
         env = {**self._environment, **asked}
         try:
-            child = await Child.spawn(argv, cwd=Path(cwd), env=env)
+            child = await Child.spawn(argv if line is None else line, cwd=Path(cwd), env=env)
         except GemwireError as exc:  # a missing program or folder, no resources
             raise AccessDenied(str(exc)) from exc
         await child.close_input()
