@@ -73,7 +73,10 @@ def parser_module(version: str, scratch: Path) -> Path:
         if config.is_file():
             return config
     bundle = package / "bundle"
-    [chunk] = re.findall(r'import\("\./(gemini-\w+\.js)"\)', (bundle / "gemini.js").read_text())
+    chunks: list[str] = re.findall(
+        r'import\("\./(gemini-\w+\.js)"\)', (bundle / "gemini.js").read_text()
+    )
+    [chunk] = chunks
     copy = scratch / "bundle"
     copy.mkdir()
     for entry in bundle.iterdir():
