@@ -66,16 +66,24 @@ def _flags(ctx: click.Context) -> Callable[[str], str]:
 @click.option("-e", "--extensions", multiple=True, help="Extensions to use (repeatable).")
 @click.option("-s", "--sandbox", is_flag=True, help="Run tools in Gemini's sandbox.")
 @click.option("-r", "--resume", help="Resume a session: latest, an index, or a session id.")
-@click.option("--session-id", help="Start a new session with this id.")
-@click.option("--session-file", help="Continue the session saved in this file (a session-*.jsonl).")
+@click.option("--session-id", metavar="ID", help="Start a new session with this id.")
+@click.option(
+    "--session-file",
+    metavar="FILE",
+    help="Continue the session saved in this file (a session-*.jsonl).",
+)
 @click.option(
     "--admin-policy",
     "admin_policy_files",
+    metavar="PATH",
     multiple=True,
     help="Admin policy file or folder (repeatable).",
 )
 @click.option(
-    "--allowed-mcp-server-names", multiple=True, help="Start only these MCP servers (repeatable)."
+    "--allowed-mcp-server-names",
+    metavar="NAME",
+    multiple=True,
+    help="Start only these MCP servers (repeatable).",
 )
 @click.option(
     "--mcp-servers",
@@ -85,7 +93,10 @@ def _flags(ctx: click.Context) -> Callable[[str], str]:
 )
 @click.option("--skip-trust", is_flag=True, help="Trust the workspace for this run.")
 @click.option(
-    "-w", "--worktree", help='Run in a new git worktree with this name ("": a generated one).'
+    "-w",
+    "--worktree",
+    metavar="NAME",
+    help='Run in a new git worktree NAME ("": a generated one; needs experimental.worktrees).',
 )
 @click.option(
     "--raw-output", is_flag=True, help="Let the model's text through unsanitized (ANSI too)."
@@ -98,8 +109,10 @@ def _flags(ctx: click.Context) -> Callable[[str], str]:
 @click.option(
     "--gemini-arg",
     "extra_args",
+    metavar="ARG",
     multiple=True,
-    help="One more argument for gemini, e.g. --gemini-arg=--debug (repeatable).",
+    help="One more gemini argument, e.g. --gemini-arg=--debug (repeatable; not the prompt, "
+    "nor a flag gemwire owns).",
 )
 @click.option("--gemini-home", help="The folder holding .gemini (GEMINI_CLI_HOME).")
 @click.option("--executable", help="The gemini executable to run.")
