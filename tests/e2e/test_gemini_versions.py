@@ -12,7 +12,8 @@ import pytest
 
 from gemwire import GeminiOptions
 from gemwire.runners.discovery import GeminiExecutable, version_key
-from gemwire.runners.gemini_options import REQUIREMENTS, build_argv
+from gemwire.runners.gemini_checks import REQUIREMENTS
+from gemwire.runners.gemini_options import build_argv
 from gemwire.testing.pinned import PINNED_VERSIONS, pinned_gemini
 from gemwire.wire.acp import McpServerStdio
 

@@ -171,7 +171,7 @@ def run(
     )
     from gemwire.cli.gemini_run import show_gemini_run
     from gemwire.cli.live import open_output
-    from gemwire.runners.gemini_options import option_problem, version_problem
+    from gemwire.runners.gemini_checks import option_problem, version_problem
 
     if prompt == "-":
         prompt = sys.stdin.read()

@@ -38,12 +38,11 @@ from gemwire.runners._gemini_outputs import output_reader
 from gemwire.runners._host_signals import HostSignals, host_signals
 from gemwire.runners._session_follower import SessionFollower, files_changed, with_estimates
 from gemwire.runners.discovery import GeminiExecutable, find_gemini
+from gemwire.runners.gemini_checks import check_run, check_version
 from gemwire.runners.gemini_options import (
     MAX_PROMPT_BYTES,
     GeminiOptions,
     build_argv,
-    check_run,
-    check_version,
     named_session,
 )
 from gemwire.runners.gemini_result import ResumeToken, RunResult, parse_resume_line

@@ -15,14 +15,14 @@ from gemwire.errors import InvalidOptions
 from gemwire.runners._gemini_args import refusal
 from gemwire.runners.discovery import GeminiExecutable, version_key
 from gemwire.runners.gemini import GeminiRun
-from gemwire.runners.gemini_options import (
+from gemwire.runners.gemini_checks import (
     REQUIREMENTS,
     Requirement,
-    build_argv,
     check_extra_args,
     check_run,
     option_problem,
 )
+from gemwire.runners.gemini_options import build_argv
 from gemwire.testing.pinned import CURRENT_VERSION, pinned_gemini
 from gemwire.wire.acp import McpServerStdio
 
