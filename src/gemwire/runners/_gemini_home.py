@@ -171,7 +171,7 @@ class RunHome:
         except OSError as exc:  # e.g. Windows without the right to make symlinks
             shutil.rmtree(self.path, ignore_errors=True)
             raise GemwireError(
-                f"mcp_servers: cannot make the run's own Gemini home: {exc}"
+                f"cannot make the run's own Gemini home for its MCP servers: {exc}"
             ) from exc
 
     def _user_settings(self) -> dict[str, Any]:
@@ -181,16 +181,20 @@ class RunHome:
         except FileNotFoundError:
             return {}
         except OSError as exc:
-            raise InvalidOptions(f"mcp_servers: cannot read {path}: {exc}") from exc
+            raise InvalidOptions(
+                f"cannot read {path} to add the run's MCP servers to it: {exc}"
+            ) from exc
         try:
             settings = json.loads(text)
         except ValueError as exc:
             raise InvalidOptions(
-                f"mcp_servers: {path} is not plain JSON ({exc}), so the servers cannot be "
+                f"{path} is not plain JSON ({exc}), so the run's MCP servers cannot be "
                 "merged into a copy of it; remove its comments"
             ) from exc
         if not isinstance(settings, dict):
-            raise InvalidOptions(f"mcp_servers: {path} is not a JSON object")
+            raise InvalidOptions(
+                f"{path} is not a JSON object, so the run's MCP servers cannot be merged into it"
+            )
         return settings
 
     def close(self) -> None:
