@@ -84,4 +84,4 @@ def test_json_output_format_and_a_budget_it_cannot_watch_is_a_usage_error() -> N
         main, ["run", "--output-format", "json", "--max-model-turns", "2", "hi"]
     )
     assert result.exit_code == 2
-    assert "need output_format='stream-json'" in result.output
+    assert "cannot work together: the json format prints nothing" in result.output

@@ -11,10 +11,20 @@ from pathlib import Path
 
 import anyio
 import pytest
+from click.testing import CliRunner
 
 from gemwire import RunResult, run_gemini, run_gemini_sync
+from gemwire.cli import main
 from gemwire.events import Event, ToolCallFinished, ToolCallStarted
-from gemwire.testing import FunctionCall, IsolatedGemini, Reply, Scenario, ScriptedModel, Text
+from gemwire.testing import (
+    FunctionCall,
+    IsolatedGemini,
+    Reply,
+    Scenario,
+    ScriptedModel,
+    Text,
+    pinned_gemini,
+)
 from gemwire.wire.acp import McpServerStdio
 
 pytestmark = [pytest.mark.e2e]
@@ -69,26 +79,39 @@ def test_session_file_continues_the_session_saved_there(tmp_path: Path) -> None:
     assert "remember 42" in json.dumps(requests[0].body)
 
 
-def test_worktree_runs_in_a_new_git_worktree(tmp_path: Path) -> None:
+def in_a_git_worktree(root: Path, name: str) -> tuple[RunResult, IsolatedGemini]:
     write = FunctionCall("write_file", {"file_path": "new.txt", "content": "new\n"})
     scenario = Scenario(files={"a.txt": "a\n"}, turns=[Reply([write]), Reply([Text("Written.")])])
     with ScriptedModel(scenario) as model:
         env = IsolatedGemini(
             model.url,
             files=scenario.files,
-            root=tmp_path,
+            root=root,
             settings={"experimental": {"worktrees": True}},
         )
         git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(env.workspace)]
         for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "seed"]):
             subprocess.run([*git, *args], check=True, env=env.environ())
-        options = env.gemini_options(worktree="wt", approval_mode="yolo")
+        options = env.gemini_options(worktree=name, approval_mode="yolo")
         result = run_gemini_sync("go", options)
         assert env.live_processes() == []
+    return result, env
+
+
+def test_worktree_runs_in_a_new_git_worktree(tmp_path: Path) -> None:
+    result, env = in_a_git_worktree(tmp_path, "wt")
     assert (result.ok, result.answer) == (True, "Written."), result
     worktree = env.workspace / ".gemini" / "worktrees" / "wt"
     assert (worktree / "new.txt").read_text() == "new\n"
     assert not (env.workspace / "new.txt").exists()
+
+
+def test_a_worktree_name_starting_with_a_dash_is_the_name(tmp_path: Path) -> None:
+    """``--worktree -x`` was the flag without a value, then ``-x``: a worktree of a generated
+    name, then "Unknown argument: x". gemwire passes ``--worktree=-x``."""
+    result, env = in_a_git_worktree(tmp_path, "-x")
+    assert (result.ok, result.answer) == (True, "Written."), result
+    assert [p.name for p in (env.workspace / ".gemini" / "worktrees").iterdir()] == ["-x"]
 
 
 def test_an_admin_policy_denies_what_yolo_would_allow(tmp_path: Path) -> None:
@@ -180,3 +203,24 @@ def test_a_system_prompt_file_is_what_the_model_is_told(tmp_path: Path) -> None:
         told[case] = "".join(p["text"] for p in request.body["systemInstruction"]["parts"])
     assert told["own"] == "You are a terse pirate."  # the CLI trims the file's text
     assert told["builtin"].startswith("You are Gemini CLI")
+
+
+def test_gemwire_run_takes_mcp_servers_from_a_file(tmp_path: Path) -> None:
+    tiny = Path(__file__).with_name("mcp_tiny.py")
+    servers = {"given": {"command": sys.executable, "args": [str(tiny), "given"]}}
+    (tmp_path / "servers.json").write_text(json.dumps(servers))
+    call = FunctionCall("mcp_given_given_tool", {})
+    scenario = Scenario(turns=[Reply([call]), Reply([Text("It said hi.")])])
+    with ScriptedModel(scenario) as model:
+        env = IsolatedGemini(model.url, root=tmp_path / "run")
+        argv = ["run", "--cwd", str(env.workspace), "--executable", str(pinned_gemini())]
+        argv += ["--json", "-y", "--mcp-servers", str(tmp_path / "servers.json"), "hi"]
+        ran = CliRunner().invoke(main, argv, env=env.environ())
+        assert env.live_processes() == []
+    assert ran.exit_code == 0, ran.stderr
+    events = [json.loads(line) for line in ran.stdout.splitlines()]
+    [started] = [e for e in events if e["type"] == "tool_call_started"]
+    [finished] = [e for e in events if e["type"] == "tool_call_finished"]
+    assert (started["mcp_server"], started["mcp_tool"]) == ("given", "given_tool")
+    assert (finished["status"], finished["output"]) == ("completed", "given says hi")
+    assert (events[-1]["type"], events[-1]["answer"]) == ("turn_completed", "It said hi.")

@@ -367,7 +367,7 @@ async def test_json_output_format_reads_fatal_errors_from_stderr(tmp_path: Path)
 def test_json_output_format_refuses_what_it_cannot_watch() -> None:
     for budget in ({"idle_timeout": 5.0}, {"max_tool_calls": 0}, {"max_model_turns": 1}):
         options = GeminiOptions(output_format="json", executable=str(pinned_gemini()), **budget)
-        with pytest.raises(InvalidOptions, match="need output_format='stream-json'"):
+        with pytest.raises(InvalidOptions, match="cannot work together: the json format"):
             run_gemini_sync("hi", options)
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from click.core import ParameterSource
@@ -18,7 +20,33 @@ from gemwire.cli.exit_codes import (
 )
 from gemwire.cli.options import COUNT, SECONDS, approval_options, output_options
 
+if TYPE_CHECKING:
+    from gemwire.runners.gemini_options import McpServer
+
 __all__ = ("run",)
+
+
+def _mcp_servers(
+    ctx: click.Context, param: click.Parameter, value: str | None
+) -> tuple[McpServer, ...] | None:
+    """``--mcp-servers FILE``: the servers it names, as settings.json's ``mcpServers``."""
+    if value is None:
+        return None
+    from gemwire.errors import InvalidOptions
+    from gemwire.runners._gemini_home import servers_from_settings
+
+    try:
+        return servers_from_settings(Path(value).read_bytes())
+    except OSError as exc:
+        raise click.BadParameter(f"cannot read {value}: {exc.strerror}") from exc
+    except InvalidOptions as exc:
+        raise click.BadParameter(f"{value}: {exc}") from exc
+
+
+def _flags(ctx: click.Context) -> Callable[[str], str]:
+    """A `GeminiOptions` field as this command's flag for it (`OptionProblem.message`)."""
+    flags = {p.name: "/".join(p.opts) for p in ctx.command.params if isinstance(p, click.Option)}
+    return lambda field: flags.get(field, field)
 
 
 @click.command()
@@ -38,17 +66,37 @@ __all__ = ("run",)
 @click.option("-e", "--extensions", multiple=True, help="Extensions to use (repeatable).")
 @click.option("-s", "--sandbox", is_flag=True, help="Run tools in Gemini's sandbox.")
 @click.option("-r", "--resume", help="Resume a session: latest, an index, or a session id.")
-@click.option("--session-id", help="Start a new session with this id.")
-@click.option("--session-file", help="Continue the session saved in this JSON file.")
+@click.option("--session-id", metavar="ID", help="Start a new session with this id.")
 @click.option(
-    "--admin-policy", "admin_policy_files", multiple=True, help="Admin policy file (repeatable)."
+    "--session-file",
+    metavar="FILE",
+    help="Continue the session saved in this file (a session-*.jsonl).",
 )
 @click.option(
-    "--allowed-mcp-server-names", multiple=True, help="Start only these MCP servers (repeatable)."
+    "--admin-policy",
+    "admin_policy_files",
+    metavar="PATH",
+    multiple=True,
+    help="Admin policy file or folder (repeatable).",
+)
+@click.option(
+    "--allowed-mcp-server-names",
+    metavar="NAME",
+    multiple=True,
+    help="Start only these MCP servers (repeatable).",
+)
+@click.option(
+    "--mcp-servers",
+    type=click.Path(dir_okay=False),
+    callback=_mcp_servers,
+    help="More MCP servers for this run: a JSON file as settings.json's mcpServers.",
 )
 @click.option("--skip-trust", is_flag=True, help="Trust the workspace for this run.")
 @click.option(
-    "-w", "--worktree", help='Run in a new git worktree with this name ("": a generated one).'
+    "-w",
+    "--worktree",
+    metavar="NAME",
+    help='Run in a new git worktree NAME ("": a generated one; needs experimental.worktrees).',
 )
 @click.option(
     "--raw-output", is_flag=True, help="Let the model's text through unsanitized (ANSI too)."
@@ -61,8 +109,10 @@ __all__ = ("run",)
 @click.option(
     "--gemini-arg",
     "extra_args",
+    metavar="ARG",
     multiple=True,
-    help="One more argument for gemini, e.g. --gemini-arg=--debug (repeatable).",
+    help="One more gemini argument, e.g. --gemini-arg=--debug (repeatable; not the prompt, "
+    "nor a flag gemwire owns).",
 )
 @click.option("--gemini-home", help="The folder holding .gemini (GEMINI_CLI_HOME).")
 @click.option("--executable", help="The gemini executable to run.")
@@ -117,9 +167,11 @@ def run(
         InvalidOptions,
         PromptTooLarge,
         UnsupportedVersion,
+        find_gemini,
     )
     from gemwire.cli.gemini_run import show_gemini_run
     from gemwire.cli.live import open_output
+    from gemwire.runners.gemini_checks import option_problem, version_problem
 
     if prompt == "-":
         prompt = sys.stdin.read()
@@ -141,9 +193,16 @@ def run(
         **{k: v for k, v in options.items() if v is not None},  # type: ignore[arg-type]
     )
     cwd = str(Path(run_options.cwd or os.getcwd()).resolve())
-    output = open_output(as_json=as_json, quiet=quiet, verbose=verbose, cwd=cwd)
-
     try:
+        # What the run would refuse, named as this command's flags; the CLI only once the
+        # options are right, and then what its version lacks of them.
+        problem = option_problem(run_options)
+        if problem is None:
+            version = find_gemini(run_options.executable, cwd=cwd).version
+            problem = version_problem(run_options, version) if version else None
+        if problem is not None:
+            raise click.UsageError(problem.message(_flags(ctx)))
+        output = open_output(as_json=as_json, quiet=quiet, verbose=verbose, cwd=cwd)
         result = show_gemini_run(prompt, run_options, output)
     except (AgentNotFound, UnsupportedVersion) as exc:
         click.echo(f"gemwire: {exc}", err=True)

@@ -19,13 +19,15 @@ import shutil
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+import msgspec
 
 from gemwire.errors import GemwireError, InvalidOptions
 from gemwire.runners.gemini_options import McpServer
 from gemwire.wire import acp
 
-__all__ = ("RunHome", "settings_servers")
+__all__ = ("RunHome", "servers_from_settings", "settings_servers")
 
 _MADE_BY_EVERY_RUN = ("tmp", "history")
 """Folders the CLI writes into at every run: made in the user's home first, so that the run's
@@ -62,6 +64,72 @@ def settings_servers(servers: Sequence[McpServer], cwd: str) -> dict[str, dict[s
             url = "httpUrl" if isinstance(server, acp.McpServerHttp) else "url"
             mapped[server.name] = {url: server.url, "headers": headers}
     return mapped
+
+
+class _SettingsServer(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The part of a ``mcpServers`` entry an ACP `McpServer` can say."""
+
+    command: str | None = None
+    args: list[str] = []
+    env: dict[str, str] = {}
+    url: str | None = None
+    http_url: str | None = msgspec.field(default=None, name="httpUrl")
+    type: Literal["http", "sse"] | None = None
+    headers: dict[str, str] = {}
+
+
+_SETTINGS_SERVERS = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_SETTINGS_SERVER = msgspec.json.Decoder(_SettingsServer)
+
+
+def servers_from_settings(data: bytes) -> tuple[McpServer, ...]:
+    """MCP servers written as Gemini CLI's ``settings.json`` holds them under ``mcpServers``
+    (a JSON object: each server by its name), as `GeminiOptions.mcp_servers` takes them: the
+    inverse of `settings_servers`. What a server's entry may hold is what that maps: a
+    ``command`` with ``args`` and ``env``, or an ``httpUrl``, or a ``url`` (SSE, or HTTP with
+    ``type``) with ``headers``. Raises `InvalidOptions` for anything else.
+
+    >>> stdio, http = servers_from_settings(
+    ...     b'{"t": {"command": "tiny", "env": {"K": "v"}}, "h": {"httpUrl": "http://x/mcp"}}'
+    ... )
+    >>> stdio
+    McpServerStdio(name='t', command='tiny', env=[EnvVariable(name='K', value='v')])
+    >>> http
+    McpServerHttp(name='h', url='http://x/mcp')
+    >>> servers_from_settings(b'{"t": {"command": "tiny", "trust": true}}')
+    Traceback (most recent call last):
+    ...
+    gemwire.errors.InvalidOptions: server 't': Object contains unknown field `trust` (one takes command, args and env, or httpUrl, or url, type and headers here; put the others in settings.json)
+    """
+    try:
+        entries = _SETTINGS_SERVERS.decode(data)
+    except msgspec.DecodeError as exc:
+        raise InvalidOptions(f"not a JSON object of MCP servers by name: {exc}") from exc
+    servers: list[McpServer] = []
+    for name, text in entries.items():
+        try:
+            entry = _SETTINGS_SERVER.decode(text)
+        except msgspec.DecodeError as exc:
+            raise InvalidOptions(
+                f"server {name!r}: {exc} (one takes command, args and env, or httpUrl, or "
+                "url, type and headers here; put the others in settings.json)"
+            ) from exc
+        given = [entry.command, entry.http_url, entry.url]
+        if sum(value is not None for value in given) != 1:
+            raise InvalidOptions(f"server {name!r}: give it one of command, httpUrl and url")
+        if entry.command is not None:
+            env = [acp.EnvVariable(name=key, value=value) for key, value in entry.env.items()]
+            servers.append(
+                acp.McpServerStdio(name=name, command=entry.command, args=entry.args, env=env)
+            )
+            continue
+        headers = [acp.HttpHeader(name=key, value=value) for key, value in entry.headers.items()]
+        if entry.http_url is not None or entry.type == "http":
+            url = entry.http_url or entry.url or ""
+            servers.append(acp.McpServerHttp(name=name, url=url, headers=headers))
+        else:
+            servers.append(acp.McpServerSse(name=name, url=entry.url or "", headers=headers))
+    return tuple(servers)
 
 
 class RunHome:
@@ -103,7 +171,7 @@ class RunHome:
         except OSError as exc:  # e.g. Windows without the right to make symlinks
             shutil.rmtree(self.path, ignore_errors=True)
             raise GemwireError(
-                f"mcp_servers: cannot make the run's own Gemini home: {exc}"
+                f"cannot make the run's own Gemini home for its MCP servers: {exc}"
             ) from exc
 
     def _user_settings(self) -> dict[str, Any]:
@@ -113,16 +181,20 @@ class RunHome:
         except FileNotFoundError:
             return {}
         except OSError as exc:
-            raise InvalidOptions(f"mcp_servers: cannot read {path}: {exc}") from exc
+            raise InvalidOptions(
+                f"cannot read {path} to add the run's MCP servers to it: {exc}"
+            ) from exc
         try:
             settings = json.loads(text)
         except ValueError as exc:
             raise InvalidOptions(
-                f"mcp_servers: {path} is not plain JSON ({exc}), so the servers cannot be "
+                f"{path} is not plain JSON ({exc}), so the run's MCP servers cannot be "
                 "merged into a copy of it; remove its comments"
             ) from exc
         if not isinstance(settings, dict):
-            raise InvalidOptions(f"mcp_servers: {path} is not a JSON object")
+            raise InvalidOptions(
+                f"{path} is not a JSON object, so the run's MCP servers cannot be merged into it"
+            )
         return settings
 
     def close(self) -> None:

@@ -29,7 +29,7 @@ from gemwire._normalize.masking import Masker, known_secrets
 from gemwire._normalize.notices import notice
 from gemwire._transport.process import Child
 from gemwire._transport.stderr import StderrReader
-from gemwire.errors import GemwireError, InvalidOptions, LockFolderUnsafe
+from gemwire.errors import GemwireError, LockFolderUnsafe
 from gemwire.events import Event, Notice, SessionStarted, TurnCompleted, TurnError
 from gemwire.runners._first_start import spawn_first_start
 from gemwire.runners._gemini_budget import RunBudget, is_retry_line
@@ -37,12 +37,12 @@ from gemwire.runners._gemini_home import RunHome, settings_servers
 from gemwire.runners._gemini_outputs import output_reader
 from gemwire.runners._host_signals import HostSignals, host_signals
 from gemwire.runners._session_follower import SessionFollower, files_changed, with_estimates
-from gemwire.runners.discovery import GeminiExecutable, find_gemini, version_key
+from gemwire.runners.discovery import GeminiExecutable, find_gemini
+from gemwire.runners.gemini_checks import check_run, check_version
 from gemwire.runners.gemini_options import (
     MAX_PROMPT_BYTES,
     GeminiOptions,
     build_argv,
-    check_run,
     named_session,
 )
 from gemwire.runners.gemini_result import ResumeToken, RunResult, parse_resume_line
@@ -79,11 +79,7 @@ class GeminiRun:
         check_run(self._data, options)
         self._cwd = str(Path(options.cwd or os.getcwd()).resolve())
         self._executable = find_gemini(options.executable, cwd=self._cwd)
-        version = self._executable.version
-        if options.mcp_servers and version is not None and version_key(version) < (0, 30, 0):
-            raise InvalidOptions(
-                f"mcp_servers need Gemini CLI 0.30 or newer (GEMINI_CLI_HOME), not {version}"
-            )
+        check_version(options, self._executable.version)
         self._output = output_reader(
             options.output_format, cwd=self._cwd, max_line_bytes=options.max_line_bytes
         )
@@ -99,7 +95,10 @@ class GeminiRun:
         if options.gemini_home:
             self._env["GEMINI_CLI_HOME"] = options.gemini_home
         if options.system_prompt_file is not None:
-            self._env["GEMINI_SYSTEM_MD"] = self._system_prompt(options.system_prompt_file)
+            # A path: the CLI reads true, 1, false and 0 as switches, not names
+            # (docs/gemini-cli.md#the-system-prompt).
+            path = Path(self._cwd, options.system_prompt_file).resolve()
+            self._env["GEMINI_SYSTEM_MD"] = str(path)
         self._masker = Masker(known_secrets(self._env))
         self._stderr = StderrReader(secrets=self._masker.secrets)
         self._home = self._env.get("GEMINI_CLI_HOME") or os.path.expanduser("~")
@@ -113,15 +112,6 @@ class GeminiRun:
             if options.follow_session_file
             else None
         )
-
-    def _system_prompt(self, name: str) -> str:
-        """The file's absolute path: the CLI reads ``true``, ``1``, ``false`` and ``0`` as
-        switches, not names, and stops with a stack trace when the file is missing
-        (docs/gemini-cli.md#the-system-prompt)."""
-        path = Path(self._cwd, name).resolve()
-        if not path.is_file():
-            raise InvalidOptions(f"system_prompt_file: {path} is not a file")
-        return str(path)
 
     @property
     def result(self) -> RunResult:

@@ -1,9 +1,7 @@
-"""How to run Gemini CLI: `GeminiOptions`, what cannot work together, and the argv.
+"""How to run Gemini CLI: `GeminiOptions`, and the argv they make (what is wrong with them
+is `runners.gemini_checks`).
 
-The prompt is checked here too: it goes on stdin, never in argv, and the CLI reads only
-so much of it. So are ``extra_args``, the flags gemwire has no field for: never the
-prompt, never the output format (gemwire owns both), never a flag that makes the CLI do
-something other than one headless run.
+The prompt goes on stdin, never in argv; a value is never read as a flag of its own.
 """
 
 from __future__ import annotations
@@ -12,7 +10,6 @@ from typing import Literal
 
 import msgspec
 
-from gemwire.errors import InvalidOptions, PromptTooLarge
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.runners.discovery import GeminiExecutable, version_key
 from gemwire.wire import acp
@@ -24,8 +21,6 @@ __all__ = (
     "McpServer",
     "OutputFormat",
     "build_argv",
-    "check_extra_args",
-    "check_run",
     "named_session",
 )
 
@@ -56,8 +51,9 @@ class GeminiOptions(msgspec.Struct, frozen=True, kw_only=True):
     include_directories: tuple[str, ...] = ()
     policy_files: tuple[str, ...] = ()
     admin_policy_files: tuple[str, ...] = ()
-    """Admin policy files or folders (``--admin-policy``): rules at the admin tier, which
-    user and workspace policies cannot override."""
+    """Admin policy files or folders (``--admin-policy``; relative to ``cwd``): rules at the
+    admin tier, which user and workspace policies cannot override. One that is not there is
+    refused (the CLI would run without it)."""
     allowed_tools: tuple[str, ...] = ()
     """Upstream-deprecated (``--allowed-tools``), still passed on."""
     extensions: tuple[str, ...] = ()
@@ -66,7 +62,8 @@ class GeminiOptions(msgspec.Struct, frozen=True, kw_only=True):
     session_id: str | None = None
     """Start a new session with this id (``--session-id``)."""
     session_file: str | None = None
-    """Continue the session saved in this JSON file (``--session-file``), wherever it is."""
+    """Continue the session saved in this file (``--session-file``; a ``session-*.jsonl`` the
+    CLI wrote, copied anywhere; relative to ``cwd``)."""
     skip_trust: bool = False
     """Trust the workspace for this run (``--skip-trust``): a folder the user has not trusted
     otherwise runs with its settings, extensions and MCP servers ignored."""
@@ -83,14 +80,16 @@ class GeminiOptions(msgspec.Struct, frozen=True, kw_only=True):
     mcp_servers: tuple[McpServer, ...] = ()
     """MCP servers for this run, added to those of the user's settings (a server of the same
     name is replaced), without writing the user's ``settings.json``: the CLI runs with a home
-    of its own that links to the user's (runners/_gemini_home.py). Gemini CLI 0.30 or newer."""
+    of its own that links to the user's (runners/_gemini_home.py). Gemini CLI 0.25 or newer."""
     system_prompt_file: str | None = None
     """Use this file's text as the system prompt in place of Gemini CLI's built-in one
     (``GEMINI_SYSTEM_MD``; relative to ``cwd``). The CLI still substitutes its
     ``${...}`` variables and appends the ``GEMINI.md`` context."""
     extra_args: tuple[str, ...] = ()
-    """More ``gemini`` flags, passed on as given after gemwire's own (`check_extra_args`
-    says which are refused)."""
+    """More ``gemini`` flags, passed on as given after gemwire's own. Refused: the prompt,
+    flags gemwire owns (the output format, the session to open, ``--acp``, ...) in any
+    spelling Gemini CLI's parser reads, and a bare word that is not the value of the flag
+    before it (`runners.gemini_checks`)."""
     env: dict[str, str] = {}
     inherit_env: bool = True
     """``False``: ``env`` is the CLI's whole environment, not added to this process's
@@ -124,124 +123,6 @@ class GeminiOptions(msgspec.Struct, frozen=True, kw_only=True):
     ``turn_completed`` (see runners/_session_follower.py)."""
 
 
-def check_run(prompt: bytes, options: GeminiOptions) -> None:
-    """Raise `PromptTooLarge` or `InvalidOptions` before anything starts."""
-    if len(prompt) > MAX_PROMPT_BYTES:
-        raise PromptTooLarge(
-            f"the prompt is {len(prompt)} bytes; Gemini CLI reads at most "
-            f"{MAX_PROMPT_BYTES} from stdin and would drop the rest silently"
-        )
-    watched = ("idle_timeout", "max_tool_calls", "max_model_turns")
-    if options.output_format == "json" and any(getattr(options, w) is not None for w in watched):
-        raise InvalidOptions(
-            f"{', '.join(watched)} need output_format='stream-json': "
-            "the json format prints nothing until the run is over"
-        )
-    for name in ("timeout", "idle_timeout"):
-        seconds = getattr(options, name)
-        if seconds is not None and not seconds > 0:
-            raise InvalidOptions(f"{name} must be more than 0 seconds, not {seconds}")
-    for name in ("max_tool_calls", "max_model_turns", "max_rate_limit_retries"):
-        count = getattr(options, name)
-        if count is not None and count < 0:
-            raise InvalidOptions(f"{name} must be 0 or more, not {count}")
-    opened = [n for n in ("resume", "session_id", "session_file") if getattr(options, n)]
-    if len(opened) > 1:
-        raise InvalidOptions(f"{' and '.join(opened)}: give one session to open")
-    check_extra_args(options.extra_args)
-
-
-def _flag(name: str) -> str:
-    """A long flag's name as yargs matches it (``--outputFormat`` is ``--output-format``)."""
-    name = name.lower().replace("_", "").replace("-", "")
-    return name[2:] if name.startswith("no") and name[2:] in _OWNED else name
-
-
-_OWNED = {
-    "prompt": "the prompt goes on stdin",
-    "promptinteractive": "the prompt goes on stdin, and a run is headless",
-    "outputformat": "gemwire chooses the output format (output_format)",
-    "acp": "an ACP agent runs through gemwire's ACP client (gemwire acp)",
-    "experimentalacp": "an ACP agent runs through gemwire's ACP client (gemwire acp)",
-    "help": "it prints the help instead of running",
-    "version": "it prints the version instead of running",
-    "listextensions": "it lists extensions instead of running",
-    "listsessions": "it lists sessions instead of running (gemwire sessions list)",
-    "deletesession": "it deletes a session instead of running",
-}
-"""Long flags ``extra_args`` may not hold, and why."""
-
-_SHORT = {
-    "p": "prompt",
-    "i": "promptinteractive",
-    "o": "outputformat",
-    "h": "help",
-    "v": "version",
-    "l": "listextensions",
-}
-
-_TAKES_VALUE = {
-    "model",
-    "worktree",
-    "approvalmode",
-    "policy",
-    "adminpolicy",
-    "allowedmcpservernames",
-    "allowedtools",
-    "extensions",
-    "resume",
-    "sessionfile",
-    "sessionid",
-    "includedirectories",
-}
-"""Gemini CLI 0.61.0's flags a bare word may follow as their value."""
-
-_SHORT_TAKES_VALUE = {"m": "model", "w": "worktree", "e": "extensions", "r": "resume"}
-
-
-def check_extra_args(args: tuple[str, ...]) -> None:
-    """Raise `InvalidOptions` for an extra argument gemwire cannot pass on: a flag gemwire
-    owns or one that stops the run (`_OWNED`), a bare word that is not the value of the
-    flag before it (it would be read as the prompt), ``--``, or a cluster of short flags.
-
-    >>> check_extra_args(("--skip-trust", "--model", "flash", "--policy=p.toml"))
-    >>> check_extra_args(("--outputFormat=json",))
-    Traceback (most recent call last):
-    ...
-    gemwire.errors.InvalidOptions: extra_args: --outputFormat=json is not allowed: gemwire chooses the output format (output_format)
-    >>> check_extra_args(("--debug", "say hi"))
-    Traceback (most recent call last):
-    ...
-    gemwire.errors.InvalidOptions: extra_args: 'say hi' is not the value of a flag (a bare word is the prompt to Gemini CLI); write --flag=value
-    """
-    value_may_follow = False
-    for arg in args:
-        if arg == "--":
-            raise InvalidOptions("extra_args: -- is not allowed: what follows it is the prompt")
-        if arg.startswith("--"):
-            name, has_value, _ = arg[2:].partition("=")
-            flag = _flag(name)
-            value_may_follow = flag in _TAKES_VALUE and not has_value
-        elif arg.startswith("-") and len(arg) > 1:
-            if len(arg) != 2:
-                raise InvalidOptions(
-                    f"extra_args: {arg!r} is ambiguous: write each short flag apart, and a "
-                    "value as the next argument or --flag=value"
-                )
-            flag = _SHORT.get(arg[1], "")
-            value_may_follow = arg[1] in _SHORT_TAKES_VALUE
-        else:
-            if not value_may_follow:
-                raise InvalidOptions(
-                    f"extra_args: {arg!r} is not the value of a flag (a bare word is the "
-                    "prompt to Gemini CLI); write --flag=value"
-                )
-            value_may_follow = False
-            continue
-        if flag in _OWNED:
-            raise InvalidOptions(f"extra_args: {arg} is not allowed: {_OWNED[flag]}")
-
-
 def named_session(resume: str | None) -> str | None:
     """The session id in a ``--resume`` value (not ``latest``, not an index)."""
     if resume is None or resume == "latest" or resume.isdigit():
@@ -252,38 +133,48 @@ def named_session(resume: str | None) -> str | None:
 def build_argv(executable: GeminiExecutable, options: GeminiOptions) -> list[str]:
     argv = [*executable.argv, "--output-format", options.output_format]
     if options.model:
-        argv += ["--model", options.model]
+        argv += _valued("--model", options.model)
     if options.approval_mode:
         argv += ["--approval-mode", options.approval_mode]
     if options.sandbox:
         argv.append("--sandbox")
     for directory in options.include_directories:
-        argv += ["--include-directories", directory]
+        argv += _valued("--include-directories", directory)
     for policy in options.policy_files:
-        argv += ["--policy", policy]
+        argv += _valued("--policy", policy)
     for policy in options.admin_policy_files:
-        argv += ["--admin-policy", policy]
+        argv += _valued("--admin-policy", policy)
     for server in options.allowed_mcp_server_names:
-        argv += ["--allowed-mcp-server-names", server]
+        argv += _valued("--allowed-mcp-server-names", server)
     if options.skip_trust:
         argv.append("--skip-trust")
     if options.worktree is not None:
-        argv += ["--worktree", options.worktree] if options.worktree else ["--worktree"]
+        argv += _valued("--worktree", options.worktree) if options.worktree else ["--worktree"]
     if options.raw_output:
         argv += ["--raw-output", "--accept-raw-output-risk"]
     if options.allowed_tools:
-        argv += ["--allowed-tools", ",".join(options.allowed_tools)]
+        argv += _valued("--allowed-tools", ",".join(options.allowed_tools))
     for extension in options.extensions:
-        argv += ["--extensions", extension]
+        argv += _valued("--extensions", extension)
     if options.resume:
-        argv += ["--resume", options.resume]
+        argv += _valued("--resume", options.resume)
         if executable.version is not None and version_key(executable.version) < (0, 30, 0):
             # Before 0.30, --resume with a piped stdin and no --prompt is refused ("you must
             # provide a message via --prompt (-p) or stdin"). A blank --prompt satisfies the
             # check; the prompt itself still goes on stdin (the CLI appends "\n\n " to it).
             argv += ["--prompt", " "]
     if options.session_id:
-        argv += ["--session-id", options.session_id]
+        argv += _valued("--session-id", options.session_id)
     if options.session_file:
-        argv += ["--session-file", options.session_file]
+        argv += _valued("--session-file", options.session_file)
     return [*argv, *options.extra_args]
+
+
+def _valued(flag: str, value: str) -> list[str]:
+    """``flag value``; ``flag=value`` when yargs would read the value as a flag of its own
+    (``--model -p`` is ``--model`` without a value, then ``-p``).
+
+    >>> _valued("--policy", "p.toml"), _valued("--worktree", "-p")
+    (['--policy', 'p.toml'], ['--worktree=-p'])
+    """
+    return [f"{flag}={value}"] if value.startswith("-") else [flag, value]

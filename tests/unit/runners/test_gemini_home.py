@@ -120,7 +120,10 @@ def test_a_home_that_cannot_be_made_is_a_clear_error_and_leaves_nothing(
         raise OSError(1, "symbolic links are not allowed")
 
     monkeypatch.setattr(Path, "symlink_to", refused)
-    with pytest.raises(GemwireError, match=r"cannot make the run's own Gemini home: .*not allowed"):
+    with pytest.raises(
+        GemwireError,
+        match=r"cannot make the run's own Gemini home for its MCP servers: .*not allowed",
+    ):
         RunHome(user, SERVER)
     assert list(made.iterdir()) == []
 
