@@ -194,10 +194,13 @@ async def stamped_latencies(server: Server, cwd: Path, events: int) -> list[floa
 
 
 def stand_in(tmp: str, events: int, pace: float) -> tuple[list[str], dict[str, str]]:
+    """The server's arguments and environment; its root is ``tmp/work`` (the state folder
+    may not lie inside a root)."""
     agent = Path(tmp) / "stamped_agent.py"
     agent.write_text(STAMPED_AGENT)
+    (Path(tmp) / "work").mkdir()
     return (
-        ["--root", tmp, "--state-dir", f"{tmp}/state", "--max-sessions", "500",
+        ["--root", f"{tmp}/work", "--state-dir", f"{tmp}/state", "--max-sessions", "500",
          "--agent", f"stamped={sys.executable} {agent} {events} {pace}"],
         {k: v for k, v in os.environ.items() if k != "GEMWIRE_TOKEN"},
     )  # fmt: skip
@@ -206,12 +209,12 @@ def stand_in(tmp: str, events: int, pace: float) -> tuple[list[str], dict[str, s
 async def latencies(sessions: int, events: int, pace: float) -> list[float]:
     with tempfile.TemporaryDirectory() as tmp:
         args, env = stand_in(tmp, events, pace)
-        server = Server(args, env, Path(tmp))
+        server = Server(args, env, Path(tmp, "work"))
         found: list[list[float]] = [[] for _ in range(sessions)]
         try:
 
             async def one(n: int) -> None:
-                found[n] = await stamped_latencies(server, Path(tmp), events)
+                found[n] = await stamped_latencies(server, Path(tmp, "work"), events)
 
             async with anyio.create_task_group() as tg:
                 for n in range(sessions):
@@ -224,14 +227,15 @@ async def latencies(sessions: int, events: int, pace: float) -> list[float]:
 async def idle_memory(idle: int) -> tuple[int, int]:
     with tempfile.TemporaryDirectory() as tmp:
         args, env = stand_in(tmp, 1, 0)
-        server = Server(args, env, Path(tmp))
+        work = Path(tmp, "work")
+        server = Server(args, env, work)
         try:
             # One session first: what every session shares (imports, the agent's spec) is paid.
-            await server.new_session("stamped", Path(tmp))
+            await server.new_session("stamped", work)
             await anyio.sleep(1)
             before = server.rss()
             for _ in range(idle):
-                await server.new_session("stamped", Path(tmp))
+                await server.new_session("stamped", work)
             await anyio.sleep(1)
             return before, server.rss()
         finally:

@@ -51,6 +51,7 @@ from gemwire.server.responses import (
     ApiError,
     BadRequest,
     Conflict,
+    Forbidden,
     JsonResponse,
     NotFound,
     read_json,
@@ -314,10 +315,26 @@ async def batch_events(request: Request) -> Response:
     return EventStream(stream(), media_type="text/event-stream", headers=headers)
 
 
+def _confine_again(spec: BatchSpec, roots: tuple[str, ...]) -> None:
+    """Every path of a kept batch confined to the roots again: since it was made, a folder
+    may have been replaced by a symlink, the server restarted with other roots, or its
+    ``batch.json`` edited. `Forbidden` for one that now leads elsewhere."""
+    kept = [spec.output] + [
+        path for task in spec.tasks or () for path in (task.workspace, task.template) if path
+    ]
+    for path in kept:
+        real = _output_folder(path, roots) if path == spec.output else confine(path, roots)
+        if real != path:
+            raise Forbidden(
+                f"{path!r} now leads to {real}, not to the folder the batch was made with"
+            )
+
+
 async def retry_failed(request: Request) -> Response:
     batch = _batch(request)
     if batch.read_only:
         raise Conflict(f"batch {batch.spec.id} was opened read-only: its tasks are not known")
+    await anyio.to_thread.run_sync(_confine_again, batch.spec, app_state(request).config.roots)
     if batch.status == "running":
         raise Conflict(f"batch {batch.spec.id} is running")
     await _start(_manager(request), batch, _options(request, batch.spec, retry_failed=True))

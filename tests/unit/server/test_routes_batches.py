@@ -512,3 +512,38 @@ async def test_an_output_folder_another_batch_writes_to_is_a_conflict(
     )
     assert (await server.request("GET", "/v1/batches")).json() == {"batches": []}
     assert scripted.calls == []
+
+
+async def test_retry_failed_confines_the_paths_again(scripted: Scripted, root: Path) -> None:
+    """A task's workspace replaced by a symlink out of the roots, or a ``batch.json`` edited
+    to name a folder outside them: the retry is refused, no task runs."""
+    outside = root.parent / "outside"
+    outside.mkdir()
+    async with served(app_for(root)) as server:
+        created = await start(server)
+        await progress(server, created["id"])
+        shutil.rmtree(root / "repo")
+        (root / "repo").symlink_to(outside)
+        scripted.calls.clear()
+        moved = await server.request("POST", f"/v1/batches/{created['id']}/retry-failed")
+    assert (moved.status_code, moved.json()) == (
+        403,
+        error("forbidden", f"{str(root / 'repo')!r} is outside the server's roots ({root})"),
+    )
+    (root / "repo").unlink()
+    (root / "repo").mkdir()
+    spec_path = root.parent / "state" / "batches" / created["id"] / "batch.json"
+    spec = json.loads(spec_path.read_text())
+    spec["tasks"][1]["workspace"] = str(outside)
+    spec_path.write_text(json.dumps(spec))
+    async with served(app_for(root)) as server:
+        edited = await server.request("POST", f"/v1/batches/{created['id']}/retry-failed")
+        assert edited.status_code == 403
+        assert edited.json()["error"]["kind"] == "forbidden"
+        spec["tasks"][1]["workspace"] = str(root / "repo")
+        spec["output"] = str(outside)
+        spec_path.write_text(json.dumps(spec))
+    async with served(app_for(root)) as server:
+        output = await server.request("POST", f"/v1/batches/{created['id']}/retry-failed")
+        assert output.status_code == 403
+    assert scripted.calls == []
