@@ -9,7 +9,7 @@ WebSocket (one envelope a text frame), or as one JSON document. Each starts afte
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any, Literal
 
 import anyio
@@ -32,6 +32,8 @@ __all__ = ("KEEPALIVE", "ROUTES")
 
 KEEPALIVE = 15.0
 """Seconds between SSE keep-alive comments."""
+CHUNK_BYTES = 64 * 1024
+"""About how much of an SSE stream is written at once."""
 DEFAULT_LIMIT = 1000
 WS_GOING_AWAY = 1001
 WS_NORMAL = 1000
@@ -210,17 +212,38 @@ async def _sse(session: LiveSession, subscription: Subscription) -> AsyncIterato
     try:
         yield b": gemwire\n\n"  # the headers go out now, not with the first event
         while True:
+            # Only the wait is under the deadline: a yield inside it would have the
+            # deadline cancel the server's write of the chunk (blocked by a stalled
+            # client), in the server's task, not this generator's.
+            batch = None
             with anyio.move_on_after(KEEPALIVE):
                 batch = await subscription.next_batch()
-                if not batch:
-                    return
-                yield b"".join(
-                    b"id: %d\nevent: gemwire\ndata: %b\n\n" % (seq, line) for seq, line in batch
-                )
-                continue
-            yield b": keep-alive\n\n"
+            if batch is None:
+                yield b": keep-alive\n\n"
+            elif not batch:
+                return
+            else:
+                for chunk in _chunks(batch):
+                    yield chunk
     finally:
         session.unsubscribe(subscription)
+
+
+def _chunks(batch: list[tuple[int, bytes]]) -> Iterator[bytes]:
+    """The SSE messages of ``batch`` in writes of about `CHUNK_BYTES`: each write waits for
+    the client to take the one before, so a slow client holds at most one chunk in the
+    server's send buffer, not the whole batch."""
+    chunk: list[bytes] = []
+    size = 0
+    for seq, line in batch:
+        message = b"id: %d\nevent: gemwire\ndata: %b\n\n" % (seq, line)
+        chunk.append(message)
+        size += len(message)
+        if size >= CHUNK_BYTES:
+            yield b"".join(chunk)
+            chunk, size = [], 0
+    if chunk:
+        yield b"".join(chunk)
 
 
 class _Op(msgspec.Struct, kw_only=True):

@@ -26,7 +26,7 @@ from gemwire._normalize.masking import Masker
 from gemwire.server.config import ServerConfig
 from gemwire.server.state import AppState
 
-__all__ = ("MaskingFilter", "bind", "serve")
+__all__ = ("MaskingFilter", "bind", "serve", "server_for")
 
 _SHUTDOWN_GRACE = 30
 """Seconds uvicorn waits for connections after the app ended its streams."""
@@ -105,9 +105,9 @@ class _Server(uvicorn.Server):
         await super().shutdown(sockets)
 
 
-def serve(app: Starlette, config: ServerConfig, sock: socket.socket) -> None:
-    """Serve ``app`` on ``sock`` until SIGTERM or Ctrl-C; returns once all is closed."""
-    _configure_logging(config)
+def server_for(app: Starlette, config: ServerConfig) -> uvicorn.Server:
+    """The uvicorn server of ``app`` as `serve` runs it (its limits, its shutdown order);
+    ``run(sockets=[sock])`` or ``serve(sockets=[sock])`` it."""
     options: dict[str, Any] = {}
     if config.ssl_certfile:
         options = {"ssl_certfile": config.ssl_certfile, "ssl_keyfile": config.ssl_keyfile}
@@ -122,4 +122,10 @@ def serve(app: Starlette, config: ServerConfig, sock: socket.socket) -> None:
     )
     state = app.state.gemwire
     assert isinstance(state, AppState)
-    _Server(uvicorn_config, state).run(sockets=[sock])
+    return _Server(uvicorn_config, state)
+
+
+def serve(app: Starlette, config: ServerConfig, sock: socket.socket) -> None:
+    """Serve ``app`` on ``sock`` until SIGTERM or Ctrl-C; returns once all is closed."""
+    _configure_logging(config)
+    server_for(app, config).run(sockets=[sock])

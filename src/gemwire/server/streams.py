@@ -88,6 +88,11 @@ class EventStream:
     def subscribers(self) -> int:
         return len(self._subscribers)
 
+    @property
+    def buffered(self) -> int:
+        """The most envelopes one subscriber holds (at most `SUBSCRIBER_BUFFER`)."""
+        return max((s.buffered for s in self._subscribers), default=0)
+
     def subscribe(self, after: int) -> Subscription:
         """A subscriber from seq ``after`` on; `unsubscribe` it when done."""
         subscription = Subscription(self, after)
