@@ -197,7 +197,8 @@ async def events(request: Request) -> Response:
         raw = request.query_params.get("limit", str(DEFAULT_LIMIT))
         if not raw.isdigit() or int(raw) < 1:
             raise BadRequest(f"limit must be a whole number >= 1, not {raw!r}")
-        lines = [line for _, line in session.log.read(after, int(raw))]
+        found = await anyio.to_thread.run_sync(session.log.read, after, int(raw))
+        lines = [line for _, line in found]
         body = b'{"events":[%b],"last_seq":%d}' % (b",".join(lines), session.last_seq)
         return Response(body, media_type="application/json")
     subscription = session.subscribe(after)
