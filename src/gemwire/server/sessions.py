@@ -409,11 +409,16 @@ class SessionManager:
     def _check_capacity(self) -> None:
         if self._draining:
             raise ApiError("the server is shutting down", status=503, kind="limit")
-        live = sum(1 for s in self.sessions.values() if s.live) + self._starting
+        # An idle session's agent runs on (until --idle-timeout); a gemini-stream
+        # session runs one only while its turn does.
+        live = self._starting + sum(
+            1 for s in self.sessions.values() if s.live or (s.streamed and s.busy)
+        )
         if live >= self.config.max_sessions:
             raise LimitReached(
-                f"{live} sessions run (--max-sessions {self.config.max_sessions}): "
-                "delete one, or wait for one to go idle"
+                f"{live} sessions run an agent (--max-sessions {self.config.max_sessions}): "
+                "close one (DELETE /v1/sessions/{id}) or wait for one to stop (an idle "
+                f"session stops after --idle-timeout {self.config.idle_timeout:g} s)"
             )
 
     async def create(
@@ -660,6 +665,7 @@ class SessionManager:
             if not all(isinstance(block, acp.TextContent) for block in prompt):
                 raise BadRequest(f"{GEMINI_STREAM} takes text prompts only")
             prompt = "".join(block.text for block in prompt if isinstance(block, acp.TextContent))
+        self._check_capacity()
         cwd = self._confined(session)  # each turn is a new `gemini -p` there
         after = session.last_seq
         session.busy = True

@@ -430,7 +430,9 @@ async def test_too_many_sessions_is_429(dirs: tuple[str, str]) -> None:
         assert third.status_code == 429
         assert third.json()["error"] == {
             "kind": "limit",
-            "message": "2 sessions run (--max-sessions 2): delete one, or wait for one to go idle",
+            "message": "2 sessions run an agent (--max-sessions 2): close one (DELETE "
+            "/v1/sessions/{id}) or wait for one to stop (an idle session stops after "
+            "--idle-timeout 3600 s)",
         }
 
 
