@@ -31,7 +31,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
-from gemwire._portable import O_NOFOLLOW, O_NONBLOCK
+from gemwire._portable import O_BINARY, O_NOFOLLOW, O_NONBLOCK
 from gemwire.batch import BatchOptions, Task, read_tasks
 from gemwire.batch.tasks import check_tasks
 from gemwire.errors import BatchOutputError, InvalidOptions, InvalidTasks
@@ -66,6 +66,8 @@ _TASK_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
 DEFAULT_EVENTS_LIMIT = 1000
 MAX_EVENTS_FILE = 256 * 1024 * 1024
 """A task's events file read for ``/tasks/{id}/events``: larger is refused (422)."""
+MAX_TASKS_FILE = 256 * 1024 * 1024
+"""A tasks file larger than this is refused (400); so is one that is not a regular file."""
 
 
 class TaskRows(msgspec.Struct, frozen=True):
@@ -150,7 +152,7 @@ def _placed(task: Task, number: int, roots: tuple[str, ...]) -> Task:
 def _tasks(given: str | list[Task], roots: tuple[str, ...]) -> list[Task]:
     if isinstance(given, str):
         try:
-            read = read_tasks(confine(given, roots, folder=False))
+            read = read_tasks(confine(given, roots, folder=False), max_bytes=MAX_TASKS_FILE)
         except InvalidTasks as exc:
             raise BadRequest(str(exc)) from exc
     else:
@@ -346,7 +348,7 @@ def _task_lines(folder: str, task_id: str) -> list[bytes]:
     for name in (f"{task_id}.jsonl", f"{task_id}.jsonl.part"):
         path = os.path.join(events, name)
         try:
-            fd = os.open(path, os.O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+            fd = os.open(path, os.O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_BINARY)
         except FileNotFoundError:
             continue
         except OSError as exc:  # a symlink (O_NOFOLLOW), a folder, no permission
