@@ -116,6 +116,12 @@ def _manager(request: Request) -> BatchManager:
     return manager
 
 
+def _refuse_during_shutdown(request: Request) -> None:
+    """A batch started now would run into the shutdown (503, as a new session is)."""
+    if app_state(request).shutting_down.is_set():
+        raise ApiError("the server is shutting down", status=503, kind="limit")
+
+
 def _batch(request: Request) -> ServerBatch:
     batch = _manager(request).get(request.path_params["batch_id"])
     if batch is None:
@@ -199,6 +205,7 @@ async def create_batch(request: Request) -> Response:
         return await _open(manager, confine(body.open, roots))
     if body.tasks is None or body.output is None:
         raise BadRequest("a batch needs tasks and output (or open, to look at one)")
+    _refuse_during_shutdown(request)
     if not 1 <= body.concurrency <= state.config.max_sessions:
         raise BadRequest(f"concurrency must be 1 to {state.config.max_sessions}")
     if body.timeout is not None and not body.timeout > 0:
@@ -339,6 +346,7 @@ async def retry_failed(request: Request) -> Response:
     await anyio.to_thread.run_sync(_confine_again, batch.spec, app_state(request).config.roots)
     if batch.status == "running":
         raise Conflict(f"batch {batch.spec.id} is running")
+    _refuse_during_shutdown(request)
     await _start(_manager(request), batch, _options(request, batch.spec, retry_failed=True))
     return JsonResponse(batch.view(), 202)
 

@@ -318,7 +318,9 @@ async def session_ws(websocket: WebSocket) -> None:
         async with anyio.create_task_group() as tg:
 
             async def sender() -> None:
-                await send_envelopes()
+                # The client left, or shutdown aborted a client that does not read.
+                with contextlib.suppress(WebSocketDisconnect):
+                    await send_envelopes()
                 tg.cancel_scope.cancel()
 
             async def receiver() -> None:

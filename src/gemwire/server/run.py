@@ -3,10 +3,11 @@
 `bind` opens the listening socket first, so ``--port 0`` has its real port before the
 app (whose allowed origins name it) is made. `serve` runs uvicorn (WebSockets by
 wsproto, frames capped at the stdio line cap) with its signal handling: on SIGTERM or
-Ctrl-C the app is told first (`AppState.shutting_down`: every turn ends with its
-``turn_completed``, streams end, WebSockets close with 1001, agents stop, the ACP
-endpoint's connections too), then uvicorn
-closes what is left. Logs go to stderr with the token masked.
+Ctrl-C the listener closes, the app is told (`AppState.shutting_down`: every turn ends with
+its ``turn_completed``, streams end, WebSockets close with 1001, agents stop, the ACP
+endpoint's connections too), the connections close (`CONNECTION_GRACE`, then those of
+clients that do not read are aborted), then uvicorn ends the rest. Logs go to stderr with
+the token masked.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 import anyio
 import uvicorn
 from starlette.applications import Starlette
+from uvicorn.protocols.websockets.wsproto_impl import WSProtocol
 
 from gemwire._normalize.masking import Masker
 from gemwire.server.config import ServerConfig
@@ -29,7 +31,10 @@ from gemwire.server.state import AppState
 __all__ = ("MaskingFilter", "bind", "serve", "server_for")
 
 _SHUTDOWN_GRACE = 30
-"""Seconds uvicorn waits for connections after the app ended its streams."""
+"""Seconds uvicorn waits for requests still running once the connections are closed."""
+CONNECTION_GRACE = 1.0
+"""Seconds a connection has at shutdown, once the app ended its streams, to finish the
+response it is sending; then it is aborted (its client does not read)."""
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -92,6 +97,10 @@ class _Server(uvicorn.Server):
                 self._captured_signals.clear()
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        # No new connection while the app winds down (uvicorn would close the listener
+        # only after it).
+        for server in self.servers:
+            server.close()
         # uvicorn would close WebSockets with 1012 and wait for SSE streams that never
         # end: the app ends them first (and its turns, with their turn_completed; the ACP
         # endpoint's connections and their agents).
@@ -102,7 +111,31 @@ class _Server(uvicorn.Server):
                 tg.start_soon(sessions.drain)
             if acp is not None:
                 tg.start_soon(acp.drain)
+        await self._close_connections()
         await super().shutdown(sockets)
+
+    async def _close_connections(self) -> None:
+        """Close every connection: those between requests at once, those finishing a
+        response once it is sent; after `CONNECTION_GRACE`, what is still open belongs to a
+        client that does not read (a stalled stream): aborted, its unsent bytes dropped.
+        uvicorn alone would wait for it `_SHUTDOWN_GRACE` seconds."""
+        connections = self.server_state.connections
+        for connection in list(connections):
+            # A WebSocket was closed by the app (1001); uvicorn's shutdown would close it
+            # again (1012), which wsproto refuses once a close was sent.
+            if not isinstance(connection, WSProtocol):
+                connection.shutdown()
+        with anyio.move_on_after(CONNECTION_GRACE):
+            await self._all_closed()
+        for connection in list(connections):
+            connection.transport.abort()
+        with anyio.move_on_after(CONNECTION_GRACE):  # each leaves once the loop tells it
+            await self._all_closed()
+
+    async def _all_closed(self) -> None:
+        # uvicorn's connection set has no event to wait for (uvicorn polls it too).
+        while self.server_state.connections:  # noqa: ASYNC110
+            await anyio.sleep(0.02)
 
 
 def server_for(app: Starlette, config: ServerConfig) -> uvicorn.Server:

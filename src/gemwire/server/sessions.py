@@ -73,7 +73,7 @@ logger = logging.getLogger("gemwire.server")
 
 PERMISSIONS = ("ask", "deny", "reads", "edits", "all")
 _TITLE_CHARS = 80
-STREAM_END_GRACE = 5.0
+STREAM_END_GRACE = 3.0
 """Seconds streams have at shutdown to send what is logged and end."""
 
 

@@ -121,8 +121,8 @@ class EventLog:
             end = file.tell()
         if end > self._size:
             self.torn = True
-            with open(self.path, "r+b") as file:
-                file.truncate(self._size)
+            with open(self.path, "r+b") as torn:
+                torn.truncate(self._size)
         if last:
             self.last_seq = _seq_decoder.decode(last).seq
 

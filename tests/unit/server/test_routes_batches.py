@@ -611,3 +611,16 @@ async def test_an_opened_folder_whose_results_became_a_fifo_is_listed_failed(
             "message": f"cannot read {results}: not a regular file (a FIFO)",
         },
     )
+
+
+async def test_no_batch_starts_once_shutdown_began(scripted: Scripted, root: Path) -> None:
+    async with served(app_for(root)) as server:
+        created = await start(server)
+        await progress(server, created["id"])
+        server.app.state.gemwire.shutting_down.set()  # uvicorn's SIGTERM
+        body = {"tasks": "tasks.jsonl", "output": "out2", "agent": AGENT}
+        new = await server.request("POST", "/v1/batches", json=body)
+        retry = await server.request("POST", f"/v1/batches/{created['id']}/retry-failed")
+    shutting_down = error("limit", "the server is shutting down")
+    assert [(r.status_code, r.json()) for r in (new, retry)] == [(503, shutting_down)] * 2
+    assert not (root / "out2").exists()

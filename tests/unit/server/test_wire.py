@@ -77,3 +77,43 @@ def test_a_stalled_sse_client_costs_a_bounded_buffer_and_no_asgi_error(
         late.close()
         until(lambda: session.stream.subscribers == 0)
     assert errors(caplog) == []
+
+
+def ws_head(wire: Wire, path: str) -> bytes:
+    """A WebSocket handshake with the token, as a raw client sends it."""
+    return wire.request_head("GET", path).replace(
+        b"\r\n\r\n",
+        b"\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+    )
+
+
+def test_shutdown_with_stalled_clients_ends_within_docker_s_grace(
+    dirs: tuple[str, str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Five SSE and five WebSocket clients that never read: SIGTERM still ends in well
+    under ten seconds (docker's grace before SIGKILL), and once it began no new
+    connection is accepted."""
+    caplog.set_level(logging.WARNING)
+    with wire_server(*dirs, ThreadLauncher(flood)) as wire:
+        sid = new_session(wire)
+        assert wire.http.post(f"/v1/sessions/{sid}/prompt", json={"text": "go"}).status_code == 202
+        until(lambda: turn_completed(wire, sid), timeout=60)
+        stalled = []
+        for n in range(10):
+            sock = wire.connect(rcvbuf=4096)
+            path = f"/v1/sessions/{sid}/{'events' if n % 2 else 'ws'}?after=0"
+            sock.sendall(wire.request_head("GET", path) if n % 2 else ws_head(wire, path))
+            stalled.append(sock)
+        session = wire.state.sessions.get(sid)  # type: ignore[union-attr]
+        until(lambda: session.stream.subscribers == 10)
+        until(lambda: len(wire.write_buffers()) == 10 and min(wire.write_buffers()) > 0)
+        wire.server.should_exit = True
+        until(lambda: wire.state.shutting_down.is_set())
+        with pytest.raises(ConnectionRefusedError):
+            wire.connect().close()
+        took = wire.stop()
+        for sock in stalled:
+            sock.close()
+    assert took < 7
+    assert errors(caplog) == []

@@ -90,7 +90,11 @@ class Wire:
         if rcvbuf is not None:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
         sock.settimeout(30)
-        sock.connect(("127.0.0.1", self.port))
+        try:
+            sock.connect(("127.0.0.1", self.port))
+        except OSError:
+            sock.close()
+            raise
         return sock
 
     def request_head(self, method: str, path: str) -> bytes:
