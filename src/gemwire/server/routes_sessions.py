@@ -38,6 +38,7 @@ DEFAULT_LIMIT = 1000
 WS_GOING_AWAY = 1001
 WS_NORMAL = 1000
 _MAX_AGENT_SESSION_ID = 256
+_BINARY = "ops are JSON in text frames: a binary frame was not read"
 
 
 class NewSession(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -309,8 +310,15 @@ async def session_ws(websocket: WebSocket) -> None:
 
     async def receive_ops() -> None:
         while True:
-            raw = await websocket.receive_text()
-            reply = msgspec.json.encode(await answer(raw)).decode()
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                raise WebSocketDisconnect(message.get("code", WS_NORMAL))
+            raw = message.get("text")
+            if raw is None:  # a binary frame
+                error = {"kind": "bad_request", "message": _BINARY}
+                reply = msgspec.json.encode({"reply": None, "ok": False, "error": error}).decode()
+            else:
+                reply = msgspec.json.encode(await answer(raw)).decode()
             async with lock:
                 await websocket.send_text(reply)
 

@@ -750,3 +750,24 @@ async def test_a_websocket_to_no_session_is_closed_1008(dirs: tuple[str, str], p
             async with server.ws(path):
                 pass
     assert caught.value.code == 1008
+
+
+async def test_a_binary_frame_on_the_websocket_is_answered_with_an_error(
+    dirs: tuple[str, str],
+) -> None:
+    async with scripted_server(*dirs) as (server, _):
+        sid = await new_session(server)
+        async with server.ws(f"/v1/sessions/{sid}/ws?after=3") as ws:
+            await ws.send_bytes(b'{"op": "cancel"}')
+            binary = json.loads(await ws.receive_text())
+            await ws.send_text(json.dumps({"op": "cancel"}))
+            text = json.loads(await ws.receive_text())
+    assert binary == {
+        "reply": None,
+        "ok": False,
+        "error": {
+            "kind": "bad_request",
+            "message": "ops are JSON in text frames: a binary frame was not read",
+        },
+    }
+    assert (text["reply"], text["error"]["kind"]) == ("cancel", "conflict")  # still open
