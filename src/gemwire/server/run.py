@@ -20,8 +20,10 @@ from collections.abc import Generator
 from typing import Any
 
 import anyio
+import h11
 import uvicorn
 from starlette.applications import Starlette
+from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.wsproto_impl import WSProtocol
 
 from gemwire._normalize.masking import Masker
@@ -32,6 +34,13 @@ __all__ = ("MaskingFilter", "bind", "serve", "server_for")
 
 _SHUTDOWN_GRACE = 30
 """Seconds uvicorn waits for requests still running once the connections are closed."""
+HEAD_TIMEOUT = 10.0
+"""Seconds a connection has to send a request's head (uvicorn has no such timeout: a client
+that connected and sent nothing, or half a head, was kept for ever)."""
+MAX_CONNECTIONS = 2048
+"""Connections (and running requests) at once; a request beyond is answered 503."""
+MAX_HEAD_BYTES = 64 * 1024
+"""A request head larger than this is refused (400)."""
 CONNECTION_GRACE = 1.0
 """Seconds a connection has at shutdown, once the app ended its streams, to finish the
 response it is sending; then it is aborted (its client does not read)."""
@@ -138,6 +147,34 @@ class _Server(uvicorn.Server):
             await anyio.sleep(0.02)
 
 
+class _Http(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol, with a deadline for each request's head: `HEAD_TIMEOUT`
+    from the connection, or from the end of the last response, until the head is read."""
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        self._head_due = self.loop.call_later(HEAD_TIMEOUT, self._head_timed_out)
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.conn.their_state is not h11.IDLE:  # a head came (or an upgrade)
+            self._head_due.cancel()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
+            self._head_due.cancel()
+            self._head_due = self.loop.call_later(HEAD_TIMEOUT, self._head_timed_out)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        self._head_due.cancel()
+
+    def _head_timed_out(self) -> None:
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            self.transport.close()
+
+
 def server_for(app: Starlette, config: ServerConfig) -> uvicorn.Server:
     """The uvicorn server of ``app`` as `serve` runs it (its limits, its shutdown order);
     ``run(sockets=[sock])`` or ``serve(sockets=[sock])`` it."""
@@ -146,6 +183,9 @@ def server_for(app: Starlette, config: ServerConfig) -> uvicorn.Server:
         options = {"ssl_certfile": config.ssl_certfile, "ssl_keyfile": config.ssl_keyfile}
     uvicorn_config = uvicorn.Config(
         app,
+        http=_Http,
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+        limit_concurrency=MAX_CONNECTIONS,
         ws="wsproto",
         ws_max_size=config.max_ws_message_bytes,
         lifespan="on",

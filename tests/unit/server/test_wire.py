@@ -6,6 +6,7 @@ without bound, nothing is kept for ever."""
 from __future__ import annotations
 
 import logging
+import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ import pytest
 from acp_scripted import ScriptedAgent
 from wire_kit import ThreadLauncher, Wire, until, wire_server
 
-from gemwire.server import routes_sessions
+from gemwire.server import routes_sessions, run, security
 from gemwire.server.streams import SUBSCRIBER_BUFFER
 
 CHUNK = "x" * 8000
@@ -117,3 +118,68 @@ def test_shutdown_with_stalled_clients_ends_within_docker_s_grace(
             sock.close()
     assert took < 7
     assert errors(caplog) == []
+
+
+def closed_by_server(sock: socket.socket) -> bool:
+    """Whether the server closed ``sock`` (what it sent before, if anything, is read)."""
+    sock.setblocking(False)
+    try:
+        while data := sock.recv(65536):
+            del data
+    except BlockingIOError:
+        return False
+    except ConnectionResetError:
+        return True
+    return True
+
+
+def test_connections_that_never_finish_a_request_are_closed(
+    dirs: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(run, "HEAD_TIMEOUT", 0.5)
+    monkeypatch.setattr(security, "BODY_TIMEOUT", 0.5)
+    with wire_server(*dirs) as wire:
+        silent = [wire.connect() for _ in range(20)]
+        half = [wire.connect() for _ in range(20)]
+        for sock in half:
+            sock.sendall(wire.request_head("GET", "/v1/sessions")[:30])
+        after_one = wire.connect()  # a whole request, then nothing
+        after_one.sendall(wire.request_head("GET", "/health"))
+        body = wire.connect()
+        head = wire.request_head("POST", "/v1/sessions").replace(
+            b"\r\n\r\n", b"\r\nContent-Length: 100\r\n\r\n"
+        )
+        body.sendall(head + b'{"agent": ')  # and the rest never comes
+        try:
+            until(lambda: all(closed_by_server(s) for s in [*silent, *half, after_one]))
+            body.setblocking(True)
+            answer = body.recv(65536)
+            assert answer.startswith(b"HTTP/1.1 408 "), answer
+            assert answer.endswith(
+                b'{"error":{"kind":"timeout","message":"the request body did not come '
+                b'within 0.5 s"}}'
+            )
+            assert wire.http.get("/health").status_code == 200
+        finally:
+            for sock in [*silent, *half, after_one, body]:
+                sock.close()
+
+
+def test_requests_beyond_the_connection_limit_are_503(
+    dirs: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(run, "MAX_CONNECTIONS", 10)
+    with wire_server(*dirs) as wire:
+        idle = [wire.connect() for _ in range(10)]
+        try:
+            until(lambda: len(wire.server.server_state.connections) == 10)
+            over = wire.connect()
+            over.sendall(wire.request_head("GET", "/health"))
+            answer = over.recv(65536)
+            over.close()
+        finally:
+            for sock in idle:
+                sock.close()
+        until(lambda: len(wire.server.server_state.connections) == 0)
+        assert wire.http.get("/health").status_code == 200
+    assert answer.startswith(b"HTTP/1.1 503 ")
