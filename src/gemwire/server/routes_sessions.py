@@ -22,7 +22,13 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from gemwire.protocol._undecodable import UNDECODABLE, why_undecodable
 from gemwire.server.envelopes import after_seq
 from gemwire.server.paths import confine
-from gemwire.server.responses import ApiError, BadRequest, JsonResponse, read_json
+from gemwire.server.responses import (
+    ApiError,
+    BadRequest,
+    JsonResponse,
+    lone_surrogates,
+    read_json,
+)
 from gemwire.server.sessions import LiveSession, SessionManager
 from gemwire.server.state import app_state
 from gemwire.server.streams import Subscription
@@ -285,7 +291,11 @@ async def session_ws(websocket: WebSocket) -> None:
             return {
                 "reply": None,
                 "ok": False,
-                "error": {"kind": "bad_request", "message": why_undecodable(exc)},
+                "error": {
+                    "kind": "bad_request",
+                    "message": lone_surrogates(raw.encode(errors="surrogatepass"))
+                    or why_undecodable(exc),
+                },
             }
         try:
             if op.op == "prompt":
