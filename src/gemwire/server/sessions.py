@@ -406,9 +406,12 @@ class SessionManager:
 
     # Starting and stopping agents --------------------------------------------------
 
-    def _check_capacity(self) -> None:
+    def _check_draining(self) -> None:
         if self._draining:
             raise ApiError("the server is shutting down", status=503, kind="limit")
+
+    def _check_capacity(self) -> None:
+        self._check_draining()
         # An idle session's agent runs on (until --idle-timeout); a gemini-stream
         # session runs one only while its turn does.
         live = self._starting + sum(
@@ -634,6 +637,7 @@ class SessionManager:
             raise Conflict(f"session {session.id} is closed")
         if session.busy:
             raise Conflict(f"a turn is running in session {session.id}")
+        self._check_draining()  # a turn now would only be cancelled
         if session.streamed:
             return self._prompt_streamed(session, prompt)
         session.busy = True

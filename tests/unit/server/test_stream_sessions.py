@@ -158,16 +158,19 @@ async def test_streamed_turns_count_against_max_sessions(dirs: tuple[str, str]) 
     assert again.status_code == 202
 
 
-async def test_no_streamed_turn_starts_once_shutdown_began(dirs: tuple[str, str]) -> None:
+async def test_no_turn_starts_once_shutdown_began(dirs: tuple[str, str]) -> None:
     runs = FakeStreamLauncher()
-    async with scripted_server(*dirs, stream_launcher=runs) as (server, _):
-        sid = (
-            await server.request("POST", "/v1/sessions", json={"agent": "gemini-stream"})
-        ).json()["id"]
+    async with scripted_server(*dirs, stream_launcher=runs) as (server, launcher):
+        sids = [
+            (await server.request("POST", "/v1/sessions", json={"agent": agent})).json()["id"]
+            for agent in ("gemini-stream", "scripted")
+        ]
         await server.app.state.gemwire.sessions.drain()
-        prompted = await server.request("POST", f"/v1/sessions/{sid}/prompt", json={"text": "x"})
-    assert (prompted.status_code, prompted.json()["error"]) == (
-        503,
-        {"kind": "limit", "message": "the server is shutting down"},
-    )
+        prompted = [
+            await server.request("POST", f"/v1/sessions/{sid}/prompt", json={"text": "x"})
+            for sid in sids
+        ]
+    shutting_down = {"error": {"kind": "limit", "message": "the server is shutting down"}}
+    assert [(p.status_code, p.json()) for p in prompted] == [(503, shutting_down)] * 2
     assert runs.runs == []
+    assert len(launcher.started) == 1  # the scripted session's own, stopped by the drain
