@@ -16,6 +16,12 @@
 3. Server memory per idle session: the server's resident memory (VmRSS) after ``--idle``
    idle sessions of the stand-in agent, less before, divided by their number (the agents'
    own memory is theirs, in their processes).
+4. Catching up on a long log: a session whose log holds ``--replay`` envelopes of about
+   500 bytes (written into the state folder before the server starts) read whole over SSE
+   from ``?after=0``, while another client asks ``/health`` every 50 ms: the time to read
+   it, and the slowest ``/health`` meanwhile (the server must keep answering).
+
+``--parts`` picks which (default all; the first needs the pinned Gemini CLI).
 """
 
 from __future__ import annotations
@@ -194,10 +200,13 @@ async def stamped_latencies(server: Server, cwd: Path, events: int) -> list[floa
 
 
 def stand_in(tmp: str, events: int, pace: float) -> tuple[list[str], dict[str, str]]:
+    """The server's arguments and environment; its root is ``tmp/work`` (the state folder
+    may not lie inside a root)."""
     agent = Path(tmp) / "stamped_agent.py"
     agent.write_text(STAMPED_AGENT)
+    (Path(tmp) / "work").mkdir()
     return (
-        ["--root", tmp, "--state-dir", f"{tmp}/state", "--max-sessions", "500",
+        ["--root", f"{tmp}/work", "--state-dir", f"{tmp}/state", "--max-sessions", "500",
          "--agent", f"stamped={sys.executable} {agent} {events} {pace}"],
         {k: v for k, v in os.environ.items() if k != "GEMWIRE_TOKEN"},
     )  # fmt: skip
@@ -206,12 +215,12 @@ def stand_in(tmp: str, events: int, pace: float) -> tuple[list[str], dict[str, s
 async def latencies(sessions: int, events: int, pace: float) -> list[float]:
     with tempfile.TemporaryDirectory() as tmp:
         args, env = stand_in(tmp, events, pace)
-        server = Server(args, env, Path(tmp))
+        server = Server(args, env, Path(tmp, "work"))
         found: list[list[float]] = [[] for _ in range(sessions)]
         try:
 
             async def one(n: int) -> None:
-                found[n] = await stamped_latencies(server, Path(tmp), events)
+                found[n] = await stamped_latencies(server, Path(tmp, "work"), events)
 
             async with anyio.create_task_group() as tg:
                 for n in range(sessions):
@@ -224,18 +233,80 @@ async def latencies(sessions: int, events: int, pace: float) -> list[float]:
 async def idle_memory(idle: int) -> tuple[int, int]:
     with tempfile.TemporaryDirectory() as tmp:
         args, env = stand_in(tmp, 1, 0)
-        server = Server(args, env, Path(tmp))
+        work = Path(tmp, "work")
+        server = Server(args, env, work)
         try:
             # One session first: what every session shares (imports, the agent's spec) is paid.
-            await server.new_session("stamped", Path(tmp))
+            await server.new_session("stamped", work)
             await anyio.sleep(1)
             before = server.rss()
             for _ in range(idle):
-                await server.new_session("stamped", Path(tmp))
+                await server.new_session("stamped", work)
             await anyio.sleep(1)
             return before, server.rss()
         finally:
             await server.close()
+
+
+def long_log(state: Path, cwd: Path, events: int) -> tuple[str, int]:
+    """A stopped session in ``state`` whose log holds ``events`` envelopes: its id, and
+    the log's size."""
+    session_id = "s_" + "0" * 16
+    folder = state / "sessions" / session_id
+    folder.mkdir(parents=True)
+    record = {
+        "id": session_id,
+        "agent": "stamped",
+        "cwd": str(cwd),
+        "created": "2026-01-01T00:00:00Z",
+    }
+    (folder / "session.json").write_text(json.dumps(record))
+    text = "x" * 420
+    with (folder / "events.jsonl").open("w") as log:
+        for seq in range(1, events + 1):
+            event = {
+                "type": "message_delta",
+                "agent": "acp:stamped",
+                "session_id": "s",
+                "text": text,
+            }
+            log.write(json.dumps({"seq": seq, "event": event}, separators=(",", ":")) + "\n")
+        return session_id, log.tell()
+
+
+async def replay(events: int) -> tuple[float, float, int]:
+    """Seconds to read a log of ``events`` over SSE, the slowest /health meanwhile, and
+    the log's size."""
+    with tempfile.TemporaryDirectory() as tmp:
+        args, env = stand_in(tmp, 1, 0)
+        session_id, size = long_log(Path(tmp, "state"), Path(tmp, "work"), events)
+        server = Server(args, env, Path(tmp, "work"))
+        slowest = 0.0
+        try:
+            read = anyio.Event()
+
+            async def health() -> None:
+                nonlocal slowest
+                while not read.is_set():
+                    started = time.monotonic()
+                    assert (await server.http.get("/health")).status_code == 200
+                    slowest = max(slowest, time.monotonic() - started)
+                    await anyio.sleep(0.05)
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(health)
+                started = time.monotonic()
+                seen = 0
+                async with server.events(session_id) as stream:
+                    async for _ in stream:
+                        seen += 1
+                        if seen == events:
+                            break
+                took = time.monotonic() - started
+                read.set()
+        finally:
+            await server.close()
+        return took, slowest, size
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -244,24 +315,34 @@ def percentile(values: list[float], p: float) -> float:
 
 
 async def main(args: argparse.Namespace) -> None:
-    served, cold = await first_answer(args.runs)
-    s, c = statistics.median(served), statistics.median(cold)
-    print(
-        f"first answer: warm server {s * 1000:.0f} ms, cold gemini -p {c * 1000:.0f} ms "
-        f"(median of {args.runs}): {s / c:.3f}x   [target <= 0.05x]"
-    )
-    found = await latencies(args.sessions, args.events, args.pace_ms / 1000)
-    print(
-        f"latency agent -> SSE client, {args.sessions} sessions x {args.events} events "
-        f"{args.pace_ms:g} ms apart: "
-        f"p50 {percentile(found, 50):.2f} ms, p99 {percentile(found, 99):.2f} ms, "
-        f"max {max(found):.2f} ms   [target p99 <= 5 ms]"
-    )
-    before, after = await idle_memory(args.idle)
-    print(
-        f"server memory per idle session: {(after - before) / args.idle / 1024:.0f} KiB "
-        f"({args.idle} sessions)   [target <= 1024 KiB]"
-    )
+    parts = set(args.parts.split(","))
+    if "first" in parts:
+        served, cold = await first_answer(args.runs)
+        s, c = statistics.median(served), statistics.median(cold)
+        print(
+            f"first answer: warm server {s * 1000:.0f} ms, cold gemini -p {c * 1000:.0f} ms "
+            f"(median of {args.runs}): {s / c:.3f}x   [target <= 0.05x]"
+        )
+    if "latency" in parts:
+        found = await latencies(args.sessions, args.events, args.pace_ms / 1000)
+        print(
+            f"latency agent -> SSE client, {args.sessions} sessions x {args.events} events "
+            f"{args.pace_ms:g} ms apart: "
+            f"p50 {percentile(found, 50):.2f} ms, p99 {percentile(found, 99):.2f} ms, "
+            f"max {max(found):.2f} ms   [target p99 <= 5 ms]"
+        )
+    if "memory" in parts:
+        before, after = await idle_memory(args.idle)
+        print(
+            f"server memory per idle session: {(after - before) / args.idle / 1024:.0f} KiB "
+            f"({args.idle} sessions)   [target <= 1024 KiB]"
+        )
+    if "replay" in parts:
+        took, slowest, size = await replay(args.replay)
+        print(
+            f"catching up on a log of {args.replay} envelopes ({size / 1e6:.0f} MB) over SSE: "
+            f"{took:.1f} s; slowest /health meanwhile {slowest * 1000:.0f} ms"
+        )
 
 
 if __name__ == "__main__":
@@ -273,4 +354,6 @@ if __name__ == "__main__":
     parser.add_argument("--events", type=int, default=500)
     parser.add_argument("--idle", type=int, default=50)
     parser.add_argument("--pace-ms", type=float, default=10.0)
+    parser.add_argument("--replay", type=int, default=300_000)
+    parser.add_argument("--parts", default="first,latency,memory,replay")
     anyio.run(main, parser.parse_args())

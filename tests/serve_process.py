@@ -8,7 +8,7 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Protocol
@@ -30,13 +30,13 @@ URL = re.compile(r"^gemwire serve: (http://127\.0\.0\.1:\d+)/\?token=(\S+)\n$")
 
 
 class Server:
-    """A ``gemwire serve --port 0`` process and a client for it."""
+    """A ``gemwire serve --port 0`` process (with ``args`` besides) and a client for it."""
 
-    def __init__(self, env: Environment, state: Path) -> None:
+    def __init__(self, env: Environment, state: Path, args: Sequence[str] = ()) -> None:
         self.process = subprocess.Popen(
             [
                 sys.executable, "-m", "gemwire", "serve", "--port", "0",
-                "--root", str(env.workspace), "--state-dir", str(state),
+                "--root", str(env.workspace), "--state-dir", str(state), *args,
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -26,6 +26,7 @@ from typing import IO, Protocol
 import msgspec
 
 from gemwire._portable import O_NOFOLLOW, try_lock
+from gemwire.batch._files import read_regular
 from gemwire.batch.results import TaskResult
 from gemwire.batch.tasks import Task
 from gemwire.errors import BatchOutputError, InvalidOptions
@@ -35,6 +36,8 @@ from gemwire.protocol._undecodable import UNDECODABLE, why_undecodable
 __all__ = ("BatchOutput", "EventLog", "Opener", "read_results")
 
 RESULTS = "results.jsonl"
+MAX_RESULTS_BYTES = 1 << 30
+"""A ``results.jsonl`` larger than this (1 GiB, a million tasks' worth) is not read."""
 _LOCK = ".gemwire-batch.lock"
 STOPPED = "the task was stopped before it ended; it is not finished, and a re-run starts it again"
 """The ``notice`` that ends the events of a task the batch stopped."""
@@ -57,7 +60,7 @@ def _read(path: Path) -> tuple[dict[str, TaskResult], int]:
     """Each task's result, in the order of their last lines, and the length of the file
     without a torn last line."""
     try:
-        data = path.read_bytes()
+        data = read_regular(path, MAX_RESULTS_BYTES)  # never a FIFO swapped in: no hang
     except FileNotFoundError:
         return {}, 0
     except OSError as exc:

@@ -20,6 +20,7 @@ from typing import Literal
 
 import msgspec
 
+from gemwire.batch._files import read_regular
 from gemwire.errors import InvalidTasks
 from gemwire.protocol._undecodable import UNDECODABLE, why_undecodable
 from gemwire.runners.agents import AGENTS
@@ -56,11 +57,15 @@ class Task(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     """An agent name (``acp`` mode); the batch's own agent when not given."""
 
 
-def read_tasks(path: str | Path) -> list[Task]:
-    """The tasks in a JSONL file, paths made absolute; `InvalidTasks` names every bad line."""
+def read_tasks(path: str | Path, *, max_bytes: int | None = None) -> list[Task]:
+    """The tasks in a JSONL file, paths made absolute; `InvalidTasks` names every bad line.
+
+    With ``max_bytes`` (a server reading a path its client named) only a regular file of at
+    most that size is read: a FIFO or a device is refused at once, never waited on.
+    """
     path = Path(path)
     try:
-        data = path.read_bytes()
+        data = path.read_bytes() if max_bytes is None else read_regular(path, max_bytes)
     except OSError as exc:
         raise InvalidTasks(f"cannot read {path}: {exc.strerror or exc}") from exc
     base = path.resolve().parent

@@ -107,7 +107,7 @@ def serve(
 
     from gemwire.server import ServerConfig, create_app
     from gemwire.server.config import default_state_dir, is_loopback
-    from gemwire.server.paths import real_roots
+    from gemwire.server.paths import real_roots, under
     from gemwire.server.responses import ApiError
     from gemwire.server.run import bind, serve as run_server
 
@@ -126,6 +126,12 @@ def serve(
         raise click.UsageError(str(exc)) from exc
     custom = dict(_agent_command(value) for value in agents)
     state = os.path.realpath(os.path.expanduser(state_dir or default_state_dir()))
+    inside = next((root for root in folders if under(state, root)), None)
+    if inside is not None:
+        raise click.UsageError(
+            f"the state folder {state} lies inside the root {inside}: an agent working there "
+            "could edit the server's sessions and batches; give a --state-dir outside every --root"
+        )
     try:
         os.makedirs(os.path.join(state, "sessions"), mode=0o700, exist_ok=True)
     except OSError as exc:

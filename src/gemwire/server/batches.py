@@ -438,6 +438,8 @@ class BatchManager:
         `BatchOutputError`: its ``results.jsonl`` is damaged; `InvalidTasks`)."""
         assert self._group is not None, "the manager is not running"
         await self._group.start(batch.run, options)
+        if self._shutting_down.is_set():  # it began meanwhile: stopped as the others were
+            batch.stop()
 
     async def follow(self, batch: ServerBatch, after: int) -> AsyncIterator[bytes | None]:
         """The envelopes after seq ``after``, then each new one while the batch runs;

@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from gemwire.errors import GemwireError
+from gemwire.protocol._lone_surrogates import repaired
 from gemwire.protocol._undecodable import UNDECODABLE, why_undecodable
 
 __all__ = (
@@ -35,6 +36,7 @@ __all__ = (
     "error_body",
     "error_response",
     "http_exception_handler",
+    "lone_surrogates",
     "read_json",
 )
 
@@ -137,4 +139,29 @@ async def read_json(request: Request, into: type[T]) -> T:
     except msgspec.ValidationError as exc:
         raise BadRequest(f"invalid request body: {exc}") from exc
     except UNDECODABLE as exc:  # broken JSON, invalid UTF-8 in a string, nested too deeply
-        raise BadRequest(f"the request body is not JSON: {why_undecodable(exc)}") from exc
+        why = lone_surrogates(body) or f"not JSON: {why_undecodable(exc)}"
+        raise BadRequest(f"the request body is {why}") from exc
+
+
+def lone_surrogates(data: bytes) -> str | None:
+    r"""What is wrong with JSON ``data`` that failed to decode, when it is lone UTF-16
+    surrogate escapes (msgspec says "Input data was truncated"); else ``None``.
+
+    >>> lone_surrogates(rb'{"text": "\ud83d\ude00 and \ud83d"}')
+    'not JSON gemwire can read: it holds 1 lone UTF-16 surrogate (an escape such as \\ud83d without the other half of its pair); send whole characters'
+    >>> lone_surrogates(b'{"text": ') is None
+    True
+    """
+    fixed = repaired(data)
+    if fixed is None:
+        return None
+    try:
+        msgspec.json.decode(fixed[0])
+    except UNDECODABLE:
+        return None  # something else is wrong with it too
+    count = fixed[1]
+    return (
+        f"not JSON gemwire can read: it holds {count} lone UTF-16 surrogate"
+        f"{'s' if count > 1 else ''} (an escape such as \\ud83d without the other half of "
+        "its pair); send whole characters"
+    )

@@ -31,7 +31,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
-from gemwire._portable import O_NOFOLLOW, O_NONBLOCK
+from gemwire._portable import O_BINARY, O_NOFOLLOW, O_NONBLOCK
 from gemwire.batch import BatchOptions, Task, read_tasks
 from gemwire.batch.tasks import check_tasks
 from gemwire.errors import BatchOutputError, InvalidOptions, InvalidTasks
@@ -51,6 +51,7 @@ from gemwire.server.responses import (
     ApiError,
     BadRequest,
     Conflict,
+    Forbidden,
     JsonResponse,
     NotFound,
     read_json,
@@ -65,6 +66,8 @@ _TASK_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
 DEFAULT_EVENTS_LIMIT = 1000
 MAX_EVENTS_FILE = 256 * 1024 * 1024
 """A task's events file read for ``/tasks/{id}/events``: larger is refused (422)."""
+MAX_TASKS_FILE = 256 * 1024 * 1024
+"""A tasks file larger than this is refused (400); so is one that is not a regular file."""
 
 
 class TaskRows(msgspec.Struct, frozen=True):
@@ -113,6 +116,12 @@ def _manager(request: Request) -> BatchManager:
     return manager
 
 
+def _refuse_during_shutdown(request: Request) -> None:
+    """A batch started now would run into the shutdown (503, as a new session is)."""
+    if app_state(request).shutting_down.is_set():
+        raise ApiError("the server is shutting down", status=503, kind="limit")
+
+
 def _batch(request: Request) -> ServerBatch:
     batch = _manager(request).get(request.path_params["batch_id"])
     if batch is None:
@@ -149,7 +158,7 @@ def _placed(task: Task, number: int, roots: tuple[str, ...]) -> Task:
 def _tasks(given: str | list[Task], roots: tuple[str, ...]) -> list[Task]:
     if isinstance(given, str):
         try:
-            read = read_tasks(confine(given, roots, folder=False))
+            read = read_tasks(confine(given, roots, folder=False), max_bytes=MAX_TASKS_FILE)
         except InvalidTasks as exc:
             raise BadRequest(str(exc)) from exc
     else:
@@ -196,6 +205,7 @@ async def create_batch(request: Request) -> Response:
         return await _open(manager, confine(body.open, roots))
     if body.tasks is None or body.output is None:
         raise BadRequest("a batch needs tasks and output (or open, to look at one)")
+    _refuse_during_shutdown(request)
     if not 1 <= body.concurrency <= state.config.max_sessions:
         raise BadRequest(f"concurrency must be 1 to {state.config.max_sessions}")
     if body.timeout is not None and not body.timeout > 0:
@@ -314,12 +324,29 @@ async def batch_events(request: Request) -> Response:
     return EventStream(stream(), media_type="text/event-stream", headers=headers)
 
 
+def _confine_again(spec: BatchSpec, roots: tuple[str, ...]) -> None:
+    """Every path of a kept batch confined to the roots again: since it was made, a folder
+    may have been replaced by a symlink, the server restarted with other roots, or its
+    ``batch.json`` edited. `Forbidden` for one that now leads elsewhere."""
+    kept = [spec.output] + [
+        path for task in spec.tasks or () for path in (task.workspace, task.template) if path
+    ]
+    for path in kept:
+        real = _output_folder(path, roots) if path == spec.output else confine(path, roots)
+        if real != path:
+            raise Forbidden(
+                f"{path!r} now leads to {real}, not to the folder the batch was made with"
+            )
+
+
 async def retry_failed(request: Request) -> Response:
     batch = _batch(request)
     if batch.read_only:
         raise Conflict(f"batch {batch.spec.id} was opened read-only: its tasks are not known")
+    await anyio.to_thread.run_sync(_confine_again, batch.spec, app_state(request).config.roots)
     if batch.status == "running":
         raise Conflict(f"batch {batch.spec.id} is running")
+    _refuse_during_shutdown(request)
     await _start(_manager(request), batch, _options(request, batch.spec, retry_failed=True))
     return JsonResponse(batch.view(), 202)
 
@@ -329,7 +356,7 @@ def _task_lines(folder: str, task_id: str) -> list[bytes]:
     for name in (f"{task_id}.jsonl", f"{task_id}.jsonl.part"):
         path = os.path.join(events, name)
         try:
-            fd = os.open(path, os.O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+            fd = os.open(path, os.O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_BINARY)
         except FileNotFoundError:
             continue
         except OSError as exc:  # a symlink (O_NOFOLLOW), a folder, no permission

@@ -9,7 +9,7 @@ WebSocket (one envelope a text frame), or as one JSON document. Each starts afte
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any, Literal
 
 import anyio
@@ -22,7 +22,13 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from gemwire.protocol._undecodable import UNDECODABLE, why_undecodable
 from gemwire.server.envelopes import after_seq
 from gemwire.server.paths import confine
-from gemwire.server.responses import ApiError, BadRequest, JsonResponse, read_json
+from gemwire.server.responses import (
+    ApiError,
+    BadRequest,
+    JsonResponse,
+    lone_surrogates,
+    read_json,
+)
 from gemwire.server.sessions import LiveSession, SessionManager
 from gemwire.server.state import app_state
 from gemwire.server.streams import Subscription
@@ -32,10 +38,13 @@ __all__ = ("KEEPALIVE", "ROUTES")
 
 KEEPALIVE = 15.0
 """Seconds between SSE keep-alive comments."""
+CHUNK_BYTES = 64 * 1024
+"""About how much of an SSE stream is written at once."""
 DEFAULT_LIMIT = 1000
 WS_GOING_AWAY = 1001
 WS_NORMAL = 1000
 _MAX_AGENT_SESSION_ID = 256
+_BINARY = "ops are JSON in text frames: a binary frame was not read"
 
 
 class NewSession(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -195,7 +204,8 @@ async def events(request: Request) -> Response:
         raw = request.query_params.get("limit", str(DEFAULT_LIMIT))
         if not raw.isdigit() or int(raw) < 1:
             raise BadRequest(f"limit must be a whole number >= 1, not {raw!r}")
-        lines = [line for _, line in session.log.read(after, int(raw))]
+        found = await anyio.to_thread.run_sync(session.log.read, after, int(raw))
+        lines = [line for _, line in found]
         body = b'{"events":[%b],"last_seq":%d}' % (b",".join(lines), session.last_seq)
         return Response(body, media_type="application/json")
     subscription = session.subscribe(after)
@@ -210,17 +220,38 @@ async def _sse(session: LiveSession, subscription: Subscription) -> AsyncIterato
     try:
         yield b": gemwire\n\n"  # the headers go out now, not with the first event
         while True:
+            # Only the wait is under the deadline: a yield inside it would have the
+            # deadline cancel the server's write of the chunk (blocked by a stalled
+            # client), in the server's task, not this generator's.
+            batch = None
             with anyio.move_on_after(KEEPALIVE):
                 batch = await subscription.next_batch()
-                if not batch:
-                    return
-                yield b"".join(
-                    b"id: %d\nevent: gemwire\ndata: %b\n\n" % (seq, line) for seq, line in batch
-                )
-                continue
-            yield b": keep-alive\n\n"
+            if batch is None:
+                yield b": keep-alive\n\n"
+            elif not batch:
+                return
+            else:
+                for chunk in _chunks(batch):
+                    yield chunk
     finally:
         session.unsubscribe(subscription)
+
+
+def _chunks(batch: list[tuple[int, bytes]]) -> Iterator[bytes]:
+    """The SSE messages of ``batch`` in writes of about `CHUNK_BYTES`: each write waits for
+    the client to take the one before, so a slow client holds at most one chunk in the
+    server's send buffer, not the whole batch."""
+    chunk: list[bytes] = []
+    size = 0
+    for seq, line in batch:
+        message = b"id: %d\nevent: gemwire\ndata: %b\n\n" % (seq, line)
+        chunk.append(message)
+        size += len(message)
+        if size >= CHUNK_BYTES:
+            yield b"".join(chunk)
+            chunk, size = [], 0
+    if chunk:
+        yield b"".join(chunk)
 
 
 class _Op(msgspec.Struct, kw_only=True):
@@ -260,7 +291,11 @@ async def session_ws(websocket: WebSocket) -> None:
             return {
                 "reply": None,
                 "ok": False,
-                "error": {"kind": "bad_request", "message": why_undecodable(exc)},
+                "error": {
+                    "kind": "bad_request",
+                    "message": lone_surrogates(raw.encode(errors="surrogatepass"))
+                    or why_undecodable(exc),
+                },
             }
         try:
             if op.op == "prompt":
@@ -285,8 +320,15 @@ async def session_ws(websocket: WebSocket) -> None:
 
     async def receive_ops() -> None:
         while True:
-            raw = await websocket.receive_text()
-            reply = msgspec.json.encode(await answer(raw)).decode()
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                raise WebSocketDisconnect(message.get("code", WS_NORMAL))
+            raw = message.get("text")
+            if raw is None:  # a binary frame
+                error = {"kind": "bad_request", "message": _BINARY}
+                reply = msgspec.json.encode({"reply": None, "ok": False, "error": error}).decode()
+            else:
+                reply = msgspec.json.encode(await answer(raw)).decode()
             async with lock:
                 await websocket.send_text(reply)
 
@@ -294,7 +336,9 @@ async def session_ws(websocket: WebSocket) -> None:
         async with anyio.create_task_group() as tg:
 
             async def sender() -> None:
-                await send_envelopes()
+                # The client left, or shutdown aborted a client that does not read.
+                with contextlib.suppress(WebSocketDisconnect):
+                    await send_envelopes()
                 tg.cancel_scope.cancel()
 
             async def receiver() -> None:

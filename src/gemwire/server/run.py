@@ -3,10 +3,11 @@
 `bind` opens the listening socket first, so ``--port 0`` has its real port before the
 app (whose allowed origins name it) is made. `serve` runs uvicorn (WebSockets by
 wsproto, frames capped at the stdio line cap) with its signal handling: on SIGTERM or
-Ctrl-C the app is told first (`AppState.shutting_down`: every turn ends with its
-``turn_completed``, streams end, WebSockets close with 1001, agents stop, the ACP
-endpoint's connections too), then uvicorn
-closes what is left. Logs go to stderr with the token masked.
+Ctrl-C the listener closes, the app is told (`AppState.shutting_down`: every turn ends with
+its ``turn_completed``, streams end, WebSockets close with 1001, agents stop, the ACP
+endpoint's connections too), the connections close (`CONNECTION_GRACE`, then those of
+clients that do not read are aborted), then uvicorn ends the rest. Logs go to stderr with
+the token masked.
 """
 
 from __future__ import annotations
@@ -19,17 +20,30 @@ from collections.abc import Generator
 from typing import Any
 
 import anyio
+import h11
 import uvicorn
 from starlette.applications import Starlette
+from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.wsproto_impl import WSProtocol
 
 from gemwire._normalize.masking import Masker
 from gemwire.server.config import ServerConfig
 from gemwire.server.state import AppState
 
-__all__ = ("MaskingFilter", "bind", "serve")
+__all__ = ("MaskingFilter", "bind", "serve", "server_for")
 
 _SHUTDOWN_GRACE = 30
-"""Seconds uvicorn waits for connections after the app ended its streams."""
+"""Seconds uvicorn waits for requests still running once the connections are closed."""
+HEAD_TIMEOUT = 10.0
+"""Seconds a connection has to send a request's head (uvicorn has no such timeout: a client
+that connected and sent nothing, or half a head, was kept for ever)."""
+MAX_CONNECTIONS = 2048
+"""Connections (and running requests) at once; a request beyond is answered 503."""
+MAX_HEAD_BYTES = 64 * 1024
+"""A request head larger than this is refused (400)."""
+CONNECTION_GRACE = 1.0
+"""Seconds a connection has at shutdown, once the app ended its streams, to finish the
+response it is sending; then it is aborted (its client does not read)."""
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -92,6 +106,10 @@ class _Server(uvicorn.Server):
                 self._captured_signals.clear()
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        # No new connection while the app winds down (uvicorn would close the listener
+        # only after it).
+        for server in self.servers:
+            server.close()
         # uvicorn would close WebSockets with 1012 and wait for SSE streams that never
         # end: the app ends them first (and its turns, with their turn_completed; the ACP
         # endpoint's connections and their agents).
@@ -102,17 +120,72 @@ class _Server(uvicorn.Server):
                 tg.start_soon(sessions.drain)
             if acp is not None:
                 tg.start_soon(acp.drain)
+        await self._close_connections()
         await super().shutdown(sockets)
 
+    async def _close_connections(self) -> None:
+        """Close every connection: those between requests at once, those finishing a
+        response once it is sent; after `CONNECTION_GRACE`, what is still open belongs to a
+        client that does not read (a stalled stream): aborted, its unsent bytes dropped.
+        uvicorn alone would wait for it `_SHUTDOWN_GRACE` seconds."""
+        connections = self.server_state.connections
+        for connection in list(connections):
+            # A WebSocket was closed by the app (1001); uvicorn's shutdown would close it
+            # again (1012), which wsproto refuses once a close was sent.
+            if not isinstance(connection, WSProtocol):
+                connection.shutdown()
+        with anyio.move_on_after(CONNECTION_GRACE):
+            await self._all_closed()
+        for connection in list(connections):
+            connection.transport.abort()
+        with anyio.move_on_after(CONNECTION_GRACE):  # each leaves once the loop tells it
+            await self._all_closed()
 
-def serve(app: Starlette, config: ServerConfig, sock: socket.socket) -> None:
-    """Serve ``app`` on ``sock`` until SIGTERM or Ctrl-C; returns once all is closed."""
-    _configure_logging(config)
+    async def _all_closed(self) -> None:
+        # uvicorn's connection set has no event to wait for (uvicorn polls it too).
+        while self.server_state.connections:  # noqa: ASYNC110
+            await anyio.sleep(0.02)
+
+
+class _Http(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol, with a deadline for each request's head: `HEAD_TIMEOUT`
+    from the connection, or from the end of the last response, until the head is read."""
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        self._head_due = self.loop.call_later(HEAD_TIMEOUT, self._head_timed_out)
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self.conn.their_state is not h11.IDLE:  # a head came (or an upgrade)
+            self._head_due.cancel()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
+            self._head_due.cancel()
+            self._head_due = self.loop.call_later(HEAD_TIMEOUT, self._head_timed_out)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        self._head_due.cancel()
+
+    def _head_timed_out(self) -> None:
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            self.transport.close()
+
+
+def server_for(app: Starlette, config: ServerConfig) -> uvicorn.Server:
+    """The uvicorn server of ``app`` as `serve` runs it (its limits, its shutdown order);
+    ``run(sockets=[sock])`` or ``serve(sockets=[sock])`` it."""
     options: dict[str, Any] = {}
     if config.ssl_certfile:
         options = {"ssl_certfile": config.ssl_certfile, "ssl_keyfile": config.ssl_keyfile}
     uvicorn_config = uvicorn.Config(
         app,
+        http=_Http,
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
+        limit_concurrency=MAX_CONNECTIONS,
         ws="wsproto",
         ws_max_size=config.max_ws_message_bytes,
         lifespan="on",
@@ -122,4 +195,10 @@ def serve(app: Starlette, config: ServerConfig, sock: socket.socket) -> None:
     )
     state = app.state.gemwire
     assert isinstance(state, AppState)
-    _Server(uvicorn_config, state).run(sockets=[sock])
+    return _Server(uvicorn_config, state)
+
+
+def serve(app: Starlette, config: ServerConfig, sock: socket.socket) -> None:
+    """Serve ``app`` on ``sock`` until SIGTERM or Ctrl-C; returns once all is closed."""
+    _configure_logging(config)
+    server_for(app, config).run(sockets=[sock])

@@ -10,7 +10,8 @@ In order, for every request:
    SameSite=Strict) and redirects to ``/``: how a browser page authenticates (EventSource
    and WebSocket send the cookie; they cannot send headers).
 5. Everything else needs the token: ``Authorization: Bearer T`` or that cookie.
-6. A body over ``max_body_bytes`` is refused with 413 before any route reads it; but
+6. A body over ``max_body_bytes`` is refused with 413 before any route reads it, one that
+   does not come whole within `BODY_TIMEOUT` with 408; but
    the ACP endpoint's (``/acp/...``) is left to the endpoint, which reads it as it comes
    and refuses one over the stdio line cap (64 MiB), as an agent on stdio would.
 
@@ -24,6 +25,7 @@ import hmac
 from http.cookies import SimpleCookie
 from urllib.parse import parse_qs
 
+import anyio
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -36,13 +38,15 @@ from gemwire.server.responses import (
     error_body,
 )
 
-__all__ = ("COOKIE", "PUBLIC_PATHS", "SecurityMiddleware", "token_matches")
+__all__ = ("BODY_TIMEOUT", "COOKIE", "PUBLIC_PATHS", "SecurityMiddleware", "token_matches")
 
 COOKIE = "gemwire_token"
 PUBLIC_PATHS = frozenset({"/health", "/ready"})
 ACP_PREFIX = "/acp/"
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 WS_POLICY_VIOLATION = 1008
+BODY_TIMEOUT = 60.0
+"""Seconds a request's body has to come whole (a head has `run.HEAD_TIMEOUT`)."""
 
 
 def token_matches(given: str | None, token: str) -> bool:
@@ -147,17 +151,24 @@ class SecurityMiddleware:
             raise too_large
         chunks: list[bytes] = []
         size = 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":  # the client went away
-                return _replay([message], receive)
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > limit:
-                raise too_large
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
+        with anyio.move_on_after(BODY_TIMEOUT) as waiting:
+            while True:
+                message = await receive()
+                if message["type"] != "http.request":  # the client went away
+                    return _replay([message], receive)
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > limit:
+                    raise too_large
+                chunks.append(chunk)
+                if not message.get("more_body", False):
+                    break
+        if waiting.cancelled_caught:
+            raise ApiError(
+                f"the request body did not come within {BODY_TIMEOUT:g} s",
+                status=408,
+                kind="timeout",
+            )
         body: Message = {"type": "http.request", "body": b"".join(chunks), "more_body": False}
         return _replay([body], receive)
 

@@ -53,7 +53,15 @@ from gemwire.runners.acp import (
 from gemwire.server.agents import AgentLauncher
 from gemwire.server.config import ServerConfig
 from gemwire.server.envelopes import SessionState, Status, event_envelope, state_envelope
-from gemwire.server.responses import ApiError, BadRequest, Conflict, LimitReached, NotFound
+from gemwire.server.paths import confine
+from gemwire.server.responses import (
+    ApiError,
+    BadRequest,
+    Conflict,
+    Forbidden,
+    LimitReached,
+    NotFound,
+)
 from gemwire.server.store import SESSION_ID, EventLog, SessionRecord, SessionStore
 from gemwire.server.stream import GEMINI_STREAM, GeminiStreamLauncher, StreamLauncher, StreamRun
 from gemwire.server.streams import EventStream, Subscription
@@ -65,7 +73,7 @@ logger = logging.getLogger("gemwire.server")
 
 PERMISSIONS = ("ask", "deny", "reads", "edits", "all")
 _TITLE_CHARS = 80
-STREAM_END_GRACE = 5.0
+STREAM_END_GRACE = 3.0
 """Seconds streams have at shutdown to send what is logged and end."""
 
 
@@ -398,14 +406,22 @@ class SessionManager:
 
     # Starting and stopping agents --------------------------------------------------
 
-    def _check_capacity(self) -> None:
+    def _check_draining(self) -> None:
         if self._draining:
             raise ApiError("the server is shutting down", status=503, kind="limit")
-        live = sum(1 for s in self.sessions.values() if s.live) + self._starting
+
+    def _check_capacity(self) -> None:
+        self._check_draining()
+        # An idle session's agent runs on (until --idle-timeout); a gemini-stream
+        # session runs one only while its turn does.
+        live = self._starting + sum(
+            1 for s in self.sessions.values() if s.live or (s.streamed and s.busy)
+        )
         if live >= self.config.max_sessions:
             raise LimitReached(
-                f"{live} sessions run (--max-sessions {self.config.max_sessions}): "
-                "delete one, or wait for one to go idle"
+                f"{live} sessions run an agent (--max-sessions {self.config.max_sessions}): "
+                "close one (DELETE /v1/sessions/{id}) or wait for one to stop (an idle "
+                f"session stops after --idle-timeout {self.config.idle_timeout:g} s)"
             )
 
     async def create(
@@ -482,10 +498,28 @@ class SessionManager:
         self.sessions[record.id] = session
         return session
 
+    def _confined(self, session: LiveSession) -> str:
+        """The session's folder, confined to the roots again (it was when the session was
+        made, but since then the folder may have been replaced by a symlink, the server
+        restarted with other roots, or ``session.json`` edited): `Forbidden` or
+        `BadRequest`, and a ``notice`` in its log, where a new session would be refused."""
+        cwd = session.record.cwd
+        try:
+            real = confine(cwd, self.config.roots)
+            if real != cwd:
+                raise Forbidden(
+                    f"{cwd!r} now leads to {real}, not to the folder the session was made in"
+                )
+        except ApiError as exc:
+            session.notice(f"session {session.id} not continued: {exc}")
+            raise
+        return real
+
     async def _start(self, session: LiveSession, *, load: bool) -> None:
         """Start the session's agent (``load``: continue the agent's session); returns
         once the session is ready, raising what kept it from starting."""
         self._check_capacity()
+        cwd = self._confined(session)
         self._starting += 1
         try:
             session.stop_reason = None
@@ -494,7 +528,7 @@ class SessionManager:
             session.publish_state("starting")
             started = anyio.Event()
             failure: list[BaseException] = []
-            self._tg.start_soon(self._run_agent, session, load, started, failure)
+            self._tg.start_soon(self._run_agent, session, cwd, load, started, failure)
             await started.wait()
         finally:
             self._starting -= 1
@@ -504,6 +538,7 @@ class SessionManager:
     async def _run_agent(
         self,
         session: LiveSession,
+        cwd: str,
         load: bool,
         started: anyio.Event,
         failure: list[BaseException],
@@ -511,7 +546,7 @@ class SessionManager:
         record = session.record
         detail = "the agent exited"
         try:
-            options = self.launcher.options(record.agent, record.cwd)
+            options = self.launcher.options(record.agent, cwd)
             channel = self.launcher.channel(options)
             async with (
                 AcpClient(
@@ -526,11 +561,9 @@ class SessionManager:
                             f"{client.agent} cannot load sessions (no loadSession): "
                             f"session {record.id} cannot be continued"
                         )
-                    acp_session = await client.continue_session(
-                        record.agent_session_id, cwd=record.cwd
-                    )
+                    acp_session = await client.continue_session(record.agent_session_id, cwd=cwd)
                 else:
-                    acp_session = await client.new_session(cwd=record.cwd)
+                    acp_session = await client.new_session(cwd=cwd)
                 session.acp = acp_session
                 record.agent_session_id = acp_session.session_id
                 self.store.save(record)
@@ -604,6 +637,7 @@ class SessionManager:
             raise Conflict(f"session {session.id} is closed")
         if session.busy:
             raise Conflict(f"a turn is running in session {session.id}")
+        self._check_draining()  # a turn now would only be cancelled
         if session.streamed:
             return self._prompt_streamed(session, prompt)
         session.busy = True
@@ -635,19 +669,21 @@ class SessionManager:
             if not all(isinstance(block, acp.TextContent) for block in prompt):
                 raise BadRequest(f"{GEMINI_STREAM} takes text prompts only")
             prompt = "".join(block.text for block in prompt if isinstance(block, acp.TextContent))
+        self._check_capacity()
+        cwd = self._confined(session)  # each turn is a new `gemini -p` there
         after = session.last_seq
         session.busy = True
         session.turn_done = anyio.Event()
         session.publish_state("running")
-        self._tg.start_soon(self._run_streamed_turn, session, prompt)
+        self._tg.start_soon(self._run_streamed_turn, session, prompt, cwd)
         return after
 
-    async def _run_streamed_turn(self, session: LiveSession, prompt: str) -> None:
+    async def _run_streamed_turn(self, session: LiveSession, prompt: str, cwd: str) -> None:
         record = session.record
         try:
             async with self.stream_launcher.run(
                 prompt,
-                record.cwd,
+                cwd,
                 resume=record.agent_session_id,
                 permissions=record.permissions,
                 model=record.model,

@@ -17,11 +17,13 @@ writing it) is cut off when the log is opened again and reported (`EventLog.torn
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import shutil
+import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, BinaryIO
 
 import msgspec
 
@@ -31,6 +33,10 @@ SESSION_ID = re.compile(r"^s_[0-9a-f]{16}$")
 """A server session id: ``s_`` and 16 hex digits (never the agent's own id)."""
 
 _READ_CHUNK = 1 << 16
+INDEX_EVERY = 256
+"""One line in this many has its offset kept (`EventLog`): a read from any seq skips fewer."""
+READ_BYTES = 1 << 20
+"""A read gives at most about this many bytes of envelopes (at least one envelope)."""
 
 
 class SessionRecord(msgspec.Struct, kw_only=True):
@@ -55,8 +61,38 @@ class _Seq(msgspec.Struct):
 _seq_decoder = msgspec.json.Decoder(_Seq)
 
 
+def _whole_lines(file: BinaryIO) -> Iterator[bytes]:
+    r"""The lines of ``file`` from where it is, without their newline; what follows the last
+    newline (a line being written, or a torn one) is not one yet.
+
+    >>> import io
+    >>> list(_whole_lines(io.BytesIO(b'a\n\nbc\nd')))
+    [b'a', b'', b'bc']
+    """
+    parts: list[bytes] = []  # a line longer than a chunk, joined once whole
+    while chunk := file.read(_READ_CHUNK):
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            if parts:
+                parts.append(chunk[start:end])
+                yield b"".join(parts)
+                parts = []
+            else:
+                yield chunk[start:end]
+            start = end + 1
+        if start < len(chunk):
+            parts.append(chunk[start:])
+
+
 class EventLog:
-    """One session's ``events.jsonl``: envelopes appended in order, read back by seq."""
+    """One session's ``events.jsonl``: envelopes appended in order, read back by seq.
+
+    It keeps the offset of one line in `INDEX_EVERY` (a few KiB for a million envelopes),
+    so a read from any seq starts near it instead of at the top of the file: catching up
+    on a long log in batches costs the length of the log, not its square. `append` runs
+    on the event loop, `read` in a worker thread (it opens the file on its own, and
+    stops at a line being written).
+    """
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -64,21 +100,40 @@ class EventLog:
         """The file ended in a torn line, cut off when opened."""
         self.last_seq = 0
         self._file: Any = None
+        self._size = 0
+        """Bytes of whole lines in the file."""
+        self._lines = 0
+        self._index: list[tuple[int, int]] = []
+        """``(seq, offset)`` of every `INDEX_EVERY`-th line, in order (appended whole:
+        a reading thread sees each entry complete)."""
         self._scan()
 
     def _scan(self) -> None:
-        if not os.path.exists(self.path):
+        try:
+            file = open(self.path, "rb")  # noqa: SIM115 - closed below
+        except FileNotFoundError:
             return
-        with open(self.path, "rb") as file:
-            data = file.read()
-        end = data.rfind(b"\n") + 1
-        if end < len(data):
+        last = b""
+        with file:
+            for line in _whole_lines(file):
+                self._add(line, None)
+                last = line or last
+            end = file.tell()
+        if end > self._size:
             self.torn = True
-            with open(self.path, "r+b") as file:
-                file.truncate(end)
-        last = data.rfind(b"\n", 0, end - 1) + 1 if end else 0
-        if end:
-            self.last_seq = _seq_decoder.decode(data[last : end - 1]).seq
+            with open(self.path, "r+b") as torn:
+                torn.truncate(self._size)
+        if last:
+            self.last_seq = _seq_decoder.decode(last).seq
+
+    def _add(self, line: bytes, seq: int | None) -> None:
+        """Count a whole line (its seq, if known), kept in the index if its turn."""
+        if line:
+            if self._lines % INDEX_EVERY == 0:
+                known = seq if seq is not None else _seq_decoder.decode(line).seq
+                self._index.append((known, self._size))
+            self._lines += 1
+        self._size += len(line) + 1
 
     def append(self, seq: int, envelope: bytes) -> None:
         """Write ``envelope`` (one line, no newline) and flush it."""
@@ -86,32 +141,40 @@ class EventLog:
             self._file = open(self.path, "ab")  # noqa: SIM115 - open while the session lives
         self._file.write(envelope + b"\n")
         self._file.flush()
+        self._add(envelope, seq)
         self.last_seq = seq
 
-    def read(self, after: int = 0, limit: int | None = None) -> list[tuple[int, bytes]]:
-        """The envelopes with seq > ``after`` (at most ``limit``), in order."""
+    def read(
+        self, after: int = 0, limit: int | None = None, max_bytes: int = READ_BYTES
+    ) -> list[tuple[int, bytes]]:
+        """The envelopes with seq > ``after``, in order: at most ``limit``, and no more
+        than ``max_bytes`` of them unless the first alone is larger. Blocking: call it in a
+        worker thread."""
         found: list[tuple[int, bytes]] = []
-        for seq, line in self._lines():
-            if seq > after:
-                found.append((seq, line))
-                if limit is not None and len(found) >= limit:
-                    break
+        size = 0
+        at = bisect.bisect_right(self._index, (after + 1, sys.maxsize)) - 1
+        start = self._index[at][1] if at >= 0 else 0
+        for seq, line in self._lines_from(start):
+            if seq <= after:
+                continue
+            if found and size + len(line) > max_bytes:
+                break
+            found.append((seq, line))
+            size += len(line)
+            if limit is not None and len(found) >= limit:
+                break
         return found
 
-    def _lines(self) -> Iterator[tuple[int, bytes]]:
+    def _lines_from(self, offset: int) -> Iterator[tuple[int, bytes]]:
         try:
             file = open(self.path, "rb")  # noqa: SIM115 - closed below
         except FileNotFoundError:
             return
         with file:
-            rest = b""
-            while chunk := file.read(_READ_CHUNK):
-                lines = (rest + chunk).split(b"\n")
-                rest = lines.pop()
-                for line in lines:
-                    if line:
-                        yield _seq_decoder.decode(line).seq, line
-            # ``rest``: a line being written, or a torn one; never an envelope yet.
+            file.seek(offset)
+            for line in _whole_lines(file):
+                if line:
+                    yield _seq_decoder.decode(line).seq, line
 
     def close(self) -> None:
         if self._file is not None:

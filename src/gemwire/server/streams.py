@@ -6,6 +6,8 @@ meanwhile, skipping seqs it already sent: no gap, no duplicate. Each subscriber 
 most `SUBSCRIBER_BUFFER` envelopes; one that falls further behind (a slow or stalled
 client) drops its buffer and reads on from the log when it catches up. So a client that
 never reads costs a bounded buffer, never growing memory, and never holds the agent back.
+The log is read in a worker thread, from the nearest line whose offset it keeps: a client
+catching up on a long log blocks no one, and reads it about once.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ __all__ = ("LOG_BATCH", "SUBSCRIBER_BUFFER", "EventStream", "Subscription")
 SUBSCRIBER_BUFFER = 1024
 """Envelopes buffered per subscriber; beyond, it reads from the log instead."""
 LOG_BATCH = 1000
-"""Envelopes read from the log at a time."""
+"""Envelopes read from the log at a time (fewer when they are over `store.READ_BYTES`)."""
 
 Item = tuple[int, bytes]
 
@@ -60,11 +62,20 @@ class Subscription:
         while True:
             self._changed = anyio.Event()
             if self._from_log:
+                # Following live from here: what is published while the log is read is
+                # buffered (the read skips it, or it skips what the read gave).
                 self._from_log = False
                 self._buffer.clear()
-                items = self._stream.log.read(self.last, LOG_BATCH)
-                if len(items) == LOG_BATCH:
+                try:
+                    items = await anyio.to_thread.run_sync(
+                        self._stream.log.read, self.last, LOG_BATCH
+                    )
+                except BaseException:
+                    self._from_log = True  # cancelled: read it again next time
+                    raise
+                if items and items[-1][0] < self._stream.log.last_seq:
                     self._from_log = True  # more to read there
+                    self._buffer.clear()
             else:
                 items = [item for item in self._buffer if item[0] > self.last]
                 self._buffer.clear()
@@ -87,6 +98,11 @@ class EventStream:
     @property
     def subscribers(self) -> int:
         return len(self._subscribers)
+
+    @property
+    def buffered(self) -> int:
+        """The most envelopes one subscriber holds (at most `SUBSCRIBER_BUFFER`)."""
+        return max((s.buffered for s in self._subscribers), default=0)
 
     def subscribe(self, after: int) -> Subscription:
         """A subscriber from seq ``after`` on; `unsubscribe` it when done."""

@@ -4,6 +4,7 @@ paths confined to the roots, and a shutdown that leaves the output folder resuma
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -512,3 +513,114 @@ async def test_an_output_folder_another_batch_writes_to_is_a_conflict(
     )
     assert (await server.request("GET", "/v1/batches")).json() == {"batches": []}
     assert scripted.calls == []
+
+
+async def test_retry_failed_confines_the_paths_again(scripted: Scripted, root: Path) -> None:
+    """A task's workspace replaced by a symlink out of the roots, or a ``batch.json`` edited
+    to name a folder outside them: the retry is refused, no task runs."""
+    outside = root.parent / "outside"
+    outside.mkdir()
+    async with served(app_for(root)) as server:
+        created = await start(server)
+        await progress(server, created["id"])
+        shutil.rmtree(root / "repo")
+        (root / "repo").symlink_to(outside)
+        scripted.calls.clear()
+        moved = await server.request("POST", f"/v1/batches/{created['id']}/retry-failed")
+    assert (moved.status_code, moved.json()) == (
+        403,
+        error("forbidden", f"{str(root / 'repo')!r} is outside the server's roots ({root})"),
+    )
+    (root / "repo").unlink()
+    (root / "repo").mkdir()
+    spec_path = root.parent / "state" / "batches" / created["id"] / "batch.json"
+    spec = json.loads(spec_path.read_text())
+    spec["tasks"][1]["workspace"] = str(outside)
+    spec_path.write_text(json.dumps(spec))
+    async with served(app_for(root)) as server:
+        edited = await server.request("POST", f"/v1/batches/{created['id']}/retry-failed")
+        assert edited.status_code == 403
+        assert edited.json()["error"]["kind"] == "forbidden"
+        spec["tasks"][1]["workspace"] = str(root / "repo")
+        spec["output"] = str(outside)
+        spec_path.write_text(json.dumps(spec))
+    async with served(app_for(root)) as server:
+        output = await server.request("POST", f"/v1/batches/{created['id']}/retry-failed")
+        assert output.status_code == 403
+    assert scripted.calls == []
+
+
+def unblock(fifo: Path) -> None:
+    """A writer for ``fifo``, so that a reader stuck in ``open`` (the old code) goes on."""
+    with contextlib.suppress(OSError):
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+async def test_a_tasks_file_that_is_not_a_regular_file_is_refused_at_once(
+    server: Served, scripted: Scripted, root: Path
+) -> None:
+    os.mkfifo(root / "tasks.fifo")
+    with (root / "huge.jsonl").open("wb") as huge:
+        huge.truncate(256 * 1024 * 1024 + 1)  # sparse: nothing is written
+    try:
+        answers = []
+        with anyio.fail_after(10):
+            for name in ("tasks.fifo", "huge.jsonl"):
+                body = {"tasks": name, "output": "out", "agent": AGENT}
+                answers.append(await server.request("POST", "/v1/batches", json=body))
+    finally:
+        unblock(root / "tasks.fifo")
+    assert [(a.status_code, a.json()) for a in answers] == [
+        (
+            400,
+            error("bad_request", f"cannot read {root / 'tasks.fifo'}: not a regular file (a FIFO)"),
+        ),
+        (
+            400,
+            error(
+                "bad_request",
+                f"cannot read {root / 'huge.jsonl'}: 268,435,457 bytes, over the "
+                "268,435,456-byte limit",
+            ),
+        ),
+    ]
+    assert scripted.calls == []
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+async def test_an_opened_folder_whose_results_became_a_fifo_is_listed_failed(
+    server: Served, scripted: Scripted, root: Path
+) -> None:
+    created = await start(server)
+    await progress(server, created["id"])
+    shutil.copytree(root / "out", root / "copy")
+    opened = (await server.request("POST", "/v1/batches", json={"open": "copy"})).json()
+    results = root / "copy" / "results.jsonl"
+    results.unlink()
+    os.mkfifo(results)
+    try:
+        with anyio.fail_after(10):
+            view = (await server.request("GET", f"/v1/batches/{opened['id']}")).json()
+    finally:
+        unblock(results)
+    assert (view["status"], view["error"]) == (
+        "failed",
+        {
+            "kind": "BatchOutputError",
+            "message": f"cannot read {results}: not a regular file (a FIFO)",
+        },
+    )
+
+
+async def test_no_batch_starts_once_shutdown_began(scripted: Scripted, root: Path) -> None:
+    async with served(app_for(root)) as server:
+        created = await start(server)
+        await progress(server, created["id"])
+        server.app.state.gemwire.shutting_down.set()  # uvicorn's SIGTERM
+        body = {"tasks": "tasks.jsonl", "output": "out2", "agent": AGENT}
+        new = await server.request("POST", "/v1/batches", json=body)
+        retry = await server.request("POST", f"/v1/batches/{created['id']}/retry-failed")
+    shutting_down = error("limit", "the server is shutting down")
+    assert [(r.status_code, r.json()) for r in (new, retry)] == [(503, shutting_down)] * 2
+    assert not (root / "out2").exists()

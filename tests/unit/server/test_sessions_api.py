@@ -158,6 +158,15 @@ async def test_a_bad_session_request_is_refused_and_leaves_nothing(
             "/v1/sessions/s_0123456789abcdef/config",
             "the request body is not JSON: nested too deeply to decode",
         ),
+        (
+            rb'{"text": "cut \ud83d"}',
+            "/v1/sessions/s_0123456789abcdef/prompt",
+            (
+                "the request body is not JSON gemwire can read: it holds 1 lone UTF-16 surrogate "
+                r"(an escape such as \ud83d without the other half of its pair); send whole "
+                "characters"
+            ),
+        ),
     ],
 )
 async def test_a_body_that_cannot_be_decoded_is_a_400_not_a_500(
@@ -430,7 +439,9 @@ async def test_too_many_sessions_is_429(dirs: tuple[str, str]) -> None:
         assert third.status_code == 429
         assert third.json()["error"] == {
             "kind": "limit",
-            "message": "2 sessions run (--max-sessions 2): delete one, or wait for one to go idle",
+            "message": "2 sessions run an agent (--max-sessions 2): close one (DELETE "
+            "/v1/sessions/{id}) or wait for one to stop (an idle session stops after "
+            "--idle-timeout 3600 s)",
         }
 
 
@@ -748,3 +759,36 @@ async def test_a_websocket_to_no_session_is_closed_1008(dirs: tuple[str, str], p
             async with server.ws(path):
                 pass
     assert caught.value.code == 1008
+
+
+async def test_a_binary_frame_on_the_websocket_is_answered_with_an_error(
+    dirs: tuple[str, str],
+) -> None:
+    async with scripted_server(*dirs) as (server, _):
+        sid = await new_session(server)
+        async with server.ws(f"/v1/sessions/{sid}/ws?after=3") as ws:
+            await ws.send_bytes(b'{"op": "cancel"}')
+            binary = json.loads(await ws.receive_text())
+            await ws.send_text(json.dumps({"op": "cancel"}))
+            text = json.loads(await ws.receive_text())
+    assert binary == {
+        "reply": None,
+        "ok": False,
+        "error": {
+            "kind": "bad_request",
+            "message": "ops are JSON in text frames: a binary frame was not read",
+        },
+    }
+    assert (text["reply"], text["error"]["kind"]) == ("cancel", "conflict")  # still open
+
+
+async def test_a_lone_surrogate_in_a_websocket_op_is_said_as_such(dirs: tuple[str, str]) -> None:
+    async with scripted_server(*dirs) as (server, _):
+        sid = await new_session(server)
+        async with server.ws(f"/v1/sessions/{sid}/ws?after=3") as ws:
+            await ws.send_text(r'{"op": "prompt", "text": "\udc00"}')
+            reply = json.loads(await ws.receive_text())
+    assert reply["error"]["message"] == (
+        r"not JSON gemwire can read: it holds 1 lone UTF-16 surrogate (an escape such as "
+        r"\ud83d without the other half of its pair); send whole characters"
+    )

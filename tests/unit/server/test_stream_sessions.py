@@ -129,3 +129,48 @@ def test_the_presets_choose_the_approval_mode_and_the_token_stays_out() -> None:
         "all": "yolo",
     }
     assert (modes["ask"].env, modes["ask"].inherit_env) == ({"HOME": "/h"}, False)
+
+
+async def test_streamed_turns_count_against_max_sessions(dirs: tuple[str, str]) -> None:
+    async with scripted_server(*dirs, max_sessions=2) as (server, _):
+        sids = [
+            (await server.request("POST", "/v1/sessions", json={"agent": "gemini-stream"})).json()[
+                "id"
+            ]
+            for _ in range(3)
+        ]
+        prompted = []
+        for sid in sids:
+            body = {"text": "hang"}
+            prompted.append(await server.request("POST", f"/v1/sessions/{sid}/prompt", json=body))
+        acp = await server.request("POST", "/v1/sessions", json={"agent": "scripted"})
+        await server.request("POST", f"/v1/sessions/{sids[0]}/cancel")
+        await wait_for(server, sids[0], "state:idle", 2)  # that turn ended: room for one
+        again = await server.request("POST", f"/v1/sessions/{sids[2]}/prompt", json=body)
+    assert [p.status_code for p in prompted] == [202, 202, 429]
+    assert prompted[2].json()["error"] == {
+        "kind": "limit",
+        "message": "2 sessions run an agent (--max-sessions 2): close one (DELETE "
+        "/v1/sessions/{id}) or wait for one to stop (an idle session stops after "
+        "--idle-timeout 3600 s)",
+    }
+    assert acp.status_code == 429
+    assert again.status_code == 202
+
+
+async def test_no_turn_starts_once_shutdown_began(dirs: tuple[str, str]) -> None:
+    runs = FakeStreamLauncher()
+    async with scripted_server(*dirs, stream_launcher=runs) as (server, launcher):
+        sids = [
+            (await server.request("POST", "/v1/sessions", json={"agent": agent})).json()["id"]
+            for agent in ("gemini-stream", "scripted")
+        ]
+        await server.app.state.gemwire.sessions.drain()
+        prompted = [
+            await server.request("POST", f"/v1/sessions/{sid}/prompt", json={"text": "x"})
+            for sid in sids
+        ]
+    shutting_down = {"error": {"kind": "limit", "message": "the server is shutting down"}}
+    assert [(p.status_code, p.json()) for p in prompted] == [(503, shutting_down)] * 2
+    assert runs.runs == []
+    assert len(launcher.started) == 1  # the scripted session's own, stopped by the drain

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import builtins
 from pathlib import Path
+from typing import Any, Self
 
 import anyio
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gemwire.server.store import EventLog
+from gemwire.server import store
+from gemwire.server.store import INDEX_EVERY, EventLog
 from gemwire.server.streams import LOG_BATCH, SUBSCRIBER_BUFFER, EventStream, Subscription
 
 pytestmark = pytest.mark.anyio
@@ -98,3 +101,76 @@ def test_a_torn_last_line_is_cut_off_when_the_log_is_opened(tmp_path: Path) -> N
     log.append(3, envelope(3))
     assert [seq for seq, _ in log.read()] == [1, 2, 3]
     log.close()
+
+
+class ReadCounter:
+    """`store`'s ``open``, counting the bytes read through it."""
+
+    def __init__(self) -> None:
+        self.bytes = 0
+
+    def open(self, path: str, mode: str = "r") -> Any:
+        counter = self
+        file = builtins.open(path, mode)  # noqa: SIM115 - the wrapper closes it
+
+        class Counted:
+            def read(self, size: int = -1) -> bytes:
+                data: bytes = file.read(size)
+                counter.bytes += len(data)
+                return data
+
+            def __getattr__(self, name: str) -> Any:
+                return getattr(file, name)
+
+            def __enter__(self) -> Self:
+                return self
+
+            def __exit__(self, *exc_info: object) -> None:
+                file.close()
+
+        return Counted()
+
+
+async def test_catching_up_on_a_long_log_reads_it_about_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = EventLog(str(tmp_path / "events.jsonl"))
+    stream = EventStream(log)
+    total = 30 * LOG_BATCH
+    for seq in range(1, total + 1):
+        publish(log, stream, seq)
+    size = (tmp_path / "events.jsonl").stat().st_size
+    counter = ReadCounter()
+    monkeypatch.setattr(store, "open", counter.open, raising=False)
+    assert await take_all(stream, stream.subscribe(0)) == list(range(1, total + 1))
+    # Each batch starts at most INDEX_EVERY lines before it and reads a chunk past it.
+    batches = total // LOG_BATCH
+    assert counter.bytes <= size + batches * (INDEX_EVERY * len(envelope(total)) + (1 << 16))
+    # From the middle: the lines before the nearest kept offset are not read.
+    counter.bytes = 0
+    assert [seq for seq, _ in log.read(after=total - 10)] == list(range(total - 9, total + 1))
+    assert counter.bytes <= INDEX_EVERY * len(envelope(total))
+
+
+async def test_a_read_stops_at_its_byte_cap_but_gives_at_least_one(tmp_path: Path) -> None:
+    log = EventLog(str(tmp_path / "events.jsonl"))
+    big = b'{"seq":%d,"state":{"status":"idle","detail":"' + b"x" * 1000 + b'"}}'
+    for seq in range(1, 11):
+        log.append(seq, big % seq)
+    assert [seq for seq, _ in log.read(after=0, max_bytes=3500)] == [1, 2, 3]
+    assert [seq for seq, _ in log.read(after=3, max_bytes=10)] == [4]
+    log.close()
+
+
+def test_a_log_opened_again_keeps_its_index(tmp_path: Path) -> None:
+    path = str(tmp_path / "events.jsonl")
+    log = EventLog(path)
+    for seq in range(1, 1001):
+        log.append(seq, envelope(seq))
+    log.close()
+    again = EventLog(path)
+    assert again.last_seq == 1000
+    assert [seq for seq, _ in again.read(after=700, limit=3)] == [701, 702, 703]
+    again.append(1001, envelope(1001))
+    assert [seq for seq, _ in again.read(after=999)] == [1000, 1001]
+    again.close()
