@@ -6,13 +6,17 @@
 import { h } from "./dom.js";
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
-const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
+const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*))?$/;
 const RULE = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
 const QUOTE = /^ {0,3}> ?(.*)$/;
 const ITEM = /^( *)([-*+]|\d{1,9}[.)])( +|$)(.*)$/;
 const ESCAPABLE = "\\`*_{}[]()#+-.!>~|<\"'";
-const LINK = /!?\[([^\]\n]*)\]\([ \t]*<?([^()<>\s]*)>?(?:[ \t]+"[^"\n]*")?[ \t]*\)/y;
-const AUTOLINK = /<([a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^<>\s]*)>/y;
+// Quotes, lists and emphasis nest at most this deep: deeper is text (no stack to exhaust).
+const DEEPEST = 12;
+// Bounded, so that text of many "[" or "<" costs a little per character, never a scan of
+// the rest of the line from each.
+const LINK = /!?\[([^\]\n]{0,500})\]\([ \t]*<?((?:[^()<>\s]|\([^()<>\s]{0,200}\)){0,2000})>?(?:[ \t]+"[^"\n]{0,500}")?[ \t]*\)/y;
+const AUTOLINK = /<([a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^<>\s]{0,2000})>/y;
 
 // The Markdown `text` as a fragment of elements and text nodes.
 export function markdown(text) {
@@ -29,7 +33,7 @@ function interrupts(line) {
   return FENCE.test(line) || HEADING.test(line) || RULE.test(line) || QUOTE.test(line) || ITEM.test(line);
 }
 
-function blocks(lines, parent) {
+function blocks(lines, parent, depth = 0) {
   let i = 0;
   while (i < lines.length) {
     const line = lines[i];
@@ -45,12 +49,12 @@ function blocks(lines, parent) {
       const language = m[2].trim().split(/\s/)[0];
       parent.append(h("pre", { class: "code", "data-language": language || null }, h("code", { text: body.join("\n") })));
     } else if ((m = HEADING.exec(line))) {
-      parent.append(h(`h${Math.min(6, m[1].length + 2)}`, { class: "md-heading" }, inline(m[2] || "")));
+      parent.append(h(`h${Math.min(6, m[1].length + 2)}`, { class: "md-heading" }, inline(unclosed(m[2] || ""))));
       i += 1;
     } else if (RULE.test(line)) {
       parent.append(h("hr"));
       i += 1;
-    } else if (QUOTE.test(line)) {
+    } else if (QUOTE.test(line) && depth < DEEPEST) {
       const inner = [];
       while (i < lines.length && !blank(lines[i])) {
         const quoted = QUOTE.exec(lines[i]);
@@ -60,10 +64,10 @@ function blocks(lines, parent) {
         i += 1;
       }
       const quote = h("blockquote");
-      blocks(inner, quote);
+      blocks(inner, quote, depth + 1);
       parent.append(quote);
-    } else if (ITEM.test(line)) {
-      i = list(lines, i, parent);
+    } else if (ITEM.test(line) && depth < DEEPEST) {
+      i = list(lines, i, parent, depth);
     } else {
       const text = [line.trim()];
       i += 1;
@@ -73,13 +77,22 @@ function blocks(lines, parent) {
   }
 }
 
+// A heading's text without the closing run of "#" it may end with ("## Title ##").
+function unclosed(text) {
+  const trimmed = text.trimEnd();
+  let end = trimmed.length;
+  while (end > 0 && trimmed[end - 1] === "#") end -= 1;
+  if (end === trimmed.length || (end > 0 && trimmed[end - 1] !== " ")) return trimmed;
+  return trimmed.slice(0, end).trimEnd();
+}
+
 function closes(line, fence) {
   const trimmed = line.trim();
   return indent(line) < 4 && trimmed.length >= fence.length && trimmed === fence[0].repeat(trimmed.length);
 }
 
 // The list starting at lines[start]; returns the index after it.
-function list(lines, start, parent) {
+function list(lines, start, parent, depth) {
   const first = ITEM.exec(lines[start]);
   const base = first[1].length;
   const ordered = /\d/.test(first[2]);
@@ -95,10 +108,15 @@ function list(lines, start, parent) {
     while (i < lines.length) {
       const line = lines[i];
       if (blank(line)) {
-        // A blank line continues the item only when more of it (indented) follows.
-        const next = lines.slice(i + 1).find((l) => !blank(l));
-        if (next === undefined || indent(next) < width) break;
-        body.push("");
+        // Blank lines continue the item only when more of it (indented) follows them.
+        let next = i + 1;
+        while (next < lines.length && blank(lines[next])) next += 1;
+        if (next === lines.length || indent(lines[next]) < width) break;
+        while (i < next) {
+          body.push("");
+          i += 1;
+        }
+        continue;
       } else if (indent(line) >= width) {
         body.push(line.slice(width));
       } else if (ITEM.test(line) || (body.length && blank(body[body.length - 1])) || interrupts(line)) {
@@ -109,9 +127,9 @@ function list(lines, start, parent) {
       i += 1;
     }
     const item = h("li");
-    blocks(body, item);
-    // A tight item's one paragraph reads as the item itself.
-    if (item.childNodes.length === 1 && item.firstChild.nodeName === "P") item.firstChild.replaceWith(...item.firstChild.childNodes);
+    blocks(body, item, depth + 1);
+    // A tight item (no blank line in it) has its text as the item's own, not paragraphs.
+    if (!body.some(blank)) for (const p of [...item.children]) if (p.nodeName === "P") p.replaceWith(...p.childNodes);
     el.append(item);
   }
   parent.append(el);
@@ -119,7 +137,11 @@ function list(lines, start, parent) {
 }
 
 // Inline Markdown of one paragraph: an array of nodes and strings.
-export function inline(text) {
+export function inline(text, depth = 0) {
+  if (depth > DEEPEST) return [text];
+  // Where a search for a closing mark (a "**", a run of 3 backticks) found none, no later
+  // search for it can: each is tried once, and hostile text stays linear.
+  const none = new Map();
   const out = [];
   let plain = "";
   const flush = () => {
@@ -137,7 +159,8 @@ export function inline(text) {
     if (c === "`") {
       let run = 1;
       while (text[i + run] === "`") run += 1;
-      const end = closingTicks(text, i + run, run);
+      const end = none.has(`${run}`) ? -1 : closingTicks(text, i + run, run);
+      if (end < 0) none.set(`${run}`, true);
       if (end < 0) {
         plain += "`".repeat(run);
         i += run;
@@ -155,7 +178,7 @@ export function inline(text) {
       const m = LINK.exec(text);
       if (m) {
         flush();
-        out.push(link(m[1], m[2], c === "!"));
+        out.push(link(m[1], m[2], c === "!", depth));
         i = LINK.lastIndex;
         continue;
       }
@@ -171,7 +194,7 @@ export function inline(text) {
       }
     }
     if (c === "*" || c === "_" || c === "~") {
-      const span = emphasis(text, i);
+      const span = emphasis(text, i, none, depth);
       if (span) {
         flush();
         out.push(span.el);
@@ -201,7 +224,7 @@ const word = (ch) => ch !== undefined && /[\p{L}\p{N}]/u.test(ch);
 const space = (ch) => ch === undefined || /\s/.test(ch);
 
 // `**strong**`, `__strong__`, `*em*`, `_em_` or `~~struck~~` starting at text[i], or null.
-function emphasis(text, i) {
+function emphasis(text, i, none, depth) {
   const c = text[i];
   const double = text[i + 1] === c;
   if (c === "~" && !double) return null;
@@ -209,23 +232,25 @@ function emphasis(text, i) {
   const open = i + mark.length;
   if (space(text[open]) || text[open] === c) return null;
   if (c === "_" && word(text[i - 1])) return null; // snake_case is not emphasis
+  if (none.has(mark)) return null;
   let at = text.indexOf(mark, open + 1);
   while (at >= 0) {
     const closes = !space(text[at - 1]) && text[at + mark.length] !== c && text[at - 1] !== c
       && !(c === "_" && word(text[at + mark.length]));
     if (closes) {
       const tag = c === "~" ? "del" : double ? "strong" : "em";
-      return { el: h(tag, {}, inline(text.slice(open, at))), end: at + mark.length };
+      return { el: h(tag, {}, inline(text.slice(open, at), depth + 1)), end: at + mark.length };
     }
     at = text.indexOf(mark, at + 1);
   }
+  none.set(mark, true);
   return null;
 }
 
 // A link or image as text: its label, then its address in brackets (never followed).
-function link(label, address, image) {
+function link(label, address, image, depth) {
   const shown = label || (image ? "image" : "");
-  const el = h("span", { class: image ? "link image" : "link" }, inline(shown));
+  const el = h("span", { class: image ? "link image" : "link" }, inline(shown, depth + 1));
   if (address && address !== label) el.append(" ", h("span", { class: "url", text: `(${address})` }));
   return el;
 }
