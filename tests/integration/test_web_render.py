@@ -568,7 +568,7 @@ def test_any_text_draws_as_the_subset_and_keeps_its_words(renderer: Watched, sou
         "heading",
         "blank-lines",
         "nested-marks",
-    ],  # fmt: skip
+    ],
 )
 def test_hostile_markdown_draws_in_linear_time(renderer: Watched, source: str) -> None:
     """Text made to make a parser scan the rest of the text from each character, or nest
