@@ -577,3 +577,51 @@ def test_hostile_markdown_draws_in_linear_time(renderer: Watched, source: str) -
     assert set(drawn["tags"]) <= DRAWN
     assert drawn["ms"] < 3000
     assert renderer.problems == []
+
+
+def test_the_permission_dialog_shows_the_change_asked_for(renderer: Watched) -> None:
+    """``permission_requested`` may carry the call's ``title``, ``diff`` and ``content``:
+    shown, the diff coloured as in the cards; without them, what the page has of the call."""
+    page = renderer.page
+    details = """async ([event, callEvents]) => {
+        const C = await import('/static/js/conversation.js');
+        const conversation = new R.Conversation();
+        for (const e of callEvents) conversation.add(e, true);
+        const box = document.createElement('div');
+        box.append(...C.permissionDetails(event, conversation.liveCard('c1')));
+        return [...box.querySelectorAll('h4, pre, .line, summary')]
+            .map(e => [e.nodeName.toLowerCase() + (e.className ? '.' + e.className : ''),
+                       e.nodeName === 'PRE' && e.classList.contains('diff') ? '' : e.textContent]);
+    }"""
+    started = ev(
+        "tool_call_started", call_id="c1", name="replace", kind="edit", title="notes.txt",
+        input={"file_path": "notes.txt"}, locations=[], mcp_server=None, mcp_tool=None,
+    )  # fmt: skip
+    asked = ev(
+        "permission_requested", request_id="r1", call_id="c1", title="Edit notes.txt",
+        diff=DIFF, content=HOSTILE,
+        options=[{"option_id": "a", "name": "Allow", "kind": "allow_once"}],
+    )  # fmt: skip
+    assert page.evaluate(details, [asked, [started]]) == [
+        ["h4", "The change"],
+        ["pre.diff", ""],
+        ["span.line file", "--- a/notes.txt"],
+        ["span.line file", "+++ b/notes.txt"],
+        ["span.line hunk", "@@ -1 +1 @@"],
+        ["span.line del", "-helo"],
+        ["span.line add", "+hello"],
+        ["pre.content", HOSTILE],
+        ["summary", "Input"],
+        ["pre", '{\n  "file_path": "notes.txt"\n}'],
+    ]
+    # An older event (no diff, no content): the call's input and, once it has one, its diff.
+    bare = {k: v for k, v in asked.items() if k not in ("title", "diff", "content")}
+    assert page.evaluate(details, [bare, [started]]) == [
+        ["summary", "Input"],
+        ["pre", '{\n  "file_path": "notes.txt"\n}'],
+    ]
+    updated = ev("tool_call_updated", call_id="c1", status="in_progress", content="partial")
+    assert page.evaluate(details, [bare, [started, updated]])[-1] == ["pre.content", "partial"]
+    assert page.evaluate("document.querySelectorAll('script, img, iframe, a').length") == 0
+    assert page.evaluate("window.__pwned") is None
+    assert renderer.problems == []

@@ -455,7 +455,7 @@ export class ChatView {
 
 // What a permission is asked for: the request's own diff and text (`permission_requested`
 // may carry them), else what the page already has of the call (its input, output, diff).
-function permissionDetails(event, card) {
+export function permissionDetails(event, card) {
   const out = [];
   const diff = event.diff || (card && card.diff) || null;
   if (diff) out.push(h("div", { class: "change" }, h("h4", { text: "The change" }), diffView(diff)));
