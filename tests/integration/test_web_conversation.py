@@ -228,7 +228,9 @@ def test_a_conversation_with_a_tool_a_diff_and_a_permission_survives_reloads(
     added = texts(page, ".card pre.diff .line.add")
     assert added == ["+hello"]
     assert (root / "notes.txt").read_text(encoding="utf-8") == "hello\n"
-    assert texts(page, ".files .path") == [str(root / "notes.txt")]
+    # Paths under the session's folder are shown relative to it (the whole path on hover).
+    assert texts(page, ".files .path") == ["notes.txt"]
+    assert page.locator(".files .path").get_attribute("title") == str(root / "notes.txt")
     assert texts(page, ".plan li span") == ["Write notes.txt"]
     assert page.evaluate("document.querySelector('.plan input').checked") is True
     assert texts(page, ".meters > *") == ["≈ $0.01 (estimate)", "context  25% (estimate)"]

@@ -625,3 +625,51 @@ def test_the_permission_dialog_shows_the_change_asked_for(renderer: Watched) -> 
     assert page.evaluate("document.querySelectorAll('script, img, iframe, a').length") == 0
     assert page.evaluate("window.__pwned") is None
     assert renderer.problems == []
+
+
+def test_paths_under_the_session_s_folder_show_relative_to_it(renderer: Watched) -> None:
+    cwd = "/srv/work/project"
+    feed(
+        renderer,
+        [
+            ev("session_started", model="m", cwd=cwd, agent_version="1"),
+            ev(
+                "tool_call_started",
+                call_id="c1",
+                name="write_file",
+                kind="edit",
+                title=f"Writing to {cwd}/src/app.py",
+                input={"file_path": f"{cwd}/src/app.py"},
+                locations=[{"path": f"{cwd}/src/app.py", "line": 3}, {"path": "/etc/hosts"}],
+                mcp_server=None,
+                mcp_tool=None,
+            ),
+            ev(
+                "tool_call_finished",
+                call_id="c1",
+                status="completed",
+                output="ok",
+                error=None,
+                diff=f"--- {cwd}/src/app.py\n+++ {cwd}/src/app.py\n@@ -1 +1 @@\n-{cwd}/x\n+y",
+            ),
+            ev(
+                "file_changed",
+                path=f"{cwd}/src/app.py",
+                change="modified",
+                call_id="c1",
+                derived=False,
+            ),
+        ],
+    )
+    assert text(renderer, ".started") == ["Session started · acp:scripted · m · in project · 1"]
+    assert renderer.page.evaluate("document.querySelector('.started').title") == cwd
+    assert text(renderer, ".card .title") == ["Writing to src/app.py"]
+    assert text(renderer, ".card .location") == ["src/app.py:3", "/etc/hosts"]
+    # A diff's file headers are shortened; its lines are the file's, as they are.
+    assert text(renderer, ".card pre.diff .line") == [
+        "--- src/app.py", "+++ src/app.py", "@@ -1 +1 @@", f"-{cwd}/x", "+y"
+    ]  # fmt: skip
+    assert text(renderer, ".files .path") == ["src/app.py"]
+    # The input is the call's, exactly.
+    assert json.loads(text(renderer, ".card .input pre")[0]) == {"file_path": f"{cwd}/src/app.py"}
+    assert renderer.problems == []

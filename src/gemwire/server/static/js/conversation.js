@@ -122,6 +122,7 @@ export class ChatView {
     this.conversation = new Conversation({
       onPermissions: (pending) => this.permissions(pending),
       onChange: () => this.refresh(),
+      cwd: session.cwd,
     });
     this.seedMeta(session);
     this.composer = this.buildComposer();
@@ -348,7 +349,8 @@ export class ChatView {
   refresh() {
     const meta = this.conversation.meta;
     const session = this.session;
-    this.title.textContent = meta.title || this.savedTitle || session.title || `${session.agent} · ${session.cwd}`;
+    this.title.textContent = meta.title || this.savedTitle || session.title || `${session.agent} in ${this.conversation.paths.folder(session.cwd)}`;
+    this.title.title = session.cwd;
     this.statusEl.textContent = meta.running ? "running" : (this.status === "running" ? "idle" : this.status || "");
     this.statusEl.className = `session-status ${meta.running ? "running" : ""}`;
     this.meterBox.replaceChildren(...meters(meta));
@@ -430,7 +432,7 @@ export class ChatView {
     clear(this.dialog).append(
       h("h3", { id: "permission-title", text: "The agent asks for permission" }),
       h("p", { class: "tool", text: first.title }),
-      ...permissionDetails(event, first.card),
+      ...permissionDetails(event, first.card, first.paths),
       h("div", { class: "options" }, buttons),
       h("p", { class: "hint", text: "Esc or no answer denies." }),
     );
@@ -455,10 +457,10 @@ export class ChatView {
 
 // What a permission is asked for: the request's own diff and text (`permission_requested`
 // may carry them), else what the page already has of the call (its input, output, diff).
-export function permissionDetails(event, card) {
+export function permissionDetails(event, card, paths) {
   const out = [];
   const diff = event.diff || (card && card.diff) || null;
-  if (diff) out.push(h("div", { class: "change" }, h("h4", { text: "The change" }), diffView(diff)));
+  if (diff) out.push(h("div", { class: "change" }, h("h4", { text: "The change" }), diffView(diff, paths)));
   if (event.content) out.push(h("pre", { class: "content", text: event.content }));
   if (card && Object.keys(card.input).length) {
     const input = h("pre", { text: JSON.stringify(card.input, null, 2) });

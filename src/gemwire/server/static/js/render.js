@@ -12,12 +12,35 @@ const KIND_LABELS = {
 const STATUS_LABELS = { asking: "waiting for permission" };
 const PLAN_MARKS = { completed: "done", in_progress: "doing", pending: "to do" };
 
+// Paths as the page shows them: under the session's folder, relative to it ("app.py", not
+// "/home/me/project/app.py"); anything else as it is. The whole path stays in a tooltip.
+export class Paths {
+  constructor(cwd = null) {
+    this.cwd = cwd ? cwd.replace(/\/+$/, "") : null;
+  }
+
+  short(text) {
+    if (!this.cwd || typeof text !== "string") return text;
+    return text.split(`${this.cwd}/`).join("");
+  }
+
+  // The folder itself: its last name.
+  folder(path) {
+    return path ? path.replace(/\/+$/, "").split("/").pop() || path : "";
+  }
+}
+
+const ANYWHERE = new Paths();
+
 // A unified diff as coloured lines (added, removed, hunk headers, file headers).
-export function diffView(text) {
+export function diffView(text, paths = ANYWHERE) {
   const pre = h("pre", { class: "diff" });
-  for (const line of text.replace(/\n$/, "").split("\n")) {
+  for (let line of text.replace(/\n$/, "").split("\n")) {
     let kind = "ctx";
-    if (line.startsWith("+++") || line.startsWith("---")) kind = "file";
+    if (line.startsWith("+++") || line.startsWith("---")) {
+      kind = "file";
+      line = paths.short(line);
+    }
     else if (line.startsWith("@@")) kind = "hunk";
     else if (line.startsWith("+")) kind = "add";
     else if (line.startsWith("-")) kind = "del";
@@ -74,14 +97,15 @@ class Place {
 }
 
 class Card {
-  constructor(event, live) {
+  constructor(event, live, paths = ANYWHERE) {
+    this.paths = paths;
     this.callId = event.call_id;
     this.input = event.input || {};
     this.kind = event.kind || "other";
     this.started = live ? performance.now() : null;
     this.status = h("span", { class: "status", text: "running" });
     this.time = h("span", { class: "time", text: live ? new Date().toLocaleTimeString("en-GB") : "" });
-    this.title = h("span", { class: "title", text: event.title || event.name || "tool call" });
+    this.title = h("span", { class: "title", text: paths.short(event.title || event.name || "tool call") });
     this.output = h("pre", { class: "output", hidden: true });
     this.diffBox = h("div", { class: "diffs" });
     this.notes = h("div", { class: "notes" });
@@ -97,7 +121,7 @@ class Card {
       this.time,
     );
     const where = (event.locations || []).map((loc) =>
-      h("span", { class: "location", text: loc.line ? `${loc.path}:${loc.line}` : loc.path }));
+      h("span", { class: "location", title: loc.path, text: paths.short(loc.line ? `${loc.path}:${loc.line}` : loc.path) }));
     const input = event.input && Object.keys(event.input).length
       ? h("details", { class: "input" }, h("summary", { text: "Input" }), h("pre", { text: json(event.input) }))
       : null;
@@ -133,7 +157,7 @@ class Card {
     }
     if (event.diff) {
       this.diff = event.diff;
-      this.diffBox.append(diffView(event.diff));
+      this.diffBox.append(diffView(event.diff, this.paths));
     }
     if (this.started !== null) {
       this.time.textContent = duration(performance.now() - this.started);
@@ -178,7 +202,8 @@ class Totals {
 // Events an agent replayed from a loaded session (`replay`) go into a box of their own,
 // collapsed; `history(events)` puts a saved session's own events above everything else.
 export class Conversation {
-  constructor({ onPermissions = null, onChange = null } = {}) {
+  constructor({ onPermissions = null, onChange = null, cwd = null } = {}) {
+    this.paths = new Paths(cwd);
     this.onPermissions = onPermissions;
     this.onChange = onChange;
     this.stream = h("div", { class: "stream", role: "log" });
@@ -282,8 +307,10 @@ export class Conversation {
   }
 
   on_session_started(event, place) {
-    const parts = [event.agent, event.model, event.cwd, event.agent_version].filter(Boolean);
-    place.block(h("div", { class: "started", text: `Session started · ${parts.join(" · ")}` }));
+    if (event.cwd && !this.paths.cwd && !this.scope.history) this.paths = new Paths(event.cwd);
+    const folder = event.cwd ? `in ${this.paths.folder(event.cwd)}` : null;
+    const parts = [event.agent, event.model, folder, event.agent_version].filter(Boolean);
+    place.block(h("div", { class: "started", title: event.cwd || null, text: `Session started · ${parts.join(" · ")}` }));
   }
 
   on_user_message(event, place) {
@@ -326,7 +353,7 @@ export class Conversation {
   on_tool_call_started(event, place, live) {
     const existing = this.cards.get(event.call_id);
     if (existing) return;
-    const card = new Card(event, live);
+    const card = new Card(event, live, this.paths);
     this.cards.set(event.call_id, card);
     place.block(card.el);
   }
@@ -334,7 +361,7 @@ export class Conversation {
   card(event, place) {
     let card = this.cards.get(event.call_id);
     if (!card) {
-      card = new Card({ call_id: event.call_id, title: event.call_id }, false);
+      card = new Card({ call_id: event.call_id, title: event.call_id }, false, this.paths);
       this.cards.set(event.call_id, card);
       place.block(card.el);
     }
@@ -359,10 +386,10 @@ export class Conversation {
     if (prior && this.scope.history) return; // what the live part changed is newer
     this.filesBox.hidden = false;
     const item = h("li", { class: `file change-${event.change}` },
-      h("span", { class: "change", text: event.change }), " ", h("span", { class: "path", text: event.path }));
+      h("span", { class: "change", text: event.change }), " ", h("span", { class: "path", title: event.path, text: this.paths.short(event.path) }));
     item.dataset.path = event.path;
     if (card && card.diff) {
-      item.append(h("details", {}, h("summary", { text: "diff" }), diffView(card.diff)));
+      item.append(h("details", {}, h("summary", { text: "diff" }), diffView(card.diff, this.paths)));
     }
     if (prior) prior.replaceWith(item);
     else this.fileList.append(item);
@@ -389,7 +416,8 @@ export class Conversation {
       card.setStatus("asking");
     } else place.block(note);
     if (this.scope.history || event.replay) return; // asked long ago: nobody answers it now
-    this.pending.set(event.request_id, { event, title: event.title || (card ? card.title.textContent : event.call_id), card });
+    const title = event.title ? this.paths.short(event.title) : card ? card.title.textContent : event.call_id;
+    this.pending.set(event.request_id, { event, title, card, paths: this.paths });
     if (this.onPermissions) this.onPermissions([...this.pending.values()]);
   }
 
