@@ -225,7 +225,7 @@ export class ChatView {
 
   buildComposer() {
     this.input = h("textarea", {
-      class: "prompt", rows: 3, placeholder: "Message (Enter sends, Shift+Enter new line, Esc cancels)",
+      class: "prompt", rows: 2, placeholder: "Message (Enter sends, Shift+Enter new line, Esc cancels)",
       "aria-label": "Message", "aria-controls": "commands", "aria-autocomplete": "list",
     });
     this.send = h("button", { type: "submit", class: "primary", text: "Send" });
@@ -349,7 +349,10 @@ export class ChatView {
   refresh() {
     const meta = this.conversation.meta;
     const session = this.session;
-    this.title.textContent = meta.title || this.savedTitle || session.title || `${session.agent} in ${this.conversation.paths.folder(session.cwd)}`;
+    // The agent's title, else the saved session's, else the first prompt (as the server
+    // titles it), else the agent and the folder.
+    const named = meta.title || this.savedTitle || session.title || this.conversation.prompts[0];
+    this.title.textContent = named || `${session.agent} in ${this.conversation.paths.folder(session.cwd)}`;
     this.title.title = session.cwd;
     this.statusEl.textContent = meta.running ? "running" : (this.status === "running" ? "idle" : this.status || "");
     this.statusEl.className = `session-status ${meta.running ? "running" : ""}`;
