@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from browser import Watched, watched_page
 from hostile import CHARACTERS, texts
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, settings, strategies as st
 from playwright.sync_api import Browser
 from web_kit import LiveServer, live_server
 
@@ -673,3 +673,29 @@ def test_paths_under_the_session_s_folder_show_relative_to_it(renderer: Watched)
     # The input is the call's, exactly.
     assert json.loads(text(renderer, ".card .input pre")[0]) == {"file_path": f"{cwd}/src/app.py"}
     assert renderer.problems == []
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    source=texts("ab 1.-*>`#~_\n\n\n  ", min_size=1, max_size=300),
+    size=st.integers(min_value=1, max_value=40),
+)
+def test_an_answer_drawn_as_it_streams_is_drawn_as_a_whole(
+    renderer: Watched, source: str, size: int
+) -> None:
+    """Drawn again each frame from where it is settled: the same as drawing it at once."""
+    streamed, whole = renderer.page.evaluate(
+        """async ([source, size]) => {
+            const M = await import('/static/js/markdown.js');
+            const c = new R.Conversation();
+            for (let i = 0; i < source.length; i += size) {
+                c.add({type: 'message_delta', agent: 'a', text: source.slice(i, i + size)});
+                c.flush();
+            }
+            const box = document.createElement('div');
+            box.append(M.markdown(source));
+            return [c.el.querySelector('.answer .text').innerHTML, box.innerHTML];
+        }""",
+        [source, size],
+    )
+    assert streamed == whole

@@ -25,6 +25,33 @@ export function markdown(text) {
   return fragment;
 }
 
+// Where the Markdown of `text` from `from` (a point where no block is open) is settled: the
+// start of its last complete line that follows a blank line outside a code fence, is not
+// indented and starts no list item. Text added later cannot change how what comes before it
+// is drawn, so a streaming answer is drawn again only from there.
+export function settled(text, from) {
+  let end = from;
+  let fence = null;
+  let afterBlank = false;
+  let at = from;
+  for (;;) {
+    const next = text.indexOf("\n", at);
+    if (next < 0) return end; // the last line may be cut: it settles nothing
+    const line = text.slice(at, next);
+    if (fence) {
+      if (closes(line, fence)) fence = null;
+    } else if (blank(line)) {
+      afterBlank = true;
+    } else {
+      if (afterBlank && indent(line) === 0 && !ITEM.test(line)) end = at;
+      afterBlank = false;
+      const opened = FENCE.exec(line);
+      if (opened) fence = opened[1];
+    }
+    at = next + 1;
+  }
+}
+
 const blank = (line) => line.trim() === "";
 const indent = (line) => line.length - line.trimStart().length;
 

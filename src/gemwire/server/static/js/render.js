@@ -3,7 +3,7 @@
 // (docs/events.md) and nothing else; every text from an event is inserted as text.
 
 import { h, clear, money, count, duration } from "./dom.js";
-import { markdown } from "./markdown.js";
+import { markdown, settled } from "./markdown.js";
 
 const KIND_LABELS = {
   read: "read", edit: "edit", delete: "delete", move: "move", search: "search",
@@ -58,12 +58,17 @@ function json(value) {
 }
 
 // Answer or reasoning text: shown as it streams in (a text node each delta appends to),
-// then drawn as Markdown once a frame (`Conversation.flush`), never once per delta.
+// then drawn as Markdown once a frame (`Conversation.flush`), never once per delta. What is
+// settled (`settled`: before a paragraph that later text cannot join) is drawn once; each
+// frame draws again only what came after it.
 class Prose {
   constructor(el) {
     this.el = el;
     this.raw = "";
+    this.done = 0;
+    this.drawn = [];
     this.tail = el.appendChild(document.createTextNode(""));
+    this.quietUntil = 0;
   }
 
   append(text) {
@@ -73,7 +78,16 @@ class Prose {
   }
 
   render() {
-    this.el.replaceChildren(markdown(this.raw));
+    for (const node of this.drawn) node.remove();
+    if (this.tail) this.tail.remove();
+    const end = settled(this.raw, this.done);
+    if (end > this.done) {
+      this.el.append(markdown(this.raw.slice(this.done, end)));
+      this.done = end;
+    }
+    const rest = markdown(this.raw.slice(this.done));
+    this.drawn = [...rest.childNodes];
+    this.el.append(rest);
     this.el.classList.add("md");
     this.tail = null;
   }
@@ -294,16 +308,31 @@ export class Conversation {
   }
 
   // Draws the text that streamed in since the last frame as Markdown.
-  flush() {
+  // (`all`: even text drawn a moment ago, which a frame leaves for later.)
+  flush(all = true) {
     if (this.frame !== null) cancelAnimationFrame(this.frame);
     this.frame = null;
-    for (const prose of this.dirty) prose.render();
-    this.dirty.clear();
+    const started = performance.now();
+    const drawn = [];
+    for (const prose of this.dirty) {
+      if (!all && prose.quietUntil > started) continue;
+      prose.render();
+      drawn.push(prose);
+      this.dirty.delete(prose);
+    }
+    if (this.dirty.size) this.frame = requestAnimationFrame(() => this.flush(false));
+    if (all || !drawn.length) return;
+    // A long unsettled stretch (a paragraph of 100 KB) costs more each time, its layout most
+    // (new text is shaped anew): drawn again only after some frames, so that it takes a tenth
+    // of the time at most; the text shows meanwhile, as it came.
+    void this.stream.offsetHeight;
+    const rest = performance.now() + 9 * (performance.now() - started);
+    for (const prose of drawn) prose.quietUntil = rest;
   }
 
   touched(prose) {
     this.dirty.add(prose);
-    if (this.frame === null) this.frame = requestAnimationFrame(() => this.flush());
+    if (this.frame === null) this.frame = requestAnimationFrame(() => this.flush(false));
   }
 
   on_session_started(event, place) {
