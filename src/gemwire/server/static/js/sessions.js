@@ -5,7 +5,7 @@
 // server runs its agent.
 
 import { get, post, query } from "./api.js";
-import { h, clear, select, flash, count, labelled } from "./dom.js";
+import { h, clear, flash, count, labelled } from "./dom.js";
 import { choiceSelects, fillChoices, loadChoices, dateProblem } from "./filters.js";
 import { Conversation, meters } from "./render.js";
 
