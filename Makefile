@@ -98,7 +98,7 @@ dist:
 	$(PYTHON) -m pip wheel --quiet --disable-pip-version-check --no-deps --wheel-dir $(DIST) .
 
 # Throughput figures recorded in BENCHMARKS.md.
-bench: setup
+bench: setup browser
 	$(BIN)/python bench/decode_normalize.py --repeat 7
 	$(BIN)/python bench/replay_process.py --runs 7
 	$(BIN)/python bench/runner_overhead.py --runs 5
@@ -107,3 +107,5 @@ bench: setup
 	$(BIN)/python bench/cli_startup.py --runs 21
 	$(BIN)/python bench/replay_memory.py --runs 3
 	$(BIN)/python bench/batch.py --tasks 100 --big 1000 --ray 200
+	$(BIN)/python bench/web_render.py --events 5000 --rate 1000 --seconds 5 --repeat 3
+	$(BIN)/python bench/web_sessions.py --sessions 10000 --repeat 5

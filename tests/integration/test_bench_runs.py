@@ -50,6 +50,7 @@ TINY = {
     "sessions.py": ["--sessions", "10", "--mb", "0.5", "--repeat", "1"],
     "usage.py": ["--sessions", "10", "--repeat", "1"],
     "web_render.py": ["--events", "50", "--rate", "50", "--seconds", "1", "--repeat", "1"],
+    "web_sessions.py": ["--sessions", "20", "--repeat", "1"],
 }
 """Sizes small enough for a test: the figures mean nothing, the run is what is checked."""
 

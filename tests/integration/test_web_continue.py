@@ -1,7 +1,8 @@
 """Continuing a saved session from the page, in a real browser: the Sessions view's Continue
 button on a saved Gemini session starts a server session of the agent the server runs under
-that name (``POST /v1/sessions`` with ``continue``), and the conversation view shows the
-agent's replay of its history and takes the next prompt."""
+that name (``POST /v1/sessions`` with ``continue``), and the conversation view shows the saved
+session's own history (as the Sessions view shows it), the agent's replay of it collapsed,
+and takes the next prompt."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from acp_scripted import ScriptedAgent
 from anyio.abc import TaskGroup
 from browser import watched_page
 from materialized import Materialized, materialize  # noqa: F401  (the fixture)
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 from web_kit import ScriptedAgents, WebAgent, live_server
 
 from gemwire.runners.acp import AcpOptions, AgentChannel, memory_channel_pair
@@ -70,6 +71,19 @@ class GeminiNamed(ScriptedAgents):
         return client_end
 
 
+def shown(page: Page, selector: str) -> list[str]:
+    """The text of each thing ``selector`` finds, without a live call's clock time."""
+    found: list[str] = page.evaluate(
+        """(s) => [...document.querySelectorAll(s)].map(e => {
+            const copy = e.cloneNode(true);
+            copy.querySelectorAll('.time').forEach(t => t.remove());
+            return copy.textContent;
+        })""",
+        selector,
+    )
+    return found
+
+
 def test_a_saved_session_continues_from_the_sessions_view(
     chromium_browser: Browser,
     materialize: Callable[[str, str], Materialized],  # noqa: F811
@@ -96,18 +110,32 @@ def test_a_saved_session_continues_from_the_sessions_view(
         page.locator("table.list td.summary a").first.click()
         saved = re.fullmatch(r".*#/sessions/gemini/(.+)", page.url)
         assert saved is not None
+        expect(page.locator(".stream .card").first).to_be_visible()
+        title = page.locator(".session-title").text_content()
+        as_saved = shown(page, ".stream > *")
+        assert title != saved[1]  # its summary or first prompt, not its id
         page.get_by_role("button", name="Continue").click()
         expect(page.locator(".composer")).to_be_visible()
-        expect(page.locator(".answer .text")).to_have_text(["an earlier answer"])
         assert re.fullmatch(r".*#/chat/s_[0-9a-f]{16}", page.url)
-        assert page.locator(".user .text").all_text_contents() == ["earlier"]
+        # The saved session's own events, as the Sessions view showed them, then the
+        # agent's replay of them, collapsed.
+        expect(page.locator("section.history .history-events > *")).to_have_count(len(as_saved))
+        assert shown(page, "section.history .history-events > *") == as_saved
+        expect(page.locator(".session-title")).to_have_text(title or "")
+        replay = page.locator("details.replay")
+        assert replay.evaluate("(d) => d.open") is False
+        assert replay.locator(".user .text").all_text_contents() == ["earlier"]
+        assert replay.locator(".answer .text").all_text_contents() == ["an earlier answer"]
         page.get_by_label("Message").fill("and now?")
         page.get_by_label("Message").press("Enter")
-        expect(page.locator(".turn")).to_have_text(DONE)
-        assert page.locator(".answer .text").all_text_contents() == [
-            "an earlier answer",
-            "re: and now?",
-        ]
+        expect(page.locator(".turn").last).to_have_text(DONE)
+        assert page.locator(".stream > .answer .text").all_text_contents() == ["re: and now?"]
+        # A reload shows the same: the history once, the replay collapsed, the new turn.
+        before = shown(page, ".stream > *")
+        page.reload()
+        expect(page.locator("section.history")).to_have_count(1)
+        expect(page.locator(".stream > .answer .text")).to_have_text(["re: and now?"])
+        assert shown(page, ".stream > *") == before
         sid = page.url.rsplit("/", 1)[1]
         view = page.evaluate(f"fetch('/v1/sessions/{sid}').then(r => r.json())")
         assert watched.problems == []

@@ -5,6 +5,7 @@ once), cancel, Esc denying, two tabs without cross-talk, hostile agent text show
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from collections.abc import Iterator
@@ -52,7 +53,12 @@ async def script(agent: ScriptedAgent, sid: str, params: dict[str, Any]) -> str:
     if prompt.startswith("echo "):
         await agent.say(sid, prompt.removeprefix("echo "))
         return "end_turn"
-    commands = [{"name": "review", "description": "Review the changes"}]
+    commands = [
+        {"name": "review", "description": "Review the changes"},
+        {"name": "memory", "description": "Manage memory."},
+        {"name": "memory show", "description": "Shows the memory."},
+        {"name": "memory add", "description": "Adds to memory.", "input": {"hint": "what"}},
+    ]
     await agent.update(sid, "available_commands_update", availableCommands=commands)
     text = {"type": "text", "text": "Planning the file."}
     await agent.update(sid, "agent_thought_chunk", content=text)
@@ -188,6 +194,11 @@ def test_a_conversation_with_a_tool_a_diff_and_a_permission_survives_reloads(
     expect(dialog).to_be_visible()
     assert texts(page, "dialog .option") == ["Allow once", "Reject"]
     expect(page.locator(".card .status")).to_have_text("waiting for permission")
+    # It shows what is asked for: the call's input, as the page has it.
+    expect(dialog.locator(".tool")).to_have_text("notes.txt")
+    shown_input = json.loads(dialog.locator("details.input pre").text_content() or "")
+    assert shown_input == {"file_path": str(root / "notes.txt"), "content": "hello\n"}
+    assert dialog.locator("details.input").evaluate("(d) => d.open") is True
     # The dialog is keyboard-operable: its first option has the focus.
     expect(page.get_by_role("button", name="Allow once")).to_be_focused()
     page.keyboard.press("Enter")
@@ -217,14 +228,44 @@ def test_a_conversation_with_a_tool_a_diff_and_a_permission_survives_reloads(
     added = texts(page, ".card pre.diff .line.add")
     assert added == ["+hello"]
     assert (root / "notes.txt").read_text(encoding="utf-8") == "hello\n"
-    assert texts(page, ".files .path") == [str(root / "notes.txt")]
+    # Paths under the session's folder are shown relative to it (the whole path on hover).
+    assert texts(page, ".files .path") == ["notes.txt"]
+    assert page.locator(".files .path").get_attribute("title") == str(root / "notes.txt")
     assert texts(page, ".plan li span") == ["Write notes.txt"]
     assert page.evaluate("document.querySelector('.plan input').checked") is True
     assert texts(page, ".meters > *") == ["≈ $0.01 (estimate)", "context  25% (estimate)"]
-    # Slash commands, as announced.
-    page.get_by_label("Message").fill("/re")
+    # Slash commands, as announced: picked with the arrows and Enter, or Tab; a command's
+    # sub-commands and what it takes stay shown after its name and a space.
+    message = page.get_by_label("Message")
+    message.fill("/re")
     assert texts(page, ".commands .command") == ["/review"]
-    page.get_by_label("Message").fill("")
+    message.fill("/me")
+    expect(page.locator(".commands .command")).to_have_text(
+        ["/memory", "/memory show", "/memory add"]
+    )
+    message.press("ArrowDown")
+    message.press("ArrowDown")
+    expect(page.locator(".commands [aria-selected=true] .command")).to_have_text("/memory show")
+    message.press("Enter")
+    expect(message).to_have_value("/memory show ")
+    expect(page.locator(".command-hint")).to_have_text("/memory show — Shows the memory.")
+    expect(page.locator(".commands")).to_be_hidden()
+    message.fill("/memory ")
+    expect(page.locator(".commands .command")).to_have_text(["/memory show", "/memory add"])
+    expect(page.locator(".command-hint")).to_have_text("/memory — Manage memory.")
+    message.press("ArrowUp")
+    expect(page.locator(".commands [aria-selected=true] .command")).to_have_text("/memory add")
+    message.press("Tab")
+    expect(message).to_have_value("/memory add ")
+    expect(page.locator(".command-hint")).to_have_text("/memory add what — Adds to memory.")
+    message.fill("/memory a")
+    message.press("Tab")
+    expect(message).to_have_value("/memory add ")
+    message.fill("/mem")
+    message.press("Escape")
+    expect(page.locator(".commands")).to_be_hidden()
+    expect(message).to_have_value("/mem")
+    message.fill("")
     # A reload after the turn: every event exactly once, nothing lost.
     after = shown(page)
     page.reload()
@@ -364,3 +405,32 @@ def test_losing_the_network_mid_turn_loses_nothing(
     finally:
         GATE.set()
         proxy.close()
+
+
+def test_the_selectors_come_back_when_a_session_is_opened_again_in_the_tab(
+    watched: Watched, server: LiveServer
+) -> None:
+    """Sessions, then "This server's sessions", then a session: the same tab builds the
+    conversation view again, its mode, model and option selectors with it."""
+    page = watched.page
+    open_page(page, server)
+    first = start(page)
+    expect(page.get_by_label("Mode", exact=True)).to_have_value("default")
+    send(page, "echo one")
+    expect(page.locator(".turn")).to_have_text(DONE)
+    page.goto(f"{server.origin}/#/chat")
+    second = start(page)
+    for session in (first, second, first):
+        page.get_by_role("link", name="Sessions").click()
+        page.locator(f".server-sessions a[href='#/chat/{session}']").click()
+        expect(page).to_have_url(re.compile(f".*#/chat/{session}$"))
+        expect(page.get_by_label("Mode", exact=True)).to_have_value("default")
+        expect(page.get_by_label("Model")).to_have_value("fast")
+        expect(page.get_by_label("Effort")).to_have_value("low")
+    expect(page.locator(".answer .text")).to_have_text(["one"])
+    # An unknown session is a message with the way back, not a 404 in the console.
+    page.goto(f"{server.origin}/#/chat/s_0123456789abcdef")
+    expect(page.locator(".flash")).to_have_text("No session s_0123456789abcdef on this server.")
+    page.get_by_role("link", name="Start a new conversation").click()
+    expect(page.get_by_role("button", name="Start")).to_be_visible()
+    assert watched.problems == []

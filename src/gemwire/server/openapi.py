@@ -31,6 +31,7 @@ from gemwire.server.batches import BatchView
 from gemwire.server.envelopes import EventEnvelope, StateEnvelope
 from gemwire.server.responses import JsonResponse
 from gemwire.server.routes_batches import BatchRequest, TaskRows
+from gemwire.server.routes_saved import SavedSessions
 from gemwire.server.routes_sessions import (
     ConfigBody,
     ModeBody,
@@ -85,10 +86,6 @@ class EventEnvelopes(msgspec.Struct, frozen=True):
 class ProgressEnvelopes(msgspec.Struct, frozen=True):
     events: list[ProgressEnvelope]
     last_seq: int
-
-
-class SavedSessions(msgspec.Struct, frozen=True):
-    sessions: list[SessionInfo]
 
 
 class SavedSearchHit(SearchHit, frozen=True, kw_only=True):
@@ -367,13 +364,18 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
     ("GET", "/v1/saved-sessions"): Operation(
         "List saved sessions",
         "Each object is a line of `gemwire sessions list --json`; every project's, or "
-        "`project`'s; sessions last updated within `since`..`until`.",
+        "`project`'s; sessions last updated within `since`..`until`; newest first (last "
+        "updated, else started). A page of them with `limit` and `offset` (`total`: how many "
+        "match); without `limit`, all. `agents` and `projects` are the choices of `agent` "
+        "and `project`. A `since` after `until` is a 400.",
         params=(
             _AGENTS,
             _PROJECT,
             _SINCE,
             _UNTIL,
             Param("q", "Sessions whose id, summary or first prompt holds this (any case)."),
+            Param("limit", "At most this many sessions (default: every one).", _SEQ),
+            Param("offset", "Skip this many newer ones first (default 0).", _SEQ),
         ),
         response=SavedSessions,
         errors=(400,),
@@ -383,7 +385,8 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
         "Search saved sessions",
         "The sessions whose prompts, answers, tool inputs or tool outputs hold `text` "
         "(literally, in any case), each a line of `gemwire sessions search --json`: each "
-        "agent's newest first, up to `limit`; sessions active within `since`..`until`.",
+        "agent's newest first, up to `limit`; sessions active within `since`..`until` (a "
+        "`since` after `until` is a 400).",
         params=(
             Param("text", "What to look for (required; never a pattern)."),
             _AGENTS,
@@ -423,7 +426,8 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
     ),
     ("GET", "/v1/usage"): Operation(
         "Usage of the saved sessions",
-        "The report of `gemwire usage --json`: tokens and estimated cost.",
+        "The report of `gemwire usage --json`: tokens and estimated cost (a `since` after "
+        "`until` is a 400).",
         params=(
             _AGENTS,
             _SINCE,

@@ -1,7 +1,8 @@
 """Saved sessions and usage over HTTP: what ``gemwire sessions list|export`` and
 ``gemwire usage`` show, from the homes of the server (`ServerConfig.sessions_home`).
 
-    GET /v1/saved-sessions?agent=all&project=&since=&until=&q=   {"sessions": [SessionInfo]}
+    GET /v1/saved-sessions?agent=all&project=&since=&until=&q=&limit=&offset=
+                {"sessions": [SessionInfo], "total", "offset", "agents": [...], "projects": [...]}
     GET /v1/saved-sessions/search?text=&agent=all&project=&since=&until=&limit=
                                                   {"hits": [search --json lines], "more": bool}
     GET /v1/saved-sessions/{agent}/{id}?format=events|json|markdown|html
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
-from datetime import datetime, tzinfo
+from datetime import datetime, time, timedelta, tzinfo
 from typing import TypeVar
 
 import anyio
@@ -31,6 +32,7 @@ from gemwire.server.responses import ApiError, BadRequest, JsonResponse, NotFoun
 from gemwire.server.state import app_state
 from gemwire.sessions import (
     AGENT_NAMES,
+    AGENTS,
     GROUPINGS,
     SessionInfo,
     SessionSource,
@@ -42,9 +44,9 @@ from gemwire.sessions import (
     sources,
     usage,
 )
-from gemwire.sessions._usage import Bound
+from gemwire.sessions._usage import Bound, bound_of
 
-__all__ = ("ROUTES", "SAVED_FORMATS", "TRANSCRIPT_CSP")
+__all__ = ("ROUTES", "SAVED_FORMATS", "TRANSCRIPT_CSP", "SavedAgent", "SavedSessions")
 
 T = TypeVar("T")
 
@@ -87,6 +89,29 @@ def _bound(request: Request, name: str) -> Bound | None:
         return parse_when(value, datetime.now().astimezone())
     except ValueError as exc:
         raise BadRequest(f"{name}: {exc}") from None
+
+
+def _instant(bound: Bound, tz: tzinfo | None, *, end: bool) -> datetime:
+    """A bound's moment; a day's first (``end``: last) moment in ``tz``."""
+    day, moment = bound_of(bound, tz)
+    if moment is not None:
+        return moment
+    assert day is not None
+    start = datetime.combine(day, time.min, tzinfo=tz)
+    return start + timedelta(days=1, microseconds=-1) if end else start
+
+
+def _bounds(request: Request) -> tuple[Bound | None, Bound | None]:
+    """``since`` and ``until``; a range that ends before it starts is refused, not empty."""
+    since, until = _bound(request, "since"), _bound(request, "until")
+    if since is not None and until is not None:
+        tz = datetime.now().astimezone().tzinfo
+        if _instant(since, tz, end=False) > _instant(until, tz, end=True):
+            raise BadRequest(
+                f"since ({request.query_params['since']}) is after until "
+                f"({request.query_params['until']}): nothing can match"
+            )
+    return since, until
 
 
 def _sources(request: Request, agent: str) -> list[SessionSource]:
@@ -144,22 +169,76 @@ def _matches(info: SessionInfo, query: str | None) -> bool:
     )
 
 
+class SavedAgent(msgspec.Struct, frozen=True):
+    """An agent whose saved sessions the server reads (a value of ``agent=``)."""
+
+    name: str
+    title: str
+
+
+class SavedSessions(msgspec.Struct, frozen=True, kw_only=True):
+    """A page of the listing, newest first."""
+
+    sessions: list[SessionInfo]
+    total: int
+    """Sessions matching the filters, on every page."""
+    offset: int
+    """How many newer ones come before this page."""
+    agents: list[SavedAgent]
+    """Every agent whose saved sessions the server reads, whichever ``agent`` is chosen
+    (the choices of ``agent``)."""
+    projects: list[str]
+    """The projects ``agent``'s sessions are in, whatever the other filters (the choices of
+    ``project``), sorted."""
+
+
+def _newest_first(infos: list[SessionInfo]) -> list[SessionInfo]:
+    """Last updated (or started) latest first; a session with neither time last."""
+    tz = datetime.now().astimezone().tzinfo
+    floor = datetime.min.replace(tzinfo=tz)
+
+    def key(info: SessionInfo) -> datetime:
+        return _moment(info.last_updated or info.start_time, tz) or floor
+
+    return sorted(infos, key=key, reverse=True)
+
+
+def _count(request: Request, name: str) -> int | None:
+    raw = _query(request, name)
+    if raw is None:
+        return None
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 9:
+        raise BadRequest(f"{name} must be a whole number of sessions, not {raw[:40]!r}")
+    return int(raw)
+
+
 async def list_saved(request: Request) -> Response:
     agent = _query(request, "agent") or "all"
     project = _query(request, "project")
-    since, until = _bound(request, "since"), _bound(request, "until")
+    since, until = _bounds(request)
     query = _query(request, "q")
+    limit, offset = _count(request, "limit"), _count(request, "offset") or 0
     chosen = _sources(request, agent)
 
-    def listing() -> list[SessionInfo]:
-        return [
-            json_safe(info)
-            for home in chosen
-            for info in (home.sessions(project) if project else home.all_sessions())
-            if _within(info, since, until) and _matches(info, query)
-        ]
+    def listing() -> SavedSessions:
+        every = [info for home in chosen for info in home.all_sessions()]
+        projects = sorted({info.project for info in every if info.project})
+        if project is not None:
+            # The agent's own matching (a root given as the agent names it, or its folder).
+            every = [info for home in chosen for info in home.sessions(project)]
+        matching = _newest_first(
+            [info for info in every if _within(info, since, until) and _matches(info, query)]
+        )
+        end = None if limit is None else offset + limit
+        return SavedSessions(
+            sessions=[json_safe(info) for info in matching[offset:end]],
+            total=len(matching),
+            offset=offset,
+            agents=[SavedAgent(name=name, title=AGENT_NAMES[name]) for name in AGENTS],
+            projects=projects,
+        )
 
-    return JsonResponse({"sessions": await _in_thread(listing)})
+    return JsonResponse(await _in_thread(listing))
 
 
 def _limit(request: Request) -> int:
@@ -178,7 +257,7 @@ async def search_saved(request: Request) -> Response:
     if text is None:
         raise BadRequest("text is missing: what to look for")
     project = _query(request, "project")
-    since, until = _bound(request, "since"), _bound(request, "until")
+    since, until = _bounds(request)
     limit = _limit(request)
     chosen = _sources(request, _query(request, "agent") or "all")
 
@@ -256,7 +335,7 @@ async def read_saved(request: Request) -> Response:
 async def usage_report(request: Request) -> Response:
     agent = _query(request, "agent") or "all"
     by = _query(request, "by", GROUPINGS) or "day"
-    since, until = _bound(request, "since"), _bound(request, "until")
+    since, until = _bounds(request)
     project = _query(request, "project")
     chosen = _sources(request, agent)
     report = await _in_thread(

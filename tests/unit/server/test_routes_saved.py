@@ -8,6 +8,7 @@ import json
 import os
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 import anyio
@@ -86,17 +87,82 @@ def error(kind: str, message: str) -> dict[str, object]:
     return {"error": {"kind": kind, "message": message}}
 
 
-async def test_the_listing_is_the_cli_s_json_lines(server: Served, homes: Homes) -> None:
+def newest_first(listed: list[Any]) -> list[Any]:
+    """The CLI's lines as the server orders them: last updated latest first."""
+    return sorted(listed, key=lambda s: s["last_updated"] or s["start_time"], reverse=True)
+
+
+AGENTS = [
+    {"name": "gemini", "title": "Gemini"},
+    {"name": "claude", "title": "Claude Code"},
+    {"name": "codex", "title": "Codex"},
+    {"name": "qwen", "title": "Qwen Code"},
+    {"name": "opencode", "title": "OpenCode"},
+]
+
+
+async def test_the_listing_is_the_cli_s_json_lines_newest_first(
+    server: Served, homes: Homes
+) -> None:
     response = await server.request("GET", "/v1/saved-sessions")
     assert response.status_code == 200
+    cli = lines(homes.cli("sessions", "list", "--agent", "all", "--all-projects", "--json"))
+    assert response.json() == {
+        "sessions": newest_first(cli),
+        "total": 3,
+        "offset": 0,
+        "agents": AGENTS,
+        "projects": [str(homes.workspace)],
+    }
     listed = response.json()["sessions"]
-    expected = lines(homes.cli("sessions", "list", "--agent", "all", "--all-projects", "--json"))
-    assert listed == expected
+    # The recordings were made one after the other: Qwen Code's last, Gemini CLI's first.
     assert [(s["agent"], s["id"]) for s in listed] == [
-        ("gemini", homes.gemini_id),
-        ("claude", homes.claude_id),
         ("qwen", homes.qwen_id),
+        ("claude", homes.claude_id),
+        ("gemini", homes.gemini_id),
     ]
+
+
+async def test_the_listing_comes_a_page_at_a_time(server: Served, homes: Homes) -> None:
+    async def page(query: str) -> tuple[list[str], int, int]:
+        response = await server.request("GET", f"/v1/saved-sessions?{query}")
+        assert response.status_code == 200, response.text
+        body = response.json()
+        return [s["id"] for s in body["sessions"]], body["total"], body["offset"]
+
+    newest = [homes.qwen_id, homes.claude_id, homes.gemini_id]
+    assert await page("limit=2") == (newest[:2], 3, 0)
+    assert await page("limit=2&offset=2") == (newest[2:], 3, 2)
+    assert await page("limit=2&offset=3") == ([], 3, 3)
+    assert await page("limit=0") == ([], 3, 0)
+    assert await page("offset=1") == (newest[1:], 3, 1)
+    assert await page("agent=claude&limit=1") == ([homes.claude_id], 1, 0)
+    for query, message in (
+        ("limit=-1", "limit must be a whole number of sessions, not '-1'"),
+        ("offset=x", "offset must be a whole number of sessions, not 'x'"),
+        ("limit=1e3", "limit must be a whole number of sessions, not '1e3'"),
+        ("limit=9999999999", "limit must be a whole number of sessions, not '9999999999'"),
+    ):
+        response = await server.request("GET", f"/v1/saved-sessions?{query}")
+        assert (response.status_code, response.json()) == (400, error("bad_request", message))
+
+
+async def test_a_range_ending_before_it_starts_is_refused(server: Served) -> None:
+    for path in ("/v1/saved-sessions", "/v1/saved-sessions/search?text=a&", "/v1/usage"):
+        sep = "" if path.endswith("&") else "?"
+        response = await server.request("GET", f"{path}{sep}since=2026-11-02&until=2026-11-01")
+        message = "since (2026-11-02) is after until (2026-11-01): nothing can match"
+        assert (response.status_code, response.json()) == (400, error("bad_request", message))
+    # One day, from its start to its end, and a moment in it, are fine.
+    for since, until in (
+        ("2026-11-01", "2026-11-01"),
+        ("2026-11-01T23:00", "2026-11-01"),
+        ("2026-11-01", "2026-11-01T00:00"),
+    ):
+        response = await server.request(
+            "GET", "/v1/saved-sessions", params={"since": since, "until": until}
+        )
+        assert response.status_code == 200, (since, until)
 
 
 async def test_agent_project_search_and_dates_filter_the_listing(
@@ -113,12 +179,12 @@ async def test_agent_project_search_and_dates_filter_the_listing(
         homes.cli("sessions", "list", "--project", str(homes.workspace), "--json")
     )
     response = await server.request("GET", f"/v1/saved-sessions?agent=gemini&project={project}")
-    assert response.json() == {"sessions": gemini_project}
+    assert response.json()["sessions"] == gemini_project
     assert await ids(f"project={quote('/elsewhere')}") == []
     assert await ids("since=2000-01-01&until=2999-12-31") == [
-        homes.gemini_id,
-        homes.claude_id,
         homes.qwen_id,
+        homes.claude_id,
+        homes.gemini_id,
     ]
     assert await ids("since=2999-01-01") == []
     assert await ids("until=2000-01-01T00:00:00%2B00:00") == []
@@ -375,13 +441,13 @@ async def test_a_hostile_home_lists_with_problems(tmp_path: Path, homes: Homes) 
     config = make_config(str(tmp_path), str(tmp_path / "state"), sessions_home=str(homes.home))
     async with served(create_app(config)) as server:
         listed = await server.request("GET", "/v1/saved-sessions")
-        assert listed.json()["sessions"] == lines(
-            homes.cli("sessions", "list", "--agent", "all", "--all-projects", "--json")
+        assert listed.json()["sessions"] == newest_first(
+            lines(homes.cli("sessions", "list", "--agent", "all", "--all-projects", "--json"))
         )
         assert [s["id"] for s in listed.json()["sessions"]] == [
-            homes.gemini_id,
-            homes.claude_id,
             homes.qwen_id,
+            homes.claude_id,
+            homes.gemini_id,
         ]
         report = (await server.request("GET", "/v1/usage?agent=gemini")).json()
         assert (report["files"], report["problems"]) == (5, 4)

@@ -2,9 +2,9 @@
 // The session id lives in the tab's URL (#/chat/<id>): a reload reopens the same session
 // and replays its events from seq 0, then follows live; another tab is another session.
 
-import { get, post, ApiError, EnvelopeStream } from "./api.js";
+import { get, post, query, ApiError, EnvelopeStream } from "./api.js";
 import { h, clear, select, flash } from "./dom.js";
-import { Conversation, meters } from "./render.js";
+import { Conversation, diffView, meters } from "./render.js";
 
 const PERMISSION_PRESETS = [
   ["ask", "ask me"], ["deny", "deny all"], ["reads", "allow reads"], ["edits", "allow edits"], ["all", "allow all"],
@@ -98,6 +98,11 @@ export class ChatView {
   async open(sessionId) {
     let session;
     try {
+      // Asked of the list first: an unknown id is a message, not a 404 in the console.
+      const listed = await get("/v1/sessions");
+      if (!(listed.sessions || []).some((s) => s.id === sessionId)) {
+        throw new ApiError(404, "not_found", `No session ${sessionId} on this server.`);
+      }
       session = await get(`/v1/sessions/${encodeURIComponent(sessionId)}`);
     } catch (error) {
       flash(this.container, error.message);
@@ -105,6 +110,11 @@ export class ChatView {
       return;
     }
     this.session = session;
+    this.savedTitle = null;
+    this.historyAsked = false;
+    this.pendingHistory = null;
+    // The controls are new elements: whatever the last session's showed is not here.
+    this.selectorSignature = null;
     this.title = h("h2", { class: "session-title" });
     this.statusEl = h("span", { class: "session-status" });
     this.controls = h("div", { class: "controls" });
@@ -112,6 +122,7 @@ export class ChatView {
     this.conversation = new Conversation({
       onPermissions: (pending) => this.permissions(pending),
       onChange: () => this.refresh(),
+      cwd: session.cwd,
     });
     this.seedMeta(session);
     this.composer = this.buildComposer();
@@ -129,6 +140,7 @@ export class ChatView {
     );
     this.refresh();
     const liveAfter = session.last_seq || 0;
+    this.caughtUp = liveAfter === 0;
     const path = `/v1/sessions/${encodeURIComponent(session.id)}/events`;
     this.stream = new EnvelopeStream(path, 0, (envelope) => this.receive(envelope, liveAfter),
       (status) => this.connection(status));
@@ -136,7 +148,6 @@ export class ChatView {
 
   seedMeta(session) {
     const meta = this.conversation.meta;
-    meta.title = session.title;
     meta.mode = session.current_mode;
     meta.commands = session.commands;
     meta.configOptions = session.config_options;
@@ -145,7 +156,17 @@ export class ChatView {
   }
 
   receive(envelope, liveAfter) {
+    this.showEnvelope(envelope, liveAfter);
+    if (envelope.seq >= liveAfter && !this.caughtUp) {
+      this.caughtUp = true;
+      if (this.pendingHistory) this.pendingHistory();
+    }
+  }
+
+  showEnvelope(envelope, liveAfter) {
     if (envelope.event) {
+      // The agent replayed a saved session (a continued one): its own record is better.
+      if (envelope.event.replay && !this.historyAsked) this.showSavedHistory(this.conversation, this.session);
       this.conversation.add(envelope.event, envelope.seq > liveAfter);
       this.follow();
     } else if (envelope.state) {
@@ -155,6 +176,36 @@ export class ChatView {
       // A closed session has nothing more to say: no reconnecting to it.
       if (this.status === "closed") this.stream.close();
     }
+  }
+
+  // A continued session's history as its saved session holds it (GET /v1/saved-sessions/
+  // {agent}/{id}: tool cards, diffs, no injected context), above the live part; the agent's
+  // replay stays, collapsed. The saved session also holds this server session's own turns
+  // (the agent goes on writing it): those are cut, matched by their prompts.
+  async showSavedHistory(conversation, session) {
+    this.historyAsked = true;
+    const id = session.agent_session_id;
+    if (!id) return;
+    let info, saved;
+    try {
+      const found = await get(`/v1/saved-sessions${query({ agent: "all", q: id })}`);
+      info = (found.sessions || []).find((s) => s.agent === session.agent && s.id === id);
+      if (!info) throw new ApiError(404, "not_found", "not saved");
+      saved = await get(`/v1/saved-sessions/${encodeURIComponent(info.agent)}/${encodeURIComponent(id)}`);
+    } catch {
+      if (conversation.replayBox) conversation.replayBox.open = true; // the replay is all there is
+      return;
+    }
+    if (conversation !== this.conversation) return; // another session is shown by now
+    this.savedTitle = info.summary || info.first_prompt || null;
+    this.pendingHistory = () => {
+      this.pendingHistory = null;
+      const events = historyBefore((saved.events || []).map((e) => e.event || e), conversation.prompts);
+      conversation.history(events, "Saved session");
+      if (conversation.replaySummary) conversation.replaySummary.textContent = "The same history as the agent replayed it";
+      this.refresh();
+    };
+    if (this.caughtUp) this.pendingHistory();
   }
 
   follow() {
@@ -174,49 +225,99 @@ export class ChatView {
 
   buildComposer() {
     this.input = h("textarea", {
-      class: "prompt", rows: 3, placeholder: "Message (Enter sends, Shift+Enter new line, Esc cancels)",
-      "aria-label": "Message",
+      class: "prompt", rows: 2, placeholder: "Message (Enter sends, Shift+Enter new line, Esc cancels)",
+      "aria-label": "Message", "aria-controls": "commands", "aria-autocomplete": "list",
     });
     this.send = h("button", { type: "submit", class: "primary", text: "Send" });
     this.cancel = h("button", { type: "button", class: "cancel", text: "Cancel", onclick: () => this.cancelTurn() });
     this.continue = h("button", { type: "button", class: "continue", text: "Continue", onclick: () => this.prompt("Continue.") });
-    this.commandList = h("ul", { class: "commands", hidden: true });
-    const form = h("form", { class: "composer" }, this.commandList, this.input,
-      h("div", { class: "buttons" }, this.send, this.cancel, this.continue));
+    this.commandList = h("ul", { class: "commands", id: "commands", role: "listbox", "aria-label": "Slash commands", hidden: true });
+    this.commandHint = h("div", { class: "command-hint", role: "status", hidden: true });
+    this.offered = [];
+    this.active = -1;
+    const form = h("form", { class: "composer" }, this.commandList, this.commandHint,
+      h("div", { class: "compose" }, this.input, h("div", { class: "buttons" }, this.send, this.cancel, this.continue)));
     form.addEventListener("submit", (e) => {
       e.preventDefault();
       this.prompt(this.input.value);
     });
-    this.input.addEventListener("keydown", (e) => {
-      if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
-        e.preventDefault();
-        this.prompt(this.input.value);
-      } else if (e.key === "Escape") {
-        e.preventDefault();
-        this.cancelTurn();
-      }
-    });
+    this.input.addEventListener("keydown", (e) => this.key(e));
     this.input.addEventListener("input", () => this.showCommands());
     return form;
   }
 
+  // Enter sends and Esc cancels; while commands are offered, the arrows move through them,
+  // Tab (or Enter, once one is chosen with the arrows) takes it and Esc closes the list.
+  key(e) {
+    const offering = !this.commandList.hidden && this.offered.length > 0;
+    if (offering && (e.key === "ArrowDown" || e.key === "ArrowUp")) {
+      e.preventDefault();
+      const step = e.key === "ArrowDown" ? 1 : -1;
+      const n = this.offered.length;
+      this.highlight(this.active < 0 ? (step > 0 ? 0 : n - 1) : (this.active + step + n) % n);
+    } else if (offering && (e.key === "Tab" || (e.key === "Enter" && this.active >= 0)) && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      this.take(this.offered[Math.max(0, this.active)]);
+    } else if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      this.prompt(this.input.value);
+    } else if (e.key === "Escape") {
+      e.preventDefault();
+      if (offering) this.hideCommands();
+      else this.cancelTurn();
+    }
+  }
+
+  take(command) {
+    this.input.value = `/${command.name} `;
+    this.showCommands();
+    this.input.focus();
+  }
+
+  highlight(index) {
+    this.active = index;
+    [...this.commandList.children].forEach((li, i) => li.setAttribute("aria-selected", String(i === index)));
+    const chosen = this.commandList.children[index];
+    if (chosen) {
+      this.input.setAttribute("aria-activedescendant", chosen.id);
+      chosen.scrollIntoView({ block: "nearest" });
+    } else this.input.removeAttribute("aria-activedescendant");
+  }
+
+  hideCommands() {
+    this.commandList.hidden = true;
+    this.offered = [];
+    this.highlight(-1);
+  }
+
+  // Commands whose name (sub-commands included: "memory show") starts with what is typed;
+  // once a whole command and a space are typed, what it takes (its input hint).
   showCommands() {
     const commands = this.conversation.meta.commands || [];
     const text = this.input.value;
     clear(this.commandList);
-    if (!commands.length || !text.startsWith("/") || text.includes(" ")) {
-      this.commandList.hidden = true;
-      return;
+    this.commandHint.hidden = true;
+    const typing = commands.length && text.startsWith("/") && !text.includes("\n");
+    this.offered = typing ? commands.filter((c) => `/${c.name}`.startsWith(text) && `/${c.name}` !== text.trimEnd()) : [];
+    if (typing) {
+      const chosen = commands.filter((c) => text.startsWith(`/${c.name} `) || text === `/${c.name}`)
+        .sort((a, b) => b.name.length - a.name.length)[0];
+      if (chosen) {
+        const hint = chosen.input && chosen.input.hint ? chosen.input.hint : "";
+        this.commandHint.replaceChildren(h("span", { class: "command", text: `/${chosen.name}` }),
+          hint ? h("span", { class: "input-hint", text: ` ${hint}` }) : "",
+          h("span", { class: "description", text: chosen.description ? ` — ${chosen.description}` : "" }));
+        this.commandHint.hidden = false;
+      }
     }
-    for (const command of commands.filter((c) => `/${c.name}`.startsWith(text))) {
-      const button = h("button", { type: "button", onclick: () => {
-        this.input.value = `/${command.name} `;
-        this.showCommands();
-        this.input.focus();
-      } }, h("span", { class: "command", text: `/${command.name}` }), " ", h("span", { class: "description", text: command.description || "" }));
-      this.commandList.append(h("li", {}, button));
-    }
-    this.commandList.hidden = !this.commandList.children.length;
+    this.offered.forEach((command, i) => {
+      const item = h("li", { role: "option", id: `command-${i}`, "aria-selected": "false",
+        onmousedown: (e) => e.preventDefault(), onclick: () => this.take(command) },
+      h("span", { class: "command", text: `/${command.name}` }), " ", h("span", { class: "description", text: command.description || "" }));
+      this.commandList.append(item);
+    });
+    this.commandList.hidden = !this.offered.length;
+    this.highlight(-1);
   }
 
   async prompt(text) {
@@ -248,7 +349,11 @@ export class ChatView {
   refresh() {
     const meta = this.conversation.meta;
     const session = this.session;
-    this.title.textContent = meta.title || `${session.agent} · ${session.cwd}`;
+    // The agent's title, else the saved session's, else the first prompt (as the server
+    // titles it), else the agent and the folder.
+    const named = meta.title || this.savedTitle || session.title || this.conversation.prompts[0];
+    this.title.textContent = named || `${session.agent} in ${this.conversation.paths.folder(session.cwd)}`;
+    this.title.title = session.cwd;
     this.statusEl.textContent = meta.running ? "running" : (this.status === "running" ? "idle" : this.status || "");
     this.statusEl.className = `session-status ${meta.running ? "running" : ""}`;
     this.meterBox.replaceChildren(...meters(meta));
@@ -330,6 +435,7 @@ export class ChatView {
     clear(this.dialog).append(
       h("h3", { id: "permission-title", text: "The agent asks for permission" }),
       h("p", { class: "tool", text: first.title }),
+      ...permissionDetails(event, first.card, first.paths),
       h("div", { class: "options" }, buttons),
       h("p", { class: "hint", text: "Esc or no answer denies." }),
     );
@@ -350,4 +456,35 @@ export class ChatView {
     }
     if (this.asked === asked && this.dialog.open) this.dialog.close();
   }
+}
+
+// What a permission is asked for: the request's own diff and text (`permission_requested`
+// may carry them), else what the page already has of the call (its input, output, diff).
+export function permissionDetails(event, card, paths) {
+  const out = [];
+  const diff = event.diff || (card && card.diff) || null;
+  if (diff) out.push(h("div", { class: "change" }, h("h4", { text: "The change" }), diffView(diff, paths)));
+  if (event.content) out.push(h("pre", { class: "content", text: event.content }));
+  if (card && Object.keys(card.input).length) {
+    const input = h("pre", { text: JSON.stringify(card.input, null, 2) });
+    out.push(h("details", { class: "input", open: !diff && !event.content }, h("summary", { text: "Input" }), input));
+  }
+  if (card && card.outputText && !event.content) out.push(h("pre", { class: "content", text: card.outputText }));
+  return out;
+}
+
+// The saved events before this server session's own turns. The saved session goes on with
+// them (the agent writes it): its last m turns are those whose prompts are the first m sent
+// here (m as large as matches, so a saved session a turn behind is cut right too).
+export function historyBefore(events, prompts) {
+  const starts = [];
+  events.forEach((event, i) => {
+    if (event.type === "user_message" && !event.parent_call_id) starts.push(i);
+  });
+  const said = starts.map((i) => events[i].text.trim());
+  for (let m = Math.min(prompts.length, starts.length); m > 0; m -= 1) {
+    const tail = said.slice(said.length - m);
+    if (tail.every((text, k) => text === prompts[k].trim())) return events.slice(0, starts[starts.length - m]);
+  }
+  return events;
 }

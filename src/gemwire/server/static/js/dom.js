@@ -44,6 +44,13 @@ export function clear(el) {
   return el;
 }
 
+// A control with its visible label (its accessible name too: a <select> inside a <label>
+// would otherwise be named by its options' text as well).
+export function labelled(text, control) {
+  control.setAttribute("aria-label", text);
+  return h("label", { class: "field" }, h("span", { class: "label", text }), control);
+}
+
 // A <select> of [value, label] pairs (or plain strings), `current` selected.
 export function select(options, current, props = {}) {
   const el = h("select", props);

@@ -5,11 +5,11 @@
 // server runs its agent.
 
 import { get, post, query } from "./api.js";
-import { h, clear, select, flash } from "./dom.js";
+import { h, clear, flash, count, labelled } from "./dom.js";
+import { choiceSelects, fillChoices, loadChoices, dateProblem } from "./filters.js";
 import { Conversation, meters } from "./render.js";
 
-const AGENTS = [["all", "all agents"], ["gemini", "Gemini CLI"], ["claude", "Claude Code"], ["qwen", "Qwen Code"]];
-const PAGE = 200;
+const PAGE = 50;
 
 const sessionLink = (agent, id, label) =>
   id ? h("a", { href: `#/sessions/${encodeURIComponent(agent)}/${encodeURIComponent(id)}`, text: label }) : label;
@@ -23,6 +23,7 @@ export class SessionsView {
   constructor(container) {
     this.container = container;
     this.filters = { agent: "all", project: "", since: "", until: "", q: "" };
+    this.offset = 0;
   }
 
   leave() {}
@@ -35,56 +36,80 @@ export class SessionsView {
 
   async showList() {
     const f = this.filters;
-    const agent = select(AGENTS, f.agent, { name: "agent", "aria-label": "Agent" });
-    const project = h("input", { name: "project", value: f.project, placeholder: "project folder", "aria-label": "Project" });
-    const since = h("input", { name: "since", type: "date", value: f.since, "aria-label": "Since" });
-    const until = h("input", { name: "until", type: "date", value: f.until, "aria-label": "Until" });
-    const q = h("input", { name: "q", type: "search", value: f.q, placeholder: "search prompts, answers, tools", "aria-label": "Search" });
-    const form = h("form", { class: "filters" }, agent, project, since, until, q, h("button", { type: "submit", text: "Filter" }));
+    const [agent, project] = choiceSelects(f);
+    const since = h("input", { name: "since", type: "date", value: f.since });
+    const until = h("input", { name: "until", type: "date", value: f.until });
+    const q = h("input", { name: "q", type: "search", value: f.q, placeholder: "prompts, answers, tools" });
+    this.choices = [agent, project];
+    const form = h("form", { class: "filters" },
+      labelled("Agent", agent), labelled("Project", project), labelled("Since", since), labelled("Until", until),
+      labelled("Search", q), h("button", { type: "submit", text: "Filter" }));
     const results = h("div", { class: "results" });
     const live = h("div", { class: "live-sessions" });
     this.container.append(h("h2", { text: "Sessions" }), form, results, h("h2", { text: "This server's sessions" }), live);
     form.addEventListener("submit", (e) => {
       e.preventDefault();
       Object.assign(this.filters, { agent: agent.value, project: project.value, since: since.value, until: until.value, q: q.value });
+      this.offset = 0;
       this.list(results);
     });
-    await Promise.all([this.list(results), this.listLive(live)]);
+    // A search lists no sessions to take the choices from.
+    await Promise.all([this.list(results), this.listLive(live), f.q ? loadChoices(agent, project) : null]);
   }
 
   async list(results) {
+    const problem = dateProblem(this.filters.since, this.filters.until);
+    flash(this.container, problem);
+    if (problem) {
+      clear(results);
+      return;
+    }
     if (this.filters.q) return this.search(results);
     clear(results).append(h("p", { class: "muted", text: "Loading…" }));
     let found;
     try {
       const { q, ...filters } = this.filters;
-      found = await get(`/v1/saved-sessions${query(filters)}`);
+      found = await get(`/v1/saved-sessions${query({ ...filters, limit: PAGE, offset: this.offset })}`);
     } catch (error) {
       clear(results);
       flash(this.container, error.message);
       return;
     }
-    const sessions = Array.isArray(found) ? found : found.sessions || [];
+    fillChoices(found, ...this.choices);
+    const sessions = found.sessions || [];
     clear(results);
     if (!sessions.length) {
       results.append(h("p", { class: "muted", text: "No saved session matches." }));
       return;
     }
-    const rows = sessions.slice(0, PAGE).map((info) => {
+    const rows = sessions.map((info) => {
       const agent = info.agent || "gemini";
       const label = info.summary || info.first_prompt || info.id || info.path;
-      const link = sessionLink(agent, info.id, label);
       return h("tr", {},
         h("td", { class: "when", text: day(info.last_updated || info.start_time) }),
         h("td", { class: "agent", text: agent }),
-        h("td", { class: "project", text: info.project || "" }),
-        h("td", { class: "summary" }, link),
+        h("td", { class: "project", title: info.project || "" }, h("span", { text: info.project || "" })),
+        h("td", { class: "summary" }, sessionLink(agent, info.id, label)),
         h("td", { class: "num", text: String(info.messages ?? "") }));
     });
-    results.append(h("table", { class: "list" },
-      h("thead", {}, h("tr", {}, ["Updated", "Agent", "Project", "Session", "Messages"].map((t) => h("th", { text: t })))),
+    const head = [["Updated", "when"], ["Agent", "agent"], ["Project", "project"], ["Session", "summary"], ["Messages", "num"]];
+    results.append(h("table", { class: "list sessions" },
+      h("thead", {}, h("tr", {}, head.map(([t, c]) => h("th", { class: c, text: t })))),
       h("tbody", {}, rows)));
-    if (sessions.length > PAGE) results.append(h("p", { class: "muted", text: `First ${PAGE} of ${sessions.length}: narrow the filters.` }));
+    results.append(this.pager(found, sessions.length, results));
+  }
+
+  // Newest first, a page at a time: where this page is, and the way to the others.
+  pager(found, shown, results) {
+    const total = found.total ?? shown;
+    const go = (offset) => {
+      this.offset = Math.max(0, offset);
+      this.list(results);
+    };
+    const newer = h("button", { type: "button", text: "← Newer", disabled: this.offset === 0, onclick: () => go(this.offset - PAGE) });
+    const older = h("button", { type: "button", text: "Older →", disabled: this.offset + shown >= total, onclick: () => go(this.offset + PAGE) });
+    const where = `${count(this.offset + 1)}–${count(this.offset + shown)} of ${count(total)}`;
+    return h("nav", { class: "pager", "aria-label": "Pages" }, newer, h("span", { class: "muted", text: where }), older);
   }
 
   // The sessions whose prompts, answers or tool calls hold the text, each with its quotes.
@@ -137,8 +162,12 @@ export class SessionsView {
 
   async showOne(agent, id) {
     const back = h("a", { href: "#/sessions", text: "← Sessions" });
-    let loaded, agents;
+    let loaded, agents, info;
     try {
+      // Found in the listing first: an unknown session is a message, not a 404.
+      const found = await get(`/v1/saved-sessions${query({ agent: "all", q: id })}`);
+      info = (found.sessions || []).find((s) => s.agent === agent && s.id === id);
+      if (!info) throw new Error(`No saved ${agent} session ${id}.`);
       [loaded, agents] = await Promise.all([
         get(`${savedPath(agent, id)}${query({ format: "events" })}`),
         get("/v1/agents").catch(() => []),
@@ -150,6 +179,7 @@ export class SessionsView {
     }
     const conversation = new Conversation();
     for (const event of loaded.events || []) conversation.add(event.event || event, false);
+    conversation.flush();
     const meterBox = h("div", { class: "meters" }, meters(conversation.meta));
     const download = (format, label) => h("a", {
       class: "button", href: `${savedPath(agent, id)}?format=${format}`, download: `${id}.${format === "markdown" ? "md" : format}`, text: label,
@@ -162,7 +192,7 @@ export class SessionsView {
       onclick: () => this.continueSaved(agent, id, started ? started.cwd : null, resume),
     }) : null;
     this.container.append(
-      h("div", { class: "session-bar" }, back, h("h2", { class: "session-title", text: conversation.meta.title || id }), meterBox,
+      h("div", { class: "session-bar" }, back, h("h2", { class: "session-title", title: id, text: conversation.meta.title || info.summary || info.first_prompt || id }), meterBox,
         h("div", { class: "controls" }, resume, download("html", "Download HTML"), download("markdown", "Download Markdown"))),
       conversation.el,
     );

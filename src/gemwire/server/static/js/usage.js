@@ -2,10 +2,12 @@
 // a bar chart of cost per row drawn as SVG through DOM calls.
 
 import { get, query } from "./api.js";
-import { h, s, clear, select, flash, money, count } from "./dom.js";
+import { h, s, clear, select, flash, money, count, labelled } from "./dom.js";
+import { choiceSelects, loadChoices, dateProblem } from "./filters.js";
 
-const BY = [["day", "per day"], ["model", "per model"], ["project", "per project"]];
-const AGENTS = [["all", "all agents"], ["gemini", "Gemini CLI"], ["claude", "Claude Code"], ["qwen", "Qwen Code"]];
+// `gemwire usage --by`'s groupings (GET /v1/usage's `by`).
+const BY = [["day", "per day"], ["week", "per week"], ["month", "per month"], ["model", "per model"],
+  ["project", "per project"], ["session", "per session"]];
 
 // Bars of `rows`' cost_usd (unknown costs as empty bars), labelled with their keys.
 export function costChart(rows) {
@@ -49,12 +51,12 @@ export class UsageView {
   async show() {
     clear(this.container);
     const f = this.filters;
-    const by = select(BY, f.by, { name: "by", "aria-label": "Group by" });
-    const agent = select(AGENTS, f.agent, { name: "agent", "aria-label": "Agent" });
-    const project = h("input", { name: "project", value: f.project, placeholder: "project folder", "aria-label": "Project" });
-    const since = h("input", { name: "since", type: "date", value: f.since, "aria-label": "Since" });
-    const until = h("input", { name: "until", type: "date", value: f.until, "aria-label": "Until" });
-    const form = h("form", { class: "filters" }, by, agent, project, since, until, h("button", { type: "submit", text: "Show" }));
+    const by = select(BY, f.by, { name: "by" });
+    const [agent, project] = choiceSelects(f);
+    const since = h("input", { name: "since", type: "date", value: f.since });
+    const until = h("input", { name: "until", type: "date", value: f.until });
+    const form = h("form", { class: "filters" }, labelled("Group by", by), labelled("Agent", agent),
+      labelled("Project", project), labelled("Since", since), labelled("Until", until), h("button", { type: "submit", text: "Show" }));
     this.report = h("div", { class: "report" });
     this.container.append(h("h2", { text: "Usage" }), form, this.report);
     form.addEventListener("submit", (e) => {
@@ -62,11 +64,14 @@ export class UsageView {
       Object.assign(this.filters, { by: by.value, agent: agent.value, project: project.value, since: since.value, until: until.value });
       this.load();
     });
-    await this.load();
+    await Promise.all([this.load(), loadChoices(agent, project)]);
   }
 
   async load() {
     clear(this.report);
+    const problem = dateProblem(this.filters.since, this.filters.until);
+    flash(this.container, problem);
+    if (problem) return;
     let report;
     try {
       report = await get(`/v1/usage${query(this.filters)}`);
@@ -78,12 +83,18 @@ export class UsageView {
     const rows = report.rows || [];
     const total = report.total || {};
     const unpriced = new Set(rows.flatMap((r) => r.unpriced_models || []));
+    // Bars of cost need a price: tokens of models without one draw nothing.
+    const priced = rows.some((r) => typeof r.cost_usd === "number" && r.cost_usd > 0);
+    let chart = h("p", { class: "muted", text: "No usage in this range." });
+    if (rows.length) chart = priced ? costChart(rows) : h("p", { class: "muted no-priced", text: "No priced usage in this range: the tokens are counted below, the cost is not known." });
     this.report.append(
       h("p", { class: "summary" },
-        h("span", { class: "badge cost", text: `${money(total.cost_usd)} (estimate)` }),
+        total.cost_usd === null || total.cost_usd === undefined
+          ? h("span", { class: "badge tokens", text: `${count((total.input_tokens || 0) + (total.output_tokens || 0))} tokens` })
+          : h("span", { class: "badge cost", text: `${money(total.cost_usd)} (estimate)` }),
         ` · ${count(total.input_tokens)} input, ${count(total.output_tokens)} output, ${count(total.cached_tokens)} cached tokens`,
         ` · ${count(report.sessions)} sessions`),
-      rows.length ? costChart(rows) : h("p", { class: "muted", text: "No usage in this range." }),
+      chart,
       h("table", { class: "list usage" },
         h("thead", {}, h("tr", {}, [this.filters.by, "Requests", "Input", "Output", "Cached", "Cost (estimate)"].map((t) => h("th", { text: t })))),
         h("tbody", {}, rows.map((r) => h("tr", {},
