@@ -125,6 +125,7 @@ class TaskRow(msgspec.Struct, frozen=True, kw_only=True):
     that had it stopped, or another process runs it)."""
     attempts: int | None = None
     error_kind: str | None = None
+    error_message: str | None = None
     duration_s: float | None = None
 
 
@@ -265,6 +266,7 @@ class ServerBatch:
                         status="done" if result.ok else "failed",
                         attempts=result.attempts,
                         error_kind=result.error_kind,
+                        error_message=result.error.message if result.error else None,
                         duration_s=result.duration_s,
                     )
                 )

@@ -155,6 +155,10 @@ def rows(response: Any) -> list[tuple[str, str, int | None, str | None]]:
     ]
 
 
+def messages(response: Any) -> dict[str, str | None]:
+    return {t["id"]: t["error_message"] for t in response.json()["tasks"]}
+
+
 async def test_a_batch_runs_and_its_progress_streams(
     server: Served, scripted: Scripted, root: Path
 ) -> None:
@@ -386,6 +390,7 @@ async def test_a_batch_lists_its_tasks_and_an_opened_folder_too(
         ("t3", "done", 1, None),
     ]
     assert all(isinstance(t["duration_s"], float) for t in ran.json()["tasks"])
+    assert messages(ran) == {"t1": None, "t2": "no key", "t3": None}
     shutil.copytree(root / "out", root / "copy")
     events = root / "copy" / "events"
     (events / "t4.jsonl.part").write_text("")  # a task the run that had it left unfinished
@@ -399,6 +404,7 @@ async def test_a_batch_lists_its_tasks_and_an_opened_folder_too(
         ("t3", "done", 1, None),
         ("t4", "unfinished", None, None),
     ]
+    assert messages(listed) == {"t1": None, "t2": "no key", "t3": None, "t4": None}
     unknown = await server.request("GET", "/v1/batches/b_0000000000000000/tasks")
     assert unknown.status_code == 404
 

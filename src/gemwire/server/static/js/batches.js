@@ -287,7 +287,7 @@ function taskSummary(row, result) {
   const seconds = result ? result.duration_s : row.duration_s;
   if (seconds !== null && seconds !== undefined) facts.push(h("span", { text: duration(seconds * 1000) }));
   const box = h("div", { class: `task-result ${row.status}` }, h("p", { class: "facts" }, facts));
-  const error = result && result.error ? result.error : row.error_kind ? { kind: row.error_kind, message: "" } : null;
+  const error = result && result.error ? result.error : row.error_kind ? { kind: row.error_kind, message: row.error_message || "" } : null;
   if (error) {
     box.append(h("p", { class: "error" }, h("span", { class: "kind", text: error.kind }), error.message ? `: ${error.message}` : ""));
   }
