@@ -8,11 +8,13 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from gemwire.testing import (
@@ -25,6 +27,7 @@ from gemwire.testing import (
     Text,
     pinned_gemini_command,
 )
+from gemwire.testing.environment import live_processes
 
 pytestmark = pytest.mark.e2e
 
@@ -43,7 +46,17 @@ WRITE = Scenario(
 @contextmanager
 def serving(env: IsolatedGemini, state: Path) -> Iterator[str]:
     """``gemwire serve --port 0`` in ``env``: the URL it prints (with its token)."""
-    argv = [GEMWIRE, "serve", "--port", "0", "--root", str(env.workspace), "--state-dir"]
+    with server_process(env, state) as (url, _):
+        yield url
+
+
+@contextmanager
+def server_process(
+    env: IsolatedGemini, state: Path, *options: str
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """`serving` (with more ``options``), and the server's process."""
+    argv = [GEMWIRE, "serve", "--port", "0", "--root", str(env.workspace), *options]
+    argv.append("--state-dir")
     with (
         (state.parent / "serve.log").open("w") as log,
         subprocess.Popen(
@@ -54,7 +67,7 @@ def serving(env: IsolatedGemini, state: Path) -> Iterator[str]:
             assert process.stdout is not None
             line = process.stdout.readline()
             assert re.fullmatch(r"gemwire serve: http://127\.0\.0\.1:\d+/\?token=\S+\n", line)
-            yield line.removeprefix("gemwire serve: ").strip()
+            yield line.removeprefix("gemwire serve: ").strip(), process
         finally:
             process.send_signal(signal.SIGTERM)
             assert process.wait(timeout=60) == 0
@@ -121,6 +134,39 @@ def test_json_events_are_those_of_a_local_run(tmp_path: Path) -> None:
     assert (env.workspace / "a.txt").read_text() == "a\n"
 
 
+def sessions_on(url: str) -> list[dict[str, Any]]:
+    base, _, token = url.partition("/?token=")
+    answer = httpx.get(f"{base}/v1/sessions", headers={"Authorization": f"Bearer {token}"})
+    answer.raise_for_status()
+    sessions: list[dict[str, Any]] = answer.json()["sessions"]
+    return sessions
+
+
+def agents_of(env: IsolatedGemini, server: subprocess.Popen[str]) -> list[int]:
+    """The processes started in ``env`` other than the server: its agents (looked for
+    again for a few seconds while any is found, as one stopped a moment ago may still be
+    exiting)."""
+    deadline = time.monotonic() + 10
+    while True:
+        found = [pid for pid in live_processes(f"{env.TAG}={env.home}", 0) if pid != server.pid]
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
+def test_a_run_closes_its_session_on_the_server(tmp_path: Path) -> None:
+    # Each run left an idle agent (~150 MiB) until --idle-timeout: with --max-sessions 2,
+    # the third run was refused (429).
+    with ScriptedModel(Scenario(turns=[Reply([Text("Done.")], repeat=3)])) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        state = tmp_path / "state"
+        with server_process(env, state, "--max-sessions", "2") as (url, server):
+            runs = [run([GEMWIRE, "run", "--server", url, "-q", "go"], env) for _ in range(3)]
+            assert [(r.returncode, r.stdout, r.stderr) for r in runs] == [(0, "Done.\n", "")] * 3
+            assert [s["status"] for s in sessions_on(url)] == ["closed"] * 3
+            assert agents_of(env, server) == []
+
+
 def test_the_plain_view_denying_by_default_with_the_token_from_the_environment(
     tmp_path: Path,
 ) -> None:
@@ -158,11 +204,13 @@ def on_a_terminal(
 ) -> tuple[Any, IsolatedGemini]:
     with ScriptedModel(WRITE) as model:
         env = IsolatedGemini(model.url, root=tmp_path)
-        with serving(env, tmp_path / "state") as url:
+        with server_process(env, tmp_path / "state") as (url, server):
             environ = env.environ()
             environ.pop("NO_COLOR", None)
             argv = [GEMWIRE, "run", "--server", url, "--cwd", str(env.workspace), "write a"]
             screen = terminal(argv, environ, keys=[(b"Esc cancels", key)])
+            assert [s["status"] for s in sessions_on(url)] == ["closed"]  # Ctrl-C too
+            assert agents_of(env, server) == []
     return screen, env
 
 
