@@ -192,6 +192,13 @@ def test_a_wrong_token_and_an_unknown_agent_are_one_line_each(tmp_path: Path) ->
             base = url.partition("/?token=")[0]
             wrong = run([GEMWIRE, "run", "--server", base, "--token", "wrong", "hi"], env)
             unknown = run([GEMWIRE, "run", "--server", url, "--agent", "nope", "hi"], env)
+            outside = run([GEMWIRE, "run", "--server", url, "--cwd", str(tmp_path), "hi"], env)
+    # A folder outside the server's roots is a usage error, not a refused key.
+    assert (outside.returncode, outside.stdout) == (2, "")
+    assert outside.stderr == (
+        f"gemwire: POST /v1/sessions: 403 '{tmp_path}' is outside the server's roots "
+        f"({env.workspace})\n"
+    )
     assert (wrong.returncode, wrong.stdout) == (5, "")  # as a refused key: EXIT_AUTH
     assert wrong.stderr == "gemwire: POST /v1/sessions: 401 missing or wrong token\n"
     assert (unknown.returncode, unknown.stdout) == (4, "")
@@ -283,3 +290,53 @@ def test_a_server_lost_mid_turn_still_ends_the_json_with_one_turn_completed(
     assert "the event stream dropped and 5 reconnections failed" in last["error"]["message"]
     assert client.returncode == 1  # crashed
     assert err == ""
+
+
+def test_a_server_shut_down_mid_turn_is_the_same_failure_for_run_and_acp_connect(
+    tmp_path: Path,
+) -> None:
+    """SIGTERM to the server is not the user's Ctrl-C: `run --server` ended `cancelled`
+    (exit 130), `acp --connect` `crashed` (exit 1); now both say the server went away."""
+    stalls = Scenario(turns=[Reply([Text("Working."), Hang()], repeat=2)])
+    with ScriptedModel(stalls) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        with server_process(env, tmp_path / "state") as (url, server):
+            endpoint = url.replace("http://", "ws://").replace("/?token=", "/acp/gemini?token=")
+            argvs = [
+                [GEMWIRE, "run", "--server", url, "--json", "go"],
+                [GEMWIRE, "acp", "--connect", endpoint, "--json", "go"],
+            ]
+            clients = [
+                subprocess.Popen(
+                    argv,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    env=env.environ(),
+                    text=True,
+                )
+                for argv in argvs
+            ]
+            outputs: list[list[str]] = []
+            for client in clients:
+                assert client.stdout is not None
+                lines = [client.stdout.readline()]
+                while lines[-1] and '"message_delta"' not in lines[-1]:
+                    lines.append(client.stdout.readline())
+                outputs.append(lines)
+            server.send_signal(signal.SIGTERM)
+            for client, lines in zip(clients, outputs, strict=True):
+                out, err = client.communicate(timeout=60)
+                lines += out.splitlines()
+                assert (client.returncode, err) == (1, "")
+    ends = [json.loads(lines[-1]) for lines in outputs]
+    assert [(e["type"], e["ok"], e["stop_reason"], e["answer"]) for e in ends] == [
+        ("turn_completed", False, "error", "Working.")
+    ] * 2
+    assert [e["error"]["kind"] for e in ends] == ["crashed"] * 2
+    assert [e["error"]["message"] for e in ends] == [
+        "the server stopped the session (server shutdown) before the turn ended",
+        (
+            "the agent closed the connection (the server is shutting down (WebSocket close "
+            "1001)) before answering session/prompt"
+        ),
+    ]

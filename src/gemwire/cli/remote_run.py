@@ -34,10 +34,11 @@ _REFUSED = {
     "not_found": EXIT_NOT_FOUND,
     "unreachable": EXIT_NOT_FOUND,
     "unauthorized": EXIT_AUTH,
-    "forbidden": EXIT_AUTH,
+    "forbidden": EXIT_USAGE,
 }
-"""Exit statuses of a server that cannot be reached or refuses, as `gemwire acp --connect`
-exits for its endpoint (else 1)."""
+"""Exit statuses of a server that cannot be reached (4) or refuses the token (5), as
+`gemwire acp --connect` exits for its endpoint; a ``--cwd`` outside the server's roots is
+a usage error (2): the request, not the credentials, is wrong. Else 1."""
 
 
 def run_on_server(
@@ -155,7 +156,7 @@ def run_from_command(
         and name not in ("prompt", "server", "token", "agent", "as_json", "quiet", "verbose")
     ]
     if local:
-        flags = ", ".join("--" + name.replace("_", "-") for name in sorted(local))
+        flags = ", ".join(sorted(_flag(ctx, name) for name in local))
         raise click.UsageError(f"{flags}: not available with --server")
     cwd = options.get("cwd")
     output = open_output(as_json=as_json, quiet=quiet, verbose=verbose, cwd=None)
@@ -169,3 +170,9 @@ def run_from_command(
         approval_mode=str(options["approval_mode"]) if options.get("approval_mode") else None,
         output=output,
     )
+
+
+def _flag(ctx: click.Context, name: str) -> str:
+    """The option's own long flag, as a person typed it (``extra_args``: ``--gemini-arg``)."""
+    option = next(p for p in ctx.command.params if p.name == name)
+    return next((flag for flag in option.opts if flag.startswith("--")), option.opts[0])
