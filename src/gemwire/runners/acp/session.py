@@ -33,19 +33,11 @@ from gemwire.wire import acp
 from gemwire.wire.jsonrpc import METHOD_NOT_FOUND
 
 __all__ = (
-    "REPLAY_SETTLE",
-    "REPLAY_SETTLE_MAX",
     "AcpSession",
     "OpenedSession",
     "SessionContext",
     "session_folders",
 )
-
-REPLAY_SETTLE = 0.25
-"""Seconds without a replayed update after which a loaded session's history is taken as
-complete (at most `REPLAY_SETTLE_MAX`)."""
-
-REPLAY_SETTLE_MAX = 5.0
 
 OpenedSession = (
     acp.NewSessionResponse
@@ -117,7 +109,8 @@ class AcpSession:
         """The turn a caller reads, from ``async with`` to its end: what the queue holds
         until its ``turn_completed`` is its own, even after the agent ended it."""
         self.updates = 0
-        """``session/update`` notifications received (`settle_replay` watches it)."""
+        """``session/update`` notifications received (an agent's ``settle_replay`` quirk
+        watches it)."""
         self._permission_scopes: set[anyio.CancelScope] = set()
         if response is not None:
             self.loaded(response)
@@ -139,17 +132,6 @@ class AcpSession:
     def loaded(self, response: OpenedSession) -> None:
         self.modes, self.models = response.modes, response.models
         self.config_options = response.config_options
-
-    async def settle_replay(self) -> None:
-        """Wait for a loaded session's replay to stop: it may go on after the answer to
-        ``session/load`` (Gemini CLI does not wait for it), and a prompt sent next must
-        not interleave with history."""
-        with anyio.move_on_after(REPLAY_SETTLE_MAX):
-            while True:
-                seen = self.updates
-                await anyio.sleep(REPLAY_SETTLE)
-                if self.updates == seen:
-                    return
 
     def prompt(self, prompt: Prompt) -> AcpTurn:
         """A turn: use it with ``async with``, iterate it for events, then read
