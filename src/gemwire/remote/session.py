@@ -116,8 +116,9 @@ class RemoteSession:
         """Choose the model (``session/set_model``, or the agent's model config option)."""
         await self._set("model", {"model_id": model_id})
 
-    async def set_config_option(self, config_id: str, value: Any) -> None:
-        """Set one of the agent's config options."""
+    async def set_config_option(self, config_id: str, value: str | bool) -> None:
+        """Set one of the agent's config options: a value id, or a boolean for a
+        ``type: "boolean"`` option."""
         await self._set("config", {"config_id": config_id, "value": value})
 
     async def close(self) -> None:

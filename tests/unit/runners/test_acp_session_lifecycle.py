@@ -285,3 +285,37 @@ async def test_a_prompt_whose_cancel_the_agent_ignores_is_abandoned_with_cancel_
         "the agent did not end the cancelled turn within 0.05 s"
     ]
     assert kinds(events) == ["session_started"]
+
+
+BOOLEAN_OPTION = {
+    "id": "auto_approve",
+    "name": "Auto-approve",
+    "type": "boolean",
+    "currentValue": False,
+}
+
+
+async def test_the_client_declares_boolean_config_options_and_sets_one_as_the_spec_says() -> None:
+    # The value went as {"sessionId", "configId", "value": true}, no "type": neither of the
+    # request's variants; and without the capability an agent may not offer such options.
+    async def set_option(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
+        chosen = {**BOOLEAN_OPTION, "currentValue": params["value"]}
+        return {"configOptions": [chosen]}
+
+    methods = {"session/set_config_option": set_option}
+    async with scripted_client(methods=methods) as (client, agent):
+        session = await client.new_session()
+        await session.set_config_option("auto_approve", True)
+        await session.set_config_option("model", "fast")
+        assert session.config_options == [{**BOOLEAN_OPTION, "currentValue": "fast"}]
+        with pytest.raises(InvalidOptions) as refused:
+            await session.set_config_option("auto_approve", 1)  # type: ignore[arg-type]
+    (initialize,) = sent(agent, "initialize")
+    assert initialize["clientCapabilities"]["session"] == {"configOptions": {"boolean": {}}}
+    assert sent(agent, "session/set_config_option") == [
+        {"sessionId": "s0", "configId": "auto_approve", "type": "boolean", "value": True},
+        {"sessionId": "s0", "configId": "model", "value": "fast"},
+    ]
+    assert str(refused.value) == (
+        "config option 'auto_approve': a value is a value id (a string) or a boolean, not 1"
+    )

@@ -20,7 +20,7 @@ from anyio.abc import TaskGroup
 
 from gemwire._normalize.acp import AcpNormalizer
 from gemwire._normalize.notices import notice
-from gemwire.errors import AgentRequestFailed
+from gemwire.errors import AgentRequestFailed, InvalidOptions
 from gemwire.events import Event, Notice, PermissionOption
 from gemwire.protocol import acp as protocol
 from gemwire.runners.acp.events import EventQueue
@@ -220,15 +220,22 @@ class AcpSession:
             )
         await self.set_config_option(str(option["id"]), model_id)
 
-    async def set_config_option(self, config_id: str, value: Any) -> None:
-        """``session/set_config_option``; the agent answers with all options."""
-        result = await self._call(
-            protocol.set_config_option(
-                acp.SetSessionConfigOptionRequest(
-                    session_id=self.session_id, config_id=config_id, value=value
-                )
+    async def set_config_option(self, config_id: str, value: str | bool) -> None:
+        """``session/set_config_option``: ``value`` is one of the option's value ids, or a
+        boolean for a ``type: "boolean"`` option (sent as that type, as the schema has it).
+        The agent answers with all options. Another value raises `InvalidOptions`."""
+        if not isinstance(value, str | bool):
+            raise InvalidOptions(
+                f"config option {config_id!r}: a value is a value id (a string) or a "
+                f"boolean, not {value!r}"
             )
+        request = acp.SetSessionConfigOptionRequest(
+            session_id=self.session_id,
+            config_id=config_id,
+            value=value,
+            type="boolean" if isinstance(value, bool) else None,
         )
+        result = await self._call(protocol.set_config_option(request))
         if isinstance(result.get("configOptions"), list):
             self.config_options = result["configOptions"]
 
