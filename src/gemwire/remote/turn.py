@@ -251,6 +251,7 @@ class RemoteTurn:
         call_id = event.call_id or ""
         call = self._calls.get(call_id)
         title, kind = (call.title, str(call.kind)) if call is not None else (call_id, "other")
+        title, kind = event.title or title, str(event.kind or kind)
         return PermissionRequest(
             request_id=event.request_id,
             session_id=event.session_id or "",
@@ -264,6 +265,8 @@ class RemoteTurn:
                 kind=kind,
                 raw_input=call.input if call is not None else None,
             ),
+            diff=event.diff,
+            content=event.content,
         )
 
     async def _notice(self, event: PermissionRequested, message: str) -> None:

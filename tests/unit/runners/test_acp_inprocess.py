@@ -14,7 +14,15 @@ import pytest
 from acp_scripted import ScriptedAgent, scripted_client
 from hypothesis import given, settings, strategies as st
 
-from gemwire.events import Event, MessageDelta, Notice, PermissionResolved, TurnCompleted, TurnError
+from gemwire.events import (
+    Event,
+    MessageDelta,
+    Notice,
+    PermissionRequested,
+    PermissionResolved,
+    TurnCompleted,
+    TurnError,
+)
 from gemwire.runners.acp import (
     AcpClient,
     AcpOptions,
@@ -210,6 +218,39 @@ async def test_a_permission_request_is_answered_by_the_handler() -> None:
     assert isinstance(resolved, PermissionResolved)
     assert (resolved.request_id, resolved.call_id, resolved.option_id) == ("0", "t1", "yes")
     assert result.ok
+
+
+async def test_a_permission_request_shows_the_proposed_change_with_secrets_masked() -> None:
+    secret = "sk-live-0123456789abcdef"
+    diff = {"type": "diff", "path": "/w/.env", "oldText": "KEY=\n", "newText": f"KEY={secret}\n"}
+    note = {"type": "content", "content": {"type": "text", "text": f"store {secret}"}}
+    asked: list[PermissionRequest] = []
+
+    async def on_prompt(agent: ScriptedAgent, sid: str, params: dict[str, Any]) -> str:
+        call = {"toolCallId": "t1", "title": "Write .env", "kind": "edit", "content": [diff, note]}
+        request = {"sessionId": sid, "toolCall": call, "options": PERMISSION["options"]}
+        await agent.request("session/request_permission", request)
+        return "end_turn"
+
+    async def handler(request: PermissionRequest) -> str | None:
+        asked.append(request)
+        return "no"
+
+    options = AcpOptions(env={"SERVICE_API_KEY": secret})
+    async with scripted_client(options, on_prompt=on_prompt, permission_handler=handler) as (
+        client,
+        _,
+    ):
+        events, _result = await run_turn(client)
+    (requested,) = [e for e in events if isinstance(e, PermissionRequested)]
+    change = "--- /w/.env\n+++ /w/.env\n@@ -1 +1 @@\n-KEY=\n+KEY=***\n"
+    assert (requested.title, requested.kind, requested.diff, requested.content) == (
+        "Write .env",
+        "edit",
+        change,
+        "store ***",
+    )
+    assert [(r.title, r.diff, r.content) for r in asked] == [("Write .env", change, "store ***")]
 
 
 async def test_a_permission_request_while_cancelling_is_answered_cancelled() -> None:

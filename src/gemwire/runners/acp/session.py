@@ -21,7 +21,7 @@ from anyio.abc import TaskGroup
 from gemwire._normalize.acp import AcpNormalizer
 from gemwire._normalize.notices import notice
 from gemwire.errors import AgentRequestFailed, InvalidOptions
-from gemwire.events import Event, Notice, PermissionOption
+from gemwire.events import Event, Notice, PermissionRequested
 from gemwire.protocol import acp as protocol
 from gemwire.runners.acp.events import EventQueue
 from gemwire.runners.acp.files import ConfinedFileSystem
@@ -123,6 +123,16 @@ class AcpSession:
     @property
     def current_mode_id(self) -> str | None:
         return self.modes.current_mode_id if self.modes else None
+
+    @property
+    def current_model(self) -> str | None:
+        """The session's model as the agent last said: ``models.currentModelId``, else the
+        current value of its config option of category ``model``; ``None`` if neither."""
+        if self.models is not None:
+            return self.models.current_model_id
+        option = next((o for o in self.config_options or [] if o.get("category") == "model"), None)
+        value = option.get("currentValue") if option is not None else None
+        return value if isinstance(value, str) else None
 
     @property
     def lost(self) -> bool:
@@ -248,7 +258,8 @@ class AcpSession:
     ) -> acp.RequestPermissionResponse:
         """Ask the permission handler; only an option the agent offered is ever sent."""
         context = self.context
-        self.emit(self.normalizer.permission_requested(request_id, params))
+        asked = self.emit(self.normalizer.permission_requested(request_id, params))[-1]
+        assert isinstance(asked, PermissionRequested)
         offered = {o.option_id: o for o in params.options}
         kind, title = self.normalizer.describe(params.tool_call.tool_call_id)
         request = PermissionRequest(
@@ -257,11 +268,10 @@ class AcpSession:
             call_id=params.tool_call.tool_call_id,
             title=context.peer.mask(title),  # shown to a user, as the events are
             kind=kind,
-            options=[
-                PermissionOption(option_id=o.option_id, name=o.name, kind=o.kind)
-                for o in params.options
-            ],
+            options=asked.options,
             tool_call=params.tool_call,
+            diff=asked.diff,
+            content=asked.content,
         )
         chosen: str | None = None
         cancelled = self.state.cancelling
