@@ -15,6 +15,7 @@ from statistics import median
 from typing import Any
 
 import anyio
+import msgspec
 import pytest
 
 from gemwire.events import Event, Notice
@@ -284,3 +285,25 @@ def test_a_fork_starts_with_the_history_of_its_session(agent: AgentName, tmp_pat
     assert (events[-1].type, events[-1].answer) == ("turn_completed", "It was 42.")  # type: ignore[union-attr]
     assert [r.turn for r in requests] == [0, 1]
     assert "remember 42" in json.dumps(requests[1].body)
+
+
+def test_logout_ends_codexs_login(tmp_path: Path) -> None:
+    """Codex advertises ``auth.logout``: after ``authenticate`` with ``openai-api-key`` it
+    keeps the key in ``CODEX_HOME/auth.json``, and ``logout`` removes it."""
+    root = tmp_path.resolve()
+    with ScriptedModel(Scenario(turns=[Reply([Text("unused")])])) as model:
+        env = isolated_agent("codex", model, root=root)
+        stored = env.home / ".codex" / "auth.json"
+        options = msgspec.structs.replace(env.acp_options(), auth_method="openai-api-key")
+
+        async def main() -> bool:
+            with anyio.fail_after(150):
+                async with AcpClient(options) as client:
+                    assert client.offers("logout")
+                    logged_in = stored.exists()
+                    await client.logout()
+            return logged_in
+
+        assert anyio.run(main)
+        assert not stored.exists()
+        assert env.live_processes() == []
