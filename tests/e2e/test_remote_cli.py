@@ -167,6 +167,21 @@ def test_a_run_closes_its_session_on_the_server(tmp_path: Path) -> None:
             assert agents_of(env, server) == []
 
 
+def test_a_gemini_turn_over_acp_has_its_cost_estimate(tmp_path: Path) -> None:
+    # Only stream-json runs were priced: over ACP the turn had its tokens and no cost.
+    with ScriptedModel(Scenario(turns=[Reply([Text("Done.")])])) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        with serving(env, tmp_path / "state") as url:
+            done = run(
+                [GEMWIRE, "run", "--server", url, "-m", "gemini-2.5-pro", "--json", "go"], env
+            )
+    assert (done.returncode, done.stderr) == (0, "")
+    usage = json.loads(done.stdout.splitlines()[-1])["usage"]
+    assert usage["by_model"].keys() == {"gemini-2.5-pro"}
+    # 100 tokens in at $1.25 and 10 out at $10 a million (gemwire's price table)
+    assert (usage["cost_usd"], usage["context_window"]) == (pytest.approx(0.000225), 1048576)
+
+
 def test_the_plain_view_denying_by_default_with_the_token_from_the_environment(
     tmp_path: Path,
 ) -> None:
