@@ -264,9 +264,19 @@ class PlanUpdated(_Event, tag="plan_updated", frozen=True, kw_only=True):
 
 
 class PermissionRequested(_Event, tag="permission_requested", frozen=True, kw_only=True):
+    """The agent asks before running a tool call. What the call is, as known when it asks
+    (ACP's request carries the call), so that the question can be shown whole: ``title``
+    and ``kind`` as `ToolCallStarted` has them, ``diff`` the proposed change as a unified
+    diff (as `ToolCallFinished.diff`), ``content`` the call's text content. ``None`` where
+    the agent gave none (and in sources that do not ask)."""
+
     request_id: str
     call_id: str | None = None
     options: list[PermissionOption]
+    title: str | None = None
+    kind: ToolKind | str | None = None
+    diff: str | None = None
+    content: str | None = None
 
 
 class PermissionResolved(_Event, tag="permission_resolved", frozen=True, kw_only=True):

@@ -8,11 +8,13 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from gemwire.testing import (
@@ -25,6 +27,7 @@ from gemwire.testing import (
     Text,
     pinned_gemini_command,
 )
+from gemwire.testing.environment import live_processes
 
 pytestmark = pytest.mark.e2e
 
@@ -43,7 +46,17 @@ WRITE = Scenario(
 @contextmanager
 def serving(env: IsolatedGemini, state: Path) -> Iterator[str]:
     """``gemwire serve --port 0`` in ``env``: the URL it prints (with its token)."""
-    argv = [GEMWIRE, "serve", "--port", "0", "--root", str(env.workspace), "--state-dir"]
+    with server_process(env, state) as (url, _):
+        yield url
+
+
+@contextmanager
+def server_process(
+    env: IsolatedGemini, state: Path, *options: str
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    """`serving` (with more ``options``), and the server's process."""
+    argv = [GEMWIRE, "serve", "--port", "0", "--root", str(env.workspace), *options]
+    argv.append("--state-dir")
     with (
         (state.parent / "serve.log").open("w") as log,
         subprocess.Popen(
@@ -54,7 +67,7 @@ def serving(env: IsolatedGemini, state: Path) -> Iterator[str]:
             assert process.stdout is not None
             line = process.stdout.readline()
             assert re.fullmatch(r"gemwire serve: http://127\.0\.0\.1:\d+/\?token=\S+\n", line)
-            yield line.removeprefix("gemwire serve: ").strip()
+            yield line.removeprefix("gemwire serve: ").strip(), process
         finally:
             process.send_signal(signal.SIGTERM)
             assert process.wait(timeout=60) == 0
@@ -121,6 +134,54 @@ def test_json_events_are_those_of_a_local_run(tmp_path: Path) -> None:
     assert (env.workspace / "a.txt").read_text() == "a\n"
 
 
+def sessions_on(url: str) -> list[dict[str, Any]]:
+    base, _, token = url.partition("/?token=")
+    answer = httpx.get(f"{base}/v1/sessions", headers={"Authorization": f"Bearer {token}"})
+    answer.raise_for_status()
+    sessions: list[dict[str, Any]] = answer.json()["sessions"]
+    return sessions
+
+
+def agents_of(env: IsolatedGemini, server: subprocess.Popen[str]) -> list[int]:
+    """The processes started in ``env`` other than the server: its agents (looked for
+    again for a few seconds while any is found, as one stopped a moment ago may still be
+    exiting)."""
+    deadline = time.monotonic() + 10
+    while True:
+        found = [pid for pid in live_processes(f"{env.TAG}={env.home}", 0) if pid != server.pid]
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
+def test_a_run_closes_its_session_on_the_server(tmp_path: Path) -> None:
+    # Each run left an idle agent (~150 MiB) until --idle-timeout: with --max-sessions 2,
+    # the third run was refused (429).
+    with ScriptedModel(Scenario(turns=[Reply([Text("Done.")], repeat=3)])) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        state = tmp_path / "state"
+        with server_process(env, state, "--max-sessions", "2") as (url, server):
+            runs = [run([GEMWIRE, "run", "--server", url, "-q", "go"], env) for _ in range(3)]
+            assert [(r.returncode, r.stdout, r.stderr) for r in runs] == [(0, "Done.\n", "")] * 3
+            assert [s["status"] for s in sessions_on(url)] == ["closed"] * 3
+            assert agents_of(env, server) == []
+
+
+def test_a_gemini_turn_over_acp_has_its_cost_estimate(tmp_path: Path) -> None:
+    # Only stream-json runs were priced: over ACP the turn had its tokens and no cost.
+    with ScriptedModel(Scenario(turns=[Reply([Text("Done.")])])) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        with serving(env, tmp_path / "state") as url:
+            done = run(
+                [GEMWIRE, "run", "--server", url, "-m", "gemini-2.5-pro", "--json", "go"], env
+            )
+    assert (done.returncode, done.stderr) == (0, "")
+    usage = json.loads(done.stdout.splitlines()[-1])["usage"]
+    assert usage["by_model"].keys() == {"gemini-2.5-pro"}
+    # 100 tokens in at $1.25 and 10 out at $10 a million (gemwire's price table)
+    assert (usage["cost_usd"], usage["context_window"]) == (pytest.approx(0.000225), 1048576)
+
+
 def test_the_plain_view_denying_by_default_with_the_token_from_the_environment(
     tmp_path: Path,
 ) -> None:
@@ -146,6 +207,13 @@ def test_a_wrong_token_and_an_unknown_agent_are_one_line_each(tmp_path: Path) ->
             base = url.partition("/?token=")[0]
             wrong = run([GEMWIRE, "run", "--server", base, "--token", "wrong", "hi"], env)
             unknown = run([GEMWIRE, "run", "--server", url, "--agent", "nope", "hi"], env)
+            outside = run([GEMWIRE, "run", "--server", url, "--cwd", str(tmp_path), "hi"], env)
+    # A folder outside the server's roots is a usage error, not a refused key.
+    assert (outside.returncode, outside.stdout) == (2, "")
+    assert outside.stderr == (
+        f"gemwire: POST /v1/sessions: 403 '{tmp_path}' is outside the server's roots "
+        f"({env.workspace})\n"
+    )
     assert (wrong.returncode, wrong.stdout) == (5, "")  # as a refused key: EXIT_AUTH
     assert wrong.stderr == "gemwire: POST /v1/sessions: 401 missing or wrong token\n"
     assert (unknown.returncode, unknown.stdout) == (4, "")
@@ -158,11 +226,13 @@ def on_a_terminal(
 ) -> tuple[Any, IsolatedGemini]:
     with ScriptedModel(WRITE) as model:
         env = IsolatedGemini(model.url, root=tmp_path)
-        with serving(env, tmp_path / "state") as url:
+        with server_process(env, tmp_path / "state") as (url, server):
             environ = env.environ()
             environ.pop("NO_COLOR", None)
             argv = [GEMWIRE, "run", "--server", url, "--cwd", str(env.workspace), "write a"]
             screen = terminal(argv, environ, keys=[(b"Esc cancels", key)])
+            assert [s["status"] for s in sessions_on(url)] == ["closed"]  # Ctrl-C too
+            assert agents_of(env, server) == []
     return screen, env
 
 
@@ -235,3 +305,53 @@ def test_a_server_lost_mid_turn_still_ends_the_json_with_one_turn_completed(
     assert "the event stream dropped and 5 reconnections failed" in last["error"]["message"]
     assert client.returncode == 1  # crashed
     assert err == ""
+
+
+def test_a_server_shut_down_mid_turn_is_the_same_failure_for_run_and_acp_connect(
+    tmp_path: Path,
+) -> None:
+    """SIGTERM to the server is not the user's Ctrl-C: `run --server` ended `cancelled`
+    (exit 130), `acp --connect` `crashed` (exit 1); now both say the server went away."""
+    stalls = Scenario(turns=[Reply([Text("Working."), Hang()], repeat=2)])
+    with ScriptedModel(stalls) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        with server_process(env, tmp_path / "state") as (url, server):
+            endpoint = url.replace("http://", "ws://").replace("/?token=", "/acp/gemini?token=")
+            argvs = [
+                [GEMWIRE, "run", "--server", url, "--json", "go"],
+                [GEMWIRE, "acp", "--connect", endpoint, "--json", "go"],
+            ]
+            clients = [
+                subprocess.Popen(
+                    argv,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    env=env.environ(),
+                    text=True,
+                )
+                for argv in argvs
+            ]
+            outputs: list[list[str]] = []
+            for client in clients:
+                assert client.stdout is not None
+                lines = [client.stdout.readline()]
+                while lines[-1] and '"message_delta"' not in lines[-1]:
+                    lines.append(client.stdout.readline())
+                outputs.append(lines)
+            server.send_signal(signal.SIGTERM)
+            for client, lines in zip(clients, outputs, strict=True):
+                out, err = client.communicate(timeout=60)
+                lines += out.splitlines()
+                assert (client.returncode, err) == (1, "")
+    ends = [json.loads(lines[-1]) for lines in outputs]
+    assert [(e["type"], e["ok"], e["stop_reason"], e["answer"]) for e in ends] == [
+        ("turn_completed", False, "error", "Working.")
+    ] * 2
+    assert [e["error"]["kind"] for e in ends] == ["crashed"] * 2
+    assert [e["error"]["message"] for e in ends] == [
+        "the server stopped the session (server shutdown) before the turn ended",
+        (
+            "the agent closed the connection (the server is shutting down (WebSocket close "
+            "1001)) before answering session/prompt"
+        ),
+    ]

@@ -296,13 +296,15 @@ class AcpNormalizer:
     def permission_requested(
         self, request_id: str, request: acp.RequestPermissionRequest
     ) -> list[Event]:
-        """The agent asks; a call it announces only here is started here."""
+        """The agent asks; a call it announces only here is started here. The request says
+        what the call is, as known now (its title, kind, proposed diff and text)."""
         call_id = request.tool_call.tool_call_id
         events: list[Event] = []
         if call_id in self._calls:
             self._calls[call_id].apply(request.tool_call)
         else:
             events += self._start(call_id, request.tool_call)
+        call = self._calls[call_id]
         options = [
             PermissionOption(option_id=o.option_id, name=o.name, kind=o.kind)
             for o in request.options
@@ -314,6 +316,10 @@ class AcpNormalizer:
                 request_id=request_id,
                 call_id=call_id,
                 options=options,
+                title=call.title if call.title != call_id else None,
+                kind=call.kind,
+                diff=unified_diff([item for item in call.content if isinstance(item, acp.Diff)]),
+                content=text_of(call.content),
             )
         )
         return events

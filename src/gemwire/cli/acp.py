@@ -6,6 +6,7 @@ import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 import click
 
@@ -55,7 +56,11 @@ _PERMISSIONS = ("ask", "deny", "reads", "edits", "all")
     help="A remote agent instead of COMMAND: an ACP endpoint, ws(s)://HOST/acp/AGENT "
     "(WebSocket) or http(s)://... (Streamable HTTP), such as `gemwire serve` has.",
 )
-@click.option("--token", envvar="GEMWIRE_TOKEN", help="The endpoint's token ($GEMWIRE_TOKEN).")
+@click.option(
+    "--token",
+    envvar="GEMWIRE_TOKEN",
+    help="The endpoint's token ($GEMWIRE_TOKEN; else the URL's ?token=).",
+)
 @output_options
 def acp(
     prompt: str,
@@ -108,13 +113,15 @@ def acp(
         if command or agent is not None:
             raise click.UsageError("give --connect, --agent or COMMAND: one of them")
         channel = _remote(connect, token)
-        command = (connect.rstrip("/").rpartition("/")[2],)  # its name, until it says
+        command = (_endpoint_name(connect),)  # its name, until it says
     elif agent is not None:
         if command:
             raise click.UsageError("give --agent or COMMAND, not both")
         command, serve_reads, agent_env = _built_in(agent)
     elif not command:
         raise click.UsageError("give the agent's COMMAND (after --), or --agent NAME")
+    if settings.get("load_session") and settings.get("resume_session"):
+        raise click.UsageError("--load and --resume: give one session to open")
     if prompt == "-":
         prompt = sys.stdin.read()
     name = agent_identity(command)
@@ -230,6 +237,16 @@ def _remote(url: str, token: str | None) -> AgentChannel:
         return remote_channel(url, token=token)
     except InvalidOptions as exc:
         raise click.BadParameter(str(exc), param_hint="--connect") from exc
+
+
+def _endpoint_name(url: str) -> str:
+    """The agent's name in an endpoint's URL (its last path segment; never the query,
+    which may hold the token).
+
+    >>> _endpoint_name("ws://h:8765/acp/gemini?token=s3cret"), _endpoint_name("https://h/")
+    ('gemini', 'remote')
+    """
+    return urlsplit(url).path.rstrip("/").rpartition("/")[2] or "remote"
 
 
 def _built_in(name: str) -> tuple[tuple[str, ...], bool, dict[str, str]]:

@@ -226,8 +226,8 @@ class LiveOutput(Output):
         from gemwire.cli.permission import PermissionPrompt
 
         with self.paused():
-            safe = terminal_safe_event(request)
-            title = self.view.title_of(request.call_id)
+            safe = terminal_safe_event(request)  # its title, diff and text too
+            title = self.view.title_of(request.call_id) or safe.title
             chosen = await PermissionPrompt(self.console)(safe, title)
         # The agent gets back the option id it sent, not the one made safe to show.
         offered = {
@@ -250,6 +250,10 @@ class LiveOutput(Output):
                 request_id=request.request_id,
                 call_id=request.call_id,
                 options=request.options,
+                title=request.title,
+                kind=request.kind,
+                diff=request.diff,
+                content=request.content,
             )
             async with one_question:
                 return await self.ask_permission(event)

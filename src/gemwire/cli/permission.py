@@ -3,6 +3,10 @@
     prompt = PermissionPrompt(console)
     option_id = await prompt(request, title="rm -rf build")   # one of request.options, or None
 
+The question shows what it is about: the proposed change (the request's ``diff``), else the
+call's text (``content``), at most `SHOWN_LINES` lines. The request must be made
+terminal-safe first (`safe_text.terminal_safe_event`): it is printed as it is.
+
 Only an option the agent offered can come back; ids are never invented. The keyboard is
 waited on by the event loop, not by a thread: cancelling the prompt (a turn stopped by
 Ctrl-C) ends it at once, with the terminal as it was, and nothing is left blocked in a read
@@ -22,7 +26,10 @@ if TYPE_CHECKING:
 
     from gemwire.events import PermissionOption, PermissionRequested
 
-__all__ = ("PermissionPrompt", "choose", "read_key")
+__all__ = ("SHOWN_LINES", "PermissionPrompt", "choose", "read_key")
+
+SHOWN_LINES = 40
+"""Lines of a request's diff (or text) shown above its options; the rest are counted."""
 
 _CANCEL_KEYS = frozenset({"\x1b", "q", "\x03", "\x04", ""})
 """Esc, q, Ctrl-C, Ctrl-D, end of input: no answer (the request is cancelled)."""
@@ -116,6 +123,7 @@ class PermissionPrompt:
                 ("? ", "bold magenta"), (f"{request.agent} asks permission{what}", "bold")
             )
         )
+        self._show_what(request)
         choices = Text("   ").join(
             Text.assemble((str(number), "bold cyan"), f" {option.name}")
             for number, option in enumerate(options, start=1)
@@ -131,3 +139,28 @@ class PermissionPrompt:
             chosen = next((o.name for o in options if o.option_id == picked), "cancelled")
             self.console.print(chosen, style="magenta" if picked else "yellow")
         return picked
+
+    def _show_what(self, request: PermissionRequested) -> None:
+        """The proposed change (or the call's text) under the question, cut short."""
+        from rich.text import Text
+
+        shown = request.diff or request.content
+        if not shown:
+            return
+        lines = shown.splitlines()
+        for line in lines[:SHOWN_LINES]:
+            self.console.print(Text("    ") + Text(line, style=_line_style(line, request.diff)))
+        if len(lines) > SHOWN_LINES:
+            self.console.print(f"    … {len(lines) - SHOWN_LINES} more lines", style="dim")
+
+
+def _line_style(line: str, diff: str | None) -> str:
+    if diff is None:
+        return "dim"
+    if line.startswith(("+++", "---")):
+        return "bold"
+    if line.startswith("+"):
+        return "green"
+    if line.startswith("-"):
+        return "red"
+    return "cyan" if line.startswith("@@") else ""

@@ -3,6 +3,7 @@ local run is (the same outputs: live view, plain, ``--json``, ``--quiet``)."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from typing import TYPE_CHECKING
 
@@ -26,14 +27,18 @@ __all__ = ("run_from_command", "run_on_server")
 _PRESETS = {"yolo": "all", "auto_edit": "edits"}
 """``--approval-mode`` as the session's permission preset on the server; the rest deny."""
 
+_CLOSE_TIMEOUT = 30.0
+"""Seconds the server has to close the session once the run ended."""
+
 _REFUSED = {
     "not_found": EXIT_NOT_FOUND,
     "unreachable": EXIT_NOT_FOUND,
     "unauthorized": EXIT_AUTH,
-    "forbidden": EXIT_AUTH,
+    "forbidden": EXIT_USAGE,
 }
-"""Exit statuses of a server that cannot be reached or refuses, as `gemwire acp --connect`
-exits for its endpoint (else 1)."""
+"""Exit statuses of a server that cannot be reached (4) or refuses the token (5), as
+`gemwire acp --connect` exits for its endpoint; a ``--cwd`` outside the server's roots is
+a usage error (2): the request, not the credentials, is wrong. Else 1."""
 
 
 def run_on_server(
@@ -50,6 +55,8 @@ def run_on_server(
     """Run ``prompt`` in a new session of ``agent`` on the server; exits as `gemwire run`
     does (a signal cancels the turn: 130, 143, 129)."""
 
+    import anyio
+
     from gemwire.cli.live import LiveOutput
     from gemwire.cli.signals import SignalStop
     from gemwire.errors import RemoteError, ServerUnreachable
@@ -57,7 +64,7 @@ def run_on_server(
     from gemwire.runners.acp import PermissionHandler
 
     try:
-        from gemwire.remote import connect
+        from gemwire.remote import RemoteSession, connect
     except ImportError as exc:  # no [remote] extra: the message says what to install
         click.echo(f"gemwire: {exc}", err=True)
         sys.exit(EXIT_USAGE)
@@ -74,25 +81,38 @@ def run_on_server(
             session = await server.new_session(
                 agent, cwd=cwd, model=model, permissions=preset, permission_handler=handler
             )
-            async with session.prompt(prompt) as turn:
-                stop.cancels(lambda reason: turn.cancel())
-                try:
-                    async for event in turn:
-                        shown["agent"] = event.agent
-                        output.show(event)
-                except ServerUnreachable as exc:
-                    # The turn's own end will not come: still end with one turn_completed.
-                    lost = TurnCompleted(
-                        agent=shown["agent"],
-                        session_id=session.session_id,
-                        ok=False,
-                        stop_reason="error",
-                        error=TurnError(kind="crashed", message=str(exc)),
-                        answer="",
-                    )
-                    output.show(lost)
-                    return lost
-            return turn.result
+            try:
+                return await turn_of(session)
+            finally:
+                # Else its agent idles on the server until --idle-timeout, and counts
+                # against --max-sessions. A server gone has no session left to close.
+                with (
+                    anyio.CancelScope(shield=True),
+                    anyio.move_on_after(_CLOSE_TIMEOUT),
+                    contextlib.suppress(RemoteError),
+                ):
+                    await session.close()
+
+    async def turn_of(session: RemoteSession) -> AcpTurnResult | TurnCompleted:
+        async with session.prompt(prompt) as turn:
+            stop.cancels(lambda reason: turn.cancel())
+            try:
+                async for event in turn:
+                    shown["agent"] = event.agent
+                    output.show(event)
+            except ServerUnreachable as exc:
+                # The turn's own end will not come: still end with one turn_completed.
+                lost = TurnCompleted(
+                    agent=shown["agent"],
+                    session_id=session.session_id,
+                    ok=False,
+                    stop_reason="error",
+                    error=TurnError(kind="crashed", message=str(exc)),
+                    answer="",
+                )
+                output.show(lost)
+                return lost
+        return turn.result
 
     try:
         with output:
@@ -136,7 +156,7 @@ def run_from_command(
         and name not in ("prompt", "server", "token", "agent", "as_json", "quiet", "verbose")
     ]
     if local:
-        flags = ", ".join("--" + name.replace("_", "-") for name in sorted(local))
+        flags = ", ".join(sorted(_flag(ctx, name) for name in local))
         raise click.UsageError(f"{flags}: not available with --server")
     cwd = options.get("cwd")
     output = open_output(as_json=as_json, quiet=quiet, verbose=verbose, cwd=None)
@@ -150,3 +170,9 @@ def run_from_command(
         approval_mode=str(options["approval_mode"]) if options.get("approval_mode") else None,
         output=output,
     )
+
+
+def _flag(ctx: click.Context, name: str) -> str:
+    """The option's own long flag, as a person typed it (``extra_args``: ``--gemini-arg``)."""
+    option = next(p for p in ctx.command.params if p.name == name)
+    return next((flag for flag in option.opts if flag.startswith("--")), option.opts[0])

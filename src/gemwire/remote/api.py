@@ -4,7 +4,9 @@ become `gemwire.errors`, and a session's event stream followed across drops.
 Every error the server answers with (``{"error": {"kind", "message"}}``) is raised as
 `RemoteError` (``.kind``, ``.status``); a server that cannot be reached, or a stream that
 stays down through every attempt of the `Reconnect` policy, as `ServerUnreachable`,
-chained ``from`` httpx's error.
+chained ``from`` httpx's error. A stream is read with `protocol.sse.SseDecoder`: a message
+over ``max_event_bytes`` is read past, never held, and raised as `RemoteError` of kind
+``too_large``.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ import msgspec
 
 from gemwire.errors import RemoteError, ServerUnreachable
 from gemwire.protocol._undecodable import UNDECODABLE
+from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES, OversizedLine
+from gemwire.protocol.sse import SseDecoder, SseEvent
 from gemwire.remote._extra import httpx
 from gemwire.remote.models import Envelope, decode_envelope
-from gemwire.remote.sse import SseParser
 
 __all__ = ("ApiClient", "Reconnect")
 
@@ -75,9 +78,17 @@ class ApiClient:
     """Requests to one server, with its token; ``http`` is the httpx client (the
     ``transport`` of `connect` is its seam)."""
 
-    def __init__(self, http: httpx.AsyncClient, reconnect: Reconnect) -> None:
+    def __init__(
+        self,
+        http: httpx.AsyncClient,
+        reconnect: Reconnect,
+        *,
+        max_event_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    ) -> None:
         self.http = http
         self.reconnect = reconnect
+        self.max_event_bytes = max_event_bytes
+        """The cap on one stream message, as on an agent's line (`DEFAULT_MAX_LINE_BYTES`)."""
 
     async def call(
         self,
@@ -145,35 +156,61 @@ class ApiClient:
             if response.is_error:
                 await response.aread()
                 raise _error(response)
-            parser = SseParser()
+            decoder = SseDecoder(self.max_event_bytes)
             done = False
+            failure: RemoteError | None = None
             try:
-                # Done, the read is cancelled rather than left: httpx's byte iterators then
-                # end with it (left half-read, trio warns as they are collected).
+                # Done (or failed), the read is cancelled rather than left: httpx's byte
+                # iterators then end with it (left half-read, trio warns as they are
+                # collected).
                 with anyio.CancelScope() as reading:
                     async for chunk in response.aiter_bytes():
-                        for message in parser.feed(chunk):
-                            if done or message.event != "gemwire":
-                                continue
-                            envelope = self._decode(path, message.data)
-                            if envelope.seq <= after:
+                        for message in decoder.feed(chunk):
+                            try:
+                                envelope = self._envelope(path, message)
+                            except RemoteError as exc:
+                                failure = exc
+                                reading.cancel()
+                                break
+                            if envelope is None or envelope.seq <= after:
                                 continue  # a server replaying more than asked: never twice
                             after = envelope.seq
                             done = await take(envelope)
                             if done:
                                 reading.cancel()
+                                break
             except httpx.RequestError as exc:
                 return after, exc
+        if failure is not None:
+            raise failure
         if done:
             return after, None
+        # An event the stream ended in is dropped, as the format says; unless it was over
+        # the cap: then that is why.
+        for message in decoder.close():
+            if isinstance(message, OversizedLine):
+                raise _oversized(path, message)
         return after, ServerUnreachable(f"GET {path}: the stream ended")
 
     @staticmethod
-    def _decode(path: str, data: str) -> Envelope:
+    def _envelope(path: str, message: SseEvent | OversizedLine) -> Envelope | None:
+        """The envelope ``message`` carries; ``None`` for an event of another name."""
+        if isinstance(message, OversizedLine):
+            raise _oversized(path, message)
+        if message.event != "gemwire":
+            return None
         try:
-            return decode_envelope(data)
+            return decode_envelope(message.data)
         except UNDECODABLE as exc:
             raise RemoteError(
-                f"GET {path}: a stream message is not an envelope: {data[:200]!r}",
+                f"GET {path}: a stream message is not an envelope: {message.data[:200]!r}",
                 kind="protocol",
             ) from exc
+
+
+def _oversized(path: str, event: OversizedLine) -> RemoteError:
+    """A stream's event over the cap: read past, never held; the stream is not the API's."""
+    return RemoteError(
+        f"GET {path}: a stream message of {event.size} bytes is over the {event.limit}-byte limit",
+        kind="too_large",
+    )

@@ -53,6 +53,9 @@ class RemoteSession:
         self.seen = seen
         """The last seq this client has read: the next turn's events start after it
         (a new session's first turn begins with its ``session_started``, as locally)."""
+        self.cancel_asked = False
+        """This client asked to cancel the running turn (a turn cancelled otherwise may
+        have been stopped by the server: `RemoteTurn`)."""
 
     @property
     def api(self) -> ApiClient:
@@ -97,6 +100,7 @@ class RemoteSession:
     async def cancel(self) -> None:
         """Cancel the running turn: it ends with stop reason ``cancelled``. Without a
         running turn, nothing."""
+        self.cancel_asked = True
         try:
             await self.api.call("POST", f"{self.path}/cancel", Any)
         except RemoteError as exc:
@@ -112,8 +116,9 @@ class RemoteSession:
         """Choose the model (``session/set_model``, or the agent's model config option)."""
         await self._set("model", {"model_id": model_id})
 
-    async def set_config_option(self, config_id: str, value: Any) -> None:
-        """Set one of the agent's config options."""
+    async def set_config_option(self, config_id: str, value: str | bool) -> None:
+        """Set one of the agent's config options: a value id, or a boolean for a
+        ``type: "boolean"`` option."""
         await self._set("config", {"config_id": config_id, "value": value})
 
     async def close(self) -> None:

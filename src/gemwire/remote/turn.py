@@ -5,6 +5,12 @@ A reader task follows the session's SSE stream (`ApiClient.follow`: reconnecting
 caller iterates; a caller slower than the agent holds the stream back, and through it
 the agent on the server. The permission requests of the turn are answered by the
 session's handler in tasks of their own, as `AcpSession` answers them.
+
+A server that stops the session mid-turn (it is shutting down) ends the turn as
+``cancelled``, as a cancel does: a turn cancelled that this client did not cancel is held
+until the session's next state says why, and one the server stopped ends as ``crashed``
+(the agent went away with it, as an ACP endpoint's closing connection ends a turn), never
+as the caller's own cancel.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from gemwire.events import (
     PermissionResolved,
     ToolCallStarted,
     TurnCompleted,
+    TurnError,
     UserMessage,
 )
 from gemwire.remote.models import Envelope
@@ -65,6 +72,8 @@ class RemoteTurn:
         self._read = anyio.Event()
         self._failure: RemoteError | None = None
         self._completion: TurnCompleted | None = None
+        self._held: TurnCompleted | None = None
+        """A turn_completed this client did not cancel, cancelled: why comes next."""
         self._finished = False  # its turn_completed was iterated
         self._result: AcpTurnResult | None = None
         self._started = 0.0
@@ -84,6 +93,7 @@ class RemoteTurn:
     async def __aenter__(self) -> Self:
         session = self.session
         self._started = time.monotonic()
+        session.cancel_asked = False
         accepted = await session.api.call(
             "POST", f"{session.path}/prompt", _Accepted, json=self._body
         )
@@ -140,13 +150,35 @@ class RemoteTurn:
             with self._reading:
                 await session.api.follow(f"{session.path}/events", session.seen, self._take)
         except RemoteError as exc:
-            self._failure = exc
+            if self._held is None:
+                self._failure = exc
+            else:  # the server went away right after ending the turn
+                await self._deliver(_stopped(self._held, f"the server went away: {exc}"))
         finally:
             self._send.close()
             self._read.set()
 
     async def _take(self, envelope: Envelope) -> bool:
         event = envelope.event
+        if self._held is not None:
+            held, self._held = self._held, None
+            state = envelope.state or {}
+            if state.get("status") == "stopped":
+                self.session.seen = envelope.seq
+                detail = state.get("detail") or "stopped"
+                why = f"the server stopped the session ({detail})"
+                return await self._deliver(_stopped(held, why))
+            if event is None:
+                self.session.seen = envelope.seq
+            return await self._deliver(held)  # cancelled by another client (or the page)
+        if (
+            isinstance(event, TurnCompleted)
+            and envelope.seq > self._after
+            and self._unasked_cancel(event)
+        ):
+            self._held = event
+            self.session.seen = envelope.seq
+            return False
         self.session.seen = envelope.seq
         if event is None:
             return False
@@ -165,6 +197,11 @@ class RemoteTurn:
             await self._deliver(earlier)
         self._earlier.clear()
         return await self._deliver(event)
+
+    def _unasked_cancel(self, turn: TurnCompleted) -> bool:
+        """``turn`` was cancelled, and not by this client."""
+        cancelled = turn.error is not None and turn.error.kind == "cancelled"
+        return cancelled and not self.session.cancel_asked
 
     async def _deliver(self, event: Event) -> bool:
         """Give ``event`` to the caller; true once it is the turn's ``turn_completed``."""
@@ -214,6 +251,7 @@ class RemoteTurn:
         call_id = event.call_id or ""
         call = self._calls.get(call_id)
         title, kind = (call.title, str(call.kind)) if call is not None else (call_id, "other")
+        title, kind = event.title or title, str(event.kind or kind)
         return PermissionRequest(
             request_id=event.request_id,
             session_id=event.session_id or "",
@@ -227,6 +265,8 @@ class RemoteTurn:
                 kind=kind,
                 raw_input=call.input if call is not None else None,
             ),
+            diff=event.diff,
+            content=event.content,
         )
 
     async def _notice(self, event: PermissionRequested, message: str) -> None:
@@ -250,3 +290,9 @@ class RemoteTurn:
             stderr_tail="",
             exit_code=None,
         )
+
+
+def _stopped(turn: TurnCompleted, why: str) -> TurnCompleted:
+    """``turn``, ended by the server going away rather than by a cancel."""
+    error = TurnError(kind="crashed", message=f"{why} before the turn ended")
+    return msgspec.structs.replace(turn, ok=False, stop_reason="error", error=error)

@@ -27,13 +27,13 @@ import msgspec
 
 from gemwire._normalize.gemini_session import file_diff_of, thought_text
 from gemwire._normalize.notices import notice
-from gemwire.events import Event, FileChanged, ThoughtDelta, TurnCompleted
+from gemwire.events import Event, FileChanged, ModelUsage, ThoughtDelta, TurnCompleted
 from gemwire.protocol._lone_surrogates import decode_repaired
 from gemwire.sessions import GeminiHome, PriceTable, load_prices, short_id_of
-from gemwire.sessions.pricing import usage_cost
+from gemwire.sessions.pricing import model_usage_cost, usage_cost
 from gemwire.wire.gemini_session import MessageRecord
 
-__all__ = ("SessionFollower", "files_changed", "with_estimates")
+__all__ = ("SessionFollower", "files_changed", "with_estimates", "with_model_estimates")
 
 _MESSAGE_START = b'{"id":'
 _SEARCH_EVERY = 1.0
@@ -43,6 +43,39 @@ _decode = msgspec.json.Decoder(MessageRecord).decode
 @functools.cache
 def _prices() -> PriceTable:
     return load_prices()
+
+
+def with_model_estimates(turn: TurnCompleted, model: str | None) -> TurnCompleted:
+    """``turn_completed`` of an ACP turn with its usage's estimated cost and the model's
+    context window, where the price table has them: usage counted model by model (Gemini
+    CLI's ``_meta.quota``) is priced as `with_estimates` prices it; usage without models
+    (ACP's ``usage``) as ``model``, the session's model, when it is known."""
+    usage = turn.usage
+    if usage is None:
+        return turn
+    table = _prices()
+    models = list(usage.by_model) or ([model] if model else [])
+    if usage.by_model:
+        cost = usage_cost(table, usage)
+    elif model:
+        counts = ModelUsage(
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cached_tokens=usage.cached_tokens,
+            total_tokens=usage.total_tokens,
+        )
+        cost = model_usage_cost(table, model, counts)
+    else:
+        cost = None
+    fields: dict[str, object] = {}
+    if cost is not None:
+        fields["cost_usd"] = cost
+    price = table.price(models[0]) if len(models) == 1 else None
+    if price is not None and price.context_window is not None:
+        fields["context_window"] = price.context_window
+    if not fields:
+        return turn
+    return msgspec.structs.replace(turn, usage=msgspec.structs.replace(usage, **fields))
 
 
 def with_estimates(turn: TurnCompleted, follower: SessionFollower | None) -> TurnCompleted:

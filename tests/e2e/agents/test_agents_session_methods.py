@@ -5,18 +5,23 @@ frees a session, so one agent process serves hundreds with flat memory."""
 
 from __future__ import annotations
 
+import datetime
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from statistics import median
+from typing import Any
 
 import anyio
+import msgspec
 import pytest
 
 from gemwire.events import Event, Notice
 from gemwire.runners.acp import AcpClient, run_acp
 from gemwire.runners.agents import AgentName, resolve_agent
+from gemwire.sessions import GeminiHome
 from gemwire.testing import Reply, Scenario, ScriptedModel, Text
 from gemwire.testing.agents import IsolatedAgent, isolated_agent
 from gemwire.testing.environment import live_processes
@@ -69,6 +74,77 @@ def test_gemwire_acp_resume_continues_without_replaying_history(
     # The model's second turn was given the first one: the conversation went on.
     assert [r.turn for r in requests] == [0, 1]
     assert "remember 42" in json.dumps(requests[1].body)
+
+
+def gemwire_acp(
+    env: IsolatedAgent, *args: str
+) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+    gemwire = Path(sys.executable).with_name("gemwire")
+    argv = [str(gemwire), "acp", "--json", "--cwd", str(env.workspace), *args]
+    done = subprocess.run(
+        argv, check=False, env=env.environ(), capture_output=True, text=True, timeout=150
+    )
+    return done, [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def test_gemini_resumed_in_the_minute_it_started_keeps_its_history(tmp_path: Path) -> None:
+    """Gemini CLI 0.61.0 offers no session/resume, so `--resume` loads (session/load); loaded
+    within the minute its file is named for, the session was reset (its history gone, the
+    load failing "Invalid session identifier", and every later resume with it). gemwire
+    waits for the next minute first, and says so."""
+    root = tmp_path.resolve()
+    script = Scenario(turns=[Reply([Text("Noted.")]), Reply([Text("It was 42.")])])
+    with ScriptedModel(script) as model:
+        env = isolated_agent("gemini", model, root=root)
+        # The first run and the resume fall in one minute when it starts early in one.
+        while datetime.datetime.now(datetime.UTC).second > 30:
+            time.sleep(0.1)
+
+        async def first() -> str:
+            with anyio.fail_after(150):
+                async with run_acp("remember 42", env.acp_options()) as turn:
+                    await turn.wait()
+            assert turn.result.ok, turn.result
+            return turn.result.session_id
+
+        session_id = anyio.run(first)
+        done, events = gemwire_acp(env, "--agent", "gemini", "--resume", session_id, "what was it?")
+        assert env.live_processes() == []
+        requests = [r for r in model.requests if r.turn is not None]
+        files = GeminiHome(str(env.home)).files_of(session_id, env.workspace)
+    assert done.returncode == 0, done.stderr
+    notices = [e["message"] for e in events if e["type"] == "notice"]
+    assert len(notices) == 1
+    assert notices[0].startswith("waiting ")
+    assert f"s to load session {session_id}: Gemini CLI would record the load" in notices[0]
+    replayed = [e["text"] for e in events if e.get("replay") and e["type"] == "user_message"]
+    assert replayed[-1] == "remember 42"
+    assert (events[-1]["type"], events[-1]["ok"], events[-1]["answer"]) == (
+        "turn_completed",
+        True,
+        "It was 42.",
+    )
+    assert [r.turn for r in requests] == [0, 1]
+    assert "remember 42" in json.dumps(requests[1].body)
+    # One file, still resumable (the load's stub of a later minute removed, as always).
+    assert [(f.id, f.resumable) for f in files] == [(session_id, True)]
+
+
+def test_gemini_without_the_session_names_gemwires_listing(tmp_path: Path) -> None:
+    root = tmp_path.resolve()
+    with ScriptedModel(Scenario(turns=[Reply([Text("unused")])])) as model:
+        env = isolated_agent("gemini", model, root=root)
+        unknown = "0badc0de-0000-4000-8000-000000000000"
+        done, events = gemwire_acp(env, "--agent", "gemini", "--resume", unknown, "hi")
+        assert env.live_processes() == []
+    assert done.returncode == 1
+    assert events[-1]["error"] == {
+        "kind": "input",
+        "message": f"session/load: Gemini CLI has no session {unknown} for {env.workspace} "
+        f"(`gemwire sessions list --project {env.workspace}` lists those it has)",
+        "exit_code": None,
+    }
+    assert "--list-sessions" not in done.stdout + done.stderr
 
 
 def rss_mib(env: IsolatedAgent) -> int:
@@ -209,3 +285,25 @@ def test_a_fork_starts_with_the_history_of_its_session(agent: AgentName, tmp_pat
     assert (events[-1].type, events[-1].answer) == ("turn_completed", "It was 42.")  # type: ignore[union-attr]
     assert [r.turn for r in requests] == [0, 1]
     assert "remember 42" in json.dumps(requests[1].body)
+
+
+def test_logout_ends_codexs_login(tmp_path: Path) -> None:
+    """Codex advertises ``auth.logout``: after ``authenticate`` with ``openai-api-key`` it
+    keeps the key in ``CODEX_HOME/auth.json``, and ``logout`` removes it."""
+    root = tmp_path.resolve()
+    with ScriptedModel(Scenario(turns=[Reply([Text("unused")])])) as model:
+        env = isolated_agent("codex", model, root=root)
+        stored = env.home / ".codex" / "auth.json"
+        options = msgspec.structs.replace(env.acp_options(), auth_method="openai-api-key")
+
+        async def main() -> bool:
+            with anyio.fail_after(150):
+                async with AcpClient(options) as client:
+                    assert client.offers("logout")
+                    logged_in = stored.exists()
+                    await client.logout()
+            return logged_in
+
+        assert anyio.run(main)
+        assert not stored.exists()
+        assert env.live_processes() == []

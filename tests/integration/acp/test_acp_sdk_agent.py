@@ -92,6 +92,8 @@ async def test_a_turn_with_every_kind_of_update(tmp_path: Path) -> None:
             PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
             PermissionOption(option_id="deny", name="Deny", kind="reject_once"),
         ],
+        title="Write notes.txt",  # the call as started (the request names only its id)
+        kind="edit",
     )
     assert events[8] == FileChanged(
         agent=agent, session_id=sid, path=path, change="created", call_id="edit-1", derived=False

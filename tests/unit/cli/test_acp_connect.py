@@ -23,10 +23,42 @@ async def _answer(agent: ScriptedAgent, session_id: str, params: dict[str, Any])
     return "end_turn"
 
 
+TOKEN = "s3cret-t0ken"
+
+
+def with_token(app: Any) -> Any:
+    """``app`` behind a bearer token, as `gemwire serve` has it (401 without)."""
+
+    async def guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket"):
+            headers = dict(scope["headers"])
+            if headers.get(b"authorization") != f"Bearer {TOKEN}".encode():
+                if scope["type"] == "websocket":
+                    await receive()  # websocket.connect
+                    answer = {"type": "websocket.http.response.start", "status": 401}
+                    await send({**answer, "headers": []})
+                    body = {"type": "websocket.http.response.body", "body": b"no"}
+                    await send(body)
+                    return
+                await send({"type": "http.response.start", "status": 401, "headers": []})
+                await send({"type": "http.response.body", "body": b'{"error": "no"}'})
+                return
+        await app(scope, receive, send)
+
+    return guarded
+
+
 @pytest.fixture(scope="module")
 def host() -> Iterator[str]:
     endpoint = AcpEndpoint(lambda name: ScriptedChannel(on_prompt=_answer))
     with serve_asgi(endpoint_app(endpoint)) as host:
+        yield host
+
+
+@pytest.fixture(scope="module")
+def guarded_host() -> Iterator[str]:
+    endpoint = AcpEndpoint(lambda name: ScriptedChannel(on_prompt=_answer))
+    with serve_asgi(with_token(endpoint_app(endpoint))) as host:
         yield host
 
 
@@ -89,3 +121,33 @@ def test_an_endpoint_url_is_ws_or_http() -> None:
         "an ACP endpoint is ws://, wss://, http:// or https://, not 'ftp://h/acp/gemini'"
         in result.stderr
     )
+
+
+@pytest.mark.parametrize("scheme", ["ws", "http"])
+def test_the_token_may_come_in_the_url_as_run_server_takes_it(
+    guarded_host: str, scheme: str
+) -> None:
+    # It was sent as part of the URL, which the endpoint does not read: refused (exit 5).
+    url = f"{scheme}://{guarded_host}/acp/scripted?token={TOKEN}"
+    result = CliRunner().invoke(main, ["acp", "--json", "--connect", url, "say hello"])
+    assert result.exit_code == 0, result.output
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    assert events[-1]["answer"] == "Hello from afar."
+    assert {e["agent"] for e in events} == {"acp:scripted"}
+    assert TOKEN not in result.output
+
+
+def test_a_wrong_token_in_the_url_is_refused_without_showing_it(guarded_host: str) -> None:
+    url = f"http://{guarded_host}/acp/scripted?token=wrong-one"
+    result = CliRunner().invoke(main, ["acp", "--connect", url, "hi"])
+    assert result.exit_code == EXIT_AUTH
+    assert result.stderr == (
+        f"gemwire: the ACP endpoint http://{guarded_host}/acp/scripted refused the token "
+        "(HTTP 401): no\n"
+    )
+
+
+def test_load_and_resume_together_name_the_flags() -> None:
+    result = CliRunner().invoke(main, ["acp", "--resume", "a", "--load", "b", "hi", "--", "x"])
+    assert result.exit_code == EXIT_USAGE
+    assert result.stderr.splitlines()[-1] == "Error: --load and --resume: give one session to open"

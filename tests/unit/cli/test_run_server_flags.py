@@ -20,6 +20,10 @@ from gemwire.cli import main
             ["--server", "http://127.0.0.1:1", "--sandbox", "-r", "latest"],
             "--resume, --sandbox: not available with --server",
         ),
+        (  # the flags as typed, not their Python names (--extra-args, --admin-policy-files)
+            ["--server", "http://h", "--gemini-arg=--debug", "--admin-policy", "p.toml"],
+            "--admin-policy, --gemini-arg: not available with --server",
+        ),
     ],
 )
 def test_what_a_server_does_not_take_is_a_usage_error(args: list[str], error: str) -> None:

@@ -153,6 +153,29 @@ def test_the_live_view_is_inert_and_the_agent_gets_its_own_option_id(
     assert "Allow" in out.getvalue()
 
 
+def test_a_permission_requests_diff_and_title_are_shown_inert(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, color_system=None, width=100)
+    live = LiveOutput(console, View())
+    with live:
+        monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+        monkeypatch.setattr("gemwire.cli.permission.read_key", _key_one)
+        option = PermissionOption(option_id="yes", name="Allow", kind="allow_once")
+        request = PermissionRequested(
+            agent="acp:x",
+            request_id="r1",
+            options=[option],
+            title=f"Edit{TITLE}",
+            diff=f"--- a\n+++ a\n-old\n+new{HOSTILE}\n",
+        )
+        assert anyio.run(live.ask_permission, request) == "yes"
+    _assert_inert(out.getvalue())
+    assert "? acp:x asks permission for Edit" in out.getvalue()
+    assert "    +newa\\u202eb\\x9b31m\\x07" in out.getvalue()
+
+
 class _Terminal(io.StringIO):
     def isatty(self) -> bool:
         return True

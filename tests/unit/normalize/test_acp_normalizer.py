@@ -15,6 +15,8 @@ from gemwire.events import (
     MessageDelta,
     ModelUsage,
     Notice,
+    PermissionOption,
+    PermissionRequested,
     SessionUpdated,
     TokenUsage,
     ToolCallFinished,
@@ -155,6 +157,39 @@ def test_a_call_announced_only_in_a_permission_request_and_rejected() -> None:
         error=ToolError(type="rejected", message="permission not given (Reject)"),
     )
     assert isinstance(events[1], MessageDelta)
+
+
+def test_a_permission_request_says_what_it_asks_about() -> None:
+    """The request's toolCall (title, kind, the diff of an edit, text) was applied to the
+    call and never emitted: a permission dialog could not show what it asked about."""
+    n = norm()
+    n.feed(upd("tool_call", toolCallId="e", title="Edit", kind="edit", status="pending"))
+    diff = acp.Diff(path="/w/a.txt", old_text="one\n", new_text="two\n")
+    note = acp.Content(content=acp.TextContent(text="Replace one line"))
+    request = acp.RequestPermissionRequest(
+        session_id=S,
+        tool_call=acp.ToolCallUpdate(tool_call_id="e", title="Edit a.txt", content=[diff, note]),
+        options=[acp.PermissionOption(option_id="yes", name="Allow", kind="allow_once")],
+    )
+    assert n.permission_requested("7", request) == [
+        PermissionRequested(
+            agent=A,
+            session_id=S,
+            request_id="7",
+            call_id="e",
+            options=[PermissionOption(option_id="yes", name="Allow", kind="allow_once")],
+            title="Edit a.txt",
+            kind="edit",
+            diff="--- /w/a.txt\n+++ /w/a.txt\n@@ -1 +1 @@\n-one\n+two\n",
+            content="Replace one line",
+        )
+    ]
+    bare = acp.RequestPermissionRequest(
+        session_id=S, tool_call=acp.ToolCallUpdate(tool_call_id="x"), options=[]
+    )
+    (_, asked) = n.permission_requested("8", bare)
+    assert isinstance(asked, PermissionRequested)
+    assert (asked.title, asked.kind, asked.diff, asked.content) == (None, "other", None, None)
 
 
 def test_state_updates_and_unknown_kinds() -> None:

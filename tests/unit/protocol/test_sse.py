@@ -1,17 +1,23 @@
-"""SSE framing of JSON-RPC messages (`protocol.sse`): what goes out comes back whole, in
-any chunking, and an event over the cap is dropped unheld."""
+"""SSE framing (`protocol.sse`): what goes out comes back whole, in any chunking and with
+any line end, and an event over the cap is dropped unheld."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from gemwire.protocol.framing import OversizedLine
-from gemwire.protocol.sse import KEEP_ALIVE, SseDecoder, encode_event
+from gemwire.protocol.sse import KEEP_ALIVE, SseDecoder, SseEvent, encode_event
+
+
+def events(chunks: list[bytes], limit: int = 1 << 20) -> list[SseEvent | OversizedLine]:
+    decoder = SseDecoder(limit)
+    return [event for chunk in chunks for event in decoder.feed(chunk)] + decoder.close()
 
 
 def decode(chunks: list[bytes], limit: int = 1 << 20) -> list[bytes | OversizedLine]:
-    decoder = SseDecoder(limit)
-    return [event for chunk in chunks for event in decoder.feed(chunk)] + decoder.close()
+    """The data of each event."""
+    return [e.data if isinstance(e, SseEvent) else e for e in events(chunks, limit)]
 
 
 def split_at(data: bytes, cuts: list[int]) -> list[bytes]:
@@ -37,7 +43,41 @@ def test_every_message_comes_back_whole_in_any_chunking(
 
 def test_data_lines_join_with_a_newline_and_other_fields_are_skipped() -> None:
     stream = b'id: 4\r\nevent: x\r\ndata:{\r\ndata:  "a": 1}\r\n\r\nretry: 5\n\n'
-    assert decode([stream]) == [b'{\n "a": 1}']
+    assert events([stream]) == [SseEvent(b'{\n "a": 1}', "x")]
+
+
+@pytest.mark.parametrize("line_end", [b"\n", b"\r\n", b"\r"])
+def test_fields_comments_and_names_with_every_line_end(line_end: bytes) -> None:
+    text = (
+        b": keep-alive\n\n"
+        b"id: 1\nevent: gemwire\ndata: a\ndata:b\n\n"
+        b"data: plain\n\n"
+        b"retry: 10\nevent: x\n\n"  # no data: nothing dispatched, and the name is dropped
+        b"id: 2\nfoo: bar\nevent: gemwire\ndata:  two spaces\n\n"
+        b"data\n\n"  # a field without a colon: an empty value
+        b"datum: no\nevent\ndata: unnamed\n\n"
+    )
+    assert events([text.replace(b"\n", line_end)]) == [
+        SseEvent(b"a\nb", "gemwire"),
+        SseEvent(b"plain", "message"),
+        SseEvent(b" two spaces", "gemwire"),
+        SseEvent(b"", "message"),
+        SseEvent(b"unnamed", "message"),
+    ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    messages,
+    st.lists(st.integers(min_value=0, max_value=2000), max_size=10),
+    st.sampled_from([b"\n", b"\r\n", b"\r"]),
+)
+def test_named_events_come_back_whole_with_any_line_end_cut_anywhere(
+    sent: list[bytes], cuts: list[int], line_end: bytes
+) -> None:
+    stream = b"".join(b"event: gemwire\n" + encode_event(m) for m in sent)
+    stream = stream.replace(b"\n", line_end)
+    assert events(split_at(stream, cuts)) == [SseEvent(m, "gemwire") for m in sent]
 
 
 def test_a_message_with_raw_line_breaks_goes_out_as_several_data_lines() -> None:
@@ -47,9 +87,9 @@ def test_a_message_with_raw_line_breaks_goes_out_as_several_data_lines() -> None
 
 def test_an_event_over_the_cap_is_dropped_and_the_next_comes_through() -> None:
     stream = b"data: " + b"x" * 11 + b"\n\ndata: 0123456789\n\ndata: 01234\ndata: 56789\n\n"
-    events = decode([stream], limit=10)
-    assert [type(e) for e in events] == [OversizedLine, bytes, OversizedLine]
-    assert events[1] == b"0123456789"
+    decoded = decode([stream], limit=10)
+    assert [type(e) for e in decoded] == [OversizedLine, bytes, OversizedLine]
+    assert decoded[1] == b"0123456789"
 
 
 def test_a_huge_event_fed_in_pieces_is_never_held() -> None:
@@ -61,7 +101,7 @@ def test_a_huge_event_fed_in_pieces_is_never_held() -> None:
     assert decoder._lines._pending == []
     events = decoder.feed(b"\n\ndata: ok\n\n")
     assert isinstance(events[0], OversizedLine)
-    assert events[1:] == [b"ok"]
+    assert events[1:] == [SseEvent(b"ok")]
 
 
 def test_a_last_event_without_its_blank_line_still_counts() -> None:

@@ -324,6 +324,30 @@ async def test_cancel_ends_the_turn_with_stop_reason_cancelled(tmp_path: Path) -
         await session.cancel()  # no turn runs: nothing
 
 
+async def test_a_turn_another_client_cancels_ends_cancelled_and_the_next_starts_clean(
+    tmp_path: Path,
+) -> None:
+    # A cancel this client did not ask for is held until the session's next state: the
+    # server stopping the session would make it `crashed`; another client's cancel (the
+    # page's) leaves it as it is.
+    async with remote(tmp_path, wait_for_cancel) as (server, _):
+        session = await server.new_session("scripted", cwd=str(tmp_path))
+        async with session.prompt("work") as turn:
+            async for event in turn:
+                if isinstance(event, MessageDelta):
+                    await server.api.call("POST", f"{session.path}/cancel", Any)
+        assert turn.result.error is not None
+        assert (turn.result.stop_reason, turn.result.error.kind) == ("cancelled", "cancelled")
+        async with session.prompt("again") as second:
+            seen: list[str] = []
+            async for event in second:
+                seen.append(event.type)
+                if isinstance(event, MessageDelta):
+                    await second.cancel()
+        assert seen == ["user_message", "message_delta", "turn_completed"]
+        assert second.result.stop_reason == "cancelled"
+
+
 async def test_leaving_a_turn_early_cancels_it_and_the_next_turn_starts_clean(
     tmp_path: Path,
 ) -> None:

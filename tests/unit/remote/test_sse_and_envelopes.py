@@ -1,4 +1,5 @@
-"""The sans-IO parts of gemwire.remote: SSE messages from lines, envelopes from JSON."""
+"""The sans-IO parts of gemwire.remote: envelopes from JSON, and a session's stream read
+with `protocol.sse.SseDecoder` (its own tests: tests/unit/protocol/test_sse.py)."""
 
 from __future__ import annotations
 
@@ -13,38 +14,10 @@ import msgspec
 import pytest
 from hypothesis import given, strategies as st
 
+from gemwire.errors import RemoteError
 from gemwire.events import MessageDelta, Notice, TurnCompleted
 from gemwire.remote.api import ApiClient, Reconnect
 from gemwire.remote.models import Envelope, decode_envelope
-from gemwire.remote.sse import SseMessage, SseParser
-
-
-def parse(text: str) -> list[SseMessage]:
-    return SseParser().feed(text.encode())
-
-
-def test_fields_comments_and_multiline_data() -> None:
-    text = (
-        ": keep-alive\n\n"
-        "id: 1\nevent: gemwire\ndata: a\ndata:b\n\n"
-        "data: plain\n\n"
-        "retry: 10\nevent: x\n\n"  # no data: nothing dispatched
-        "id: 2\nfoo: bar\nevent: gemwire\ndata:  two spaces\n\n"
-        "data: torn"  # no blank line yet: not a message
-    )
-    assert parse(text) == parse(text.replace("\n", "\r")) == parse(text.replace("\n", "\r\n"))
-    assert parse(text) == [
-        SseMessage(id="1", event="gemwire", data="a\nb"),
-        SseMessage(id="1", event="message", data="plain"),
-        SseMessage(id="2", event="gemwire", data=" two spaces"),
-    ]
-
-
-@given(st.lists(st.text(alphabet=st.characters(blacklist_characters="\r\n")), max_size=5))
-def test_any_data_lines_come_back_joined(datas: list[str]) -> None:
-    text = "".join(f"data: {d}\n" for d in datas) + "\n"
-    expected = [SseMessage(id=None, event="message", data="\n".join(datas))] if datas else []
-    assert parse(text) == expected
 
 
 def test_an_envelope_decodes_its_event_and_state() -> None:
@@ -137,3 +110,34 @@ def test_envelopes_come_whole_and_once_in_any_chunking(
 
     assert anyio.run(follow) == len(events)
     assert taken == [Envelope(seq=n, event=e) for n, e in enumerate(events, 1)]
+
+
+async def follow_stream(chunks: list[bytes], max_event_bytes: int) -> list[Envelope]:
+    taken: list[Envelope] = []
+
+    async def take(envelope: Envelope) -> bool:
+        taken.append(envelope)
+        return False
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, stream=_Chunks(chunks))
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(answer)) as http:
+        api = ApiClient(http, Reconnect(attempts=0), max_event_bytes=max_event_bytes)
+        await api.follow("http://x/events", 0, take)
+    return taken
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("ends", [True, False])
+async def test_a_message_over_the_cap_is_never_held_and_is_a_typed_error(ends: bool) -> None:
+    # It was held whole, however long: a line that never ended grew to 196 MB.
+    first = b'id: 1\nevent: gemwire\ndata: {"seq": 1, "state": {}}\n\n'
+    huge = [b"event: gemwire\ndata: "] + [b"x" * 65536] * 64  # 4 MiB, cap 1 MiB
+    rest = [b"\n\nid: 3\nevent: gemwire\ndata: {}\n\n"] if ends else []
+    with pytest.raises(RemoteError) as refused:
+        await follow_stream([first, *huge, *rest], max_event_bytes=1 << 20)
+    assert refused.value.kind == "too_large"
+    assert str(refused.value) == (
+        "GET http://x/events: a stream message of 4194310 bytes is over the 1048576-byte limit"
+    )

@@ -14,8 +14,24 @@ import pytest
 from acp_scripted import ScriptedAgent, scripted_client
 from hypothesis import given, settings, strategies as st
 
-from gemwire.events import Event, MessageDelta, Notice, PermissionResolved, TurnCompleted, TurnError
-from gemwire.runners.acp import AcpClient, AcpOptions, PermissionRequest, memory_channel_pair
+from gemwire.events import (
+    Event,
+    MessageDelta,
+    Notice,
+    PermissionRequested,
+    PermissionResolved,
+    TurnCompleted,
+    TurnError,
+)
+from gemwire.runners.acp import (
+    AcpClient,
+    AcpOptions,
+    AcpSession,
+    PermissionRequest,
+    memory_channel_pair,
+)
+from gemwire.runners.acp.channel import MEMORY_BUFFER
+from gemwire.runners.acp.events import MAX_QUEUED_EVENTS
 from gemwire.runners.acp.gemini_cli import GeminiCliQuirks
 from gemwire.runners.acp.quirks import NoQuirks, quirks_for
 from gemwire.runners.agents import AGENTS, agent_identity
@@ -204,6 +220,39 @@ async def test_a_permission_request_is_answered_by_the_handler() -> None:
     assert result.ok
 
 
+async def test_a_permission_request_shows_the_proposed_change_with_secrets_masked() -> None:
+    secret = "sk-live-0123456789abcdef"
+    diff = {"type": "diff", "path": "/w/.env", "oldText": "KEY=\n", "newText": f"KEY={secret}\n"}
+    note = {"type": "content", "content": {"type": "text", "text": f"store {secret}"}}
+    asked: list[PermissionRequest] = []
+
+    async def on_prompt(agent: ScriptedAgent, sid: str, params: dict[str, Any]) -> str:
+        call = {"toolCallId": "t1", "title": "Write .env", "kind": "edit", "content": [diff, note]}
+        request = {"sessionId": sid, "toolCall": call, "options": PERMISSION["options"]}
+        await agent.request("session/request_permission", request)
+        return "end_turn"
+
+    async def handler(request: PermissionRequest) -> str | None:
+        asked.append(request)
+        return "no"
+
+    options = AcpOptions(env={"SERVICE_API_KEY": secret})
+    async with scripted_client(options, on_prompt=on_prompt, permission_handler=handler) as (
+        client,
+        _,
+    ):
+        events, _result = await run_turn(client)
+    (requested,) = [e for e in events if isinstance(e, PermissionRequested)]
+    change = "--- /w/.env\n+++ /w/.env\n@@ -1 +1 @@\n-KEY=\n+KEY=***\n"
+    assert (requested.title, requested.kind, requested.diff, requested.content) == (
+        "Write .env",
+        "edit",
+        change,
+        "store ***",
+    )
+    assert [(r.title, r.diff, r.content) for r in asked] == [("Write .env", change, "store ***")]
+
+
 async def test_a_permission_request_while_cancelling_is_answered_cancelled() -> None:
     answers: list[dict[str, Any]] = []
 
@@ -345,6 +394,76 @@ async def test_a_terminal_the_policy_refuses_is_answered_with_an_error() -> None
         "denied the agent's terminal/create: command not allowed by the terminal policy: rm"
     ]
     assert result.ok
+
+
+async def test_two_sessions_turns_at_once_each_get_exactly_their_own_events() -> None:
+    """The agent writes to both sessions in lockstep, one chunk each in turn: the reader
+    routes each update to its session's turn, never to the other."""
+    chunks = 30
+    steps = [anyio.Event() for _ in range(chunks)]
+    arrived = [0] * chunks
+
+    async def on_prompt(agent: ScriptedAgent, sid: str, params: dict[str, Any]) -> str:
+        for n in range(chunks):
+            await agent.say(sid, f"{sid}:{n} ")
+            arrived[n] += 1
+            if arrived[n] == 2:
+                steps[n].set()
+            await steps[n].wait()  # the other session has said its chunk n too
+        return "end_turn"
+
+    streams: dict[str, list[Event]] = {}
+
+    async def consume(session: AcpSession) -> None:
+        async with session.prompt(f"hi {session.session_id}") as turn:
+            streams[session.session_id] = [event async for event in turn]
+
+    async with scripted_client(on_prompt=on_prompt) as (client, _):
+        sessions = [await client.new_session(), await client.new_session()]
+        async with anyio.create_task_group() as tg:
+            for session in sessions:
+                tg.start_soon(consume, session)
+    assert sorted(streams) == ["s0", "s1"]
+    for sid, events in streams.items():
+        assert {e.session_id for e in events} == {sid}
+        assert kinds(events) == [
+            "session_started",
+            "user_message",
+            *["message_delta"] * chunks,
+            "turn_completed",
+        ]
+        texts = [e.text for e in events if isinstance(e, MessageDelta)]
+        assert texts == [f"{sid}:{n} " for n in range(chunks)]
+        completed = events[-1]
+        assert isinstance(completed, TurnCompleted)
+        assert (completed.ok, completed.answer) == (True, "".join(texts))
+
+
+async def test_a_consumer_that_stops_reading_holds_the_agent_back_in_bounded_memory() -> None:
+    total = 20 * MAX_QUEUED_EVENTS
+    said = 0
+
+    async def on_prompt(agent: ScriptedAgent, sid: str, params: dict[str, Any]) -> str:
+        nonlocal said
+        for n in range(total):
+            await agent.say(sid, f"{n} ")
+            said += 1
+        return "end_turn"
+
+    async with scripted_client(on_prompt=on_prompt) as (client, _):
+        session = await client.new_session()
+        async with session.prompt("flood") as turn:
+            first = await anext(turn)
+            await anyio.wait_all_tasks_blocked()  # nobody can go on: the agent waits for us
+            # What the reader queued stops at the cap; what the agent got out, at the cap
+            # plus what the channel holds (a pipe's buffer, for a process).
+            held, out = len(session.queue), said
+            texts = [event.text async for event in turn if isinstance(event, MessageDelta)]
+    assert first.type == "session_started"
+    assert held == MAX_QUEUED_EVENTS
+    assert MAX_QUEUED_EVENTS - 2 <= out <= MAX_QUEUED_EVENTS + MEMORY_BUFFER
+    assert texts == [f"{n} " for n in range(total)]  # then everything, in order
+    assert turn.result.ok
 
 
 @settings(max_examples=40, deadline=None)

@@ -7,12 +7,20 @@ import os
 from typing import Any
 
 import anyio
+import msgspec
 import pytest
 from acp_scripted import ScriptedAgent, ScriptedError, scripted_client
 
 from gemwire.errors import AgentRequestFailed, InvalidOptions, RunTimedOut
-from gemwire.events import Event
-from gemwire.runners.acp import AcpOptions, run_acp, turn as acp_turn
+from gemwire.events import Event, TokenUsage, TurnCompleted
+from gemwire.runners.acp import (
+    AcpClient,
+    AcpOptions,
+    memory_channel_pair,
+    run_acp,
+    turn as acp_turn,
+)
+from gemwire.sessions.pricing import load_prices
 from gemwire.wire.jsonrpc import METHOD_NOT_FOUND
 
 pytestmark = pytest.mark.anyio
@@ -285,3 +293,114 @@ async def test_a_prompt_whose_cancel_the_agent_ignores_is_abandoned_with_cancel_
         "the agent did not end the cancelled turn within 0.05 s"
     ]
     assert kinds(events) == ["session_started"]
+
+
+BOOLEAN_OPTION = {
+    "id": "auto_approve",
+    "name": "Auto-approve",
+    "type": "boolean",
+    "currentValue": False,
+}
+
+
+async def test_the_client_declares_boolean_config_options_and_sets_one_as_the_spec_says() -> None:
+    # The value went as {"sessionId", "configId", "value": true}, no "type": neither of the
+    # request's variants; and without the capability an agent may not offer such options.
+    async def set_option(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
+        chosen = {**BOOLEAN_OPTION, "currentValue": params["value"]}
+        return {"configOptions": [chosen]}
+
+    methods = {"session/set_config_option": set_option}
+    async with scripted_client(methods=methods) as (client, agent):
+        session = await client.new_session()
+        await session.set_config_option("auto_approve", True)
+        await session.set_config_option("model", "fast")
+        assert session.config_options == [{**BOOLEAN_OPTION, "currentValue": "fast"}]
+        with pytest.raises(InvalidOptions) as refused:
+            await session.set_config_option("auto_approve", 1)  # type: ignore[arg-type]
+    (initialize,) = sent(agent, "initialize")
+    assert initialize["clientCapabilities"]["session"] == {"configOptions": {"boolean": {}}}
+    assert sent(agent, "session/set_config_option") == [
+        {"sessionId": "s0", "configId": "auto_approve", "type": "boolean", "value": True},
+        {"sessionId": "s0", "configId": "model", "value": "fast"},
+    ]
+    assert str(refused.value) == (
+        "config option 'auto_approve': a value is a value id (a string) or a boolean, not 1"
+    )
+
+
+def quota(model: str) -> dict[str, Any]:
+    """Gemini CLI's ``_meta.quota`` of a prompt result: 100 tokens in, 10 out, on ``model``."""
+    tokens = {"input_tokens": 100, "output_tokens": 10}
+    return {
+        "quota": {"token_count": tokens, "model_usage": [{"model": model, "token_count": tokens}]}
+    }
+
+
+class PricedAgent(ScriptedAgent):
+    """Answers a prompt with ``result`` (its usage), in a session whose model is ``model``."""
+
+    def __init__(self, *args: Any, result: dict[str, Any], model: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.result = result
+        self.model = model
+
+    async def _answer(self, message: dict[str, Any]) -> None:
+        method = message["method"]
+        if method == "session/new":
+            models = {"currentModelId": self.model, "availableModels": []}
+            result = {"sessionId": "s0", "models": models}
+        elif method == "session/prompt":
+            result = {"stopReason": "end_turn", **self.result}
+        else:
+            await super()._answer(message)
+            return
+        await self.send({"id": message["id"], "result": result})
+
+
+async def priced_turn(result: dict[str, Any], model: str) -> TokenUsage | None:
+    client_end, agent_end = memory_channel_pair()
+    agent = PricedAgent(agent_end, result=result, model=model)
+    with anyio.fail_after(10):
+        async with agent_end, client_end, anyio.create_task_group() as tg:
+            tg.start_soon(agent.run)
+            async with AcpClient(AcpOptions(), channel=client_end) as client:
+                session = await client.new_session()
+                async with session.prompt("go") as turn:
+                    events = [event async for event in turn]
+            tg.cancel_scope.cancel()
+    completed = events[-1]
+    assert isinstance(completed, TurnCompleted)
+    assert completed.usage == turn.result.usage
+    return completed.usage
+
+
+def price(model: str, *, input: int, output: int) -> float:
+    rates = load_prices().models[model]
+    return (input * rates.input + output * rates.output) / 1_000_000
+
+
+async def test_an_acp_turn_gets_the_cost_estimate_of_its_models_tokens() -> None:
+    # Only stream-json runs were priced: `gemwire acp` and the page showed no cost for
+    # Gemini over ACP, though the turn reported its tokens model by model.
+    usage = await priced_turn({"_meta": quota("gemini-2.5-pro")}, model="auto")
+    assert usage is not None
+    assert usage.cost_usd == pytest.approx(price("gemini-2.5-pro", input=100, output=10))
+    assert usage.context_window == load_prices().models["gemini-2.5-pro"].context_window
+
+
+async def test_standard_usage_is_priced_as_the_sessions_model() -> None:
+    tokens = {"inputTokens": 1000, "outputTokens": 200, "totalTokens": 1200}
+    usage = await priced_turn({"usage": tokens}, model="claude-sonnet-4-5")
+    assert usage is not None
+    assert usage.cost_usd == pytest.approx(price("claude-sonnet-4-5", input=1000, output=200))
+
+
+async def test_a_model_without_a_price_gets_no_estimate() -> None:
+    usage = await priced_turn({"_meta": quota("gemini-3.8-flash")}, model="auto")
+    assert usage is not None
+    assert (usage.cost_usd, usage.context_window) == (msgspec.UNSET, msgspec.UNSET)
+    tokens = {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2}
+    usage = await priced_turn({"usage": tokens}, model="default")  # Claude Code's
+    assert usage is not None
+    assert usage.cost_usd is msgspec.UNSET

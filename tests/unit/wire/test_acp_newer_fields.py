@@ -12,6 +12,7 @@ import msgspec
 import pytest
 
 from gemwire.protocol._strict import unknown_fields
+from gemwire.runners.acp import AcpOptions
 from gemwire.wire import acp
 
 EXAMPLES: list[tuple[type[msgspec.Struct], dict[str, Any]]] = [
@@ -75,11 +76,13 @@ def test_the_agent_auth_capabilities_are_read() -> None:
     assert acp.AgentCapabilities().auth.logout is None
 
 
-def test_the_client_still_declares_exactly_what_it_serves() -> None:
-    """The members gemwire does not serve stay out of ``initialize`` (it sends what every
-    pinned agent was recorded with)."""
-    capabilities = acp.ClientCapabilities(fs=acp.FileSystemCapabilities(write_text_file=True))
+def test_the_client_declares_exactly_what_it_serves() -> None:
+    """The members gemwire does not serve stay out of ``initialize``; boolean config options
+    it serves (`AcpSession.set_config_option`), and an agent may offer them only to a client
+    that declares them."""
+    capabilities = AcpOptions().client_capabilities(terminal=False)
     assert json.loads(msgspec.json.encode(capabilities)) == {
         "fs": {"readTextFile": False, "writeTextFile": True},
         "terminal": False,
+        "session": {"configOptions": {"boolean": {}}},
     }

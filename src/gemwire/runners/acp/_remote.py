@@ -12,11 +12,19 @@ gemwire`` never needs them; without them the channel says what to install.
 from __future__ import annotations
 
 from types import ModuleType
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from gemwire.errors import AgentNotFound, AuthFailed, GemwireError
 
-__all__ = ("INSTALL_REMOTE", "bearer", "import_remote", "refused", "shown", "unreachable")
+__all__ = (
+    "INSTALL_REMOTE",
+    "bearer",
+    "import_remote",
+    "refused",
+    "shown",
+    "split_token",
+    "unreachable",
+)
 
 INSTALL_REMOTE = "pip install 'gemwire[remote]'"
 
@@ -46,6 +54,26 @@ def shown(url: str) -> str:
     host = parts.hostname or ""
     netloc = f"{host}:{parts.port}" if parts.port else host
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def split_token(url: str) -> tuple[str, str | None]:
+    """The URL without its ``token`` query parameter (the rest of the query kept), and the
+    token.
+
+    >>> split_token("ws://h:8765/acp/gemini?token=abc")
+    ('ws://h:8765/acp/gemini', 'abc')
+    >>> split_token("https://h/acp/claude?x=1&token=abc")
+    ('https://h/acp/claude?x=1', 'abc')
+    >>> split_token("ws://h/acp/gemini")
+    ('ws://h/acp/gemini', None)
+    """
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    tokens = [value for name, value in query if name == "token"]
+    if not tokens:
+        return url, None
+    rest = urlencode([(name, value) for name, value in query if name != "token"])
+    return urlunsplit(parts._replace(query=rest)), tokens[-1]
 
 
 def unreachable(url: str, exc: BaseException) -> AgentNotFound:

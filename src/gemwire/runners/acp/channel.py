@@ -3,7 +3,8 @@
 `AcpClient` reads and writes the agent's messages only through a channel (as an httpx
 client through its transport), so the same client drives an agent process
 (`ProcessChannel`, the default), an agent object in this process (`memory_channel_pair`)
-or, later, a remote ACP endpoint. A channel says how what it receives is framed:
+or a remote ACP endpoint (`WebSocketChannel`, `StreamableHttpChannel`: `remote_channel`).
+A channel says how what it receives is framed:
 ``"lines"`` for a byte stream of newline-delimited JSON (a pipe), ``"messages"`` for one
 whole JSON-RPC message per `receive` (a WebSocket frame, an in-memory queue). What it
 cannot know is ``None``: a remote agent has no stderr tail and no exit code, but may

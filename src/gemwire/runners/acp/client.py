@@ -307,25 +307,35 @@ class AcpClient:
         mcp_servers: Sequence[McpServer] | None = None,
     ) -> AcpSession:
         """Load a saved session (the agent must advertise ``loadSession``). Its history
-        comes as events marked ``replay``, before and after this returns."""
+        comes as events marked ``replay`` (an agent's quirks may wait for it to end,
+        `quirks.AgentQuirks`)."""
         protocol.require_capability(self.agent_capabilities, "session/load")
         folder, extra, params = self._session_params(cwd, include_directories, mcp_servers)
         session = AcpSession(self._context, session_id, folder, extra, None)
         session.normalizer.begin_replay()
         self._register(session, None)
+        environment = self.options.environment()
+
+        def notify(message: str) -> None:
+            session.emit([self._context.notice(message, session_id, severity="info")])
+
+        call = protocol.load_session(acp.LoadSessionRequest(session_id=session_id, **params))
         try:
+            await self._quirks.before_load(environment, folder, session_id, notify)
             async with self._quirks.opening_session():
-                response = await self._call_with_auth(
-                    protocol.load_session(acp.LoadSessionRequest(session_id=session_id, **params))
-                )
+                response = await self._call_with_auth(call)
+        except AgentRequestFailed as exc:
+            self._router.forget(session_id)
+            failure = self._quirks.load_failed(exc, folder, session_id)
+            if failure is exc:
+                raise
+            raise failure from exc
         except BaseException:
             self._router.forget(session_id)
             raise
         session.loaded(response)
-        await session.settle_replay()
-        warning = await self._quirks.protect_loaded_session(
-            self.options.environment(), folder, session_id
-        )
+        await self._quirks.settle_replay(lambda: session.updates)
+        warning = await self._quirks.protect_loaded_session(environment, folder, session_id)
         if warning is not None:
             session.emit([self._context.notice(warning, session_id)])
         return session

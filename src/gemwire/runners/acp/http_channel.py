@@ -33,7 +33,7 @@ from gemwire.protocol.acp.remote import (
     peek,
 )
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES, OversizedLine
-from gemwire.protocol.sse import SseDecoder
+from gemwire.protocol.sse import SseDecoder, SseEvent
 from gemwire.runners.acp._remote import (
     CONNECT_TIMEOUT,
     bearer,
@@ -216,9 +216,11 @@ class StreamableHttpChannel:
                     await done.wait()
             self._end(reason)
 
-    async def _deliver(self, message: bytes | OversizedLine) -> None:
+    async def _deliver(self, message: bytes | SseEvent | OversizedLine) -> None:
         if isinstance(message, OversizedLine):
             return  # dropped unread, as the stdio path drops an oversized line
+        if isinstance(message, SseEvent):
+            message = message.data
         seen = peek(message) if self._attaching or b"sessionId" in message else None
         if seen is not None and seen.response:
             attached = self._attaching.pop(seen.key or b"", None)

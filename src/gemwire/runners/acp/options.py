@@ -103,14 +103,18 @@ class AcpOptions(msgspec.Struct, frozen=True, kw_only=True):
     ) -> acp.ClientCapabilities:
         """What the client offers in ``initialize``: the file methods these options serve,
         terminals when it has a terminal policy, elicitation (forms and URLs) when it has
-        an elicitation handler."""
+        an elicitation handler, and boolean config options (``set_config_option`` sets
+        them), which an agent may offer only to a client that declares them."""
         fs = acp.FileSystemCapabilities(
             read_text_file=self.serve_reads, write_text_file=self.serve_writes
         )
+        session = acp.ClientSessionCapabilities(
+            config_options=acp.SessionConfigOptionsCapabilities(boolean={})
+        )
         if not elicitation:
-            return acp.ClientCapabilities(fs=fs, terminal=terminal)
+            return acp.ClientCapabilities(fs=fs, terminal=terminal, session=session)
         asks = acp.ElicitationCapabilities(form={}, url={})
-        return acp.ClientCapabilities(fs=fs, terminal=terminal, elicitation=asks)
+        return acp.ClientCapabilities(fs=fs, terminal=terminal, session=session, elicitation=asks)
 
 
 class AcpTurnResult(TurnResult, frozen=True, kw_only=True):

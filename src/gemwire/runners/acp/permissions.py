@@ -58,6 +58,11 @@ class PermissionRequest(msgspec.Struct, frozen=True, kw_only=True):
     options: list[PermissionOption]
     tool_call: acp.ToolCallUpdate
     """Everything the agent sent about the call: diffs, locations, raw input."""
+    diff: str | None = None
+    """The proposed change as a unified diff (the call's diffs as known), as the
+    ``permission_requested`` event has it; secrets masked."""
+    content: str | None = None
+    """The call's text content as known; secrets masked."""
 
 
 PermissionHandler = Callable[[PermissionRequest], Awaitable[str | None]]

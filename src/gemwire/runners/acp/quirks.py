@@ -17,6 +17,7 @@ from typing import Protocol
 
 import msgspec
 
+from gemwire.errors import AgentRequestFailed
 from gemwire.protocol.acp import ProtocolViolation
 from gemwire.runners.acp.gemini_cli import GeminiCliQuirks
 from gemwire.runners.agents import AGENTS
@@ -31,6 +32,27 @@ class AgentQuirks(Protocol):
         """Held around ``session/new`` and ``session/load``."""
         ...
 
+    async def before_load(
+        self,
+        environment: Mapping[str, str],
+        folder: str,
+        session_id: str,
+        notify: Callable[[str], None],
+    ) -> None:
+        """Before ``session/load``: wait until loading is safe (``notify`` says why)."""
+        ...
+
+    def load_failed(
+        self, error: AgentRequestFailed, folder: str, session_id: str
+    ) -> AgentRequestFailed:
+        """The error a failed ``session/load`` raises (``error``, or a clearer one)."""
+        ...
+
+    async def settle_replay(self, updates: Callable[[], int]) -> None:
+        """After ``session/load`` answered: until the replay has ended (``updates()``:
+        the session's updates so far)."""
+        ...
+
     async def protect_loaded_session(
         self, environment: Mapping[str, str], folder: str, session_id: str
     ) -> str | None:
@@ -39,11 +61,29 @@ class AgentQuirks(Protocol):
 
 
 class NoQuirks:
-    """An agent that follows the schema."""
+    """An agent that follows the schema: it sends a loaded session's history before it
+    answers ``session/load``, so nothing waits for it."""
 
     @asynccontextmanager
     async def opening_session(self) -> AsyncIterator[None]:
         yield
+
+    async def before_load(
+        self,
+        environment: Mapping[str, str],
+        folder: str,
+        session_id: str,
+        notify: Callable[[str], None],
+    ) -> None:
+        return None
+
+    def load_failed(
+        self, error: AgentRequestFailed, folder: str, session_id: str
+    ) -> AgentRequestFailed:
+        return error
+
+    async def settle_replay(self, updates: Callable[[], int]) -> None:
+        return None
 
     async def protect_loaded_session(
         self, environment: Mapping[str, str], folder: str, session_id: str

@@ -20,8 +20,8 @@ from anyio.abc import TaskGroup
 
 from gemwire._normalize.acp import AcpNormalizer
 from gemwire._normalize.notices import notice
-from gemwire.errors import AgentRequestFailed
-from gemwire.events import Event, Notice, PermissionOption
+from gemwire.errors import AgentRequestFailed, InvalidOptions
+from gemwire.events import Event, Notice, PermissionRequested
 from gemwire.protocol import acp as protocol
 from gemwire.runners.acp.events import EventQueue
 from gemwire.runners.acp.files import ConfinedFileSystem
@@ -33,19 +33,11 @@ from gemwire.wire import acp
 from gemwire.wire.jsonrpc import METHOD_NOT_FOUND
 
 __all__ = (
-    "REPLAY_SETTLE",
-    "REPLAY_SETTLE_MAX",
     "AcpSession",
     "OpenedSession",
     "SessionContext",
     "session_folders",
 )
-
-REPLAY_SETTLE = 0.25
-"""Seconds without a replayed update after which a loaded session's history is taken as
-complete (at most `REPLAY_SETTLE_MAX`)."""
-
-REPLAY_SETTLE_MAX = 5.0
 
 OpenedSession = (
     acp.NewSessionResponse
@@ -117,7 +109,8 @@ class AcpSession:
         """The turn a caller reads, from ``async with`` to its end: what the queue holds
         until its ``turn_completed`` is its own, even after the agent ended it."""
         self.updates = 0
-        """``session/update`` notifications received (`settle_replay` watches it)."""
+        """``session/update`` notifications received (an agent's ``settle_replay`` quirk
+        watches it)."""
         self._permission_scopes: set[anyio.CancelScope] = set()
         if response is not None:
             self.loaded(response)
@@ -132,6 +125,16 @@ class AcpSession:
         return self.modes.current_mode_id if self.modes else None
 
     @property
+    def current_model(self) -> str | None:
+        """The session's model as the agent last said: ``models.currentModelId``, else the
+        current value of its config option of category ``model``; ``None`` if neither."""
+        if self.models is not None:
+            return self.models.current_model_id
+        option = next((o for o in self.config_options or [] if o.get("category") == "model"), None)
+        value = option.get("currentValue") if option is not None else None
+        return value if isinstance(value, str) else None
+
+    @property
     def lost(self) -> bool:
         """The agent process exited: this session is gone with it."""
         return self.context.peer.gone
@@ -139,17 +142,6 @@ class AcpSession:
     def loaded(self, response: OpenedSession) -> None:
         self.modes, self.models = response.modes, response.models
         self.config_options = response.config_options
-
-    async def settle_replay(self) -> None:
-        """Wait for a loaded session's replay to stop: it may go on after the answer to
-        ``session/load`` (Gemini CLI does not wait for it), and a prompt sent next must
-        not interleave with history."""
-        with anyio.move_on_after(REPLAY_SETTLE_MAX):
-            while True:
-                seen = self.updates
-                await anyio.sleep(REPLAY_SETTLE)
-                if self.updates == seen:
-                    return
 
     def prompt(self, prompt: Prompt) -> AcpTurn:
         """A turn: use it with ``async with``, iterate it for events, then read
@@ -238,15 +230,22 @@ class AcpSession:
             )
         await self.set_config_option(str(option["id"]), model_id)
 
-    async def set_config_option(self, config_id: str, value: Any) -> None:
-        """``session/set_config_option``; the agent answers with all options."""
-        result = await self._call(
-            protocol.set_config_option(
-                acp.SetSessionConfigOptionRequest(
-                    session_id=self.session_id, config_id=config_id, value=value
-                )
+    async def set_config_option(self, config_id: str, value: str | bool) -> None:
+        """``session/set_config_option``: ``value`` is one of the option's value ids, or a
+        boolean for a ``type: "boolean"`` option (sent as that type, as the schema has it).
+        The agent answers with all options. Another value raises `InvalidOptions`."""
+        if not isinstance(value, str | bool):
+            raise InvalidOptions(
+                f"config option {config_id!r}: a value is a value id (a string) or a "
+                f"boolean, not {value!r}"
             )
+        request = acp.SetSessionConfigOptionRequest(
+            session_id=self.session_id,
+            config_id=config_id,
+            value=value,
+            type="boolean" if isinstance(value, bool) else None,
         )
+        result = await self._call(protocol.set_config_option(request))
         if isinstance(result.get("configOptions"), list):
             self.config_options = result["configOptions"]
 
@@ -259,7 +258,8 @@ class AcpSession:
     ) -> acp.RequestPermissionResponse:
         """Ask the permission handler; only an option the agent offered is ever sent."""
         context = self.context
-        self.emit(self.normalizer.permission_requested(request_id, params))
+        asked = self.emit(self.normalizer.permission_requested(request_id, params))[-1]
+        assert isinstance(asked, PermissionRequested)
         offered = {o.option_id: o for o in params.options}
         kind, title = self.normalizer.describe(params.tool_call.tool_call_id)
         request = PermissionRequest(
@@ -268,11 +268,10 @@ class AcpSession:
             call_id=params.tool_call.tool_call_id,
             title=context.peer.mask(title),  # shown to a user, as the events are
             kind=kind,
-            options=[
-                PermissionOption(option_id=o.option_id, name=o.name, kind=o.kind)
-                for o in params.options
-            ],
+            options=asked.options,
             tool_call=params.tool_call,
+            diff=asked.diff,
+            content=asked.content,
         )
         chosen: str | None = None
         cancelled = self.state.cancelling

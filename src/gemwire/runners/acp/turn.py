@@ -17,6 +17,7 @@ import anyio
 from gemwire.errors import AgentCrashed, AgentRequestFailed, GemwireError
 from gemwire.events import Event, TurnCompleted, TurnError
 from gemwire.protocol import acp as protocol
+from gemwire.runners._session_follower import with_model_estimates
 from gemwire.runners.acp.errors import turn_error
 from gemwire.runners.acp.options import AcpTurnResult
 from gemwire.runners.acp.peer import Pending
@@ -183,6 +184,9 @@ class AcpTurn:
         session = self.session
         duration = int((time.monotonic() - self._started) * 1000)
         events = session.normalizer.finish(response, error=error, duration_ms=duration)
+        completed = events[-1]
+        assert isinstance(completed, TurnCompleted)
+        events[-1] = with_model_estimates(completed, session.current_model)
         completion = session.emit(events)[-1]  # as queued: __anext__ knows it by identity
         assert isinstance(completion, TurnCompleted)
         self._completion = completion
