@@ -93,7 +93,8 @@ class ModelBody(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 class ConfigBody(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     config_id: str
-    value: Any
+    value: str | bool
+    """One of the option's value ids, or a boolean for a ``type: "boolean"`` option."""
 
 
 def _manager(request: Request | WebSocket) -> SessionManager:

@@ -154,8 +154,12 @@ async def test_a_bad_session_request_is_refused_and_leaves_nothing(
             "the request body is not JSON: invalid UTF-8 in a JSON string (invalid start byte)",
         ),
         (
-            b'{"config_id": "c", "value": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",
-            "/v1/sessions/s_0123456789abcdef/config",
+            b'{"prompt": [{"type": "text", "text": "x", "_meta": '
+            + b'{"a": ' * 100_000
+            + b"1"
+            + b"}" * 100_000
+            + b"}]}",
+            "/v1/sessions/s_0123456789abcdef/prompt",
             "the request body is not JSON: nested too deeply to decode",
         ),
         (
@@ -407,11 +411,18 @@ async def test_modes_are_set_and_unknown_ones_refused(dirs: tuple[str, str]) -> 
         model = await server.request("POST", f"/v1/sessions/{sid}/model", json={"model_id": "m"})
         assert model.status_code == 400
         config = await server.request(
-            "POST", f"/v1/sessions/{sid}/config", json={"config_id": "c", "value": 1}
+            "POST", f"/v1/sessions/{sid}/config", json={"config_id": "c", "value": "v"}
         )
         assert (config.status_code, config.json()["error"]["message"]) == (
             400,
             "the agent offers no option 'c'; its options: []",
+        )
+        number = await server.request(
+            "POST", f"/v1/sessions/{sid}/config", json={"config_id": "c", "value": 1}
+        )
+        assert (number.status_code, number.json()["error"]["message"]) == (
+            400,
+            "invalid request body: Expected `bool | str`, got `int` - at `$.value`",
         )
 
 
