@@ -180,9 +180,10 @@ class RemoteServer:
         until: str | None = None,
         q: str | None = None,
     ) -> list[SessionInfo]:
-        """The agents' saved sessions in the server's homes, as ``gemwire sessions list
-        --json`` gives them: of ``agent`` (or ``all``), in ``project``, last updated
-        between ``since`` and ``until`` (as ``gemwire usage`` takes them), matching ``q``."""
+        """The agents' saved sessions in the server's homes, newest first, each as ``gemwire
+        sessions list --json`` gives it: of ``agent`` (or ``all``), in ``project``, last
+        updated between ``since`` and ``until`` (as ``gemwire usage`` takes them), matching
+        ``q``. Every one of them: the server's pages (``limit``, ``offset``) are for the page."""
         given = {"agent": agent, "project": project, "since": since, "until": until, "q": q}
         params = {name: value for name, value in given.items() if value is not None}
         return (await self.api.call("GET", "/v1/saved-sessions", _Saved, params=params)).sessions
