@@ -98,7 +98,9 @@ async def test_keys_in_an_acp_agents_tool_output_answer_and_stderr_are_masked(
             session = await client.new_session()
             async with session.prompt("env | grep _KEY") as turn:
                 events = [event async for event in turn]
-            stderr_tail = client.stderr_tail
+        # Read once the agent is gone and its stderr drained: while it runs, the stderr
+        # line can still be in the pipe when the turn ends (stdout and stderr are two pipes).
+        stderr_tail = client.stderr_tail
     assert [e.type for e in events] == [
         "session_started",
         "user_message",
@@ -118,7 +120,6 @@ async def test_keys_in_an_acp_agents_tool_output_answer_and_stderr_are_masked(
         agent="acp:fake-agent", session_id="fake-session", text="Your OpenAI key is ***."
     )
     assert turn.result.answer == "Your OpenAI key is ***."
-    # Read once the agent is gone; the turn's own tail may end before that line (two pipes).
     assert stderr_tail.splitlines()[-1] == "debug: using ***"
     assert leaked(events, turn.result, stderr_tail) == []
 
