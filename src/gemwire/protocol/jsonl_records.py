@@ -32,8 +32,9 @@ R = TypeVar("R")
 
 
 class LineDecoder(Generic[R]):
-    """One line at a time into ``record``: the record, or ``None`` and the `Problem` why,
-    each repair said as a `Problem` too (`problems`, appended to).
+    """One line at a time into ``record``: the record, or ``None`` and the `Problem` why
+    (``not a <what>: …``), each repair said as a `Problem` too (`problems`, appended to).
+    OpenCode's rows are decoded so too, a row's ``data`` a line.
 
     >>> from gemwire.wire.claude_session import Record
     >>> decoder = LineDecoder(Record, [])
@@ -43,10 +44,11 @@ class LineDecoder(Generic[R]):
     [(3, 'replaced 1 lone UTF-16 surrogate(s) in')]
     """
 
-    __slots__ = ("_decode", "problems")
+    __slots__ = ("_decode", "_what", "problems")
 
-    def __init__(self, record: type[R], problems: list[Problem]) -> None:
+    def __init__(self, record: type[R], problems: list[Problem], what: str = "record") -> None:
         self._decode: Callable[[bytes], R] = msgspec.json.Decoder(record).decode
+        self._what = what
         self.problems = problems
 
     def decode(self, line: bytes, number: int) -> R | None:
@@ -80,7 +82,7 @@ class LineDecoder(Generic[R]):
         if fixed is not None:
             self.problems.append(Problem(line=number, message=fixed[1].message))
             return fixed[0]
-        message = f"not a record: {why_undecodable(error)}"
+        message = f"not a {self._what}: {why_undecodable(error)}"
         self.problems.append(Problem(line=number, message=message))
         return None
 
