@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # the sessions stack loads when a command runs (a fast `gemwi
 
     Loaded = Conversation | JsonlConversation[Any] | OpenCodeConversation
 
-__all__ = ("agent_option", "agent_sources", "sessions", "when_option")
+__all__ = ("agent_option", "agent_sources", "sessions", "warn_unread", "when_option")
 
 # gemwire.sessions' AGENTS, spelled out for the same reason (a test keeps them equal).
 AGENT_CHOICES = ("gemini", "claude", "codex", "qwen", "opencode", "all")
@@ -55,6 +55,19 @@ def agent_sources(agent: str, gemini_home: str | None) -> list[SessionSource]:
         return [source(s.agent, gemini_home) if s.agent == "gemini" else s for s in sources(agent)]
     except InvalidOptions as exc:
         raise click.UsageError(terminal_safe(str(exc))) from exc
+
+
+def warn_unread(homes: list[SessionSource]) -> None:
+    """A line on stderr for each folder or database of a home that could not be read: its
+    sessions would otherwise seem not to exist."""
+    from gemwire.sessions import AGENT_NAMES
+
+    for home in homes:
+        for path, why in home.unread.items():
+            shown = path.encode(errors="surrogateescape").decode(errors="replace")
+            name = AGENT_NAMES.get(home.agent, home.agent)
+            line = f"gemwire: cannot read {name}'s sessions in {shown}: {why}"
+            click.echo(terminal_safe(line), err=True)
 
 
 def when_option(ctx: click.Context, param: click.Parameter, value: str | None) -> date | None:
@@ -160,11 +173,13 @@ def list_(
 
     if all_projects and project:
         raise click.UsageError("--project and --all-projects exclude each other")
+    homes = agent_sources(agent, gemini_home)
     found = [
         info
-        for home in agent_sources(agent, gemini_home)
+        for home in homes
         for info in (home.all_sessions() if all_projects else home.sessions(project))
     ]
+    warn_unread(homes)
     out = sys.stdout
     for info in found:
         if as_json:
@@ -414,6 +429,7 @@ def search(
         lines.append(f"    open: {hit.open_command()}")
         out.write(terminal_safe("\n".join(lines)) + "\n")
         out.flush()
+    warn_unread(homes)
     if not found:
         if not as_json:
             click.echo("No sessions hold that text.", err=True)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 from gemwire.cli.safe_text import terminal_safe
-from gemwire.cli.sessions import agent_option, agent_sources, when_option
+from gemwire.cli.sessions import agent_option, agent_sources, warn_unread, when_option
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -93,14 +93,16 @@ def usage(
         table = load_prices(prices)
     except InvalidOptions as exc:
         raise click.UsageError(terminal_safe(str(exc))) from exc
+    homes = agent_sources(agent, gemini_home)
     report = collect(
-        agent_sources(agent, gemini_home),
+        homes,
         by=by,  # type: ignore[arg-type]  # one of _GROUPINGS, checked by click
         since=since,
         until=until,
         project=project,
         prices=table,
     )
+    warn_unread(homes)
     if as_json:
         sys.stdout.buffer.write(msgspec.json.encode(report) + b"\n")
         return
@@ -140,6 +142,7 @@ def show_report(console: Console, report: UsageReport) -> None:
 
     if not report.rows:
         console.print("No model responses found in the saved sessions.")
+        _show_problems(console, report)
         return
     from gemwire.sessions import AGENT_NAMES
 
@@ -194,6 +197,18 @@ def show_report(console: Console, report: UsageReport) -> None:
         console.print(
             f"No price known for {models}: its tokens are counted, not priced (* partly, "
             "? not at all); add prices with --prices.",
+            markup=False,
+        )
+    _show_problems(console, report)
+
+
+def _show_problems(console: Console, report: UsageReport) -> None:
+    """What could not be counted: the totals leave it out."""
+    count = report.problems
+    if count:
+        console.print(
+            f"{count:,} problem{'' if count == 1 else 's'} reading the saved sessions "
+            "(lines skipped or repaired; files, folders or databases not read, and not counted).",
             markup=False,
         )
 

@@ -21,7 +21,7 @@ import msgspec
 from gemwire.errors import SessionError, SessionNotFound
 from gemwire.sessions._index import ListingIndex, stamp_of
 from gemwire.sessions._jsonl import JsonlConversation, load_jsonl, read_jsonl_info
-from gemwire.sessions._reading import is_dir, session_entries, session_paths
+from gemwire.sessions._reading import folder_entries, is_dir, session_entries, session_paths
 from gemwire.sessions._source import AGENT_NAMES, Agent, SessionUsage, UsageTally
 from gemwire.sessions._summary import SessionInfo
 
@@ -75,6 +75,7 @@ class JsonlHome(Generic[C]):
         self._slug = slug
         self._first_keys = first_keys
         self._chats = chats
+        self.unread: dict[str, str] = {}
 
     @property
     def agent(self) -> Agent:
@@ -85,22 +86,20 @@ class JsonlHome(Generic[C]):
 
     def folders(self) -> list[Path]:
         """The folders sessions are listed and counted by (default: one per project)."""
-        try:
-            entries = sorted(os.scandir(self.projects_dir), key=lambda e: e.name)
-        except OSError:
-            return []
+        entries = folder_entries(self.projects_dir, self.unread)
         return [Path(e.path) for e in entries if is_dir(e)]
 
     def paths(self, folder: Path) -> list[Path]:
         """The session files of one folder `folders` gives."""
-        return session_paths(folder / self._chats if self._chats else folder, _SUFFIXES)
+        chats = folder / self._chats if self._chats else folder
+        return session_paths(chats, _SUFFIXES, self.unread)
 
     def _list(self, folder: Path) -> list[SessionInfo]:
         """One folder's sessions, each from the listing index while its file is unchanged."""
         listed = str(folder / self._chats if self._chats else folder)
         index = ListingIndex(listed)
         infos = []
-        for entry in session_entries(listed, _SUFFIXES):
+        for entry in session_entries(listed, _SUFFIXES, self.unread):
             try:
                 stamp = stamp_of(entry.stat())
             except OSError:  # gone since listed, a link that loops: not listed

@@ -108,6 +108,14 @@ class SessionSource(Protocol):
         """The agent's home, found as the agent finds it (its environment variables first)."""
         ...
 
+    @property
+    def unread(self) -> dict[str, str]:
+        """What of the home could not be read since this source was made, path -> why: the
+        folder its sessions are in, a project's folder, OpenCode's database (a session file
+        that cannot be read is a `Problem` on it instead). A home that does not exist is not
+        in it: the agent has not run."""
+        ...
+
     def sessions(self, root: str | os.PathLike[str] | None = None) -> list[SessionInfo]:
         """One project's sessions (default: the current directory's), in the agent's order."""
         ...

@@ -66,7 +66,8 @@ class UsageReport(msgspec.Struct, frozen=True, kw_only=True):
     """Sessions with at least one counted response (subagents count with their parent)."""
     files: int
     problems: int
-    """Lines or files skipped as unreadable (what `load_session` reports as problems)."""
+    """Lines, files, folders or databases that could not be read whole (what `load_session`
+    reports as problems: lines skipped or repaired; each source's ``unread``)."""
     agents: list[str] = []
     """The agents whose sessions were read (``gemini``, …)."""
     estimate: bool = True
@@ -222,6 +223,7 @@ def usage(
     moments = since_at is not None or until_at is not None
     chosen = sources(agent, home)
     for source in chosen:
+        known = set(source.unread)
         for where, session, start, responses in source.usage(project, tally):
             for timestamp, recorded_model, tokens, thoughts, tool in responses:
                 day = _day(timestamp, tz, days) or _day(start, tz, days)
@@ -252,6 +254,7 @@ def usage(
                         _cost(table, priced, model, tokens, thoughts, tool),
                     )
                 )
+        tally.problems += len(source.unread.keys() - known)  # a folder or database not read
     return _report(entries, by, table, tally, [source.agent for source in chosen])
 
 

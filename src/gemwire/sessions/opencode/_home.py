@@ -70,6 +70,7 @@ class OpenCodeHome:
             data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
             self.home = Path(data) / "opencode"
             self.database = database_path(self.home)
+        self.unread: dict[str, str] = {}
 
     def __repr__(self) -> str:
         return f"OpenCodeHome({str(self.database)!r})"
@@ -83,7 +84,10 @@ class OpenCodeHome:
                 rows = session_rows(connection, where, *args)
                 counts = message_counts(connection)
                 prompts = first_prompts(connection)
-        except (FileNotFoundError, Unreadable):
+        except FileNotFoundError:
+            return []
+        except Unreadable as exc:
+            self.unread[str(self.database)] = str(exc)
             return []
         children: dict[str, list[SessionInfo]] = {}
         for row in rows:
@@ -199,8 +203,8 @@ class OpenCodeHome:
         except FileNotFoundError:
             tally.files -= 1
             return
-        except Unreadable:
-            tally.problems += 1
+        except Unreadable as exc:
+            self.unread[str(self.database)] = str(exc)  # a problem for the report
             return
         tally.problems += skipped
         for row in rows:
