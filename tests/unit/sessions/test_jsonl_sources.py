@@ -24,8 +24,8 @@ from gemwire.sessions import load_session, search, usage
 from gemwire.sessions._jsonl import load_jsonl, read_jsonl_info
 
 CASES = [(spec, case) for spec in JSONL_AGENTS for case in cases_of(spec.recordings)]
-EVERY_CASE = ["answer", "cancel", "edit", "shell", "shell_denied", "tool_error", "write"]
-EVERY_CASE += ["write_denied"]
+EVERY_CASE = ["answer", "cancel", "edit", "multi_turn", "shell", "shell_denied", "tool_error"]
+EVERY_CASE += ["write", "write_denied"]
 
 
 @pytest.mark.parametrize("spec", JSONL_AGENTS, ids=str)
@@ -138,13 +138,13 @@ def test_the_cli_lists_shows_and_exports(spec: JsonlAgent, tmp_path: Path) -> No
     assert shown.exit_code == 0
     assert json.loads(shown.stdout.splitlines()[0])["agent"] == spec.agent
     name = {"claude": "Claude Code", "qwen": "Qwen Code", "codex": "Codex"}[spec.agent]
-    # The latest session: shell_denied's, whose answer is "On it."
+    # The latest session: multi_turn's, whose first answer is "First answer."
     markdown = runner.invoke(main, ["sessions", "export", "latest", *where, "--format", "markdown"])
     assert markdown.exit_code == 0, markdown.stderr
-    assert f"### {name}\n\nOn it." in markdown.stdout
+    assert f"### {name}\n\nFirst answer." in markdown.stdout
     html = runner.invoke(main, ["sessions", "export", "latest", *where, "--format", "html"])
     assert html.exit_code == 0, html.stderr
-    assert f'<div class="role">{name}</div><div class="text">On it.</div>' in html.stdout
+    assert f'<div class="role">{name}</div><div class="text">First answer.</div>' in html.stdout
     claude = runner.invoke(main, ["sessions", "export", "1", *where, "--format", "claude"])
     assert claude.exit_code == 2
     assert f"--format claude of a {name} session is not supported yet" in claude.stderr

@@ -27,6 +27,7 @@ from gemwire.sessions import (
     OpenCodeConversation,
     OpenCodeHome,
     load_session,
+    nested_opencode_events,
     search,
     to_markdown,
     usage,
@@ -35,7 +36,9 @@ from gemwire.sessions.opencode import load_opencode_session
 from gemwire.wire.opencode_session import MessageData, PartData
 
 RECORDINGS = FIXTURES / "opencode" / "1.18.33"
-CASES = sorted(p.stem for p in RECORDINGS.glob("*.sql"))
+CASES = sorted(p.stem for p in RECORDINGS.glob("*.sql") if p.stem != "subagent")
+"""The cases of test_agents_offline.py, and two prompts on one session (``multi_turn``);
+``subagent.sql`` is a ``task`` subagent's run (test_opencode_subagent_saved.py)."""
 
 
 def test_every_case_is_recorded() -> None:
@@ -43,6 +46,7 @@ def test_every_case_is_recorded() -> None:
         "answer",
         "cancel",
         "edit",
+        "multi_turn",
         "shell",
         "shell_denied",
         "tool_error",
@@ -222,7 +226,8 @@ def test_the_home_lists_finds_and_counts(tmp_path: Path) -> None:
     assert home.sessions(tmp_path / "elsewhere") == []
     report = usage(home, by="model")
     # One assistant message a model response, each 100 in + 10 out.
-    responses = {"answer": 1, "cancel": 0, "edit": 3, "shell": 2, "shell_denied": 1}
+    responses = {"answer": 1, "cancel": 0, "edit": 3, "multi_turn": 3, "shell": 2}
+    responses |= {"shell_denied": 1}
     responses |= {"tool_error": 3, "write": 2, "write_denied": 1}
     assert [(r.key, r.requests) for r in report.rows] == [
         ("gemwire-scripted", sum(responses.values()))
@@ -323,6 +328,29 @@ def test_a_row_s_text_cut_inside_a_character_loses_nothing(
     assert len(conversation.records) == len(whole.records)
     assert 1 <= len({p.line for p in conversation.problems}) <= len(cut)
     assert all(p.message.startswith("replaced ") for p in conversation.problems)
+
+
+def test_a_recorded_task_subagent_follows_the_call_that_started_it(tmp_path: Path) -> None:
+    """Recorded by tests/e2e/agents/test_opencode_subagent_saved.py: OpenCode's own ``task``
+    call and the subagent session it started (``parent_id``, ``metadata.sessionId``)."""
+    database = build(
+        (RECORDINGS / "subagent.sql").read_text(),
+        tmp_path / ".local" / "share" / "opencode" / "opencode.db",
+    )
+    [info] = OpenCodeHome(tmp_path).all_sessions()
+    [sub] = info.subagents
+    assert (sub.kind, sub.parent_id, sub.first_prompt) == ("subagent", info.id, "say sub done")
+    conversation = load_opencode_session(database)
+    assert conversation.problems == []
+    events = [msgspec.to_builtins(e) for e in nested_opencode_events(conversation)]
+    golden = (RECORDINGS / "subagent.events.jsonl").read_text().splitlines()
+    assert events == [json.loads(line) for line in golden]
+    runner = CliRunner(env={"XDG_DATA_HOME": str(tmp_path / ".local" / "share")})
+    shown = runner.invoke(main, ["sessions", "show", info.path, "--agent", "opencode"])
+    assert shown.exit_code == 0, shown.stderr
+    [call] = [e["call_id"] for e in events if e["type"] == "tool_call_started"]
+    assert f"# subagent {sub.id} (call {call})" in shown.stdout
+    assert f"# subagent {sub.id}: " not in shown.stdout  # not again, as one no call names
 
 
 def _with_subagent(tmp_path: Path, *, linked: bool) -> tuple[OpenCodeHome, Path, str, str]:

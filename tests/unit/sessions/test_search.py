@@ -105,11 +105,12 @@ def test_the_text_is_literal_never_a_pattern(tmp_path: Path) -> None:
 def test_since_and_until_pick_sessions_active_then(tmp_path: Path) -> None:
     home, _, _ = _jsonl_home(CLAUDE, tmp_path)
     every = list(search("go", home))
-    days = {h.last_updated[:10] for h in every if h.last_updated}
-    assert days == {"2026-11-25"}
+    days = [h.last_updated[:10] for h in every if h.last_updated]
+    assert days == ["2026-11-27"] + ["2026-11-25"] * (len(every) - 1)  # newest first
     utc = UTC
     assert list(search("go", home, since=date(2026, 11, 25), tz=utc)) == every
-    assert list(search("go", home, since=date(2026, 11, 26), tz=utc)) == []
+    assert list(search("go", home, since=date(2026, 11, 26), tz=utc)) == every[:1]
+    assert list(search("go", home, until=date(2026, 11, 25), tz=utc)) == every[1:]
     assert list(search("go", home, until=date(2026, 11, 24), tz=utc)) == []
     assert list(search("go", home, since=datetime(2026, 11, 25, tzinfo=utc), tz=utc)) == every
 
@@ -164,7 +165,7 @@ def test_a_corrupt_index_is_ignored(tmp_path: Path) -> None:
     for garbage in (b"", b"\x00not msgpack", index.path.read_bytes()[:40]):
         index.path.write_bytes(garbage)
         assert list(search("made", home)) == first
-        assert len(SearchIndex("claude", str(home.home))._old) == 8  # written again, whole
+        assert len(SearchIndex("claude", str(home.home))._old) == 9  # written again, whole
 
 
 def test_a_search_stopped_early_keeps_the_rest_of_the_index(tmp_path: Path) -> None:
@@ -213,9 +214,9 @@ def test_the_cli_names_each_session_and_how_to_open_it(tmp_path: Path) -> None:
     code, out, _ = invoke("touch made", env=env)
     assert code == 0
     blocks = out.split("\nclaude  ")
-    assert len(blocks) == 2
+    assert len(blocks) == 3  # shell, shell_denied, multi_turn
     first = out.splitlines()
-    assert first[0].startswith("claude  2026-11-25 ")
+    assert first[0].startswith("claude  2026-11-27 ")  # multi_turn, the newest
     assert first[1] == "    tool input: touch made.txt make a file"
     opener = first[2].removeprefix("    open: ")
     words = shlex.split(opener)
