@@ -22,6 +22,7 @@ from gemwire.errors import SessionError, SessionNotFound
 from gemwire.sessions._index import ListingIndex, stamp_of
 from gemwire.sessions._jsonl import JsonlConversation, load_jsonl, read_jsonl_info
 from gemwire.sessions._reading import folder_entries, is_dir, session_entries, session_paths
+from gemwire.sessions._search_index import Stamp, stamp_file
 from gemwire.sessions._source import AGENT_NAMES, Agent, SessionUsage, UsageTally
 from gemwire.sessions._summary import SessionInfo
 
@@ -180,6 +181,9 @@ class JsonlHome(Generic[C]):
 
     def files(self, info: SessionInfo) -> list[str]:
         return self.files_at(info.path)
+
+    def stamp(self, path: str) -> Stamp | None:
+        return stamp_file(path)
 
     def files_at(self, path: str) -> list[str]:
         """The session file at ``path``, then its subagents' where the agent keeps them apart."""

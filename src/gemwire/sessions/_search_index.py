@@ -5,8 +5,9 @@ for that takes seconds, and most have not changed since the last search. `Search
 keeps one source's texts (prompt, answer, tool input, tool output: `Passage`), each file's
 under its path and its stamp, (size, mtime_ns, inode): a file that differs in any of them
 is read again, one that is gone is never looked up (search asks only for the files its
-listing found) and dropped at the next save. OpenCode's sessions share one database: theirs
-are stamped with the database's and its write-ahead log's.
+listing found) and dropped at the next save. A source says what its sessions' stamps are
+(`SessionSource.stamp`): a file's is `stamp_file`; OpenCode's sessions share one database,
+and each is stamped by its own rows' times (one session written to is one read again).
 
 The index lives in gemwire's cache folder (``…/gemwire/search``), one file per agent and home,
 written whole and renamed over the old one. One that cannot be read, is not one (corrupt,
@@ -32,7 +33,8 @@ _VERSION = 1
 Field = Literal["prompt", "answer", "tool input", "tool output"]
 
 Stamp = tuple[int, ...]
-"""(size, mtime_ns, inode) of a session file; of a database and its log for OpenCode's."""
+"""(size, mtime_ns, inode) of a session file; what its source says changes with the session
+for one kept otherwise (OpenCode's, in a database)."""
 
 
 class Passage(msgspec.Struct, frozen=True, array_like=True):
@@ -60,28 +62,13 @@ _decode = msgspec.msgpack.Decoder(_Document).decode
 def stamp_file(path: str) -> Stamp | None:
     """The stamp of a session file, or ``None`` if there is none (gone, unreadable).
 
-    A session kept in a database (``<database>#<id>``) is stamped with its database's and
-    the database's write-ahead log's (where a writing agent's changes are first).
-
     >>> stamp_file("/nonexistent/session.jsonl") is None
     True
     """
     try:
-        found = os.stat(path)
+        return stamp_of(os.stat(path))
     except (OSError, ValueError):
-        database, hash_sign, _ = path.rpartition("#")
-        if not hash_sign:
-            return None
-        try:
-            found = os.stat(database)
-        except (OSError, ValueError):
-            return None
-        try:
-            logged: Stamp = stamp_of(os.stat(database + "-wal"))
-        except OSError:
-            logged = ()
-        return (*stamp_of(found), *logged)
-    return stamp_of(found)
+        return None
 
 
 class SearchIndex:

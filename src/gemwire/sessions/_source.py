@@ -142,6 +142,11 @@ class SessionSource(Protocol):
         """The files a session is kept in: its own, then its subagents'."""
         ...
 
+    def stamp(self, path: str) -> tuple[int, ...] | None:
+        """What changes whenever the session at ``path`` (one of `files`) changes, for the
+        search index: a file's (size, mtime_ns, inode); ``None`` if it is gone."""
+        ...
+
     def usage(self, project: str | None, tally: UsageTally) -> Iterator[SessionUsage]:
         """Every session file's model responses; only ``project``'s (root or folder name)
         when given."""

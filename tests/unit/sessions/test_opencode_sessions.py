@@ -138,6 +138,10 @@ def test_a_schema_gemwire_does_not_know_is_a_problem(tmp_path: Path) -> None:
     with closing(sqlite3.connect(database)) as connection:
         connection.execute("ALTER TABLE session RENAME COLUMN directory TO folder")
     assert _problem(database) == "a schema gemwire does not know (no column directory in session)"
+    other = _database(tmp_path / "other", "answer")
+    with closing(sqlite3.connect(other)) as connection:  # what a session's search stamp reads
+        connection.execute("ALTER TABLE part DROP COLUMN time_updated")
+    assert _problem(other) == "a schema gemwire does not know (no column time_updated in part)"
     assert OpenCodeHome(tmp_path / "no-such-home").sessions() == []
 
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import sqlite3
 from collections.abc import Callable
+from contextlib import closing
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -155,6 +157,47 @@ def test_a_warm_search_loads_nothing_and_a_changed_file_is_read_again(tmp_path: 
     index = SearchIndex("claude", str(inner.home))
     assert str(appended) not in index._old
     assert len(index._old) == len(files) - 1
+
+
+def test_one_opencode_session_written_to_is_the_one_read_again(tmp_path: Path) -> None:
+    """OpenCode's sessions share a database; each is stamped by its own rows' times and
+    counts, so a write to one (as OpenCode writes: a part, its message, the session) does not
+    make a search read them all again."""
+    inner = _opencode_home(tmp_path, tmp_path / "workspace")
+    cold = Counting(inner)
+    list(search("made", cold))
+    listed = inner.all_sessions()
+    assert len(cold.loaded) == len(listed) + sum(len(i.subagents) for i in listed)
+    warm = Counting(inner)
+    list(search("made", warm))
+    assert warm.loaded == []
+    changed = listed[2]
+    with closing(sqlite3.connect(inner.database)) as connection:
+        [(part, message)] = connection.execute(
+            "SELECT id, message_id FROM part WHERE session_id = ? AND data LIKE ?",
+            (changed.id, '%"text":"go"%'),
+        ).fetchall()
+        connection.execute(
+            "UPDATE part SET data = ?, time_updated = time_updated + 1 WHERE id = ?",
+            ('{"type":"text","text":"zebra crossing"}', part),
+        )
+        connection.execute(
+            "UPDATE message SET time_updated = time_updated + 1 WHERE id = ?", (message,)
+        )
+        connection.commit()
+    again = Counting(inner)
+    [hit] = search("ZEBRA", again)
+    assert (hit.id, again.loaded) == (changed.id, [changed.path])
+    with closing(sqlite3.connect(inner.database)) as connection:  # a part deleted, no time
+        connection.execute(
+            "DELETE FROM part WHERE id = (SELECT id FROM part WHERE session_id = ? AND data"
+            """ LIKE '%"step-start"%' LIMIT 1)""",
+            (changed.id,),
+        )
+        connection.commit()
+    again = Counting(inner)
+    assert [h.id for h in search("ZEBRA", again)] == [changed.id]
+    assert again.loaded == [changed.path]
 
 
 def test_a_corrupt_index_is_ignored(tmp_path: Path) -> None:

@@ -36,6 +36,7 @@ from gemwire.errors import SessionError, SessionNotFound
 from gemwire.protocol._undecodable import UNDECODABLE
 from gemwire.sessions._index import ListingIndex, stamp_of
 from gemwire.sessions._reading import folder_entries, is_dir, read_small_file, session_entries
+from gemwire.sessions._search_index import Stamp, stamp_file
 from gemwire.sessions._source import SessionUsage, UsageTally
 from gemwire.sessions._summary import SessionInfo, short_id_of
 from gemwire.sessions.gemini._conversation import Conversation, load_session, read_session_info
@@ -416,6 +417,9 @@ class GeminiHome:
     def files(self, info: SessionInfo) -> list[str]:
         """The session's file, then its subagents' files."""
         return [info.path, *(sub.path for sub in info.subagents)]
+
+    def stamp(self, path: str) -> Stamp | None:
+        return stamp_file(path)
 
     def usage(self, project: str | None, tally: UsageTally) -> Iterator[SessionUsage]:
         """Every model response saved in the home (in ``project`` only, when given: its root,

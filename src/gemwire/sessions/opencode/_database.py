@@ -40,6 +40,7 @@ __all__ = (
     "read_only",
     "session_records",
     "session_rows",
+    "session_stamps",
 )
 
 _text = functools.partial(str, encoding="utf-8", errors="replace")
@@ -69,8 +70,17 @@ def iso_time(milliseconds: object) -> str | None:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+_STAMP_COLUMNS = {
+    "session": ("time_updated",),
+    "message": ("time_updated",),
+    "part": ("time_updated",),
+}
+"""What `session_stamps` reads besides `SCHEMA` (OpenCode 1.18.33 sets it on every write)."""
+
+
 def _check_schema(connection: sqlite3.Connection) -> None:
-    for table, needed in SCHEMA.items():
+    for table, read in SCHEMA.items():
+        needed = (*read, *_STAMP_COLUMNS.get(table, ()))
         columns = {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
         missing = [c for c in needed if c not in columns]
         if missing:
@@ -176,6 +186,25 @@ _USER_PARTS = """
 _MESSAGES = """
     SELECT session_id, CAST(data AS BLOB) FROM message ORDER BY session_id, time_created, id
 """
+
+
+_STAMPS = """
+    SELECT s.id, s.time_updated, m.updated, m.rows, p.updated, p.rows FROM session s
+    LEFT JOIN (SELECT session_id, max(time_updated) AS updated, count(*) AS rows
+               FROM message GROUP BY session_id) m ON m.session_id = s.id
+    LEFT JOIN (SELECT session_id, max(time_updated) AS updated, count(*) AS rows
+               FROM part GROUP BY session_id) p ON p.session_id = s.id
+"""
+
+
+def session_stamps(connection: sqlite3.Connection) -> dict[str, tuple[int, ...]]:
+    """What changes whenever OpenCode writes to a session, by session: its row's
+    ``time_updated``, and the latest ``time_updated`` and the number of its messages and of
+    its parts (a row deleted lowers a count)."""
+    stamps: dict[str, tuple[int, ...]] = {}
+    for session_id, *values in connection.execute(_STAMPS):
+        stamps[session_id] = tuple(v if isinstance(v, int) else -1 for v in values)
+    return stamps
 
 
 def message_counts(connection: sqlite3.Connection) -> dict[str, int]:

@@ -16,6 +16,7 @@ from typing import Final
 import msgspec
 
 from gemwire.errors import SessionError, SessionNotFound
+from gemwire.sessions._search_index import Stamp, stamp_file
 from gemwire.sessions._source import SessionUsage, UsageTally
 from gemwire.sessions._summary import SessionInfo
 from gemwire.sessions.opencode._conversation import (
@@ -31,6 +32,7 @@ from gemwire.sessions.opencode._database import (
     messages_by_session,
     read_only,
     session_rows,
+    session_stamps,
 )
 from gemwire.wire.opencode_session import SessionRow
 
@@ -71,6 +73,8 @@ class OpenCodeHome:
             self.home = Path(data) / "opencode"
             self.database = database_path(self.home)
         self.unread: dict[str, str] = {}
+        self._stamps: dict[str, Stamp] = {}
+        self._stamped: Stamp | None = None  # the database's and its log's, when read
 
     def __repr__(self) -> str:
         return f"OpenCodeHome({str(self.database)!r})"
@@ -190,6 +194,23 @@ class OpenCodeHome:
 
     def files(self, info: SessionInfo) -> list[str]:
         return [info.path, *(sub.path for sub in info.subagents)]
+
+    def stamp(self, path: str) -> Stamp | None:
+        """A session's own stamp (`session_stamps`: its rows' times and counts), read for
+        every session at once whenever the database or its log changed since."""
+        database, session_id = split_ref(path)
+        if session_id is None or database != self.database:
+            return None
+        files = (stamp_file(str(database)), stamp_file(f"{database}-wal"))
+        now = tuple(n for stamp in files for n in stamp or (-1,))
+        if now != self._stamped:
+            try:
+                with read_only(self.database) as connection:
+                    self._stamps = session_stamps(connection)
+            except (FileNotFoundError, Unreadable):
+                self._stamps = {}
+            self._stamped = now
+        return self._stamps.get(session_id)
 
     def usage(self, project: str | None, tally: UsageTally) -> Iterator[SessionUsage]:
         """Every response's tokens (a subagent's count towards its parent); only
