@@ -95,9 +95,18 @@ def make_opencode(database: Path, sessions: int, projects: tuple[str, ...]) -> N
     cases: list[tuple[tuple[Any, ...], Rows, Rows]] = []
     with closing(sqlite3.connect(scratch)) as source:
         for row in source.execute("SELECT * FROM session WHERE parent_id IS NULL ORDER BY id"):
-            messages = source.execute("SELECT * FROM message WHERE session_id = ?", (row[0],))
-            parts = source.execute("SELECT * FROM part WHERE session_id = ?", (row[0],))
-            cases.append((row, messages.fetchall(), parts.fetchall()))
+            by_session = (row[0],)
+            cases.append(
+                (
+                    row,
+                    source.execute(
+                        "SELECT * FROM message WHERE session_id = ?", by_session
+                    ).fetchall(),
+                    source.execute(
+                        "SELECT * FROM part WHERE session_id = ?", by_session
+                    ).fetchall(),
+                )
+            )
     scratch.unlink()
     opencode_db.build(recorded[0], database)
     with closing(sqlite3.connect(database)) as connection:
@@ -126,8 +135,8 @@ def make_opencode(database: Path, sessions: int, projects: tuple[str, ...]) -> N
                 return tuple(out)
 
             for table, rows in (("session", [session]), ("message", messages), ("part", parts)):
-                marks = ", ".join("?" * len(rows[0])) if rows else ""
                 if rows:
+                    marks = ", ".join("?" * len(rows[0]))
                     connection.executemany(
                         f"INSERT INTO {table} VALUES ({marks})", [moved(r) for r in rows]
                     )
