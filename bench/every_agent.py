@@ -233,6 +233,11 @@ def main() -> None:
         print(f"  search: a text no session holds    {none_s:7.3f} s")
         print(f"  search after one OpenCode session changed {touched_s:7.3f} s")
         print(f"  cold (no index): usage {cold_usage:.3f} s, search {cold_search:.3f} s")
+        from gemwire.sessions._search_index import SearchIndex
+
+        sizes = {s.agent: SearchIndex(s.agent, str(s.home)).path.stat().st_size for s in homes()}
+        shown = ", ".join(f"{agent} {size / 1e6:.1f}" for agent, size in sizes.items())
+        print(f"  search index: {sum(sizes.values()) / 1e6:.1f} MB ({shown})")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from opencode_db import merged
 
 from gemwire.cli import main
 from gemwire.sessions import ClaudeHome, OpenCodeHome, SearchMatch, search, source
-from gemwire.sessions._search_index import SearchIndex
+from gemwire.sessions._search_index import KEPT_TEXT, SearchIndex
 from gemwire.sessions._source import SessionSource
 
 Make = Callable[[str, str], Any]  # conftest.Materialized
@@ -198,6 +198,28 @@ def test_one_opencode_session_written_to_is_the_one_read_again(tmp_path: Path) -
     again = Counting(inner)
     assert [h.id for h in search("ZEBRA", again)] == [changed.id]
     assert again.loaded == [changed.path]
+
+
+def test_the_index_keeps_no_session_over_its_bound(tmp_path: Path) -> None:
+    """A session of more text than `KEPT_TEXT` (an answer of hundreds of MB) is read at each
+    search, not kept: the index stays the size of the other sessions' text."""
+    inner, _, files = _jsonl_home(CLAUDE, tmp_path)
+    list(search("made", inner))
+    index = SearchIndex("claude", str(inner.home))
+    small = index.path.stat().st_size
+    big = files[0]  # answer's: its answer made longer than the bound
+    text = big.read_text()
+    assert text.count('"text":"Hello there."') == 1
+    long = "zebra " + "x" * KEPT_TEXT
+    big.write_text(text.replace('"text":"Hello there."', f'"text":"{long}"'))
+    for _ in range(2):
+        again = Counting(inner)
+        [hit] = search("ZEBRA", again)
+        assert (hit.path, again.loaded) == (str(big), [str(big)])
+        assert index.path.stat().st_size < small + 1000
+    warm = Counting(inner)
+    list(search("made", warm))
+    assert warm.loaded == [str(big)]
 
 
 def test_a_corrupt_index_is_ignored(tmp_path: Path) -> None:
