@@ -16,6 +16,8 @@ the whole line, and with a prompt's line, the session.
 
 from __future__ import annotations
 
+import codecs
+import re
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -25,7 +27,7 @@ from gemwire.protocol._lone_surrogates import decode_repaired
 from gemwire.protocol._undecodable import UNDECODABLE, decode_replacing, why_undecodable
 from gemwire.protocol.gemini_session import Problem
 
-__all__ = ("JsonlRecords", "LineDecoder")
+__all__ = ("JsonlRecords", "LineDecoder", "lines_in")
 
 
 R = TypeVar("R")
@@ -47,16 +49,16 @@ class LineDecoder(Generic[R]):
     __slots__ = ("_decode", "_what", "problems")
 
     def __init__(self, record: type[R], problems: list[Problem], what: str = "record") -> None:
-        self._decode: Callable[[bytes], R] = msgspec.json.Decoder(record).decode
+        self._decode: Callable[[bytes | memoryview], R] = msgspec.json.Decoder(record).decode
         self._what = what
         self.problems = problems
 
-    def decode(self, line: bytes, number: int) -> R | None:
+    def decode(self, line: bytes | memoryview, number: int) -> R | None:
         """``line`` (line ``number``) as a record, else ``None`` (a `Problem` says why)."""
         try:
             return self._decode(line)
         except UNDECODABLE as exc:
-            return self._repaired(line, number, exc)
+            return self._repaired(bytes(line), number, exc)
 
     def checked(self, line: bytes, number: int) -> bytes:
         """``line`` with its invalid UTF-8 replaced (a `Problem` says so): a typed decode
@@ -106,28 +108,59 @@ class JsonlRecords(Generic[R]):
         self.problems: list[Problem] = []
         self._decoder = LineDecoder(record, self.problems)
 
-    def feed_block(self, block: bytes, first_line: int) -> int:
-        """Decode every line of ``block`` (line ``first_line`` first); returns how many."""
-        lines = block.split(b"\n")
-        if lines and not lines[-1]:
-            lines.pop()  # the newline that ends the block
-        append, decode, checked = self.records.append, self._decoder.decode, None
-        if not _is_utf8(block):  # rare: each line is checked (invalid bytes may be skipped)
+    def feed_block(self, block: bytes | bytearray, first_line: int) -> int:
+        """Decode every line of ``block`` (line ``first_line`` first) into `records`;
+        returns how many lines it has."""
+        self.records.extend(self.decoded(block, first_line))
+        return lines_in(block)
+
+    def decoded(self, block: bytes | bytearray, first_line: int) -> list[R]:
+        """The records of ``block``'s lines (line ``first_line`` first; the last may lack
+        its newline); a line that is not one is a `Problem`.
+
+        Each line is decoded where it lies in ``block`` (a record's `msgspec.Raw` fields
+        point into it): a line of hundreds of MB is not copied.
+        """
+        decode, view = self._decoder.decode, memoryview(block)
+        records: list[R] = []
+        append = records.append
+        checked = None
+        if not _is_utf8(block, view):  # rare: each line is checked, skipped fields too
             checked = self._decoder.checked
-        for number, line in enumerate(lines, start=first_line):
-            if not line.strip():
-                continue
-            record = decode(checked(line, number) if checked else line, number)
-            if record is not None:
-                append(record)
-        return len(lines)
+        start, number, size = 0, first_line, len(block)
+        while start < size:
+            stop = block.find(b"\n", start)
+            stop = size if stop < 0 else stop
+            if stop > start and not _BLANK.fullmatch(block, start, stop):
+                line = view[start:stop]
+                record = decode(checked(bytes(line), number) if checked else line, number)
+                if record is not None:
+                    append(record)
+            start, number = stop + 1, number + 1
+        return records
 
 
-def _is_utf8(block: bytes) -> bool:
+_BLANK = re.compile(rb"\s*")
+
+
+def lines_in(block: bytes | bytearray) -> int:
+    """How many lines ``block`` holds (the last may lack its newline)."""
+    return block.count(b"\n") + (0 if not block or block.endswith(b"\n") else 1)
+
+
+_CHECKED = 1 << 20
+
+
+def _is_utf8(block: bytes | bytearray, view: memoryview) -> bool:
+    """Whether ``block`` is UTF-8, checked a MiB at a time (a long line's text is not
+    built whole to know)."""
     if block.isascii():
         return True
+    decoder = codecs.getincrementaldecoder("utf-8")()
     try:
-        block.decode()
+        for start in range(0, len(view), _CHECKED):
+            decoder.decode(view[start : start + _CHECKED])
+        decoder.decode(b"", final=True)
     except UnicodeDecodeError:
         return False
     return True

@@ -20,7 +20,12 @@ import msgspec
 
 from gemwire.errors import SessionError, SessionNotFound
 from gemwire.sessions._index import ListingIndex, stamp_of
-from gemwire.sessions._jsonl import JsonlConversation, load_jsonl, read_jsonl_info
+from gemwire.sessions._jsonl import (
+    JsonlConversation,
+    load_jsonl,
+    read_jsonl_info,
+    read_jsonl_usage,
+)
 from gemwire.sessions._reading import folder_entries, is_dir, session_entries, session_paths
 from gemwire.sessions._search_index import Stamp, stamp_file
 from gemwire.sessions._source import AGENT_NAMES, Agent, SessionUsage, UsageTally
@@ -205,17 +210,16 @@ class JsonlHome(Generic[C]):
             for path in (f for p in self.paths(folder) for f in self.files_at(str(p))):
                 tally.files += 1
                 try:
-                    conversation = load_jsonl(path, self.kind)
+                    counted = read_jsonl_usage(path, self.kind)
                 except SessionError:
                     tally.problems += 1
                     continue
-                if by_record and conversation.cwd not in (wanted, project):
+                if by_record and counted.cwd not in (wanted, project):
                     continue
-                tally.problems += len(conversation.problems)
-                fmt = conversation.format
+                tally.problems += counted.problems
                 yield SessionUsage(
-                    conversation.cwd or (folder.name if self.by_folder else "?"),
-                    conversation.session_id or str(path),
-                    next(filter(None, map(fmt.timestamp, conversation.records)), None),
-                    conversation.responses(),
+                    counted.cwd or (folder.name if self.by_folder else "?"),
+                    counted.session_id or str(path),
+                    counted.start,
+                    iter(counted.responses),
                 )

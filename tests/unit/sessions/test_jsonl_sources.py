@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import tracemalloc
 from pathlib import Path
 
 import msgspec
@@ -206,3 +207,32 @@ def test_text_that_is_not_unicode_loses_no_record(spec: JsonlAgent, data: st.Dat
     assert sorted({p.line for p in loaded.problems}) == cut
     assert all(p.message.startswith("replaced ") for p in loaded.problems)
     assert info.problems == len(loaded.problems)
+
+
+@pytest.mark.parametrize("spec", JSONL_AGENTS, ids=str)
+def test_listing_and_usage_hold_a_long_line_once(spec: JsonlAgent, tmp_path: Path) -> None:
+    """An answer of 16 MiB: listing and usage decode only what they read (the answer is
+    skipped, not built), keep no record, and never copy the line: the peak of what they
+    allocate (tracemalloc, not the clock) is about the line, once. It was 3 to 5 times."""
+    workspace = tmp_path / "w"
+    [path, *_] = materialize(spec, tmp_path / "home", workspace)  # answer's
+    text = path.read_text()
+    long = "x" * (16 << 20)
+    path.write_text(text.replace("Hello there.", long, 1))
+    size = path.stat().st_size
+    home = spec.home(tmp_path / "home")
+    for read in (
+        lambda: read_jsonl_info(path, spec.kind),
+        lambda: usage(home, project=str(workspace)),
+    ):
+        tracemalloc.start()
+        try:
+            read()
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 1.5 * size, f"{peak / size:.2f} times the file"
+    info = read_jsonl_info(path, spec.kind)
+    assert (info.first_prompt, info.problems) == ("go", 0)
+    requests = sum(spec.responses.values())
+    assert usage(home, project=str(workspace)).total.requests == requests
