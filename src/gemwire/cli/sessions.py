@@ -11,34 +11,40 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
-from gemwire.cli.options import output_options
+from gemwire.cli.options import LazyChoice, output_options
 from gemwire.cli.safe_text import terminal_safe, terminal_safe_json
 
 if TYPE_CHECKING:  # the sessions stack loads when a command runs (a fast `gemwire --help`)
-    from gemwire.sessions import (
-        Conversation,
-        JsonlConversation,
-        OpenCodeConversation,
-        SessionInfo,
-        SessionSource,
-    )
+    from gemwire.sessions import LoadedSession, SessionInfo, SessionSource
 
-    Loaded = Conversation | JsonlConversation[Any] | OpenCodeConversation
+__all__ = (
+    "AGENT_CHOICES",
+    "agent_option",
+    "agent_sources",
+    "sessions",
+    "warn_unread",
+    "when_option",
+)
 
-__all__ = ("agent_option", "agent_sources", "sessions", "warn_unread", "when_option")
 
-# gemwire.sessions' AGENTS, spelled out for the same reason (a test keeps them equal).
-AGENT_CHOICES = ("gemini", "claude", "codex", "qwen", "opencode", "all")
+def _session_agents() -> Sequence[str]:
+    from gemwire.sessions import AGENTS
+
+    return (*AGENTS, "all")
+
+
+AGENT_CHOICES = LazyChoice(_session_agents)
+"""``--agent``: every agent of `gemwire.sessions.AGENTS` (the registry's), and ``all``."""
 
 agent_option = click.option(
     "--agent",
-    type=click.Choice(AGENT_CHOICES),
+    type=AGENT_CHOICES,
     default="gemini",
     show_default=True,
     help="Whose saved sessions: one agent's, or all (every agent gemwire reads).",
@@ -132,7 +138,7 @@ def _names_a_file(ref: str) -> bool:
     return os.sep in ref or ref.endswith((".json", ".jsonl"))
 
 
-def _load(path: str, *, keep_originals: bool = False) -> Loaded:
+def _load(path: str, *, keep_originals: bool = False) -> LoadedSession:
     """The session at ``path``; a file that is not one (empty, binary, cut short) is an error."""
     from gemwire.errors import SessionError
     from gemwire.sessions import load_session, whose
@@ -219,16 +225,7 @@ def show(
     from gemwire._normalize.masking import Masker, known_secrets
     from gemwire.cli.live import LiveOutput, open_output
     from gemwire.events import Event, SessionStarted
-    from gemwire.sessions import (
-        ClaudeConversation,
-        Conversation,
-        OpenCodeConversation,
-        load_session,
-        nested_claude_events,
-        nested_events,
-        nested_opencode_events,
-        subagent_files,
-    )
+    from gemwire.sessions import nested_events
 
     info = _find(agent_sources(agent, gemini_home), ref, project)
     conversation = _load(info.path)
@@ -251,39 +248,18 @@ def show(
 
     with output:
         header(f"# {info.path}")
-        if not isinstance(conversation, Conversation):
-            events = (
-                nested_opencode_events(conversation, cwd=info.project)
-                if isinstance(conversation, OpenCodeConversation)
-                else nested_claude_events(conversation, cwd=info.project)
-                if isinstance(conversation, ClaudeConversation)
-                else conversation.events(cwd=info.project)
-            )
-            shown = set()
-            for event in events:
-                if isinstance(event, SessionStarted):
-                    shown.add(event.session_id)
-                    if isinstance(event.parent_call_id, str):
-                        header(f"\n# subagent {event.session_id} (call {event.parent_call_id})")
-                show_event(event)
-            for sub in info.subagents:  # those no call names
-                if sub.id in shown:
-                    continue
-                header(f"\n# subagent {sub.id}: {sub.path}")
-                for event in _load(sub.path).events(cwd=info.project):
-                    show_event(event)
-            output.close()
-            return
+        shown = set()
         for event in nested_events(conversation, cwd=info.project):
-            if isinstance(event, SessionStarted) and event.parent_call_id:
-                header(f"\n# subagent {event.session_id} (call {event.parent_call_id})")
+            if isinstance(event, SessionStarted):
+                shown.add(event.session_id)
+                if isinstance(event.parent_call_id, str):
+                    header(f"\n# subagent {event.session_id} (call {event.parent_call_id})")
             show_event(event)
-        linked = {str(path) for path in subagent_files(conversation).values()}
-        for sub in info.subagents:
-            if sub.path in linked:
+        for sub in info.subagents:  # those no call names
+            if sub.id in shown:
                 continue
             header(f"\n# subagent {sub.id}: {sub.path}")
-            for event in load_session(sub.path).events(cwd=info.project):
+            for event in _load(sub.path).events(cwd=info.project):
                 show_event(event)
         output.close()
 
@@ -371,7 +347,7 @@ def _for_terminal(lines: Iterator[bytes], *, as_json: bool) -> Iterator[bytes]:
 @click.argument("text")
 @click.option(
     "--agent",
-    type=click.Choice(AGENT_CHOICES),
+    type=AGENT_CHOICES,
     default="all",
     show_default=True,
     help="Whose saved sessions: one agent's, or all (every agent gemwire reads).",

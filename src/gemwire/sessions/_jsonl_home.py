@@ -14,11 +14,12 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import msgspec
 
 from gemwire.errors import SessionError, SessionNotFound
+from gemwire.events import Event
 from gemwire.sessions._index import ListingIndex, stamp_of
 from gemwire.sessions._jsonl import (
     JsonlConversation,
@@ -28,7 +29,7 @@ from gemwire.sessions._jsonl import (
 )
 from gemwire.sessions._reading import folder_entries, is_dir, session_entries, session_paths
 from gemwire.sessions._search_index import Stamp, stamp_file
-from gemwire.sessions._source import AGENT_NAMES, Agent, SessionUsage, UsageTally
+from gemwire.sessions._source import LoadedSession, SessionUsage, UsageTally
 from gemwire.sessions._summary import SessionInfo
 
 __all__ = ("JsonlHome", "path_slug")
@@ -61,6 +62,10 @@ class JsonlHome(Generic[C]):
         slug: the agent's folder name for a project's path.
     """
 
+    agent: ClassVar[str]
+    """The agent, as the registry names it (its format's)."""
+    name: ClassVar[str]
+    """The agent as people name it."""
     by_folder = True
     """Whether each project has a folder of its own (`folders`); else a session's project
     is the folder it records."""
@@ -82,10 +87,6 @@ class JsonlHome(Generic[C]):
         self._first_keys = first_keys
         self._chats = chats
         self.unread: dict[str, str] = {}
-
-    @property
-    def agent(self) -> Agent:
-        return self.kind.format.agent
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({str(self.home)!r})"
@@ -150,7 +151,7 @@ class JsonlHome(Generic[C]):
     ) -> SessionInfo:
         """A session by id, number (as `sessions` numbers them), ``latest`` or path."""
         text = os.fspath(ref).strip()
-        name = AGENT_NAMES[self.agent]
+        name = self.name
         if isinstance(ref, os.PathLike) or os.sep in text or text.endswith(_SUFFIXES):
             return self._by_path(text)
         found = self.sessions(root)
@@ -189,6 +190,10 @@ class JsonlHome(Generic[C]):
 
     def stamp(self, path: str) -> Stamp | None:
         return stamp_file(path)
+
+    def nested_events(self, session: LoadedSession, *, cwd: str | None = None) -> Iterator[Event]:
+        """The session's events (an agent whose subagents are linked overrides this)."""
+        return session.events(cwd=cwd)
 
     def files_at(self, path: str) -> list[str]:
         """The session file at ``path``, then its subagents' where the agent keeps them apart."""

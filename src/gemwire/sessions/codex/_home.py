@@ -42,6 +42,8 @@ class CodexHome(JsonlHome[CodexConversation]):
     (False, False)
     """
 
+    agent = "codex"
+    name = "Codex"
     by_folder = False
 
     def __init__(self, home: str | os.PathLike[str] | None = None) -> None:

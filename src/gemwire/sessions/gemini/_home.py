@@ -33,15 +33,17 @@ from typing import Final, Literal
 import msgspec
 
 from gemwire.errors import SessionError, SessionNotFound
+from gemwire.events import Event
 from gemwire.protocol._undecodable import UNDECODABLE
 from gemwire.sessions._index import ListingIndex, stamp_of
 from gemwire.sessions._reading import folder_entries, is_dir, read_small_file, session_entries
 from gemwire.sessions._search_index import Stamp, stamp_file
-from gemwire.sessions._source import SessionUsage, UsageTally
+from gemwire.sessions._source import LoadedSession, SessionUsage, UsageTally
 from gemwire.sessions._summary import SessionInfo, short_id_of
 from gemwire.sessions.gemini._conversation import Conversation, load_session, read_session_info
 from gemwire.sessions.gemini._projects import Project
 from gemwire.sessions.gemini._replay import SESSION_SUFFIXES
+from gemwire.sessions.gemini._subagents import nested_events
 from gemwire.sessions.gemini._usage import session_usage
 from gemwire.wire.gemini_session import SESSION_FILE_PREFIX, ProjectRegistryData
 
@@ -188,6 +190,7 @@ class GeminiHome:
     """
 
     agent: Final = "gemini"
+    name: Final = "Gemini"
 
     def __init__(
         self, home: str | os.PathLike[str] | None = None, *, spelling: RootSpelling | None = None
@@ -420,6 +423,12 @@ class GeminiHome:
 
     def stamp(self, path: str) -> Stamp | None:
         return stamp_file(path)
+
+    def nested_events(self, session: LoadedSession, *, cwd: str | None = None) -> Iterator[Event]:
+        """`nested_events`: each subagent after the ``invoke_agent`` call that ran it."""
+        if isinstance(session, Conversation):
+            return nested_events(session, cwd=cwd)
+        return session.events(cwd=cwd)
 
     def usage(self, project: str | None, tally: UsageTally) -> Iterator[SessionUsage]:
         """Every model response saved in the home (in ``project`` only, when given: its root,

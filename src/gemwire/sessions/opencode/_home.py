@@ -16,12 +16,14 @@ from typing import Final
 import msgspec
 
 from gemwire.errors import SessionError, SessionNotFound
+from gemwire.events import Event
 from gemwire.sessions._search_index import Stamp, stamp_file
-from gemwire.sessions._source import SessionUsage, UsageTally
+from gemwire.sessions._source import LoadedSession, SessionUsage, UsageTally
 from gemwire.sessions._summary import SessionInfo
 from gemwire.sessions.opencode._conversation import (
     OpenCodeConversation,
     load_opencode_session,
+    nested_opencode_events,
     split_ref,
 )
 from gemwire.sessions.opencode._database import (
@@ -63,6 +65,7 @@ class OpenCodeHome:
     """
 
     agent: Final = "opencode"
+    name: Final = "OpenCode"
 
     def __init__(self, home: str | os.PathLike[str] | None = None) -> None:
         if home is not None:
@@ -194,6 +197,13 @@ class OpenCodeHome:
 
     def files(self, info: SessionInfo) -> list[str]:
         return [info.path, *(sub.path for sub in info.subagents)]
+
+    def nested_events(self, session: LoadedSession, *, cwd: str | None = None) -> Iterator[Event]:
+        """`nested_opencode_events`: each subagent's session after the ``task`` call that
+        started it."""
+        if isinstance(session, OpenCodeConversation):
+            return nested_opencode_events(session, cwd=cwd)
+        return session.events(cwd=cwd)
 
     def stamp(self, path: str) -> Stamp | None:
         """A session's own stamp (`session_stamps`: its rows' times and counts), read for

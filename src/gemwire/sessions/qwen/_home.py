@@ -59,6 +59,9 @@ class QwenHome(JsonlHome[QwenConversation]):
     (False, False)
     """
 
+    agent = "qwen"
+    name = "Qwen Code"
+
     def __init__(self, home: str | os.PathLike[str] | None = None) -> None:
         runtime = Path(home) / ".qwen" if home is not None else runtime_dir()
         super().__init__(
