@@ -27,6 +27,7 @@ __all__ = (
     "AGENT_CHOICES",
     "agent_option",
     "agent_sources",
+    "check_window",
     "sessions",
     "warn_unread",
     "when_option",
@@ -86,6 +87,27 @@ def when_option(ctx: click.Context, param: click.Parameter, value: str | None) -
         return parse_when(value, datetime.now().astimezone())
     except ValueError as exc:
         raise click.BadParameter(terminal_safe(str(exc))) from None
+
+
+class _CrossedWindow(click.ClickException):
+    """A usage error said in one line (click's `UsageError` adds the command's usage)."""
+
+    exit_code = 2
+
+
+def check_window(since: date | None, until: date | None) -> None:
+    """``--since`` after ``--until`` is a usage error, said in one line (exit status 2):
+    nothing is between them, and an empty answer would look like an answer."""
+    from gemwire.sessions import crossed
+
+    if crossed(since, until):
+        raise _CrossedWindow(f"--since {_when(since)} is after --until {_when(until)}")
+
+
+def _when(bound: date | None) -> str:
+    if isinstance(bound, datetime):
+        return bound.isoformat(sep=" ", timespec="minutes")
+    return str(bound)
 
 
 _home_option = click.option(
@@ -387,6 +409,7 @@ def search(
 
     from gemwire.sessions import search as find
 
+    check_window(since, until)
     found = False
     out = sys.stdout
     homes = agent_sources(agent, gemini_home)

@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING
 import click
 
 from gemwire.cli.safe_text import terminal_safe
-from gemwire.cli.sessions import agent_option, agent_sources, warn_unread, when_option
+from gemwire.cli.sessions import (
+    agent_option,
+    agent_sources,
+    check_window,
+    warn_unread,
+    when_option,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -89,6 +95,7 @@ def usage(
     from gemwire.sessions import usage as collect
     from gemwire.sessions.pricing import load_prices
 
+    check_window(since, until)
     try:
         table = load_prices(prices)
     except InvalidOptions as exc:

@@ -28,7 +28,7 @@ from gemwire.sessions._registry import Home, sources
 from gemwire.sessions._source import Tokens, UsageTally
 from gemwire.sessions.pricing import PriceTable, load_prices
 
-__all__ = ("GROUPINGS", "Bound", "UsageReport", "UsageRow", "parse_when", "usage")
+__all__ = ("GROUPINGS", "Bound", "UsageReport", "UsageRow", "crossed", "parse_when", "usage")
 
 Grouping = Literal["day", "week", "month", "model", "project", "session"]
 GROUPINGS: tuple[Grouping, ...] = ("day", "week", "month", "model", "project", "session")
@@ -168,6 +168,25 @@ def bound_of(value: Bound | None, tz: tzinfo | None) -> tuple[date | None, datet
         return value, None
     moment = aware(value, tz)
     return moment.astimezone(tz).date(), moment
+
+
+def crossed(since: Bound | None, until: Bound | None, tz: tzinfo | None = None) -> bool:
+    """Whether ``since`` comes after ``until``, so that nothing can be within both (a day
+    is counted whole, in ``tz``).
+
+    >>> crossed(date(2026, 11, 26), date(2026, 11, 20)), crossed(date(2026, 11, 20), None)
+    (True, False)
+    >>> noon = datetime(2026, 11, 20, 12, 0)
+    >>> crossed(noon, date(2026, 11, 20)), crossed(date(2026, 11, 21), noon)
+    (False, True)
+    """
+    if since is None or until is None:
+        return False
+    since_day, since_at = bound_of(since, tz)
+    until_day, until_at = bound_of(until, tz)
+    if since_at is not None and until_at is not None:
+        return since_at > until_at
+    return since_day is not None and until_day is not None and since_day > until_day
 
 
 def aware(moment: datetime, tz: tzinfo | None) -> datetime:
