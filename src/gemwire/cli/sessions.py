@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, BinaryIO
 
 import click
@@ -135,38 +135,74 @@ def sessions() -> None:
     """
 
 
-def _find(homes: list[SessionSource], ref: str, project: str | None) -> SessionInfo:
-    """``find`` in each home, the first that knows ``ref``; a session file named on the
-    command line may also lie outside them (a copy, an attachment): pointing at it is the
-    user's explicit choice."""
+class _Ambiguous(click.ClickException):
+    """A reference more than one agent's sessions answer to: a usage error, in one line."""
+
+    exit_code = 2
+
+
+def _find(
+    homes: list[SessionSource], ref: str, project: str | None
+) -> tuple[SessionInfo, SessionSource | None]:
+    """The session ``ref`` names, and the home it is in: ``find`` in each home. A number
+    several agents' sessions have is an error naming them; ``latest`` is the session updated
+    last, whoever's. A session file named on the command line may also lie outside the
+    homes (a copy, an attachment): pointing at it is the user's explicit choice (its home:
+    ``None``)."""
     from gemwire.errors import SessionError
     from gemwire.sessions import read_session_info
 
     first: SessionError | None = None
+    found: list[tuple[SessionInfo, SessionSource]] = []
     for home in homes:
         try:
-            return home.find(ref, project)
+            found.append((home.find(ref, project), home))
         except SessionError as exc:
             first = first or exc
+    if len(found) > 1 and ref.strip() == "latest":
+        return max(found, key=lambda each: _updated(each[0]))
+    if len(found) > 1:
+        named = ", ".join(f"{info.agent}'s {info.id}" for info, _ in found)
+        raise _Ambiguous(
+            terminal_safe(f"{ref} names a session of more than one agent ({named}): add --agent")
+        )
+    if found:
+        return found[0]
     try:
-        if not (_names_a_file(ref) and os.path.isfile(ref)):
+        if not (_names_a_file(ref) and os.path.lexists(ref)):
             raise first or SessionError(f"no session {ref}")
-        return read_session_info(ref)
+        return read_session_info(ref), None
     except SessionError as exc:
         raise click.ClickException(terminal_safe(str(exc))) from exc
+
+
+def _updated(info: SessionInfo) -> datetime:
+    """When a session was last written, to order sessions of different agents."""
+    try:
+        moment = datetime.fromisoformat(info.last_updated or info.start_time or "")
+    except ValueError:
+        return datetime.min.replace(tzinfo=UTC)
+    return moment if moment.tzinfo is not None else moment.astimezone()
 
 
 def _names_a_file(ref: str) -> bool:
     return os.sep in ref or ref.endswith((".json", ".jsonl"))
 
 
-def _load(path: str, *, keep_originals: bool = False) -> LoadedSession:
-    """The session at ``path``; a file that is not one (empty, binary, cut short) is an error."""
+def _load(
+    path: str, home: SessionSource | None = None, *, keep_originals: bool = False
+) -> LoadedSession:
+    """The session at ``path``, loaded by ``home``'s agent (by its format when ``None``); a
+    file that is not one (empty, binary, cut short, a FIFO) is an error."""
     from gemwire.errors import SessionError
     from gemwire.sessions import load_session, whose
 
     try:
-        conversation = load_session(path, keep_originals=keep_originals)
+        conversation = (
+            load_session(path, keep_originals=keep_originals)
+            if home is None
+            else home.load(path, keep_originals=keep_originals)
+        )
     except SessionError as exc:
         raise click.ClickException(terminal_safe(str(exc))) from exc
     if conversation.session_id is None:
@@ -249,8 +285,8 @@ def show(
     from gemwire.events import Event, SessionStarted
     from gemwire.sessions import nested_events
 
-    info = _find(agent_sources(agent, gemini_home), ref, project)
-    conversation = _load(info.path)
+    info, home = _find(agent_sources(agent, gemini_home), ref, project)
+    conversation = _load(info.path, home)
     output = open_output(
         as_json=as_json, quiet=quiet, verbose=verbose, cwd=info.project, timed=False
     )
@@ -281,7 +317,7 @@ def show(
             if sub.id in shown:
                 continue
             header(f"\n# subagent {sub.id}: {sub.path}")
-            for event in _load(sub.path).events(cwd=info.project):
+            for event in _load(sub.path, home).events(cwd=info.project):
                 show_event(event)
         output.close()
 
@@ -331,8 +367,8 @@ def export(
     from gemwire.errors import InvalidOptions, SessionError
     from gemwire.sessions import export_lines, load_prices
 
-    info = _find(agent_sources(agent, gemini_home), ref, project)
-    conversation = _load(info.path, keep_originals=fmt == "claude")
+    info, home = _find(agent_sources(agent, gemini_home), ref, project)
+    conversation = _load(info.path, home, keep_originals=fmt == "claude")
     try:
         table = load_prices(prices) if fmt in ("html", "markdown") else None
         lines = export_lines(

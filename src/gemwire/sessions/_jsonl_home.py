@@ -171,9 +171,9 @@ class JsonlHome(Generic[C]):
             raise SessionNotFound(f"no session file at {text}") from None
         if not path.is_relative_to(Path(os.path.realpath(self.projects_dir))):
             raise SessionNotFound(f"{text} is not a session file in {self.projects_dir}")
-        if not path.is_file():
+        if not path.exists():
             raise SessionNotFound(f"no session file at {text}")
-        return read_jsonl_info(path, self.kind)
+        return read_jsonl_info(path, self.kind)  # not a regular file: a problem on it
 
     def recognises(self, head: bytes) -> bool:
         """Whether a file starting with ``head`` is in this agent's format: its first line
