@@ -192,13 +192,13 @@ def show_report(console: Console, report: UsageReport) -> None:
     if report.by == "day" and len(report.rows) > 1:
         console.print(cost_bars(report.rows) + "\n", markup=False)
     console.print(
-        terminal_safe(
-            f"{report.sessions:,} session{'' if report.sessions == 1 else 's'}. "
-            f"Prices as of {report.prices_as_of}: "
-            f"{report.prices_source}."
-        ),
+        terminal_safe(f"{report.sessions:,} session{'' if report.sessions == 1 else 's'}."),
         markup=False,
     )
+    # The dated page of every price used (the table's, an Anthropic model's, ...).
+    pages = [(p.as_of, p.source, f" ({', '.join(p.models)})") for p in report.price_sources]
+    for as_of, source, models in pages or [(report.prices_as_of, report.prices_source, "")]:
+        console.print(terminal_safe(f"Prices as of {as_of}: {source}{models}."), markup=False)
     if report.total.unpriced_models:
         models = terminal_safe(", ".join(report.total.unpriced_models))
         console.print(

@@ -38,7 +38,15 @@ from gemwire.sessions._registry import (
 from gemwire.sessions._search import SearchHit, SearchMatch, search
 from gemwire.sessions._source import Agent, LoadedSession, SessionSource
 from gemwire.sessions._summary import SessionInfo, json_safe, short_id_of
-from gemwire.sessions._usage import GROUPINGS, UsageReport, UsageRow, crossed, parse_when, usage
+from gemwire.sessions._usage import (
+    GROUPINGS,
+    PriceSource,
+    UsageReport,
+    UsageRow,
+    crossed,
+    parse_when,
+    usage,
+)
 from gemwire.sessions.claude import ClaudeConversation, ClaudeHome, nested_claude_events
 from gemwire.sessions.codex import CodexConversation, CodexHome
 from gemwire.sessions.gemini import (
@@ -77,6 +85,7 @@ __all__ = (
     "ModelPrice",
     "OpenCodeConversation",
     "OpenCodeHome",
+    "PriceSource",
     "PriceTable",
     "Problem",
     "Project",

@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from gemwire.cli import main
+from gemwire.sessions import load_prices
 
 Make = Callable[[str, str], Any]  # conftest.Materialized
 
@@ -121,3 +122,36 @@ def test_a_fifo_is_refused_as_not_a_regular_file(tmp_path: Path, inside: bool) -
         assert result.stderr == (
             f"Error: {fifo} is not a {name} session: not a regular file (a FIFO): not read\n"
         )
+
+
+def test_usage_names_the_dated_page_of_every_price_it_used(
+    materialize: Make, tmp_path: Path
+) -> None:
+    """Gemini's model priced from a user's table, Claude Code's from Anthropic's page (its
+    own date): the footer named the table's date and page alone."""
+    prices = tmp_path / "prices.toml"
+    prices.write_text('as_of = "2026-11-01"\n[models."gemini-3.8-flash"]\ninput = 1\noutput = 2\n')
+    env, _ = _two_agents(materialize, tmp_path)
+    runner = CliRunner(env={**env, "COLUMNS": "400"})
+    where = ["usage", "--agent", "all", "--prices", str(prices)]
+    report = json.loads(runner.invoke(main, [*where, "--json"]).stdout)
+    claude = load_prices().price("claude-sonnet-4-5-20250929")
+    assert claude is not None
+    assert report["price_sources"] == [
+        {
+            "as_of": "2026-11-01",
+            "source": report["prices_source"],
+            "models": ["gemini-3.8-flash"],
+        },
+        {
+            "as_of": claude.as_of,
+            "source": claude.source,
+            "models": ["claude-sonnet-4-5-20250929"],
+        },
+    ]
+    text = runner.invoke(main, where).stdout
+    footer = [line for line in text.splitlines() if line.startswith("Prices as of")]
+    assert footer == [
+        f"Prices as of 2026-11-01: {report['prices_source']} (gemini-3.8-flash).",
+        f"Prices as of {claude.as_of}: {claude.source} (claude-sonnet-4-5-20250929).",
+    ]
