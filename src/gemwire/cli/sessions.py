@@ -169,7 +169,7 @@ def _find(
     if found:
         return found[0]
     try:
-        if not (_names_a_file(ref) and os.path.lexists(ref)):
+        if not (_names_a_file(ref) and os.path.exists(ref)):  # a FIFO too: said why
             raise first or SessionError(f"no session {ref}")
         return read_session_info(ref), None
     except SessionError as exc:
