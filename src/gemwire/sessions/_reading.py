@@ -16,7 +16,7 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-from gemwire._portable import O_CLOEXEC, O_NONBLOCK
+from gemwire._portable import O_BINARY, O_CLOEXEC, O_NONBLOCK
 from gemwire.errors import SessionError, SessionNotFound
 
 __all__ = (
@@ -33,6 +33,11 @@ __all__ = (
 MAX_SESSION_BYTES = 512 << 20
 """A session file larger than this (512 MiB) is a `Problem`, not read: loading holds about a
 file's size in memory, and the largest sessions measured are a few tens of MB."""
+
+
+_READ = os.O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_BINARY
+"""How a session file is opened (``O_BINARY``: on Windows, no text mode, whose Ctrl-Z would end
+a read and whose CRLF would become LF)."""
 
 
 class NotRead(Exception):
@@ -67,7 +72,7 @@ def open_session_file(path: Path, limit: int = MAX_SESSION_BYTES) -> BinaryIO:
     """
     try:
         _check(os.stat(path), limit)
-        fd = os.open(path, os.O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        fd = os.open(path, _READ)
     except FileNotFoundError as exc:
         raise SessionNotFound(f"no session file at {path}") from exc
     except OSError as exc:

@@ -20,6 +20,7 @@ from gemwire.sessions.qwen._conversation import QwenConversation
 
 __all__ = ("QwenHome", "project_slug", "runtime_dir")
 
+
 def project_slug(root: str, platform: str = sys.platform) -> str:
     """Qwen Code's folder name for a project (``sanitizeCwd``): `path_slug` of the root,
     lowercased first on Windows (``os.platform() === "win32"``, Qwen Code 0.24.4).
