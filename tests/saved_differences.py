@@ -36,6 +36,13 @@ DIFFERENCES: dict[str, dict[str, dict[str, str]]] = {
     # Qwen Code saves the text streamed before a cancel, and a denied call's refusal as the
     # live run reports it: nothing differs.
     "qwen": {},
+    "gemini": {
+        # tests/e2e/agents/test_gemini_cancel_saved.py: a turn cancelled between two others.
+        "acp_cancel_rolled_back": {
+            "answer": "Gemini CLI rolls a cancelled turn back (the file's $set of messages): "
+            "the cancelled prompt and its streamed text are not saved, nor given to the model again"
+        },
+    },
     "opencode": {
         "write": {
             "files": "live, OpenCode's ACP agent reports a write without a diff (no "
