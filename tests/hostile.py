@@ -20,9 +20,11 @@ from hypothesis import strategies as st
 
 __all__ = (
     "CHARACTERS",
+    "CUT_TEXT",
     "DEPTHS",
     "INVALID_UTF8",
     "chunks",
+    "cut_text",
     "mutated",
     "recording",
     "texts",
@@ -42,6 +44,10 @@ punctuation of JSON, TOML and Markdown, line ends, NUL, backspace, ESC, DEL, C1 
 2-, 3- and 4-byte UTF-8, a combining mark, zero-width, bidi and line-separator characters,
 a BOM and noncharacters."""
 _VALUE_START = re.compile(rb'":\s?')
+_STRING_START = re.compile(rb'":\s?"')
+CUT_TEXT = (b"\\ud83d", b"\\udc00", b"\xff\xfe", b"\xc3\x28", b"\xed\xa0\x80", b"\x80")
+"""What Node writes where it cuts a text inside a character (half of a surrogate pair, as a
+JSON escape), and bytes that are not UTF-8: inside a string, the JSON stays valid."""
 _OPERATIONS = ("deep", "utf8", "escape", "insert", "delete", "truncate", "duplicate", "newline")
 
 
@@ -88,6 +94,21 @@ def mutated(draw: st.DrawFn, data: bytes, max_mutations: int = 4) -> bytes:
             out = bytearray(b"\n".join(lines))
         else:
             out[at:at] = draw(st.sampled_from((b"\n", b"\r\n", b"\n\n")))
+    return bytes(out)
+
+
+@st.composite
+def cut_text(draw: st.DrawFn, data: bytes, max_cuts: int = 3) -> bytes:
+    """``data``, JSON lines, with one to ``max_cuts`` strings holding `CUT_TEXT` at their
+    start: every line is still a JSON document of the same shape, but not all Unicode."""
+    out = bytearray(data)
+    starts = [m.end() for m in _STRING_START.finditer(out)]
+    if not starts:
+        return data
+    for at in sorted(
+        draw(st.sets(st.sampled_from(starts), min_size=1, max_size=max_cuts)), reverse=True
+    ):
+        out[at:at] = draw(st.sampled_from(CUT_TEXT))
     return bytes(out)
 
 

@@ -63,7 +63,7 @@ def cases_of(recordings: Path) -> list[str]:
 
 
 _TURNS = {"answer": 1, "cancel": 0, "edit": 3, "shell": 2, "shell_denied": 1}
-_TURNS |= {"tool_error": 3, "write": 2, "write_denied": 1}
+_TURNS |= {"multi_turn": 3, "tool_error": 3, "write": 2, "write_denied": 1}
 
 
 def _first_id(text: str) -> str:

@@ -5,9 +5,9 @@ A case of test_agents_offline.py runs live over ACP through the real pinned agen
 session it saved is then loaded, recorded into tests/fixtures/<agent>/<version>
 (``GEMWIRE_RECORD=1``, with its golden events, machine paths replaced) and compared with
 the live events: the answer, the tool calls and their kinds, how each finished, the files
-changed. Where an agent's saved session and live stream differ by design, its test lists
-the case and what differs in its ``DIFFERENCES`` (docs/sessions.md, with why); the rest is
-compared.
+changed. Where an agent's saved session and live stream differ by design, the one table of
+tests/saved_differences.py lists the case and what differs, with why (docs/sessions.md
+links it); the rest is compared.
 """
 
 from __future__ import annotations
@@ -20,13 +20,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import anyio
 import msgspec
+from saved_differences import DIFFERENCES
 
-from gemwire.events import Event, FileChanged, MessageDelta, ToolCallFinished, ToolCallStarted
+from gemwire.events import (
+    Event,
+    FileChanged,
+    MessageDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    UserMessage,
+)
+from gemwire.runners.acp import AcpClient
+from gemwire.runners.agents import AgentName
 from gemwire.sessions import SessionSource, load_session
+from gemwire.testing import Reply, Scenario, ScriptedModel, Text
+from gemwire.testing.agents import isolated_agent
 from gemwire.testing.recorder import MachinePaths
 
-__all__ = ("CASES", "JSONL", "Recording", "check_saved")
+__all__ = ("CASES", "JSONL", "PROMPTS", "Recording", "check_multi_turn", "check_saved", "summary")
 
 MACHINE = MachinePaths()
 
@@ -61,7 +74,7 @@ def scrub(text: str, root: Path) -> str:
     return MACHINE.scrub(text, lambda name: f"__{name.upper()}__", own).replace("<\0", "</")
 
 
-def _summary(events: list[Event]) -> dict[str, Any]:
+def summary(events: list[Event]) -> dict[str, Any]:
     return {
         "answer": "".join(e.text for e in events if isinstance(e, MessageDelta)),
         "calls": [(e.call_id, e.kind) for e in events if isinstance(e, ToolCallStarted)],
@@ -108,22 +121,96 @@ async def check_saved(
     saved_at: str,
     home: Callable[[Path], SessionSource],
     recordings: Path,
-    differences: dict[str, dict[str, str]],
     recording: Recording = JSONL,
 ) -> None:
     """Run ``case`` live through ``agent``; its one session file (``saved_at``, a glob under
     the isolated home) must be what ``home`` lists first, and agree with the live run."""
     root = _real(tmp_path)
     live, _, _, _ = await OFFLINE.run_case(agent, case, root)
+    _check(
+        live,
+        root,
+        case,
+        saved_at,
+        home,
+        recordings / f"{case}{recording.suffix}",
+        recording,
+        DIFFERENCES[agent].get(case, {}),
+    )
+
+
+PROMPTS = ("go", "and again")
+"""The prompts of the multi-turn case, one after the other on one session."""
+
+
+async def check_multi_turn(
+    agent: AgentName,
+    tmp_path: Path,
+    *,
+    saved_at: str,
+    home: Callable[[Path], SessionSource],
+    recordings: Path,
+    recording: Recording = JSONL,
+) -> None:
+    """Two prompts on one session, live through ``agent`` (an answer; then a shell command
+    and an answer): its session (``multi_turn``) holds both turns, and agrees with them."""
+    root = _real(tmp_path)
+    workspace = root / "workspace"
+    shell = OFFLINE.TOOLS[agent].shell(workspace)
+    script = Scenario(
+        turns=[
+            Reply([Text("First answer.")]),
+            Reply([Text("On it."), shell]),
+            Reply([Text("Done.")]),
+        ],
+        files=OFFLINE.SEED,
+    )
+    live: list[Event] = []
+    with ScriptedModel(script) as model:
+        env = isolated_agent(agent, model, files=script.files, root=root)
+        with anyio.fail_after(240):
+            async with AcpClient(env.acp_options(permissions="all")) as client:
+                session = await client.new_session()
+                for prompt in PROMPTS:
+                    async with session.prompt(prompt) as turn:
+                        live += [event async for event in turn]
+                    assert turn.result.ok, turn.result
+        assert env.live_processes() == []
+    assert model.problems == []
+    case = "multi_turn"
+    saved = _check(
+        live,
+        root,
+        case,
+        saved_at,
+        home,
+        recordings / f"{case}{recording.suffix}",
+        recording,
+        DIFFERENCES[agent].get(case, {}),
+    )
+    assert [e.text for e in saved if isinstance(e, UserMessage)] == list(PROMPTS)
+
+
+def _check(
+    live: list[Event],
+    root: Path,
+    case: str,
+    saved_at: str,
+    home: Callable[[Path], SessionSource],
+    recorded: Path,
+    recording: Recording,
+    differ: dict[str, str],
+) -> list[Event]:
+    """The session saved under ``root`` agrees with ``live`` but for what ``differ`` names;
+    kept as ``recorded`` when recording. Its events."""
     [path] = (root / "home").glob(saved_at)
     loaded = load_session(path)
     saved = list(loaded.events())
     listed = home(root / "home").sessions(root / "workspace")[0].path
     assert listed in (str(path), f"{path}#{loaded.session_id}")  # a file, or a database's
     if OFFLINE.RECORD:
-        _record(path, root, recordings / f"{case}{recording.suffix}", recording)
-    differ = differences.get(case, {})
-    ours, theirs = _summary(saved), _summary(live)
+        _record(path, root, recorded, recording)
+    ours, theirs = summary(saved), summary(live)
     assert {k: v for k, v in ours.items() if k not in differ} == {
         k: v for k, v in theirs.items() if k not in differ
     }
@@ -132,3 +219,4 @@ async def check_saved(
         ours,
         theirs,
     )
+    return saved

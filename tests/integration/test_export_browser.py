@@ -78,7 +78,7 @@ def test_every_other_agent_s_recorded_session_renders_cleanly(
     chromium_browser: Browser, tmp_path: Path
 ) -> None:
     """The same renderer for Claude Code's, Codex's, Qwen Code's and OpenCode's sessions."""
-    assert len(OTHER_AGENTS) == 32
+    assert len(OTHER_AGENTS) == 37  # 9 cases of each agent, and OpenCode's task subagent
     for n, source in enumerate(OTHER_AGENTS):
         target = tmp_path / f"{n}-{source.name}"
         if source.suffix == ".sql":

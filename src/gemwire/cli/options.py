@@ -2,18 +2,46 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import click
 
-__all__ = ("AGENT_NAMES", "COUNT", "SECONDS", "approval_options", "output_options")
+__all__ = (
+    "AGENT_NAMES",
+    "COUNT",
+    "SECONDS",
+    "LazyChoice",
+    "approval_options",
+    "output_options",
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-AGENT_NAMES = click.Choice(["claude", "codex", "qwen", "opencode", "gemini"])
-"""`gemwire.runners.agents.AGENTS`, spelled out: importing the runners here would slow every
-command (tests/unit/runners/test_agents.py checks they agree)."""
+
+class LazyChoice(click.Choice[str]):
+    """A `click.Choice` whose choices come from the library's own registry, read when first
+    needed (a value to check, a command's help): importing the registry (the runners, the
+    sessions stack) for every command would slow ``gemwire --help``."""
+
+    def __init__(self, choices: Callable[[], Sequence[str]]) -> None:  # no super(): lazy
+        self._read = choices
+        self.case_sensitive = True
+
+    @functools.cached_property
+    def choices(self) -> Sequence[str]:  # type: ignore[override]
+        return tuple(self._read())
+
+
+def _runner_agents() -> Sequence[str]:
+    from gemwire.runners.agents import AGENTS
+
+    return tuple(AGENTS)
+
+
+AGENT_NAMES = LazyChoice(_runner_agents)
+"""The built-in ACP agents (`gemwire.runners.agents.AGENTS`)."""
 SECONDS = click.FloatRange(min=0, min_open=True)
 COUNT = click.IntRange(min=0)
 

@@ -11,34 +11,41 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
-from datetime import date, datetime
-from typing import TYPE_CHECKING, Any, BinaryIO
+from collections.abc import Iterator, Sequence
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING, BinaryIO
 
 import click
 
-from gemwire.cli.options import output_options
+from gemwire.cli.options import LazyChoice, output_options
 from gemwire.cli.safe_text import terminal_safe, terminal_safe_json
 
 if TYPE_CHECKING:  # the sessions stack loads when a command runs (a fast `gemwire --help`)
-    from gemwire.sessions import (
-        Conversation,
-        JsonlConversation,
-        OpenCodeConversation,
-        SessionInfo,
-        SessionSource,
-    )
+    from gemwire.sessions import LoadedSession, SessionInfo, SessionSource
 
-    Loaded = Conversation | JsonlConversation[Any] | OpenCodeConversation
+__all__ = (
+    "AGENT_CHOICES",
+    "agent_option",
+    "agent_sources",
+    "check_window",
+    "sessions",
+    "warn_unread",
+    "when_option",
+)
 
-__all__ = ("agent_option", "agent_sources", "sessions", "when_option")
 
-# gemwire.sessions' AGENTS, spelled out for the same reason (a test keeps them equal).
-AGENT_CHOICES = ("gemini", "claude", "codex", "qwen", "opencode", "all")
+def _session_agents() -> Sequence[str]:
+    from gemwire.sessions import AGENTS
+
+    return (*AGENTS, "all")
+
+
+AGENT_CHOICES = LazyChoice(_session_agents)
+"""``--agent``: every agent of `gemwire.sessions.AGENTS` (the registry's), and ``all``."""
 
 agent_option = click.option(
     "--agent",
-    type=click.Choice(AGENT_CHOICES),
+    type=AGENT_CHOICES,
     default="gemini",
     show_default=True,
     help="Whose saved sessions: one agent's, or all (every agent gemwire reads).",
@@ -57,6 +64,19 @@ def agent_sources(agent: str, gemini_home: str | None) -> list[SessionSource]:
         raise click.UsageError(terminal_safe(str(exc))) from exc
 
 
+def warn_unread(homes: list[SessionSource]) -> None:
+    """A line on stderr for each folder or database of a home that could not be read: its
+    sessions would otherwise seem not to exist."""
+    from gemwire.sessions import AGENT_NAMES
+
+    for home in homes:
+        for path, why in home.unread.items():
+            shown = path.encode(errors="surrogateescape").decode(errors="replace")
+            name = AGENT_NAMES.get(home.agent, home.agent)
+            line = f"gemwire: cannot read {name}'s sessions in {shown}: {why}"
+            click.echo(terminal_safe(line), err=True)
+
+
 def when_option(ctx: click.Context, param: click.Parameter, value: str | None) -> date | None:
     """``--since``/``--until``: a day or a moment (`gemwire.sessions.parse_when`)."""
     if value is None:
@@ -67,6 +87,27 @@ def when_option(ctx: click.Context, param: click.Parameter, value: str | None) -
         return parse_when(value, datetime.now().astimezone())
     except ValueError as exc:
         raise click.BadParameter(terminal_safe(str(exc))) from None
+
+
+class _CrossedWindow(click.ClickException):
+    """A usage error said in one line (click's `UsageError` adds the command's usage)."""
+
+    exit_code = 2
+
+
+def check_window(since: date | None, until: date | None) -> None:
+    """``--since`` after ``--until`` is a usage error, said in one line (exit status 2):
+    nothing is between them, and an empty answer would look like an answer."""
+    from gemwire.sessions import crossed
+
+    if crossed(since, until):
+        raise _CrossedWindow(f"--since {_when(since)} is after --until {_when(until)}")
+
+
+def _when(bound: date | None) -> str:
+    if isinstance(bound, datetime):
+        return bound.isoformat(sep=" ", timespec="minutes")
+    return str(bound)
 
 
 _home_option = click.option(
@@ -94,38 +135,74 @@ def sessions() -> None:
     """
 
 
-def _find(homes: list[SessionSource], ref: str, project: str | None) -> SessionInfo:
-    """``find`` in each home, the first that knows ``ref``; a session file named on the
-    command line may also lie outside them (a copy, an attachment): pointing at it is the
-    user's explicit choice."""
+class _Ambiguous(click.ClickException):
+    """A reference more than one agent's sessions answer to: a usage error, in one line."""
+
+    exit_code = 2
+
+
+def _find(
+    homes: list[SessionSource], ref: str, project: str | None
+) -> tuple[SessionInfo, SessionSource | None]:
+    """The session ``ref`` names, and the home it is in: ``find`` in each home. A number
+    several agents' sessions have is an error naming them; ``latest`` is the session updated
+    last, whoever's. A session file named on the command line may also lie outside the
+    homes (a copy, an attachment): pointing at it is the user's explicit choice (its home:
+    ``None``)."""
     from gemwire.errors import SessionError
     from gemwire.sessions import read_session_info
 
     first: SessionError | None = None
+    found: list[tuple[SessionInfo, SessionSource]] = []
     for home in homes:
         try:
-            return home.find(ref, project)
+            found.append((home.find(ref, project), home))
         except SessionError as exc:
             first = first or exc
+    if len(found) > 1 and ref.strip() == "latest":
+        return max(found, key=lambda each: _updated(each[0]))
+    if len(found) > 1:
+        named = ", ".join(f"{info.agent}'s {info.id}" for info, _ in found)
+        raise _Ambiguous(
+            terminal_safe(f"{ref} names a session of more than one agent ({named}): add --agent")
+        )
+    if found:
+        return found[0]
     try:
-        if not (_names_a_file(ref) and os.path.isfile(ref)):
+        if not (_names_a_file(ref) and os.path.exists(ref)):  # a FIFO too: said why
             raise first or SessionError(f"no session {ref}")
-        return read_session_info(ref)
+        return read_session_info(ref), None
     except SessionError as exc:
         raise click.ClickException(terminal_safe(str(exc))) from exc
+
+
+def _updated(info: SessionInfo) -> datetime:
+    """When a session was last written, to order sessions of different agents."""
+    try:
+        moment = datetime.fromisoformat(info.last_updated or info.start_time or "")
+    except ValueError:
+        return datetime.min.replace(tzinfo=UTC)
+    return moment if moment.tzinfo is not None else moment.astimezone()
 
 
 def _names_a_file(ref: str) -> bool:
     return os.sep in ref or ref.endswith((".json", ".jsonl"))
 
 
-def _load(path: str, *, keep_originals: bool = False) -> Loaded:
-    """The session at ``path``; a file that is not one (empty, binary, cut short) is an error."""
+def _load(
+    path: str, home: SessionSource | None = None, *, keep_originals: bool = False
+) -> LoadedSession:
+    """The session at ``path``, loaded by ``home``'s agent (by its format when ``None``); a
+    file that is not one (empty, binary, cut short, a FIFO) is an error."""
     from gemwire.errors import SessionError
     from gemwire.sessions import load_session, whose
 
     try:
-        conversation = load_session(path, keep_originals=keep_originals)
+        conversation = (
+            load_session(path, keep_originals=keep_originals)
+            if home is None
+            else home.load(path, keep_originals=keep_originals)
+        )
     except SessionError as exc:
         raise click.ClickException(terminal_safe(str(exc))) from exc
     if conversation.session_id is None:
@@ -160,11 +237,13 @@ def list_(
 
     if all_projects and project:
         raise click.UsageError("--project and --all-projects exclude each other")
+    homes = agent_sources(agent, gemini_home)
     found = [
         info
-        for home in agent_sources(agent, gemini_home)
+        for home in homes
         for info in (home.all_sessions() if all_projects else home.sessions(project))
     ]
+    warn_unread(homes)
     out = sys.stdout
     for info in found:
         if as_json:
@@ -204,19 +283,10 @@ def show(
     from gemwire._normalize.masking import Masker, known_secrets
     from gemwire.cli.live import LiveOutput, open_output
     from gemwire.events import Event, SessionStarted
-    from gemwire.sessions import (
-        ClaudeConversation,
-        Conversation,
-        OpenCodeConversation,
-        load_session,
-        nested_claude_events,
-        nested_events,
-        nested_opencode_events,
-        subagent_files,
-    )
+    from gemwire.sessions import nested_events
 
-    info = _find(agent_sources(agent, gemini_home), ref, project)
-    conversation = _load(info.path)
+    info, home = _find(agent_sources(agent, gemini_home), ref, project)
+    conversation = _load(info.path, home)
     output = open_output(
         as_json=as_json, quiet=quiet, verbose=verbose, cwd=info.project, timed=False
     )
@@ -236,39 +306,18 @@ def show(
 
     with output:
         header(f"# {info.path}")
-        if not isinstance(conversation, Conversation):
-            events = (
-                nested_opencode_events(conversation, cwd=info.project)
-                if isinstance(conversation, OpenCodeConversation)
-                else nested_claude_events(conversation, cwd=info.project)
-                if isinstance(conversation, ClaudeConversation)
-                else conversation.events(cwd=info.project)
-            )
-            shown = set()
-            for event in events:
-                if isinstance(event, SessionStarted):
-                    shown.add(event.session_id)
-                    if isinstance(event.parent_call_id, str):
-                        header(f"\n# subagent {event.session_id} (call {event.parent_call_id})")
-                show_event(event)
-            for sub in info.subagents:  # those no call names
-                if sub.id in shown:
-                    continue
-                header(f"\n# subagent {sub.id}: {sub.path}")
-                for event in _load(sub.path).events(cwd=info.project):
-                    show_event(event)
-            output.close()
-            return
+        shown = set()
         for event in nested_events(conversation, cwd=info.project):
-            if isinstance(event, SessionStarted) and event.parent_call_id:
-                header(f"\n# subagent {event.session_id} (call {event.parent_call_id})")
+            if isinstance(event, SessionStarted):
+                shown.add(event.session_id)
+                if isinstance(event.parent_call_id, str):
+                    header(f"\n# subagent {event.session_id} (call {event.parent_call_id})")
             show_event(event)
-        linked = {str(path) for path in subagent_files(conversation).values()}
-        for sub in info.subagents:
-            if sub.path in linked:
+        for sub in info.subagents:  # those no call names
+            if sub.id in shown:
                 continue
             header(f"\n# subagent {sub.id}: {sub.path}")
-            for event in load_session(sub.path).events(cwd=info.project):
+            for event in _load(sub.path, home).events(cwd=info.project):
                 show_event(event)
         output.close()
 
@@ -318,8 +367,8 @@ def export(
     from gemwire.errors import InvalidOptions, SessionError
     from gemwire.sessions import export_lines, load_prices
 
-    info = _find(agent_sources(agent, gemini_home), ref, project)
-    conversation = _load(info.path, keep_originals=fmt == "claude")
+    info, home = _find(agent_sources(agent, gemini_home), ref, project)
+    conversation = _load(info.path, home, keep_originals=fmt == "claude")
     try:
         table = load_prices(prices) if fmt in ("html", "markdown") else None
         lines = export_lines(
@@ -356,7 +405,7 @@ def _for_terminal(lines: Iterator[bytes], *, as_json: bool) -> Iterator[bytes]:
 @click.argument("text")
 @click.option(
     "--agent",
-    type=click.Choice(AGENT_CHOICES),
+    type=AGENT_CHOICES,
     default="all",
     show_default=True,
     help="Whose saved sessions: one agent's, or all (every agent gemwire reads).",
@@ -396,6 +445,7 @@ def search(
 
     from gemwire.sessions import search as find
 
+    check_window(since, until)
     found = False
     out = sys.stdout
     homes = agent_sources(agent, gemini_home)
@@ -414,6 +464,7 @@ def search(
         lines.append(f"    open: {hit.open_command()}")
         out.write(terminal_safe("\n".join(lines)) + "\n")
         out.flush()
+    warn_unread(homes)
     if not found:
         if not as_json:
             click.echo("No sessions hold that text.", err=True)

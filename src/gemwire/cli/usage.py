@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING
 import click
 
 from gemwire.cli.safe_text import terminal_safe
-from gemwire.cli.sessions import agent_option, agent_sources, when_option
+from gemwire.cli.sessions import (
+    agent_option,
+    agent_sources,
+    check_window,
+    warn_unread,
+    when_option,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -89,18 +95,21 @@ def usage(
     from gemwire.sessions import usage as collect
     from gemwire.sessions.pricing import load_prices
 
+    check_window(since, until)
     try:
         table = load_prices(prices)
     except InvalidOptions as exc:
         raise click.UsageError(terminal_safe(str(exc))) from exc
+    homes = agent_sources(agent, gemini_home)
     report = collect(
-        agent_sources(agent, gemini_home),
+        homes,
         by=by,  # type: ignore[arg-type]  # one of _GROUPINGS, checked by click
         since=since,
         until=until,
         project=project,
         prices=table,
     )
+    warn_unread(homes)
     if as_json:
         sys.stdout.buffer.write(msgspec.json.encode(report) + b"\n")
         return
@@ -140,6 +149,7 @@ def show_report(console: Console, report: UsageReport) -> None:
 
     if not report.rows:
         console.print("No model responses found in the saved sessions.")
+        _show_problems(console, report)
         return
     from gemwire.sessions import AGENT_NAMES
 
@@ -182,18 +192,30 @@ def show_report(console: Console, report: UsageReport) -> None:
     if report.by == "day" and len(report.rows) > 1:
         console.print(cost_bars(report.rows) + "\n", markup=False)
     console.print(
-        terminal_safe(
-            f"{report.sessions:,} session{'' if report.sessions == 1 else 's'}. "
-            f"Prices as of {report.prices_as_of}: "
-            f"{report.prices_source}."
-        ),
+        terminal_safe(f"{report.sessions:,} session{'' if report.sessions == 1 else 's'}."),
         markup=False,
     )
+    # The dated page of every price used (the table's, an Anthropic model's, ...).
+    pages = [(p.as_of, p.source, f" ({', '.join(p.models)})") for p in report.price_sources]
+    for as_of, source, models in pages or [(report.prices_as_of, report.prices_source, "")]:
+        console.print(terminal_safe(f"Prices as of {as_of}: {source}{models}."), markup=False)
     if report.total.unpriced_models:
         models = terminal_safe(", ".join(report.total.unpriced_models))
         console.print(
             f"No price known for {models}: its tokens are counted, not priced (* partly, "
             "? not at all); add prices with --prices.",
+            markup=False,
+        )
+    _show_problems(console, report)
+
+
+def _show_problems(console: Console, report: UsageReport) -> None:
+    """What could not be counted: the totals leave it out."""
+    count = report.problems
+    if count:
+        console.print(
+            f"{count:,} problem{'' if count == 1 else 's'} reading the saved sessions "
+            "(lines skipped or repaired; files, folders or databases not read, and not counted).",
             markup=False,
         )
 

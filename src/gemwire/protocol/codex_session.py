@@ -9,6 +9,7 @@ an exception.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -24,7 +25,7 @@ from gemwire.wire.codex_session import (
     TurnContext,
 )
 
-__all__ = ("Unreadable", "payload_of")
+__all__ = ("Unreadable", "payload_of", "payload_type")
 
 
 class Unreadable(NamedTuple):
@@ -39,6 +40,37 @@ _DECODERS: dict[str, Callable[[bytes], Payload]] = {
     "response_item": msgspec.json.Decoder(ResponseItem).decode,
     "event_msg": msgspec.json.Decoder(EventMsg).decode,
 }
+
+
+class _Typed(msgspec.Struct, frozen=True, gc=False):
+    type: str | None = None
+
+
+_decode_type = msgspec.json.Decoder(_Typed).decode
+
+
+_TYPE_FIRST = re.compile(rb'\{"type":"([a-z_]{1,40})"')
+
+
+def payload_type(record: Record) -> str | None:
+    """The ``type`` of ``record``'s payload (an event's kind: ``user_message``,
+    ``token_count``, …), the rest of it skipped unbuilt; ``None`` if it has none. Codex
+    writes it first: read there when it is, else decoded.
+
+    >>> record = msgspec.json.decode(
+    ...     b'{"type":"event_msg","payload":{"message":"Hi","type":"agent_message"}}', type=Record
+    ... )
+    >>> payload_type(record)
+    'agent_message'
+    """
+    first = _TYPE_FIRST.match(memoryview(record.payload)[:64])
+    if first is not None:
+        return first[1].decode()
+    try:
+        found = _decode_type(record.payload).type
+    except UNDECODABLE:
+        return None
+    return found if isinstance(found, str) else None
 
 
 def payload_of(record: Record) -> Payload | Unreadable | None:

@@ -12,8 +12,13 @@ message:
 
 One deliberate difference: when ``$set.messages`` names a message that is already known by id
 (a resume replays the whole history that way, docs/gemini-cli.md#resuming), the recorded
-version is kept, because the replay drops its thoughts, tokens, tool calls and diffs. What
-Gemini itself would decide (is the file resumable?) is computed from the replay, exactly.
+version is kept, because the replay drops its thoughts, tokens, tool calls and diffs. A
+``$set.messages`` is Gemini's history in API form: after a cancel, 0.61.0 rolls its history
+back and writes it so, one model turn a message, its calls as ``functionCall`` parts of the
+turn's first message; the recorded message that held those calls (``toolCalls``, with their
+results) is named no more. It is kept too, right after the message naming its calls (else
+the calls, and what they did, are lost from the saved view). What Gemini itself would decide
+(is the file resumable?) is computed from the replay, exactly.
 
 Lines Gemini skips silently (not JSON, not an object, no known shape) are reported as
 `Problem`s; so is text that was read as Gemini reads it (invalid UTF-8, lone surrogates:
@@ -294,6 +299,28 @@ class RecordReplay:
             if previous is not None and message_of(previous[0]).type == record.get("type"):
                 message, raw = previous
             self._keep(record["id"], message, resumable, raw)
+            if not self.summary and record.get("type") == "gemini":
+                self._keep_calls_of(record.get("content"), messages)
+
+    def _keep_calls_of(self, content: Any, named: list[Any]) -> None:
+        """Keep the recorded messages whose ``toolCalls`` are the ``functionCall`` parts of a
+        ``$set`` message's ``content``, unless the ``$set`` names them itself."""
+        wanted = [
+            call["id"]
+            for part in (content if isinstance(content, list) else ())
+            if isinstance(part, dict)
+            and isinstance(call := part.get("functionCall"), dict)
+            and isinstance(call.get("id"), str)
+        ]
+        if not wanted:
+            return
+        ids = {r["id"] for r in named if isinstance(r, dict) and isinstance(r.get("id"), str)}
+        for message_id, (entry, raw) in self._shelved.items():
+            if message_id in ids or message_id in self._messages:
+                continue
+            calls = _call_ids(entry)
+            if calls and not calls.isdisjoint(wanted):
+                self._keep(message_id, entry, verdict_of(entry), raw)
 
     def _rewind(self, message_id: str) -> None:
         messages = self._messages
@@ -338,6 +365,33 @@ def _decode_record(data: bytes, lineno: int) -> tuple[Any, list[Problem]]:
     if fixed is not None:
         return fixed[0], [*problems, Problem(line=lineno, message=fixed[1].message)]
     return _UNDECODED, [*problems, Problem(line=lineno, message=_not_json(error))]
+
+
+class _CallId(msgspec.Struct, frozen=True, gc=False):
+    id: Any = None
+
+
+class _Calls(msgspec.Struct, frozen=True, gc=False):
+    """A message line decoded only as far as its calls' ids."""
+
+    toolCalls: list[_CallId] | None = None
+
+
+_decode_calls = msgspec.json.Decoder(_Calls).decode
+
+
+def _call_ids(entry: Any) -> set[str]:
+    """The ids of a kept message's recorded ``toolCalls`` (a line, or a `MessageRecord`)."""
+    if isinstance(entry, bytes):
+        try:
+            calls: Any = _decode_calls(entry).toolCalls
+        except UNDECODABLE:
+            return set()
+    else:
+        calls = getattr(entry, "toolCalls", None)
+    if not isinstance(calls, list):
+        return set()
+    return {call.id for call in calls if isinstance(call.id, str)}
 
 
 def _original(raw: bytes) -> Any:

@@ -27,18 +27,32 @@ from gemwire.sessions._html import to_html
 from gemwire.sessions._jsonl import JsonlConversation
 from gemwire.sessions._markdown import to_markdown
 from gemwire.sessions._redact import Redactor
-from gemwire.sessions._registry import load_session, source, sources
+from gemwire.sessions._registry import (
+    AGENT_NAMES,
+    AGENTS,
+    load_session,
+    nested_events,
+    source,
+    sources,
+)
 from gemwire.sessions._search import SearchHit, SearchMatch, search
-from gemwire.sessions._source import AGENT_NAMES, AGENTS, Agent, LoadedSession, SessionSource
+from gemwire.sessions._source import Agent, LoadedSession, SessionSource
 from gemwire.sessions._summary import SessionInfo, json_safe, short_id_of
-from gemwire.sessions._usage import GROUPINGS, UsageReport, UsageRow, parse_when, usage
+from gemwire.sessions._usage import (
+    GROUPINGS,
+    PriceSource,
+    UsageReport,
+    UsageRow,
+    crossed,
+    parse_when,
+    usage,
+)
 from gemwire.sessions.claude import ClaudeConversation, ClaudeHome, nested_claude_events
 from gemwire.sessions.codex import CodexConversation, CodexHome
 from gemwire.sessions.gemini import (
     Conversation,
     GeminiHome,
     Project,
-    nested_events,
     parent_call,
     project_hash,
     read_session_info,
@@ -71,6 +85,7 @@ __all__ = (
     "ModelPrice",
     "OpenCodeConversation",
     "OpenCodeHome",
+    "PriceSource",
     "PriceTable",
     "Problem",
     "Project",
@@ -86,6 +101,7 @@ __all__ = (
     "UsageReport",
     "UsageRow",
     "claude_tool",
+    "crossed",
     "export_lines",
     "json_safe",
     "load_prices",

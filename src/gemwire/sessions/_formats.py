@@ -20,8 +20,7 @@ from gemwire.sessions._export import to_unified_messages
 from gemwire.sessions._html import to_html
 from gemwire.sessions._markdown import to_markdown
 from gemwire.sessions._redact import Redactor
-from gemwire.sessions._registry import Loaded
-from gemwire.sessions._source import AGENT_NAMES
+from gemwire.sessions._registry import AGENT_NAMES, Loaded
 from gemwire.sessions.gemini import Conversation
 from gemwire.sessions.pricing import PriceTable
 
@@ -71,6 +70,4 @@ def export_lines(
 
 def whose(conversation: Loaded) -> str:
     """The agent that wrote ``conversation``, as people name it (``Claude Code``, ...)."""
-    if isinstance(conversation, Conversation):
-        return "Gemini"
-    return AGENT_NAMES[conversation.agent]
+    return AGENT_NAMES.get(conversation.agent, conversation.agent)

@@ -1,5 +1,5 @@
 """A session file of one JSON record a line, whatever agent wrote it: loaded whole or
-summarized for listing.
+summarized for listing and usage.
 
 What is particular to an agent is its `JsonlFormat`: the record type, the normalizer, which
 records are the user's prompts and which count as messages, where the session id and the
@@ -7,17 +7,21 @@ project folder are recorded, and the tokens of each response. `JsonlConversation
 loaded (each agent subclasses it with its format); `gemwire.sessions._jsonl_home` is the
 home around it. Claude Code's, Qwen Code's and Codex's sources are each one of these.
 
-Read a block of whole lines at a time (memory bounded by the block and the records kept);
-a line that is not a record is a `Problem`, a file that is not a regular file of at most
+A file is read a block of whole lines at a time, each line decoded where it lies (a
+`Problem` for one that is not a record); a file that is not a regular file of at most
 `MAX_SESSION_BYTES` is a `Problem` on the whole file (`gemwire.sessions._reading`).
+Loading keeps every record. Listing (`read_jsonl_info`) and usage (`read_jsonl_usage`) keep
+none: they decode each line into the format's `light` record (the few fields they read;
+texts, tool inputs and outputs skipped unbuilt) and summarize as they go, so a file's answer
+of hundreds of MB costs about its line, once.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import Any, BinaryIO, ClassVar, Generic, NamedTuple, Protocol, TypeVar
 
 import msgspec
 from msgspec import UnsetType
@@ -26,12 +30,13 @@ from gemwire._normalize.notices import notice
 from gemwire.errors import SessionError
 from gemwire.events import Event
 from gemwire.protocol.gemini_session import Problem
-from gemwire.protocol.jsonl_records import JsonlRecords
+from gemwire.protocol.jsonl_records import JsonlRecords, lines_in
 from gemwire.sessions._reading import NotRead, open_session_file
 from gemwire.sessions._source import Agent, Tokens
 from gemwire.sessions._summary import SessionInfo
 
 __all__ = (
+    "FileUsage",
     "JsonlConversation",
     "JsonlFormat",
     "RecordNormalizer",
@@ -40,14 +45,17 @@ __all__ = (
     "load_jsonl",
     "problem_notices",
     "read_jsonl_info",
-    "recorded_cwd",
-    "recorded_session_id",
-    "recorded_timestamp",
+    "read_jsonl_usage",
+    "stated_cwd",
+    "stated_session_id",
+    "stated_timestamp",
 )
 
 _BLOCK = 1 << 20
 
 R = TypeVar("R")
+L = TypeVar("L")
+T = TypeVar("T")
 R_contra = TypeVar("R_contra", contravariant=True)
 C = TypeVar("C", bound="JsonlConversation[Any]")
 
@@ -87,41 +95,48 @@ class _Stamped(Protocol):
     def timestamp(self) -> str | UnsetType: ...
 
 
-def recorded_session_id(records: Sequence[_Stamped]) -> str | None:
-    """The first ``sessionId`` recorded (Claude Code's and Qwen Code's records)."""
-    return next((r.sessionId for r in records if isinstance(r.sessionId, str)), None)
+def stated_session_id(record: _Stamped) -> str | None:
+    """The ``sessionId`` a record states (Claude Code's and Qwen Code's records)."""
+    return record.sessionId if isinstance(record.sessionId, str) else None
 
 
-def recorded_cwd(records: Sequence[_Stamped]) -> str | None:
-    """The first ``cwd`` recorded."""
-    return next((r.cwd for r in records if isinstance(r.cwd, str)), None)
+def stated_cwd(record: _Stamped) -> str | None:
+    """The ``cwd`` a record states."""
+    return record.cwd if isinstance(record.cwd, str) else None
 
 
-def recorded_timestamp(record: _Stamped) -> str | None:
+def stated_timestamp(record: _Stamped) -> str | None:
     return record.timestamp if isinstance(record.timestamp, str) else None
 
 
-class JsonlFormat(msgspec.Struct, Generic[R], frozen=True, kw_only=True):
+class JsonlFormat(msgspec.Struct, Generic[R, L], frozen=True, kw_only=True):
     """What one agent's session files are: everything `JsonlConversation` and
-    `gemwire.sessions._jsonl_home.JsonlHome` need to know of it."""
+    `gemwire.sessions._jsonl_home.JsonlHome` need to know of it.
+
+    ``R`` is a line loaded, ``L`` a line summarized (`light`); the functions that take
+    either read only the fields both have.
+    """
 
     agent: Agent
     record: type[R]
     """The wire type of one line (`gemwire.wire.<agent>_session`)."""
+    light: type[L]
+    """What listing and usage decode of a line: the fields they read, the texts skipped."""
     normalizer: Callable[[str | None, str | None], RecordNormalizer[R]]
     """Made from the session id and the project folder."""
-    prompt: Callable[[R], str | None]
+    prompt: Callable[[L], str | None]
     """The user's prompt a record holds, else ``None`` (the agent's own user-role records,
     tool results, ...)."""
-    said: Callable[[R], bool]
+    said: Callable[[L], bool]
     """Whether a record is a message (a prompt or an answer), as listing counts them."""
-    session_id: Callable[[list[R]], str | None]
-    cwd: Callable[[list[R]], str | None]
-    """The project folder the session ran in, as recorded."""
-    timestamp: Callable[[R], str | None]
-    responses: Callable[[list[R]], Iterator[Response]]
-    """Every model response's tokens, each once."""
-    main: Callable[[R], bool] = _everything
+    session_id: Callable[[R | L], str | None]
+    """The session's id a record states (the first one stated is the session's)."""
+    cwd: Callable[[R | L], str | None]
+    """The project folder the session ran in, as a record states it (the first)."""
+    timestamp: Callable[[R | L], str | None]
+    responses: Callable[[Iterable[L]], Iterator[Response]]
+    """Every model response's tokens, each once, from the records in order."""
+    main: Callable[[R | L], bool] = _everything
     """Whether a record is the session's own, not a subagent's kept in the same file."""
 
 
@@ -129,7 +144,7 @@ class JsonlConversation(msgspec.Struct, Generic[R], frozen=True, kw_only=True):
     """A session file: its records in order, and the lines skipped; each agent's subclass
     names its `JsonlFormat` (``format``)."""
 
-    format: ClassVar[JsonlFormat[Any]]
+    format: ClassVar[JsonlFormat[Any, Any]]
 
     path: str
     session_id: str | None
@@ -168,10 +183,6 @@ class JsonlConversation(msgspec.Struct, Generic[R], frozen=True, kw_only=True):
             yield from normalizer.feed(record)
         yield from normalizer.finish()
 
-    def responses(self) -> Iterator[Response]:
-        """Every model response's tokens, for usage."""
-        return self.format.responses(self.records)
-
 
 def problem_notices(
     agent: str, session_id: str | None, path: str, problems: list[Problem]
@@ -188,25 +199,47 @@ def problem_notices(
         )
 
 
-def _read(path: Path, record: type[R]) -> JsonlRecords[R]:
-    records = JsonlRecords(record)
+def _blocks(file: BinaryIO) -> Iterator[bytearray]:
+    """The file's whole lines, a block of about `_BLOCK` bytes at a time (the last line may
+    lack its newline). A longer line grows its block in place: it is never copied whole."""
+    pending = bytearray()
+    while chunk := file.read(_BLOCK):
+        searched = len(pending)
+        pending += chunk
+        end = pending.rfind(b"\n", searched)
+        if end < 0:
+            continue
+        block, pending = pending, pending[end + 1 :]
+        del block[end + 1 :]
+        yield block
+    if pending:
+        yield pending
+
+
+def _records(path: str, lines: JsonlRecords[T]) -> Iterator[T]:
+    """The records of the file at ``path``, one at a time; what is wrong in ``lines``'s
+    problems (a file that is not read, an empty one: on line 0).
+
+    Raises `SessionNotFound` if there is no such file, `SessionError` if it cannot be read.
+    """
     try:
-        opened = open_session_file(path)
+        opened = open_session_file(Path(path))
     except NotRead as exc:
-        records.problems.append(Problem(line=0, message=str(exc)))
-        return records
+        lines.problems.append(Problem(line=0, message=str(exc)))
+        return
+    found = False
     with opened as file:
-        lineno = 1
+        number = 1
         try:
-            while block := file.read(_BLOCK):
-                if not block.endswith(b"\n"):
-                    block += file.readline()
-                lineno += records.feed_block(block, lineno)
+            for block in _blocks(file):
+                records = lines.decoded(block, number)
+                found = found or bool(records)
+                yield from records
+                number += lines_in(block)
         except OSError as exc:
             raise SessionError(f"cannot read {path}: {exc.strerror}") from exc
-    if not records.records and not records.problems:
-        records.problems.append(Problem(line=0, message="empty file"))
-    return records
+    if not found and not lines.problems:
+        lines.problems.append(Problem(line=0, message="empty file"))
 
 
 def load_jsonl(path: str | os.PathLike[str], kind: type[C]) -> C:
@@ -215,40 +248,110 @@ def load_jsonl(path: str | os.PathLike[str], kind: type[C]) -> C:
     Raises `SessionNotFound` if there is no such file, `SessionError` if it cannot be read;
     anything wrong inside the file is reported in ``problems``.
     """
-    file = Path(path)
+    file = os.fspath(path)
     fmt = kind.format
-    read = _read(file, fmt.record)
+    lines = JsonlRecords(fmt.record)
+    records = list(_records(file, lines))
     return kind(
-        path=str(file),
-        session_id=fmt.session_id(read.records),
-        cwd=fmt.cwd(read.records),
-        records=read.records,
-        problems=read.problems,
+        path=file,
+        session_id=next(filter(None, map(fmt.session_id, records)), None),
+        cwd=next(filter(None, map(fmt.cwd, records)), None),
+        records=records,
+        problems=lines.problems,
     )
+
+
+class _Seen(Generic[L]):
+    """What a pass over a file's light records saw of the session: its id and folder (the
+    first stated), when its first record was written."""
+
+    __slots__ = ("cwd", "fmt", "session_id", "start")
+
+    def __init__(self, fmt: JsonlFormat[Any, L]) -> None:
+        self.fmt = fmt
+        self.session_id: str | None = None
+        self.cwd: str | None = None
+        self.start: str | None = None
+
+    def see(self, record: L) -> None:
+        fmt = self.fmt
+        if self.session_id is None:
+            self.session_id = fmt.session_id(record)
+        if self.cwd is None:
+            self.cwd = fmt.cwd(record)
+        if self.start is None:
+            self.start = fmt.timestamp(record)
+
+    def passing(self, records: Iterable[L]) -> Iterator[L]:
+        """``records``, each seen on its way."""
+        see = self.see
+        for record in records:
+            see(record)
+            yield record
 
 
 def read_jsonl_info(
     path: str | os.PathLike[str], kind: type[JsonlConversation[Any]], *, project: str | None = None
 ) -> SessionInfo:
-    """Summarize a session file for listing (``project``: else its recorded folder)."""
-    conversation = load_jsonl(path, kind)
+    """Summarize a session file for listing (``project``: else its recorded folder), one
+    light record at a time."""
     fmt = kind.format
-    main = [r for r in conversation.records if fmt.main(r)]
-    stamps = [s for s in map(fmt.timestamp, main) if s is not None]
-    prompts = (fmt.prompt(r) for r in main)
-    first = next((p.strip() for p in prompts if p and p.strip()), None)
+    file = os.fspath(path)
+    lines = JsonlRecords(fmt.light)
+    seen: _Seen[Any] = _Seen(fmt)
+    see, main, timestamp, said = seen.see, fmt.main, fmt.timestamp, fmt.said
+    first_stamp: str | None = None
+    last_stamp: str | None = None
+    first: str | None = None
+    messages = 0
+    for record in _records(file, lines):
+        see(record)
+        if not main(record):
+            continue
+        stamp = timestamp(record)
+        if stamp is not None:
+            first_stamp = first_stamp or stamp
+            last_stamp = stamp
+        if first is None:
+            prompt = fmt.prompt(record)
+            first = prompt.strip() if prompt and prompt.strip() else None
+        messages += said(record)
     return SessionInfo(
-        id=conversation.session_id,
-        path=conversation.path,
-        project=project or conversation.cwd,
+        id=seen.session_id,
+        path=file,
+        project=project or seen.cwd,
         format="jsonl",
         kind="main",
-        start_time=stamps[0] if stamps else None,
-        last_updated=stamps[-1] if stamps else None,
+        start_time=first_stamp,
+        last_updated=last_stamp,
         summary=None,
         first_prompt=first,
-        messages=sum(1 for r in main if fmt.said(r)),
-        resumable=conversation.session_id is not None and first is not None,
-        problems=len(conversation.problems),
+        messages=messages,
+        resumable=seen.session_id is not None and first is not None,
+        problems=len(lines.problems),
         agent=fmt.agent,
     )
+
+
+class FileUsage(NamedTuple):
+    """A session file's model responses (`read_jsonl_usage`)."""
+
+    session_id: str | None
+    cwd: str | None
+    start: str | None
+    """When its first record was written."""
+    responses: list[Response]
+    problems: int
+
+
+def read_jsonl_usage(path: str | os.PathLike[str], kind: type[JsonlConversation[Any]]) -> FileUsage:
+    """A session file's model responses, read one light record at a time (the responses
+    are kept: a few numbers each).
+
+    Raises `SessionNotFound` if there is no such file, `SessionError` if it cannot be read.
+    """
+    fmt = kind.format
+    lines = JsonlRecords(fmt.light)
+    seen: _Seen[Any] = _Seen(fmt)
+    responses = list(fmt.responses(seen.passing(_records(os.fspath(path), lines))))
+    return FileUsage(seen.session_id, seen.cwd, seen.start, responses, len(lines.problems))

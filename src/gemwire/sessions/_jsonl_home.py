@@ -14,15 +14,22 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 import msgspec
 
 from gemwire.errors import SessionError, SessionNotFound
+from gemwire.events import Event
 from gemwire.sessions._index import ListingIndex, stamp_of
-from gemwire.sessions._jsonl import JsonlConversation, load_jsonl, read_jsonl_info
-from gemwire.sessions._reading import is_dir, session_entries, session_paths
-from gemwire.sessions._source import AGENT_NAMES, Agent, SessionUsage, UsageTally
+from gemwire.sessions._jsonl import (
+    JsonlConversation,
+    load_jsonl,
+    read_jsonl_info,
+    read_jsonl_usage,
+)
+from gemwire.sessions._reading import folder_entries, is_dir, session_entries, session_paths
+from gemwire.sessions._search_index import Stamp, stamp_file
+from gemwire.sessions._source import LoadedSession, SessionUsage, UsageTally
 from gemwire.sessions._summary import SessionInfo
 
 __all__ = ("JsonlHome", "path_slug")
@@ -55,6 +62,10 @@ class JsonlHome(Generic[C]):
         slug: the agent's folder name for a project's path.
     """
 
+    agent: ClassVar[str]
+    """The agent, as the registry names it (its format's)."""
+    name: ClassVar[str]
+    """The agent as people name it."""
     by_folder = True
     """Whether each project has a folder of its own (`folders`); else a session's project
     is the folder it records."""
@@ -75,32 +86,27 @@ class JsonlHome(Generic[C]):
         self._slug = slug
         self._first_keys = first_keys
         self._chats = chats
-
-    @property
-    def agent(self) -> Agent:
-        return self.kind.format.agent
+        self.unread: dict[str, str] = {}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({str(self.home)!r})"
 
     def folders(self) -> list[Path]:
         """The folders sessions are listed and counted by (default: one per project)."""
-        try:
-            entries = sorted(os.scandir(self.projects_dir), key=lambda e: e.name)
-        except OSError:
-            return []
+        entries = folder_entries(self.projects_dir, self.unread)
         return [Path(e.path) for e in entries if is_dir(e)]
 
     def paths(self, folder: Path) -> list[Path]:
         """The session files of one folder `folders` gives."""
-        return session_paths(folder / self._chats if self._chats else folder, _SUFFIXES)
+        chats = folder / self._chats if self._chats else folder
+        return session_paths(chats, _SUFFIXES, self.unread)
 
     def _list(self, folder: Path) -> list[SessionInfo]:
         """One folder's sessions, each from the listing index while its file is unchanged."""
         listed = str(folder / self._chats if self._chats else folder)
         index = ListingIndex(listed)
         infos = []
-        for entry in session_entries(listed, _SUFFIXES):
+        for entry in session_entries(listed, _SUFFIXES, self.unread):
             try:
                 stamp = stamp_of(entry.stat())
             except OSError:  # gone since listed, a link that loops: not listed
@@ -145,7 +151,7 @@ class JsonlHome(Generic[C]):
     ) -> SessionInfo:
         """A session by id, number (as `sessions` numbers them), ``latest`` or path."""
         text = os.fspath(ref).strip()
-        name = AGENT_NAMES[self.agent]
+        name = self.name
         if isinstance(ref, os.PathLike) or os.sep in text or text.endswith(_SUFFIXES):
             return self._by_path(text)
         found = self.sessions(root)
@@ -165,9 +171,9 @@ class JsonlHome(Generic[C]):
             raise SessionNotFound(f"no session file at {text}") from None
         if not path.is_relative_to(Path(os.path.realpath(self.projects_dir))):
             raise SessionNotFound(f"{text} is not a session file in {self.projects_dir}")
-        if not path.is_file():
+        if not path.exists():
             raise SessionNotFound(f"no session file at {text}")
-        return read_jsonl_info(path, self.kind)
+        return read_jsonl_info(path, self.kind)  # not a regular file: a problem on it
 
     def recognises(self, head: bytes) -> bool:
         """Whether a file starting with ``head`` is in this agent's format: its first line
@@ -181,6 +187,13 @@ class JsonlHome(Generic[C]):
 
     def files(self, info: SessionInfo) -> list[str]:
         return self.files_at(info.path)
+
+    def stamp(self, path: str) -> Stamp | None:
+        return stamp_file(path)
+
+    def nested_events(self, session: LoadedSession, *, cwd: str | None = None) -> Iterator[Event]:
+        """The session's events (an agent whose subagents are linked overrides this)."""
+        return session.events(cwd=cwd)
 
     def files_at(self, path: str) -> list[str]:
         """The session file at ``path``, then its subagents' where the agent keeps them apart."""
@@ -202,17 +215,16 @@ class JsonlHome(Generic[C]):
             for path in (f for p in self.paths(folder) for f in self.files_at(str(p))):
                 tally.files += 1
                 try:
-                    conversation = load_jsonl(path, self.kind)
+                    counted = read_jsonl_usage(path, self.kind)
                 except SessionError:
                     tally.problems += 1
                     continue
-                if by_record and conversation.cwd not in (wanted, project):
+                if by_record and counted.cwd not in (wanted, project):
                     continue
-                tally.problems += len(conversation.problems)
-                fmt = conversation.format
+                tally.problems += counted.problems
                 yield SessionUsage(
-                    conversation.cwd or (folder.name if self.by_folder else "?"),
-                    conversation.session_id or str(path),
-                    next(filter(None, map(fmt.timestamp, conversation.records)), None),
-                    conversation.responses(),
+                    counted.cwd or (folder.name if self.by_folder else "?"),
+                    counted.session_id or str(path),
+                    counted.start,
+                    iter(counted.responses),
                 )

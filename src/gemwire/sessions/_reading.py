@@ -3,7 +3,10 @@
 Only a regular file of at most `MAX_SESSION_BYTES` is read: anything else named like a session
 (a FIFO, a device, a socket, a folder, a huge file) is `NotRead`, which a source turns into a
 `Problem` on it, never opened for reading in a way that could block or run without end.
-Folders are enumerated, never built from what a file says.
+Folders are enumerated, never built from what a file says. A folder a home lists its
+sessions from that exists but cannot be listed (not a folder, no permission, a link that
+loops) is noted, with why, in the source's ``unread`` (`folder_entries`): the commands warn
+of it rather than say there are no sessions.
 """
 
 from __future__ import annotations
@@ -13,12 +16,13 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-from gemwire._portable import O_CLOEXEC, O_NONBLOCK
+from gemwire._portable import O_BINARY, O_CLOEXEC, O_NONBLOCK
 from gemwire.errors import SessionError, SessionNotFound
 
 __all__ = (
     "MAX_SESSION_BYTES",
     "NotRead",
+    "folder_entries",
     "is_dir",
     "open_session_file",
     "read_small_file",
@@ -29,6 +33,11 @@ __all__ = (
 MAX_SESSION_BYTES = 512 << 20
 """A session file larger than this (512 MiB) is a `Problem`, not read: loading holds about a
 file's size in memory, and the largest sessions measured are a few tens of MB."""
+
+
+_READ = os.O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_BINARY
+"""How a session file is opened (``O_BINARY``: on Windows, no text mode, whose Ctrl-Z would end
+a read and whose CRLF would become LF)."""
 
 
 class NotRead(Exception):
@@ -63,7 +72,7 @@ def open_session_file(path: Path, limit: int = MAX_SESSION_BYTES) -> BinaryIO:
     """
     try:
         _check(os.stat(path), limit)
-        fd = os.open(path, os.O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        fd = os.open(path, _READ)
     except FileNotFoundError as exc:
         raise SessionNotFound(f"no session file at {path}") from exc
     except OSError as exc:
@@ -98,20 +107,38 @@ def is_dir(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def session_entries(folder: str, suffixes: tuple[str, ...]) -> list[os.DirEntry[str]]:
+def folder_entries(
+    folder: str | os.PathLike[str], unread: dict[str, str] | None = None
+) -> list[os.DirEntry[str]]:
+    """The entries of ``folder``, by name. None if there is no such folder; none if it
+    cannot be listed either, and then why, in ``unread`` under its path."""
+    try:
+        return sorted(os.scandir(folder), key=lambda e: e.name)
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        if unread is not None:
+            unread[os.fspath(folder)] = exc.strerror or str(exc)
+        return []
+    except ValueError:  # a NUL in the path: no such folder
+        return []
+
+
+def session_entries(
+    folder: str, suffixes: tuple[str, ...], unread: dict[str, str] | None = None
+) -> list[os.DirEntry[str]]:
     """The entries of ``folder`` named like session files (by ``suffixes``), by name.
 
     Not folders; whether the others can be read is up to reading them (a FIFO or a device
     becomes a `Problem` on it, a link loop is left out). A folder that cannot be listed
-    has none.
+    has none (and is noted in ``unread``: `folder_entries`).
     """
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return []
+    entries = folder_entries(folder, unread)
     return [e for e in entries if e.name.endswith(suffixes) and not is_dir(e)]
 
 
-def session_paths(folder: Path, suffixes: tuple[str, ...]) -> list[Path]:
+def session_paths(
+    folder: Path, suffixes: tuple[str, ...], unread: dict[str, str] | None = None
+) -> list[Path]:
     """`session_entries` as paths."""
-    return [Path(entry.path) for entry in session_entries(str(folder), suffixes)]
+    return [Path(entry.path) for entry in session_entries(str(folder), suffixes, unread)]

@@ -1,44 +1,67 @@
 """The session sources by agent, and which one a file handed in by path belongs to.
 
-A new agent's source is one entry in `_SOURCES`: its `SessionSource`, made from a home.
+The one list of the agents whose sessions gemwire reads (`_SOURCES`): a new agent's source
+is one entry there, and `AGENTS`, `AGENT_NAMES`, ``--agent``'s choices, `load_session`,
+`nested_events`, search, usage and the server's routes take it from here.
 """
 
 from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import Protocol
 
 from gemwire.errors import InvalidOptions, SessionError
-from gemwire.sessions._jsonl import JsonlConversation
+from gemwire.events import Event
 from gemwire.sessions._reading import NotRead, open_session_file
-from gemwire.sessions._source import AGENTS, SessionSource
+from gemwire.sessions._source import Agent, LoadedSession, SessionSource
 from gemwire.sessions.claude import ClaudeHome
 from gemwire.sessions.codex import CodexHome
-from gemwire.sessions.gemini import Conversation, GeminiHome
-from gemwire.sessions.opencode import OpenCodeConversation, OpenCodeHome
+from gemwire.sessions.gemini import GeminiHome
+from gemwire.sessions.opencode import OpenCodeHome
 from gemwire.sessions.qwen import QwenHome
 from gemwire.wire.gemini_session import SESSION_FILE_PREFIX
 
-__all__ = ("Home", "Loaded", "load_session", "source", "sources")
+__all__ = (
+    "AGENTS",
+    "AGENT_NAMES",
+    "Home",
+    "Loaded",
+    "load_session",
+    "nested_events",
+    "source",
+    "sources",
+)
 
-_SOURCES: dict[str, Callable[[str | os.PathLike[str] | None], SessionSource]] = {
-    "gemini": GeminiHome,
-    "claude": ClaudeHome,
-    "codex": CodexHome,
-    "qwen": QwenHome,
-    "opencode": OpenCodeHome,
-}
-"""Every agent whose sessions gemwire reads (each of `AGENTS`); the first is the default."""
+
+class _Source(Protocol):
+    """A `SessionSource` class: its agent and name, and a source made from a home."""
+
+    @property
+    def agent(self) -> Agent: ...
+    @property
+    def name(self) -> str: ...
+    def __call__(self, home: str | os.PathLike[str] | None = None) -> SessionSource: ...
+
+
+_SOURCES: tuple[_Source, ...] = (GeminiHome, ClaudeHome, CodexHome, QwenHome, OpenCodeHome)
+"""Every agent whose sessions gemwire reads; the first is the default."""
+
+AGENTS: tuple[Agent, ...] = tuple(made.agent for made in _SOURCES)
+"""The agents whose sessions gemwire reads (``gemini`` first: the default)."""
+
+AGENT_NAMES: dict[Agent, str] = {made.agent: made.name for made in _SOURCES}
+"""Each agent as people name it."""
 
 _HEAD = 4096
 """What `SessionSource.recognises` is shown of a file: its first record starts within it."""
 
-Loaded = Conversation | JsonlConversation[Any] | OpenCodeConversation
-"""A session loaded: Gemini's, another agent's of JSON lines (its subclass of
-`JsonlConversation`: `ClaudeConversation`, ...), or OpenCode's."""
+Loaded = LoadedSession
+"""A session loaded: Gemini's `Conversation`, another agent's of JSON lines (its subclass of
+`JsonlConversation`: `ClaudeConversation`, ...), OpenCode's `OpenCodeConversation`, or a
+new agent's."""
 
 Home = SessionSource | list[SessionSource] | str | os.PathLike[str] | None
 """Sources, or the folder holding the agents' own folders (``.gemini``, …); ``None``: each
@@ -55,9 +78,9 @@ def source(agent: str, home: str | os.PathLike[str] | None = None) -> SessionSou
       ...
     gemwire.errors.InvalidOptions: unknown agent 'aider': one of gemini, claude, codex, qwen, opencode, or all
     """
-    make = _SOURCES.get(agent)
-    if make is not None:
-        return make(home)
+    for make in _SOURCES:
+        if make.agent == agent:
+            return make(home)
     raise InvalidOptions(f"unknown agent {agent!r}: one of {', '.join(AGENTS)}, or all")
 
 
@@ -69,7 +92,7 @@ def sources(agent: str, home: Home = None) -> list[SessionSource]:
     if home is not None and not isinstance(home, (str, os.PathLike)):
         return [home]
     if agent == "all":
-        return [make(home) for make in _SOURCES.values()]
+        return [make(home) for make in _SOURCES]
     return [source(agent, home)]
 
 
@@ -84,7 +107,7 @@ def _head(path: Path) -> bytes:
 @functools.cache
 def _loaders() -> list[SessionSource]:
     """A source of each agent, to load files with (loading a file needs no home)."""
-    return [make(None) for make in _SOURCES.values()]
+    return [make(None) for make in _SOURCES]
 
 
 def load_session(path: str | os.PathLike[str], *, keep_originals: bool = False) -> Loaded:
@@ -110,6 +133,14 @@ def load_session(path: str | os.PathLike[str], *, keep_originals: bool = False) 
         if not head and "#" in file.name:
             head = _head(Path(str(file).rpartition("#")[0]))
         chosen = next((s for s in others if s.recognises(head)), default)
-    # Every registered source loads one of these.
-    loaded = chosen.load(path, keep_originals=keep_originals)
-    return cast(Loaded, loaded)
+    return chosen.load(path, keep_originals=keep_originals)
+
+
+def nested_events(session: Loaded, *, cwd: str | None = None) -> Iterator[Event]:
+    """The events of any agent's loaded ``session``, each subagent's right after the call
+    that ran it, carrying its id as ``parent_call_id`` (`SessionSource.nested_events`: for
+    an agent that keeps no link, the session's own events)."""
+    made = next((s for s in _loaders() if s.agent == session.agent), None)
+    if made is None:
+        return session.events(cwd=cwd)
+    return made.nested_events(session, cwd=cwd)

@@ -22,7 +22,7 @@ import msgspec
 from gemwire.errors import SessionError
 from gemwire.events import MessageDelta, ToolCallFinished, ToolCallStarted, UserMessage
 from gemwire.sessions._registry import Home, sources
-from gemwire.sessions._search_index import Field, Passage, SearchIndex, stamp_file
+from gemwire.sessions._search_index import Field, Passage, SearchIndex
 from gemwire.sessions._source import SessionSource
 from gemwire.sessions._summary import SessionInfo
 from gemwire.sessions._usage import Bound, aware, bound_of
@@ -168,7 +168,7 @@ def _hit(
 def _passages(
     source: SessionSource, index: SearchIndex, path: str, project: str | None
 ) -> list[Passage]:
-    stamp = stamp_file(path)
+    stamp = source.stamp(path)
     if stamp is None:
         return []
     kept = index.get(path, stamp)

@@ -5,8 +5,15 @@ for that takes seconds, and most have not changed since the last search. `Search
 keeps one source's texts (prompt, answer, tool input, tool output: `Passage`), each file's
 under its path and its stamp, (size, mtime_ns, inode): a file that differs in any of them
 is read again, one that is gone is never looked up (search asks only for the files its
-listing found) and dropped at the next save. OpenCode's sessions share one database: theirs
-are stamped with the database's and its write-ahead log's.
+listing found) and dropped at the next save. A source says what its sessions' stamps are
+(`SessionSource.stamp`): a file's is `stamp_file`; OpenCode's sessions share one database,
+and each is stamped by its own rows' times (one session written to is one read again).
+
+The index is bounded: a session file's passages are kept while their text is at most
+`KEPT_TEXT` characters (nearly every session: prompts, answers, tool calls); a file with more
+(a long tool output, an answer of hundreds of MB) is kept as a stamp alone and read again at
+each search. So the index holds at most `KEPT_TEXT` characters a file, in practice the text of
+the sessions; without the bound, one session with a 200 MB answer made a 200 MB index.
 
 The index lives in gemwire's cache folder (``…/gemwire/search``), one file per agent and home,
 written whole and renamed over the old one. One that cannot be read, is not one (corrupt,
@@ -24,15 +31,20 @@ import msgspec
 from gemwire.protocol._undecodable import UNDECODABLE
 from gemwire.sessions._index import cache_folder, stamp_of, write_cache
 
-__all__ = ("Field", "Passage", "SearchIndex", "Stamp", "stamp_file")
+__all__ = ("KEPT_TEXT", "Field", "Passage", "SearchIndex", "Stamp", "stamp_file")
 
-_VERSION = 1
+_VERSION = 2
 """Bump when what a `Passage` holds, or how it is taken from a session, changes."""
+
+KEPT_TEXT = 512 << 10
+"""Characters of passages a file's entry keeps at most (512 Ki): more, and the file is read at
+each search instead. The largest sessions recorded (a 300 KB tool output) fit."""
 
 Field = Literal["prompt", "answer", "tool input", "tool output"]
 
 Stamp = tuple[int, ...]
-"""(size, mtime_ns, inode) of a session file; of a database and its log for OpenCode's."""
+"""(size, mtime_ns, inode) of a session file; what its source says changes with the session
+for one kept otherwise (OpenCode's, in a database)."""
 
 
 class Passage(msgspec.Struct, frozen=True, array_like=True):
@@ -44,7 +56,8 @@ class Passage(msgspec.Struct, frozen=True, array_like=True):
 
 class _Entry(msgspec.Struct, frozen=True, array_like=True):
     stamp: Stamp
-    passages: list[Passage]
+    passages: list[Passage] | None
+    """``None``: over `KEPT_TEXT`, read the file."""
 
 
 class _Document(msgspec.Struct, frozen=True, kw_only=True):
@@ -60,28 +73,13 @@ _decode = msgspec.msgpack.Decoder(_Document).decode
 def stamp_file(path: str) -> Stamp | None:
     """The stamp of a session file, or ``None`` if there is none (gone, unreadable).
 
-    A session kept in a database (``<database>#<id>``) is stamped with its database's and
-    the database's write-ahead log's (where a writing agent's changes are first).
-
     >>> stamp_file("/nonexistent/session.jsonl") is None
     True
     """
     try:
-        found = os.stat(path)
+        return stamp_of(os.stat(path))
     except (OSError, ValueError):
-        database, hash_sign, _ = path.rpartition("#")
-        if not hash_sign:
-            return None
-        try:
-            found = os.stat(database)
-        except (OSError, ValueError):
-            return None
-        try:
-            logged: Stamp = stamp_of(os.stat(database + "-wal"))
-        except OSError:
-            logged = ()
-        return (*stamp_of(found), *logged)
-    return stamp_of(found)
+        return None
 
 
 class SearchIndex:
@@ -105,7 +103,8 @@ class SearchIndex:
         return document.entries
 
     def get(self, path: str, stamp: Stamp) -> list[Passage] | None:
-        """The passages kept for ``path`` if it still has this ``stamp``."""
+        """The passages kept for ``path`` if it still has this ``stamp``; ``None``: read it
+        (changed, new, or over `KEPT_TEXT`)."""
         entry = self._old.get(path)
         if entry is None or entry.stamp != stamp:
             return None
@@ -117,8 +116,11 @@ class SearchIndex:
             path.encode()  # a name that is not UTF-8 cannot be stored: read it each time
         except UnicodeEncodeError:
             return
-        self._new[path] = _Entry(stamp, passages)
-        self._changed = True
+        size = sum(len(passage.text) for passage in passages)
+        entry = _Entry(stamp, passages if size <= KEPT_TEXT else None)
+        if self._new.get(path) != entry:  # else: over the bound, as it was
+            self._new[path] = entry
+            self._changed = True
 
     def save(self, *, complete: bool) -> None:
         """Write the index if it changed. ``complete``: every file of the home was looked at,

@@ -3,7 +3,9 @@
 Every agent keeps its sessions its own way (docs/sessions.md); a source hides that behind
 the same few questions: where the agent's home is, which sessions it holds, the events of
 one, its files, and the tokens of each model response. `gemwire.sessions.gemini` is the
-first source; the registry (`gemwire.sessions._registry`) names them by agent.
+first source; the registry (`gemwire.sessions._registry`) is the one list of them, and
+what is said of every agent (`AGENTS`, `AGENT_NAMES`, the CLI's ``--agent`` choices) comes
+from it: a new agent is its source and one entry there.
 
 Shared modules (`_reading`, `_summary`, `_index`, this one) never import a source; a source
 imports only them and the layers below (`lint-imports` checks both).
@@ -14,15 +16,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, TypeAlias
 
 from gemwire.events import Event
 from gemwire.protocol.gemini_session import Problem
 from gemwire.sessions._summary import SessionInfo
 
 __all__ = (
-    "AGENTS",
-    "AGENT_NAMES",
     "Agent",
     "LoadedSession",
     "SessionSource",
@@ -31,18 +31,9 @@ __all__ = (
     "UsageTally",
 )
 
-Agent = Literal["gemini", "claude", "codex", "qwen", "opencode"]
-AGENTS: tuple[Agent, ...] = ("gemini", "claude", "codex", "qwen", "opencode")
-"""The agents gemwire pins, whose sessions it reads or will read."""
-
-AGENT_NAMES: dict[str, str] = {
-    "gemini": "Gemini",
-    "claude": "Claude Code",
-    "codex": "Codex",
-    "qwen": "Qwen Code",
-    "opencode": "OpenCode",
-}
-"""Each agent as people name it."""
+Agent: TypeAlias = str
+"""An agent whose sessions gemwire reads, by the name its source gives (``gemini``,
+``claude``, …: the registry's `AGENTS`)."""
 
 
 class Tokens(Protocol):
@@ -89,11 +80,19 @@ class LoadedSession(Protocol):
     """A session loaded whole (Gemini's: `Conversation`)."""
 
     @property
+    def agent(self) -> Agent: ...
+    @property
     def path(self) -> str: ...
     @property
     def session_id(self) -> str | None: ...
     @property
     def problems(self) -> list[Problem]: ...
+    @property
+    def summary(self) -> str | None: ...
+    @property
+    def start_time(self) -> str | None: ...
+    @property
+    def last_updated(self) -> str | None: ...
     def events(self, *, cwd: str | None = None) -> Iterator[Event]: ...
 
 
@@ -104,8 +103,21 @@ class SessionSource(Protocol):
     def agent(self) -> Agent: ...
 
     @property
+    def name(self) -> str:
+        """The agent as people name it (``Claude Code``)."""
+        ...
+
+    @property
     def home(self) -> Path:
         """The agent's home, found as the agent finds it (its environment variables first)."""
+        ...
+
+    @property
+    def unread(self) -> dict[str, str]:
+        """What of the home could not be read since this source was made, path -> why: the
+        folder its sessions are in, a project's folder, OpenCode's database (a session file
+        that cannot be read is a `Problem` on it instead). A home that does not exist is not
+        in it: the agent has not run."""
         ...
 
     def sessions(self, root: str | os.PathLike[str] | None = None) -> list[SessionInfo]:
@@ -132,6 +144,17 @@ class SessionSource(Protocol):
 
     def files(self, info: SessionInfo) -> list[str]:
         """The files a session is kept in: its own, then its subagents'."""
+        ...
+
+    def nested_events(self, session: LoadedSession, *, cwd: str | None = None) -> Iterator[Event]:
+        """The events of ``session`` (one `load` gave), each subagent's right after the call
+        that ran it, carrying that call's id as ``parent_call_id`` (where the agent keeps
+        what links them: else the session's own events)."""
+        ...
+
+    def stamp(self, path: str) -> tuple[int, ...] | None:
+        """What changes whenever the session at ``path`` (one of `files`) changes, for the
+        search index: a file's (size, mtime_ns, inode); ``None`` if it is gone."""
         ...
 
     def usage(self, project: str | None, tally: UsageTally) -> Iterator[SessionUsage]:

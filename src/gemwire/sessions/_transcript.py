@@ -29,11 +29,7 @@ from gemwire.events import (
     UserMessage,
 )
 from gemwire.sessions._redact import Redactor
-from gemwire.sessions._registry import Loaded
-from gemwire.sessions._source import AGENT_NAMES
-from gemwire.sessions.claude import ClaudeConversation, nested_claude_events
-from gemwire.sessions.gemini import Conversation, nested_events
-from gemwire.sessions.opencode import OpenCodeConversation, nested_opencode_events
+from gemwire.sessions._registry import AGENT_NAMES, Loaded, nested_events
 from gemwire.sessions.pricing import PriceTable, load_prices, model_usage_cost
 
 __all__ = ("Card", "Text", "Transcript", "TranscriptUsage", "build_transcript", "export_masker")
@@ -207,15 +203,7 @@ def build_transcript(
     masker = export_masker(secrets)
     builder = _Builder(table)
     if events is None:
-        events = (
-            nested_events(conversation, cwd=cwd)
-            if isinstance(conversation, Conversation)
-            else nested_opencode_events(conversation, cwd=cwd)
-            if isinstance(conversation, OpenCodeConversation)
-            else nested_claude_events(conversation, cwd=cwd)
-            if isinstance(conversation, ClaudeConversation)
-            else conversation.events(cwd=cwd)
-        )
+        events = nested_events(conversation, cwd=cwd)
     redactor = Redactor() if redact else None
     for event in events:
         masked = masker.event(event) if masker else event
@@ -223,9 +211,8 @@ def build_transcript(
     summary = conversation.summary
     if summary and redactor:
         summary = redactor.text(summary)
-    agent = "gemini" if isinstance(conversation, Conversation) else conversation.agent
     return Transcript(
-        agent=AGENT_NAMES[agent],
+        agent=AGENT_NAMES.get(conversation.agent, conversation.agent),
         session_id=conversation.session_id,
         path=redactor.text(conversation.path) if redactor else conversation.path,
         start_time=conversation.start_time,

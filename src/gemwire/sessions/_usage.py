@@ -28,7 +28,16 @@ from gemwire.sessions._registry import Home, sources
 from gemwire.sessions._source import Tokens, UsageTally
 from gemwire.sessions.pricing import PriceTable, load_prices
 
-__all__ = ("GROUPINGS", "Bound", "UsageReport", "UsageRow", "parse_when", "usage")
+__all__ = (
+    "GROUPINGS",
+    "Bound",
+    "PriceSource",
+    "UsageReport",
+    "UsageRow",
+    "crossed",
+    "parse_when",
+    "usage",
+)
 
 Grouping = Literal["day", "week", "month", "model", "project", "session"]
 GROUPINGS: tuple[Grouping, ...] = ("day", "week", "month", "model", "project", "session")
@@ -56,6 +65,15 @@ class UsageRow(msgspec.Struct, frozen=True, kw_only=True):
     unpriced_models: list[str] = []
 
 
+class PriceSource(msgspec.Struct, frozen=True, kw_only=True):
+    """Where prices a report used come from: a page, when it was read, the models priced
+    from it."""
+
+    as_of: str
+    source: str
+    models: list[str]
+
+
 class UsageReport(msgspec.Struct, frozen=True, kw_only=True):
     """`usage`'s answer: one row per group in order, and the total of them all."""
 
@@ -66,13 +84,19 @@ class UsageReport(msgspec.Struct, frozen=True, kw_only=True):
     """Sessions with at least one counted response (subagents count with their parent)."""
     files: int
     problems: int
-    """Lines or files skipped as unreadable (what `load_session` reports as problems)."""
+    """Lines, files, folders or databases that could not be read whole (what `load_session`
+    reports as problems: lines skipped or repaired; each source's ``unread``)."""
     agents: list[str] = []
     """The agents whose sessions were read (``gemini``, …)."""
     estimate: bool = True
     """Always true: every cost is an estimate from the price table."""
     prices_as_of: str
     prices_source: str
+    """The price table's date and page (a model read from another page names its own:
+    `price_sources`)."""
+    price_sources: list[PriceSource] = []
+    """Each dated source of the prices used, with the models priced from it (the table's
+    first when used)."""
 
 
 class _Entry(msgspec.Struct, frozen=True, gc=False, array_like=True):
@@ -169,6 +193,25 @@ def bound_of(value: Bound | None, tz: tzinfo | None) -> tuple[date | None, datet
     return moment.astimezone(tz).date(), moment
 
 
+def crossed(since: Bound | None, until: Bound | None, tz: tzinfo | None = None) -> bool:
+    """Whether ``since`` comes after ``until``, so that nothing can be within both (a day
+    is counted whole, in ``tz``).
+
+    >>> crossed(date(2026, 11, 26), date(2026, 11, 20)), crossed(date(2026, 11, 20), None)
+    (True, False)
+    >>> noon = datetime(2026, 11, 20, 12, 0)
+    >>> crossed(noon, date(2026, 11, 20)), crossed(date(2026, 11, 21), noon)
+    (False, True)
+    """
+    if since is None or until is None:
+        return False
+    since_day, since_at = bound_of(since, tz)
+    until_day, until_at = bound_of(until, tz)
+    if since_at is not None and until_at is not None:
+        return since_at > until_at
+    return since_day is not None and until_day is not None and since_day > until_day
+
+
 def aware(moment: datetime, tz: tzinfo | None) -> datetime:
     if moment.tzinfo is not None:
         return moment
@@ -222,6 +265,7 @@ def usage(
     moments = since_at is not None or until_at is not None
     chosen = sources(agent, home)
     for source in chosen:
+        known = set(source.unread)
         for where, session, start, responses in source.usage(project, tally):
             for timestamp, recorded_model, tokens, thoughts, tool in responses:
                 day = _day(timestamp, tz, days) or _day(start, tz, days)
@@ -252,7 +296,8 @@ def usage(
                         _cost(table, priced, model, tokens, thoughts, tool),
                     )
                 )
-    return _report(entries, by, table, tally, [source.agent for source in chosen])
+        tally.problems += len(source.unread.keys() - known)  # a folder or database not read
+    return _report(entries, by, table, tally, [source.agent for source in chosen], priced)
 
 
 def _cost(
@@ -318,7 +363,12 @@ class _Sum:
 
 
 def _report(
-    entries: list[_Entry], by: Grouping, table: PriceTable, tally: UsageTally, agents: list[str]
+    entries: list[_Entry],
+    by: Grouping,
+    table: PriceTable,
+    tally: UsageTally,
+    agents: list[str],
+    priced: dict[str, bool],
 ) -> UsageReport:
     groups: dict[str, _Sum] = {}
     total = _Sum()
@@ -346,4 +396,20 @@ def _report(
         agents=agents,
         prices_as_of=table.as_of,
         prices_source=table.source,
+        price_sources=_price_sources(
+            table, sorted(model for model, known in priced.items() if known)
+        ),
     )
+
+
+def _price_sources(table: PriceTable, models: list[str]) -> list[PriceSource]:
+    """Each dated page the prices of ``models`` were read from, the table's own first."""
+    pages: dict[tuple[str, str], list[str]] = {}
+    for model in models:
+        price = table.price(model)
+        if price is not None:
+            page = (price.as_of or table.as_of, price.source or table.source)
+            pages.setdefault(page, []).append(model)
+    own = (table.as_of, table.source)
+    ordered = sorted(pages, key=lambda page: (page != own, page))
+    return [PriceSource(as_of=a, source=s, models=pages[a, s]) for a, s in ordered]

@@ -24,7 +24,17 @@ from gemwire.testing.scenario import (
     Truncate,
 )
 
-__all__ = ("SIDE_CALL_TEXT", "Dialect", "Piece", "Step", "call_id", "pieces", "sse")
+__all__ = (
+    "SIDE_CALL_TEXT",
+    "TITLE_TEXT",
+    "Dialect",
+    "Piece",
+    "Step",
+    "call_id",
+    "pieces",
+    "side_call_text",
+    "sse",
+)
 
 # One text satisfies every structured side call the agents make: Gemini CLI's model router /
 # classifier reads reasoning + model_choice, its next-speaker check (and Qwen Code's, a fork)
@@ -38,6 +48,25 @@ SIDE_CALL_TEXT = json.dumps(
         "next_speaker": "user",
     }
 )
+
+TITLE_TEXT = "Scripted session"
+"""The answer to a request for a session's title. OpenCode 1.18.33 asks its title agent
+(``Generate a title for this conversation:``) for a plain line, and keeps the first
+non-empty line of the answer (cut at 100 characters) as the title: `SIDE_CALL_TEXT` would
+become a title of JSON."""
+
+_TITLE_REQUEST = "Generate a title for this conversation:"
+
+
+def side_call_text(texts: list[str]) -> str:
+    """What a side call whose user texts are ``texts`` is answered with: `TITLE_TEXT` for
+    a title request, else `SIDE_CALL_TEXT`.
+
+    >>> side_call_text(["Generate a title for this conversation:\n", "go"])
+    'Scripted session'
+    """
+    return TITLE_TEXT if any(t.startswith(_TITLE_REQUEST) for t in texts) else SIDE_CALL_TEXT
+
 
 Step = bytes | Delay | Hang | Truncate
 """What the server does next while streaming: send these bytes, pause, hang, or cut."""

@@ -22,7 +22,8 @@ drives them all (one module per API, named as the API names things):
 
 A streamed Anthropic or OpenAI request that declares tools is a model turn; one without
 tools, or not streamed, is a side call (titles, next-speaker checks) and is answered with
-the same JSON text, without consuming a turn.
+the same JSON text, without consuming a turn; but a request for a session's title (OpenCode's)
+gets a plain title, as its title agent would answer (`TITLE_TEXT`).
 
 Every request is recorded. Anything a scenario did not foresee (no turn left, an unknown
 endpoint) is answered with an HTTP 400 (404 for an endpoint) that names the problem, so the
@@ -46,7 +47,7 @@ from urllib.parse import parse_qs, urlsplit
 import msgspec
 
 from gemwire.testing import _anthropic, _gemini, _openai_chat, _openai_responses
-from gemwire.testing._dialect import SIDE_CALL_TEXT, Dialect, Step
+from gemwire.testing._dialect import SIDE_CALL_TEXT, Dialect, Step, side_call_text
 from gemwire.testing._routes import DialectName, route
 from gemwire.testing.scenario import Delay, Fail, Hang, Reply, Scenario, Text, Truncate, Turn
 
@@ -299,7 +300,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._record(url.path, name, rpc, model_name, body, api_key, turn)
         if action == "side":  # Gemini's are never streamed (generateContent)
             if (body or {}).get("stream"):
-                steps = dialect.stream(Reply([Text(SIDE_CALL_TEXT)]), model_name, -1, body)
+                text = side_call_text(dialect.user_texts(body))
+                steps = dialect.stream(Reply([Text(text)]), model_name, -1, body)
                 return self._stream(steps, dialect)
             if name == "gemini":
                 return self._send_json(200, _gemini.side_call_response())

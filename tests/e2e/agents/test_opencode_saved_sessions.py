@@ -1,6 +1,7 @@
 """OpenCode's saved sessions, written into its database by the real pinned OpenCode 1.18.33
 against the scripted model (tests/fixtures/opencode/1.18.33, as SQL), checked against the
-events the same run streamed live over ACP (saved_sessions.py)."""
+events the same run streamed live over ACP (saved_sessions.py; what differs:
+saved_differences.py)."""
 
 from __future__ import annotations
 
@@ -9,19 +10,14 @@ from pathlib import Path
 import pytest
 from corpus import FIXTURES
 from opencode_db import build, dump
-from saved_sessions import CASES, Recording, check_saved
+from saved_sessions import CASES, Recording, check_multi_turn, check_saved
 
 from gemwire.sessions import OpenCodeHome
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
-# The live run and its saved session differ here, by design of each (docs/sessions.md).
-DIFFERENCES = {
-    "write": {
-        "files": "live, OpenCode's ACP agent reports a write without a diff (no file_changed); "
-        "the database records the file written"
-    },
-}
+SAVED_AT = ".local/share/opencode/opencode.db"
+RECORDINGS = FIXTURES / "opencode" / "1.18.33"
 
 SQL = Recording(
     ".sql", dump, lambda recorded, scratch: build(recorded.read_text(), scratch / "opencode.db")
@@ -34,9 +30,19 @@ async def test_saved_session_agrees_with_the_live_run(case: str, tmp_path: Path)
         "opencode",
         case,
         tmp_path,
-        saved_at=".local/share/opencode/opencode.db",
+        saved_at=SAVED_AT,
         home=OpenCodeHome,
-        recordings=FIXTURES / "opencode" / "1.18.33",
-        differences=DIFFERENCES,
+        recordings=RECORDINGS,
+        recording=SQL,
+    )
+
+
+async def test_two_prompts_on_one_session_are_saved_as_one(tmp_path: Path) -> None:
+    await check_multi_turn(
+        "opencode",
+        tmp_path,
+        saved_at=SAVED_AT,
+        home=OpenCodeHome,
+        recordings=RECORDINGS,
         recording=SQL,
     )

@@ -12,11 +12,14 @@ from pathlib import Path
 
 import pytest
 from corpus import FIXTURES
-from saved_sessions import CASES, check_saved
+from saved_sessions import CASES, check_multi_turn, check_saved
 
 from gemwire.sessions import QwenHome
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+SAVED_AT = ".qwen/projects/*/chats/*.jsonl"
+RECORDINGS = FIXTURES / "qwen" / "0.24.4"
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -25,10 +28,13 @@ async def test_saved_session_agrees_with_the_live_run(case: str, tmp_path: Path)
         "qwen",
         case,
         tmp_path,
-        saved_at=".qwen/projects/*/chats/*.jsonl",
+        saved_at=SAVED_AT,
         home=QwenHome,
-        recordings=FIXTURES / "qwen" / "0.24.4",
-        # Qwen Code saves the text streamed before a cancel, and a denied call's refusal as
-        # the live run reports it: nothing differs (docs/sessions.md).
-        differences={},
+        recordings=RECORDINGS,
+    )
+
+
+async def test_two_prompts_on_one_session_are_saved_as_one(tmp_path: Path) -> None:
+    await check_multi_turn(
+        "qwen", tmp_path, saved_at=SAVED_AT, home=QwenHome, recordings=RECORDINGS
     )

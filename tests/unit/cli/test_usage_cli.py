@@ -185,4 +185,4 @@ def test_agent_choices_are_the_agents_of_sessions_and_all() -> None:
     from gemwire.cli.sessions import AGENT_CHOICES
     from gemwire.sessions import AGENTS
 
-    assert (*AGENTS, "all") == AGENT_CHOICES
+    assert (*AGENTS, "all") == AGENT_CHOICES.choices

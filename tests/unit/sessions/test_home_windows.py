@@ -13,8 +13,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
+from gemwire.sessions import QwenHome
 from gemwire.sessions._source import UsageTally
+from gemwire.sessions.claude import project_slug as claude_slug
 from gemwire.sessions.gemini._home import GeminiHome, RootSpelling, project_hash, registry_key
+from gemwire.sessions.qwen import project_slug as qwen_slug
 
 
 def test_windows_keys_fold_the_drive_letter_and_the_case() -> None:
@@ -133,3 +136,34 @@ def test_usage_of_a_project_named_by_its_root_however_it_is_spelled(tmp_path: Pa
     tally = UsageTally()
     assert list(home.usage(r"C:\Users\Ana\Code\Other", tally)) == []
     assert tally.files == 0
+
+
+def test_qwen_code_lowercases_a_project_s_folder_on_windows_claude_code_does_not() -> None:
+    """Qwen Code 0.24.4's ``sanitizeCwd`` lowercases the cwd on win32 (chunk-JSVXABP6.js);
+    Claude Code's keeps its case."""
+    assert qwen_slug(CASED, "win32") == "c--users-ana-code-gemwire"
+    assert qwen_slug(CASED, "linux") == "C--Users-Ana-Code-Gemwire"
+    assert claude_slug(CASED) == "C--Users-Ana-Code-Gemwire"
+
+
+@pytest.mark.parametrize("platform", ["win32", "linux"])
+def test_qwen_s_home_finds_and_counts_a_project_by_its_platform_s_folder(
+    tmp_path: Path, platform: str
+) -> None:
+    from jsonl_agents import JSONL_AGENTS
+
+    [qwen] = [spec for spec in JSONL_AGENTS if spec.agent == "qwen"]
+    project = tmp_path / "Work" / "Proj"  # a folder name with capitals
+    project.mkdir(parents=True)
+    chats = tmp_path / ".qwen" / "projects" / qwen_slug(str(project), platform) / "chats"
+    chats.mkdir(parents=True)
+    text = (qwen.recordings / "answer.jsonl").read_text().replace("__WORKSPACE__", str(project))
+    (chats / "s.jsonl").write_text(text)
+    for home, found in ((QwenHome(tmp_path, platform=platform), 1), (QwenHome(tmp_path), None)):
+        listed = home.sessions(project)
+        if found is None:  # this machine's rule finds the folder only when it is the same
+            found = int(platform == "linux")
+        assert len(listed) == found
+        tally = UsageTally()
+        counted = list(home.usage(str(project), tally))
+        assert len(counted) == found

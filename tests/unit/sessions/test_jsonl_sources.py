@@ -7,25 +7,26 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import tracemalloc
 from pathlib import Path
 
 import msgspec
 import pytest
 from click.testing import CliRunner
-from hostile import mutated, within
+from hostile import cut_text, mutated, within
 from hypothesis import HealthCheck, given, settings, strategies as st
 from jsonl_agents import JSONL_AGENTS, JsonlAgent, cases_of, materialize
 
 from gemwire.cli import main
 from gemwire.cli.safe_text import terminal_safe_event
-from gemwire.events import Notice, SessionStarted, encode_event
+from gemwire.events import Notice, SessionStarted, UserMessage, encode_event
 from gemwire.protocol._strict import unknown_fields
-from gemwire.sessions import load_session, usage
+from gemwire.sessions import load_session, search, usage
 from gemwire.sessions._jsonl import load_jsonl, read_jsonl_info
 
 CASES = [(spec, case) for spec in JSONL_AGENTS for case in cases_of(spec.recordings)]
-EVERY_CASE = ["answer", "cancel", "edit", "shell", "shell_denied", "tool_error", "write"]
-EVERY_CASE += ["write_denied"]
+EVERY_CASE = ["answer", "cancel", "edit", "multi_turn", "shell", "shell_denied", "tool_error"]
+EVERY_CASE += ["write", "write_denied"]
 
 
 @pytest.mark.parametrize("spec", JSONL_AGENTS, ids=str)
@@ -138,16 +139,100 @@ def test_the_cli_lists_shows_and_exports(spec: JsonlAgent, tmp_path: Path) -> No
     assert shown.exit_code == 0
     assert json.loads(shown.stdout.splitlines()[0])["agent"] == spec.agent
     name = {"claude": "Claude Code", "qwen": "Qwen Code", "codex": "Codex"}[spec.agent]
-    # The latest session: shell_denied's, whose answer is "On it."
+    # The latest session: multi_turn's, whose first answer is "First answer."
     markdown = runner.invoke(main, ["sessions", "export", "latest", *where, "--format", "markdown"])
     assert markdown.exit_code == 0, markdown.stderr
-    assert f"### {name}\n\nOn it." in markdown.stdout
+    assert f"### {name}\n\nFirst answer." in markdown.stdout
     html = runner.invoke(main, ["sessions", "export", "latest", *where, "--format", "html"])
     assert html.exit_code == 0, html.stderr
-    assert f'<div class="role">{name}</div><div class="text">On it.</div>' in html.stdout
+    assert f'<div class="role">{name}</div><div class="text">First answer.</div>' in html.stdout
     claude = runner.invoke(main, ["sessions", "export", "1", *where, "--format", "claude"])
     assert claude.exit_code == 2
     assert f"--format claude of a {name} session is not supported yet" in claude.stderr
     every = runner.invoke(main, ["usage", "--agent", "all", "--json"])
     assert every.exit_code == 0, every.stderr
     assert spec.agent in json.loads(every.stdout)["agents"]
+
+
+@pytest.mark.parametrize("spec", JSONL_AGENTS, ids=str)
+@pytest.mark.parametrize(
+    ("cut", "read", "why"),
+    [
+        # Node cuts a text in the middle of an emoji and writes the half it kept so.
+        (rb'"go \ud83d"', "go \ufffd", "replaced 1 lone UTF-16 surrogate(s) in the agent's"),
+        (b'"go \xff\xfe"', "go \ufffd\ufffd", "replaced 2 invalid UTF-8 byte(s) with U+FFFD"),
+    ],
+    ids=["lone surrogate", "invalid UTF-8"],
+)
+def test_a_prompt_that_is_not_unicode_is_read_as_node_reads_it(
+    spec: JsonlAgent, cut: bytes, read: str, why: str, tmp_path: Path
+) -> None:
+    """The line is kept (else the session, without its prompt, would not be listed), with
+    U+FFFD for what is not text and a problem that says so."""
+    workspace = tmp_path / "w"
+    [path, *_] = materialize(spec, tmp_path / "home", workspace)  # answer's
+    text = path.read_bytes()
+    assert b'"go"' in text
+    path.write_bytes(text.replace(b'"go"', cut))
+    lines = [n for n, line in enumerate(path.read_bytes().splitlines(), 1) if cut in line]
+    [info] = [i for i in spec.home(tmp_path / "home").sessions(workspace) if i.path == str(path)]
+    assert (info.first_prompt, info.problems) == (read, len(lines))
+    conversation = load_session(path)
+    assert [(p.line, p.message[: len(why)]) for p in conversation.problems] == [
+        (n, why) for n in lines
+    ]
+    events = list(conversation.events())
+    assert [e.text for e in events if isinstance(e, UserMessage)] == [read]
+    [hit] = search(read, spec.home(tmp_path / "home"))
+    assert hit.path == str(path)
+
+
+@pytest.mark.parametrize("spec", JSONL_AGENTS, ids=str)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.data_too_large])
+@given(data=st.data())
+def test_text_that_is_not_unicode_loses_no_record(spec: JsonlAgent, data: st.DataObject) -> None:
+    """The fuzzing harness's cut texts (tests/hostile.py): every record is kept, each line
+    with a cut says it was repaired, and nothing else is wrong."""
+    case = data.draw(st.sampled_from(cases_of(spec.recordings)))
+    recorded = (spec.recordings / f"{case}.jsonl").read_bytes()
+    hostile = data.draw(cut_text(recorded))
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "s.jsonl"
+        path.write_bytes(hostile)
+        loaded = load_jsonl(path, spec.kind)
+        info = read_jsonl_info(path, spec.kind)
+    assert len(loaded.records) == len(recorded.splitlines())
+    pairs = zip(hostile.splitlines(), recorded.splitlines(), strict=True)
+    cut = [n for n, (line, was) in enumerate(pairs, 1) if line != was]
+    assert sorted({p.line for p in loaded.problems}) == cut
+    assert all(p.message.startswith("replaced ") for p in loaded.problems)
+    assert info.problems == len(loaded.problems)
+
+
+@pytest.mark.parametrize("spec", JSONL_AGENTS, ids=str)
+def test_listing_and_usage_hold_a_long_line_once(spec: JsonlAgent, tmp_path: Path) -> None:
+    """An answer of 16 MiB: listing and usage decode only what they read (the answer is
+    skipped, not built), keep no record, and never copy the line: the peak of what they
+    allocate (tracemalloc, not the clock) is about the line, once. It was 3 to 5 times."""
+    workspace = tmp_path / "w"
+    [path, *_] = materialize(spec, tmp_path / "home", workspace)  # answer's
+    text = path.read_text()
+    long = "x" * (16 << 20)
+    path.write_text(text.replace("Hello there.", long, 1))
+    size = path.stat().st_size
+    home = spec.home(tmp_path / "home")
+    for read in (
+        lambda: read_jsonl_info(path, spec.kind),
+        lambda: usage(home, project=str(workspace)),
+    ):
+        tracemalloc.start()
+        try:
+            read()
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 1.5 * size, f"{peak / size:.2f} times the file"
+    info = read_jsonl_info(path, spec.kind)
+    assert (info.first_prompt, info.problems) == ("go", 0)
+    requests = sum(spec.responses.values())
+    assert usage(home, project=str(workspace)).total.requests == requests

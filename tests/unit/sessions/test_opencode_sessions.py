@@ -15,6 +15,7 @@ import msgspec
 import pytest
 from click.testing import CliRunner
 from corpus import FIXTURES
+from hostile import CUT_TEXT, cut_text
 from hypothesis import HealthCheck, given, settings, strategies as st
 from opencode_db import build, merged
 
@@ -22,12 +23,22 @@ from gemwire.cli import main
 from gemwire.cli.safe_text import terminal_safe_event
 from gemwire.events import FileChanged, Notice, ToolCallFinished, ToolCallStarted, encode_event
 from gemwire.protocol._strict import unknown_fields
-from gemwire.sessions import OpenCodeConversation, OpenCodeHome, load_session, to_markdown, usage
+from gemwire.sessions import (
+    OpenCodeConversation,
+    OpenCodeHome,
+    load_session,
+    nested_opencode_events,
+    search,
+    to_markdown,
+    usage,
+)
 from gemwire.sessions.opencode import load_opencode_session
 from gemwire.wire.opencode_session import MessageData, PartData
 
 RECORDINGS = FIXTURES / "opencode" / "1.18.33"
-CASES = sorted(p.stem for p in RECORDINGS.glob("*.sql"))
+CASES = sorted(p.stem for p in RECORDINGS.glob("*.sql") if p.stem != "subagent")
+"""The cases of test_agents_offline.py, and two prompts on one session (``multi_turn``);
+``subagent.sql`` is a ``task`` subagent's run (test_opencode_subagent_saved.py)."""
 
 
 def test_every_case_is_recorded() -> None:
@@ -35,6 +46,7 @@ def test_every_case_is_recorded() -> None:
         "answer",
         "cancel",
         "edit",
+        "multi_turn",
         "shell",
         "shell_denied",
         "tool_error",
@@ -126,6 +138,10 @@ def test_a_schema_gemwire_does_not_know_is_a_problem(tmp_path: Path) -> None:
     with closing(sqlite3.connect(database)) as connection:
         connection.execute("ALTER TABLE session RENAME COLUMN directory TO folder")
     assert _problem(database) == "a schema gemwire does not know (no column directory in session)"
+    other = _database(tmp_path / "other", "answer")
+    with closing(sqlite3.connect(other)) as connection:  # what a session's search stamp reads
+        connection.execute("ALTER TABLE part DROP COLUMN time_updated")
+    assert _problem(other) == "a schema gemwire does not know (no column time_updated in part)"
     assert OpenCodeHome(tmp_path / "no-such-home").sessions() == []
 
 
@@ -139,6 +155,40 @@ def test_a_row_that_is_not_one_is_a_problem_on_its_row(tmp_path: Path) -> None:
     assert [(p.line, p.message.split(":")[0]) for p in conversation.problems] == [(5, "not a part")]
     types = [e.type for e in conversation.events()]
     assert types == ["session_started", "notice", "user_message", "message_delta", "usage"]
+
+
+def test_a_row_that_is_not_utf_8_is_a_problem_on_its_row_only(tmp_path: Path) -> None:
+    """Every session is still listed and loaded; the bad bytes are U+FFFD, as Node reads them."""
+    workspace = tmp_path / "w"
+    home = _home(tmp_path, workspace)
+    before = home.sessions(workspace)
+    answer = before[0].id
+    with closing(sqlite3.connect(home.database)) as connection:
+        # A prompt's text and a session's title, each with bytes that are not UTF-8.
+        [(part, data)] = connection.execute(
+            "SELECT p.id, p.data FROM part p JOIN message m ON m.id = p.message_id"
+            " WHERE p.session_id = ? AND m.data LIKE '%\"user\"%'",
+            (answer,),
+        ).fetchall()
+        cut = data.encode().replace(b'"go"', b'"go \xff"')
+        connection.execute("UPDATE part SET data = CAST(? AS TEXT) WHERE id = ?", (cut, part))
+        connection.execute(
+            "UPDATE session SET title = CAST(? AS TEXT) WHERE id = ?", (b"t\xfe", before[1].id)
+        )
+        connection.commit()
+    after = home.sessions(workspace)
+    assert [i.id for i in after] == [i.id for i in before]
+    assert (after[0].first_prompt, after[1].summary) == ("go \ufffd", "t\ufffd")
+    conversation = load_opencode_session(after[0].path)
+    assert [(p.line, p.message) for p in conversation.problems] == [
+        (2, "replaced 1 invalid UTF-8 byte(s) with U+FFFD")
+    ]
+    [prompt] = [e for e in conversation.events() if e.type == "user_message"]
+    assert prompt.text == "go \ufffd"  # type: ignore[union-attr]
+    assert load_opencode_session(after[1].path).problems == []
+    assert usage(home).total.requests == usage(OpenCodeHome(tmp_path)).total.requests > 0
+    [hit] = search("go \ufffd", home)
+    assert hit.id == answer
 
 
 def test_reading_while_opencode_writes(tmp_path: Path) -> None:
@@ -180,7 +230,8 @@ def test_the_home_lists_finds_and_counts(tmp_path: Path) -> None:
     assert home.sessions(tmp_path / "elsewhere") == []
     report = usage(home, by="model")
     # One assistant message a model response, each 100 in + 10 out.
-    responses = {"answer": 1, "cancel": 0, "edit": 3, "shell": 2, "shell_denied": 1}
+    responses = {"answer": 1, "cancel": 0, "edit": 3, "multi_turn": 3, "shell": 2}
+    responses |= {"shell_denied": 1}
     responses |= {"tool_error": 3, "write": 2, "write_denied": 1}
     assert [(r.key, r.requests) for r in report.rows] == [
         ("gemwire-scripted", sum(responses.values()))
@@ -228,21 +279,82 @@ def test_the_cli_lists_shows_and_exports_opencode_sessions(tmp_path: Path) -> No
     assert json.loads(every.stdout)["agents"][-1] == "opencode"
 
 
+_VALUES = st.text(max_size=60) | st.binary(max_size=60) | st.sampled_from(CUT_TEXT)
+_ROW_VALUES = st.tuples(st.sampled_from(["part", "message"]), _VALUES, st.booleans())
+
+
 @settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(data=st.lists(st.text(max_size=60) | st.binary(max_size=60), min_size=1, max_size=4))
-def test_any_row_data_loads_and_maps_without_raising(
-    data: list[str | bytes], tmp_path_factory: pytest.TempPathFactory
+@given(edits=st.lists(_ROW_VALUES, min_size=1, max_size=4))
+def test_any_row_data_loads_lists_and_maps_without_raising(
+    edits: list[tuple[str, str | bytes, bool]], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    database = _database(tmp_path_factory.mktemp("hostile"), "edit")
+    """Any value as a row's ``data``: text (valid UTF-8 or not: bytes cast to TEXT) or a
+    BLOB; each is a problem on its row at most (a repair and what is left wrong of it)."""
+    home = tmp_path_factory.mktemp("hostile")
+    database = _database(home / ".local" / "share" / "opencode", "edit")
     with closing(sqlite3.connect(database)) as connection:
-        ids = [row[0] for row in connection.execute("SELECT id FROM part ORDER BY id")]
-        for part_id, value in zip(ids, data, strict=False):
-            connection.execute("UPDATE part SET data = ? WHERE id = ?", (value, part_id))
+        for n, (table, value, as_text) in enumerate(edits):
+            ids = [row[0] for row in connection.execute(f"SELECT id FROM {table} ORDER BY id")]
+            cast = "CAST(? AS TEXT)" if as_text and isinstance(value, bytes) else "?"
+            update = f"UPDATE {table} SET data = {cast} WHERE id = ?"
+            connection.execute(update, (value, ids[n % len(ids)]))
         connection.commit()
     conversation = load_opencode_session(database)
-    assert len(conversation.problems) <= len(data)
+    assert conversation.session_id is not None  # the database itself still reads
+    assert len({p.line for p in conversation.problems}) <= len(edits)
     for event in conversation.events():
         encode_event(terminal_safe_event(event))
+    source = OpenCodeHome(home)
+    assert len(source.all_sessions()) <= 1
+    usage(source)
+    list(search("line", source))
+
+
+@settings(max_examples=30, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_a_row_s_text_cut_inside_a_character_loses_nothing(
+    data: st.DataObject, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The fuzzing harness's cut texts (tests/hostile.py) in the rows' JSON, stored as TEXT:
+    every row is still read, and each cut one says it was repaired."""
+    database = _database(tmp_path_factory.mktemp("cut"), "edit")
+    with closing(sqlite3.connect(database)) as connection:
+        rows = connection.execute("SELECT id, data FROM part ORDER BY id").fetchall()
+        cut = data.draw(st.sets(st.sampled_from(rows), min_size=1, max_size=3))
+        for part_id, text in cut:
+            hostile = data.draw(cut_text(text.encode()))
+            connection.execute(
+                "UPDATE part SET data = CAST(? AS TEXT) WHERE id = ?", (hostile, part_id)
+            )
+        connection.commit()
+    conversation = load_opencode_session(database)
+    whole = load_opencode_session(_database(tmp_path_factory.mktemp("whole"), "edit"))
+    assert len(conversation.records) == len(whole.records)
+    assert 1 <= len({p.line for p in conversation.problems}) <= len(cut)
+    assert all(p.message.startswith("replaced ") for p in conversation.problems)
+
+
+def test_a_recorded_task_subagent_follows_the_call_that_started_it(tmp_path: Path) -> None:
+    """Recorded by tests/e2e/agents/test_opencode_subagent_saved.py: OpenCode's own ``task``
+    call and the subagent session it started (``parent_id``, ``metadata.sessionId``)."""
+    database = build(
+        (RECORDINGS / "subagent.sql").read_text(),
+        tmp_path / ".local" / "share" / "opencode" / "opencode.db",
+    )
+    [info] = OpenCodeHome(tmp_path).all_sessions()
+    [sub] = info.subagents
+    assert (sub.kind, sub.parent_id, sub.first_prompt) == ("subagent", info.id, "say sub done")
+    conversation = load_opencode_session(database)
+    assert conversation.problems == []
+    events = [msgspec.to_builtins(e) for e in nested_opencode_events(conversation)]
+    golden = (RECORDINGS / "subagent.events.jsonl").read_text().splitlines()
+    assert events == [json.loads(line) for line in golden]
+    runner = CliRunner(env={"XDG_DATA_HOME": str(tmp_path / ".local" / "share")})
+    shown = runner.invoke(main, ["sessions", "show", info.path, "--agent", "opencode"])
+    assert shown.exit_code == 0, shown.stderr
+    [call] = [e["call_id"] for e in events if e["type"] == "tool_call_started"]
+    assert f"# subagent {sub.id} (call {call})" in shown.stdout
+    assert f"# subagent {sub.id}: " not in shown.stdout  # not again, as one no call names
 
 
 def _with_subagent(tmp_path: Path, *, linked: bool) -> tuple[OpenCodeHome, Path, str, str]:

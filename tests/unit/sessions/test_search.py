@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import sqlite3
 from collections.abc import Callable
+from contextlib import closing
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,7 @@ from opencode_db import merged
 
 from gemwire.cli import main
 from gemwire.sessions import ClaudeHome, OpenCodeHome, SearchMatch, search, source
-from gemwire.sessions._search_index import SearchIndex
+from gemwire.sessions._search_index import KEPT_TEXT, SearchIndex
 from gemwire.sessions._source import SessionSource
 
 Make = Callable[[str, str], Any]  # conftest.Materialized
@@ -105,11 +107,12 @@ def test_the_text_is_literal_never_a_pattern(tmp_path: Path) -> None:
 def test_since_and_until_pick_sessions_active_then(tmp_path: Path) -> None:
     home, _, _ = _jsonl_home(CLAUDE, tmp_path)
     every = list(search("go", home))
-    days = {h.last_updated[:10] for h in every if h.last_updated}
-    assert days == {"2026-11-25"}
+    days = [h.last_updated[:10] for h in every if h.last_updated]
+    assert days == ["2026-11-27"] + ["2026-11-25"] * (len(every) - 1)  # newest first
     utc = UTC
     assert list(search("go", home, since=date(2026, 11, 25), tz=utc)) == every
-    assert list(search("go", home, since=date(2026, 11, 26), tz=utc)) == []
+    assert list(search("go", home, since=date(2026, 11, 26), tz=utc)) == every[:1]
+    assert list(search("go", home, until=date(2026, 11, 25), tz=utc)) == every[1:]
     assert list(search("go", home, until=date(2026, 11, 24), tz=utc)) == []
     assert list(search("go", home, since=datetime(2026, 11, 25, tzinfo=utc), tz=utc)) == every
 
@@ -156,6 +159,69 @@ def test_a_warm_search_loads_nothing_and_a_changed_file_is_read_again(tmp_path: 
     assert len(index._old) == len(files) - 1
 
 
+def test_one_opencode_session_written_to_is_the_one_read_again(tmp_path: Path) -> None:
+    """OpenCode's sessions share a database; each is stamped by its own rows' times and
+    counts, so a write to one (as OpenCode writes: a part, its message, the session) does not
+    make a search read them all again."""
+    inner = _opencode_home(tmp_path, tmp_path / "workspace")
+    cold = Counting(inner)
+    list(search("made", cold))
+    listed = inner.all_sessions()
+    assert len(cold.loaded) == len(listed) + sum(len(i.subagents) for i in listed)
+    warm = Counting(inner)
+    list(search("made", warm))
+    assert warm.loaded == []
+    changed = listed[2]
+    with closing(sqlite3.connect(inner.database)) as connection:
+        [(part, message)] = connection.execute(
+            "SELECT id, message_id FROM part WHERE session_id = ? AND data LIKE ?",
+            (changed.id, '%"text":"go"%'),
+        ).fetchall()
+        connection.execute(
+            "UPDATE part SET data = ?, time_updated = time_updated + 1 WHERE id = ?",
+            ('{"type":"text","text":"zebra crossing"}', part),
+        )
+        connection.execute(
+            "UPDATE message SET time_updated = time_updated + 1 WHERE id = ?", (message,)
+        )
+        connection.commit()
+    again = Counting(inner)
+    [hit] = search("ZEBRA", again)
+    assert (hit.id, again.loaded) == (changed.id, [changed.path])
+    with closing(sqlite3.connect(inner.database)) as connection:  # a part deleted, no time
+        connection.execute(
+            "DELETE FROM part WHERE id = (SELECT id FROM part WHERE session_id = ? AND data"
+            """ LIKE '%"step-start"%' LIMIT 1)""",
+            (changed.id,),
+        )
+        connection.commit()
+    again = Counting(inner)
+    assert [h.id for h in search("ZEBRA", again)] == [changed.id]
+    assert again.loaded == [changed.path]
+
+
+def test_the_index_keeps_no_session_over_its_bound(tmp_path: Path) -> None:
+    """A session of more text than `KEPT_TEXT` (an answer of hundreds of MB) is read at each
+    search, not kept: the index stays the size of the other sessions' text."""
+    inner, _, files = _jsonl_home(CLAUDE, tmp_path)
+    list(search("made", inner))
+    index = SearchIndex("claude", str(inner.home))
+    small = index.path.stat().st_size
+    big = files[0]  # answer's: its answer made longer than the bound
+    text = big.read_text()
+    assert text.count('"text":"Hello there."') == 1
+    long = "zebra " + "x" * KEPT_TEXT
+    big.write_text(text.replace('"text":"Hello there."', f'"text":"{long}"'))
+    for _ in range(2):
+        again = Counting(inner)
+        [hit] = search("ZEBRA", again)
+        assert (hit.path, again.loaded) == (str(big), [str(big)])
+        assert index.path.stat().st_size < small + 1000
+    warm = Counting(inner)
+    list(search("made", warm))
+    assert warm.loaded == [str(big)]
+
+
 def test_a_corrupt_index_is_ignored(tmp_path: Path) -> None:
     home, _, _ = _jsonl_home(CLAUDE, tmp_path)
     first = list(search("made", home))
@@ -164,7 +230,7 @@ def test_a_corrupt_index_is_ignored(tmp_path: Path) -> None:
     for garbage in (b"", b"\x00not msgpack", index.path.read_bytes()[:40]):
         index.path.write_bytes(garbage)
         assert list(search("made", home)) == first
-        assert len(SearchIndex("claude", str(home.home))._old) == 8  # written again, whole
+        assert len(SearchIndex("claude", str(home.home))._old) == 9  # written again, whole
 
 
 def test_a_search_stopped_early_keeps_the_rest_of_the_index(tmp_path: Path) -> None:
@@ -213,9 +279,9 @@ def test_the_cli_names_each_session_and_how_to_open_it(tmp_path: Path) -> None:
     code, out, _ = invoke("touch made", env=env)
     assert code == 0
     blocks = out.split("\nclaude  ")
-    assert len(blocks) == 2
+    assert len(blocks) == 3  # shell, shell_denied, multi_turn
     first = out.splitlines()
-    assert first[0].startswith("claude  2026-11-25 ")
+    assert first[0].startswith("claude  2026-11-27 ")  # multi_turn, the newest
     assert first[1] == "    tool input: touch made.txt make a file"
     opener = first[2].removeprefix("    open: ")
     words = shlex.split(opener)

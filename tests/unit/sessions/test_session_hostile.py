@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
+import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -266,3 +269,37 @@ def test_a_text_file_is_not_a_session_for_show_or_export_and_says_so_once(
     for command in (["show"], *(["export", "--format", f] for f in ("html", "markdown", "events"))):
         code, out, err = sessions(*command, str(passwd), "--gemini-home", str(run.home))
         assert (code, out, err) == (1, "", expected)
+
+
+def test_a_session_file_is_opened_in_binary_mode_on_windows(tmp_path: Path) -> None:
+    """Windows' ``os.open`` reads text mode without ``O_BINARY`` (Ctrl-Z ends a read, CRLF
+    turns LF). Windows cannot run here: its flag and platform are stood in for, in a child
+    Python, and the flags the file was opened with are looked at."""
+    session = tmp_path / "s.jsonl"
+    session.write_bytes(b'{"a":1}\r\n\x1a{"b":2}\n')
+    code = textwrap.dedent(
+        """
+        import os, sys, types
+        sys.modules["msvcrt"] = types.ModuleType("msvcrt")
+        os.O_BINARY = 0x8000
+        sys.platform = "win32"
+        flags, real = [], os.open
+        def recording(path, mode, *rest):
+            flags.append(mode)
+            return real(path, mode & ~0x8000, *rest)
+        os.open = recording
+        from pathlib import Path
+        from gemwire.sessions._reading import open_session_file
+        with open_session_file(Path(sys.argv[1])) as file:
+            data = file.read()
+        print(flags[0] & 0x8000, len(data))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(session)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.stdout.split() == [str(0x8000), str(session.stat().st_size)], done.stderr

@@ -8,9 +8,13 @@ from typing import Any
 
 import msgspec
 import pytest
+from corpus import FIXTURES
+from opencode_db import build
 
+from gemwire.cli.sessions import AGENT_CHOICES
 from gemwire.errors import InvalidOptions
 from gemwire.sessions import (
+    AGENT_NAMES,
     AGENTS,
     ClaudeHome,
     CodexHome,
@@ -20,6 +24,9 @@ from gemwire.sessions import (
     SessionInfo,
     SessionSource,
     load_session,
+    nested_claude_events,
+    nested_events,
+    nested_opencode_events,
     source,
     sources,
 )
@@ -111,3 +118,36 @@ def test_an_index_written_before_summaries_named_their_agent_still_reads() -> No
     }
     info = msgspec.msgpack.decode(msgspec.msgpack.encode(old), type=SessionInfo)
     assert info.agent == "gemini"
+
+
+def test_the_registry_is_the_one_list_of_agents(tmp_path: Path) -> None:
+    """What is said of every agent comes from its source, by way of the registry: the
+    agents and their names, ``--agent``'s choices (sessions, usage), a loaded session's
+    agent; so a new agent is its source and one entry in the registry."""
+    made = sources("all", tmp_path)
+    assert tuple(s.agent for s in made) == AGENTS
+    assert {s.agent: s.name for s in made} == AGENT_NAMES
+    assert AGENT_CHOICES.choices == (*AGENTS, "all")
+    for each in made:
+        assert source(each.agent, tmp_path).agent == each.agent
+        kind = getattr(each, "kind", None)  # a source of JSON lines: its files' agent
+        assert kind is None or kind.format.agent == each.agent
+
+
+def test_nested_events_nest_any_agent_s_subagents(tmp_path: Path) -> None:
+    """`nested_events` takes any agent's loaded session to its source: Claude Code's
+    ``Task`` files and OpenCode's ``task`` sessions follow their call, recorded."""
+    recordings = FIXTURES / "claude" / "0.16.2" / "subagent"
+    [main] = recordings.glob("*.jsonl")
+    claude = load_session(main)
+    assert list(nested_events(claude)) == list(nested_claude_events(claude))  # type: ignore[arg-type]
+    assert any(e.parent_call_id for e in nested_events(claude))
+    database = build(
+        (FIXTURES / "opencode" / "1.18.33" / "subagent.sql").read_text(), tmp_path / "oc.db"
+    )
+    opencode = load_session(database)
+    nested = list(nested_events(opencode))
+    assert nested == list(nested_opencode_events(opencode))  # type: ignore[arg-type]
+    assert any(e.parent_call_id for e in nested)
+    codex = load_session(FIXTURES / "codex" / "0.16.0" / "answer.jsonl")
+    assert list(nested_events(codex)) == list(codex.events())

@@ -11,7 +11,9 @@ from typing import Any
 
 import msgspec
 import pytest
+from click.testing import CliRunner
 
+from gemwire.cli import main
 from gemwire.errors import InvalidOptions
 from gemwire.sessions import usage
 from gemwire.sessions.gemini import load_session
@@ -354,3 +356,27 @@ def test_anthropic_openai_and_qwen_models_are_priced_with_their_date_and_page(
 def test_a_model_without_a_price_stays_unpriced() -> None:
     """Codex's scripted model is named like an OpenAI model that has no price yet."""
     assert load_prices().price("gpt-5.4-mini") is None
+
+
+@pytest.mark.parametrize(
+    ("command", "since", "until", "said"),
+    [
+        (["usage"], "today", "yesterday", None),
+        (["sessions", "search", "go"], "2026-11-26", "2026-11-20", "2026-11-26 … 2026-11-20"),
+        (["usage", "--json"], "2026-11-20T12:00", "2026-11-20T09:00", None),
+    ],
+)
+def test_since_after_until_is_a_usage_error_in_one_line(
+    command: list[str], since: str, until: str, said: str | None, tmp_path: Path
+) -> None:
+    """Nothing is between them: an empty report (exit 0) or no result (exit 1) hid the slip."""
+    env = {"GEMINI_CLI_HOME": str(tmp_path), "HOME": str(tmp_path)}
+    result = CliRunner(env=env).invoke(main, [*command, "--since", since, "--until", until])
+    assert result.exit_code == 2
+    [line] = result.stderr.splitlines()
+    assert line.startswith("Error: --since ")
+    assert " is after --until " in line
+    if said is not None:
+        first, last = said.split(" … ")
+        assert line == f"Error: --since {first} is after --until {last}"
+    assert result.stdout == ""

@@ -189,6 +189,20 @@ def test_a_chat_request_without_tools_is_a_side_call() -> None:
     assert json.loads(models[2])["data"][0]["id"] == "scripted"
 
 
+def test_a_title_request_is_answered_with_a_plain_title() -> None:
+    """OpenCode's title agent keeps the first line of the answer as the session's title."""
+    title = "Generate a title for this conversation:\n"
+    with ScriptedModel(Scenario(turns=[])) as model:
+        body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": title}]}
+        _, _, data = request(model, "/v1/chat/completions", body)
+    text = "".join(
+        p["choices"][0]["delta"].get("content") or ""
+        for _, p in sse(data)
+        if p != "[DONE]" and p["choices"]
+    )
+    assert text == "Scripted session"
+
+
 def test_responses_stream_custom_tools_and_errors() -> None:
     patch = "*** Begin Patch\n*** End Patch\n"
     reply = Reply([Text("ok"), FunctionCall("apply_patch", {"input": patch}, id="c1")])

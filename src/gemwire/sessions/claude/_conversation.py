@@ -1,18 +1,22 @@
 """One Claude Code session file: its `JsonlFormat` (what is particular to Claude Code's
-records) and `ClaudeConversation`, loaded whole (`load_claude_session`) or summarized."""
+records) and `ClaudeConversation`, loaded whole (`load_claude_session`) or summarized (a
+`LightRecord` a line: a message's content is decoded only for a prompt, and then only its
+text blocks)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import msgspec
+from msgspec import UNSET, UnsetType
 
 from gemwire._normalize.claude_session import ClaudeSessionNormalizer
 from gemwire.errors import SessionError
 from gemwire.events import Event
+from gemwire.protocol._undecodable import UNDECODABLE
 from gemwire.sessions._jsonl import (
     JsonlConversation,
     JsonlFormat,
@@ -21,33 +25,71 @@ from gemwire.sessions._jsonl import (
     load_jsonl,
     problem_notices,
     read_jsonl_info,
-    recorded_cwd,
-    recorded_session_id,
-    recorded_timestamp,
+    stated_cwd,
+    stated_session_id,
+    stated_timestamp,
 )
 from gemwire.sessions._summary import SessionInfo
 from gemwire.sessions.claude._links import subagent_calls
-from gemwire.wire.claude_session import Message, Record, Usage
+from gemwire.wire.claude_session import Record, Usage
 
-__all__ = ("CLAUDE", "ClaudeConversation", "load_claude_session", "read_claude_info")
+__all__ = (
+    "CLAUDE",
+    "ClaudeConversation",
+    "LightRecord",
+    "load_claude_session",
+    "read_claude_info",
+)
 
 
-def _prompt(record: Record) -> str | None:
+class _TextBlock(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    type: str
+    text: str | UnsetType = UNSET
+
+
+_decode_content = msgspec.json.Decoder(str | list[_TextBlock]).decode
+
+
+class _LightMessage(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    role: str
+    content: msgspec.Raw
+    """Decoded only for a prompt (`_prompt`)."""
+    id: str | UnsetType = UNSET
+    model: str | UnsetType = UNSET
+    usage: Usage | UnsetType = UNSET
+
+
+class LightRecord(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """What listing and usage read of a line: a `Record` without its texts."""
+
+    type: str
+    isSidechain: bool = False
+    isMeta: bool | UnsetType = UNSET
+    cwd: str | UnsetType = UNSET
+    sessionId: str | UnsetType = UNSET
+    timestamp: str | UnsetType = UNSET
+    message: _LightMessage | UnsetType = UNSET
+
+
+def _prompt(record: LightRecord) -> str | None:
     message = record.message
-    if record.type != "user" or not isinstance(message, Message) or record.isMeta is True:
+    if record.type != "user" or isinstance(message, UnsetType) or record.isMeta is True:
         return None
-    content = message.content
+    try:
+        content = _decode_content(message.content)
+    except UNDECODABLE:  # not a Messages API content: no prompt (loading says what it is)
+        return None
     if isinstance(content, str):
         return content
     return next((b.text for b in content if b.type == "text" and isinstance(b.text, str)), None)
 
 
-def _responses(records: list[Record]) -> Iterator[Response]:
+def _responses(records: Iterable[LightRecord]) -> Iterator[Response]:
     """A response's last record: each of its records carries the usage so far."""
-    last: dict[str, tuple[Any, Message]] = {}
+    last: dict[str, tuple[Any, _LightMessage]] = {}
     for record in records:
         message = record.message
-        if record.type == "assistant" and isinstance(message, Message):
+        if record.type == "assistant" and not isinstance(message, UnsetType):
             key = message.id if isinstance(message.id, str) else str(len(last))
             last[key] = (record.timestamp, message)
     for timestamp, message in last.values():
@@ -60,15 +102,16 @@ def _responses(records: list[Record]) -> Iterator[Response]:
         yield timestamp, message.model, tokens, 0, 0
 
 
-CLAUDE: JsonlFormat[Record] = JsonlFormat(
+CLAUDE: JsonlFormat[Record, LightRecord] = JsonlFormat(
     agent="claude",
     record=Record,
+    light=LightRecord,
     normalizer=lambda sid, cwd: ClaudeSessionNormalizer(session_id=sid, cwd=cwd),
     prompt=_prompt,
-    said=lambda r: r.type in ("user", "assistant") and isinstance(r.message, Message),
-    session_id=recorded_session_id,
-    cwd=recorded_cwd,
-    timestamp=recorded_timestamp,
+    said=lambda r: r.type in ("user", "assistant") and not isinstance(r.message, UnsetType),
+    session_id=stated_session_id,
+    cwd=stated_cwd,
+    timestamp=stated_timestamp,
     responses=_responses,
     main=lambda r: not r.isSidechain,
 )

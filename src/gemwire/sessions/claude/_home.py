@@ -9,11 +9,15 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
+from gemwire.events import Event
 from gemwire.sessions._jsonl_home import JsonlHome, path_slug
+from gemwire.sessions._source import LoadedSession
 from gemwire.sessions.claude._conversation import ClaudeConversation
 from gemwire.sessions.claude._links import subagent_paths
+from gemwire.sessions.claude._subagents import nested_claude_events
 
 __all__ = ("ClaudeHome", "project_slug")
 
@@ -43,6 +47,9 @@ class ClaudeHome(JsonlHome[ClaudeConversation]):
     (False, False)
     """
 
+    agent = "claude"
+    name = "Claude Code"
+
     def __init__(self, home: str | os.PathLike[str] | None = None) -> None:
         if home is not None:
             config_dir = Path(home) / ".claude"
@@ -61,3 +68,9 @@ class ClaudeHome(JsonlHome[ClaudeConversation]):
         """The session's file, then its subagents' (``<sessionId>/subagents/``): their
         responses count towards the session (they carry its ``sessionId``)."""
         return [path, *subagent_paths(path)]
+
+    def nested_events(self, session: LoadedSession, *, cwd: str | None = None) -> Iterator[Event]:
+        """`nested_claude_events`: each ``Task`` subagent after the call that ran it."""
+        if isinstance(session, ClaudeConversation):
+            return nested_claude_events(session, cwd=cwd)
+        return session.events(cwd=cwd)

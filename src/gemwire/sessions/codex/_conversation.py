@@ -4,16 +4,18 @@
 The session's id and folder are its ``session_meta``'s; its prompts, the ``user_message``
 events (what the user typed; Codex's own context goes to the model as user messages too);
 its messages, those and the ``agent_message`` events. Each model response's tokens are the
-difference between consecutive cumulative ``token_count`` totals.
+difference between consecutive cumulative ``token_count`` totals. A record's payload stays
+raw until read (`payload_of`); listing and usage look first at its kind alone
+(`payload_type`), and decode only those they need (not an answer's text).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from gemwire._normalize.codex_session import CodexSessionNormalizer, tokens_spent
-from gemwire.protocol.codex_session import payload_of
+from gemwire.protocol.codex_session import payload_of, payload_type
 from gemwire.sessions._jsonl import (
     JsonlConversation,
     JsonlFormat,
@@ -34,45 +36,39 @@ from gemwire.wire.codex_session import (
 
 __all__ = ("CODEX", "CodexConversation", "load_codex_session", "read_codex_info")
 
-_TOKEN_COUNT = b'"token_count"'
+
+def _meta(record: Record) -> SessionMeta | None:
+    if record.type != "session_meta":
+        return None
+    meta = payload_of(record)
+    return meta if isinstance(meta, SessionMeta) else None
 
 
-def _meta(records: list[Record]) -> SessionMeta | None:
-    for record in records:
-        if record.type == "session_meta":
-            meta = payload_of(record)
-            return meta if isinstance(meta, SessionMeta) else None
-    return None
-
-
-def _session_id(records: list[Record]) -> str | None:
-    meta = _meta(records)
+def _session_id(record: Record) -> str | None:
+    meta = _meta(record)
     return meta.id if meta is not None else None
 
 
-def _cwd(records: list[Record]) -> str | None:
-    meta = _meta(records)
+def _cwd(record: Record) -> str | None:
+    meta = _meta(record)
     return meta.cwd if meta is not None and isinstance(meta.cwd, str) else None
 
 
-def _message(record: Record) -> EventMsg | None:
-    """A ``user_message`` or ``agent_message`` event, else ``None``."""
-    if record.type != "event_msg":
-        return None
-    event = payload_of(record)
-    if isinstance(event, EventMsg) and event.type in ("user_message", "agent_message"):
-        return event
-    return None
+def _said(record: Record) -> bool:
+    """A ``user_message`` or ``agent_message`` event."""
+    return record.type == "event_msg" and payload_type(record) in ("user_message", "agent_message")
 
 
 def _prompt(record: Record) -> str | None:
-    event = _message(record)
-    if event is None or event.type != "user_message" or not isinstance(event.message, str):
+    if record.type != "event_msg" or payload_type(record) != "user_message":
+        return None
+    event = payload_of(record)
+    if not isinstance(event, EventMsg) or not isinstance(event.message, str):
         return None
     return event.message
 
 
-def _responses(records: list[Record]) -> Iterator[Response]:
+def _responses(records: Iterable[Record]) -> Iterator[Response]:
     model: str | None = None
     counted = TokenUsage()
     for record in records:
@@ -82,7 +78,7 @@ def _responses(records: list[Record]) -> Iterator[Response]:
                 model = context.model
             continue
         # Only token counts are decoded: the rest of a long session is not read twice.
-        if record.type != "event_msg" or _TOKEN_COUNT not in bytes(record.payload):
+        if record.type != "event_msg" or payload_type(record) != "token_count":
             continue
         event = payload_of(record)
         if not isinstance(event, EventMsg) or not isinstance(event.info, TokenUsageInfo):
@@ -101,12 +97,13 @@ def _responses(records: list[Record]) -> Iterator[Response]:
         yield record.timestamp, model, tokens, reasoning, 0
 
 
-CODEX: JsonlFormat[Record] = JsonlFormat(
+CODEX: JsonlFormat[Record, Record] = JsonlFormat(
     agent="codex",
     record=Record,
+    light=Record,  # its payload is decoded when read
     normalizer=lambda sid, cwd: CodexSessionNormalizer(session_id=sid, cwd=cwd),
     prompt=_prompt,
-    said=lambda r: _message(r) is not None,
+    said=_said,
     session_id=_session_id,
     cwd=_cwd,
     timestamp=lambda r: r.timestamp if isinstance(r.timestamp, str) else None,

@@ -12,18 +12,14 @@ import os
 from pathlib import Path
 
 from gemwire.sessions._jsonl_home import JsonlHome
-from gemwire.sessions._reading import is_dir, session_paths
+from gemwire.sessions._reading import folder_entries, is_dir, session_paths
 from gemwire.sessions.codex._conversation import CodexConversation
 
 __all__ = ("CodexHome",)
 
 
-def _subfolders(folder: Path) -> list[Path]:
-    try:
-        entries = sorted(os.scandir(folder), key=lambda e: e.name)
-    except OSError:
-        return []
-    return [Path(e.path) for e in entries if is_dir(e)]
+def _subfolders(folder: Path, unread: dict[str, str]) -> list[Path]:
+    return [Path(e.path) for e in folder_entries(folder, unread) if is_dir(e)]
 
 
 class CodexHome(JsonlHome[CodexConversation]):
@@ -46,6 +42,8 @@ class CodexHome(JsonlHome[CodexConversation]):
     (False, False)
     """
 
+    agent = "codex"
+    name = "Codex"
     by_folder = False
 
     def __init__(self, home: str | os.PathLike[str] | None = None) -> None:
@@ -60,15 +58,17 @@ class CodexHome(JsonlHome[CodexConversation]):
 
     def folders(self) -> list[Path]:
         """The day folders (``YYYY/MM/DD``), oldest first."""
+        unread = self.unread
         return [
             day
-            for year in _subfolders(self.projects_dir)
-            for month in _subfolders(year)
-            for day in _subfolders(month)
+            for year in _subfolders(self.projects_dir, unread)
+            for month in _subfolders(year, unread)
+            for day in _subfolders(month, unread)
         ]
 
     def paths(self, folder: Path) -> list[Path]:
-        return [p for p in session_paths(folder, (".jsonl",)) if p.name.startswith("rollout-")]
+        paths = session_paths(folder, (".jsonl",), self.unread)
+        return [p for p in paths if p.name.startswith("rollout-")]
 
     def recognises(self, head: bytes) -> bool:
         first = head.lstrip().split(b"\n", 1)[0]

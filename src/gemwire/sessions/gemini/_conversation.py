@@ -51,6 +51,11 @@ class Conversation(msgspec.Struct, frozen=True, kw_only=True):
     (every event of a subagent carries it as ``parent_call_id``)."""
     parent_call_id: str | None = None
 
+    @property
+    def agent(self) -> str:
+        """``gemini``: whose session this is (as every loaded session says)."""
+        return "gemini"
+
     def events(self, *, cwd: str | None = None, agent: str = "gemini") -> Iterator[Event]:
         """The normalized events: the same vocabulary a live run streams (see docs/sessions.md).
 

@@ -33,14 +33,17 @@ from typing import Final, Literal
 import msgspec
 
 from gemwire.errors import SessionError, SessionNotFound
+from gemwire.events import Event
 from gemwire.protocol._undecodable import UNDECODABLE
 from gemwire.sessions._index import ListingIndex, stamp_of
-from gemwire.sessions._reading import is_dir, read_small_file, session_entries
-from gemwire.sessions._source import SessionUsage, UsageTally
+from gemwire.sessions._reading import folder_entries, is_dir, read_small_file, session_entries
+from gemwire.sessions._search_index import Stamp, stamp_file
+from gemwire.sessions._source import LoadedSession, SessionUsage, UsageTally
 from gemwire.sessions._summary import SessionInfo, short_id_of
 from gemwire.sessions.gemini._conversation import Conversation, load_session, read_session_info
 from gemwire.sessions.gemini._projects import Project
 from gemwire.sessions.gemini._replay import SESSION_SUFFIXES
+from gemwire.sessions.gemini._subagents import nested_events
 from gemwire.sessions.gemini._usage import session_usage
 from gemwire.wire.gemini_session import SESSION_FILE_PREFIX, ProjectRegistryData
 
@@ -187,6 +190,7 @@ class GeminiHome:
     """
 
     agent: Final = "gemini"
+    name: Final = "Gemini"
 
     def __init__(
         self, home: str | os.PathLike[str] | None = None, *, spelling: RootSpelling | None = None
@@ -196,6 +200,7 @@ class GeminiHome:
         self.home = Path(chosen)
         self.gemini_dir = self.home / ".gemini"
         self.tmp_dir = self.gemini_dir / "tmp"
+        self.unread: dict[str, str] = {}
 
     def __repr__(self) -> str:
         return f"GeminiHome({str(self.home)!r})"
@@ -222,10 +227,7 @@ class GeminiHome:
         return True
 
     def _folders(self) -> list[str]:
-        try:
-            return sorted(e.name for e in os.scandir(self.tmp_dir) if is_dir(e))
-        except OSError:
-            return []
+        return [e.name for e in folder_entries(self.tmp_dir, self.unread) if is_dir(e)]
 
     def projects(self) -> list[Project]:
         """Every project folder that has a ``chats`` folder, with its root when known."""
@@ -292,10 +294,7 @@ class GeminiHome:
         (`gemwire.sessions.remove_resume_stubs`).
         """
         chats = project.chats_dir
-        try:
-            entries = sorted(os.scandir(chats), key=lambda e: e.name)
-        except OSError:
-            return []
+        entries = folder_entries(chats, self.unread)
         subfolders = {e.name: e.path for e in entries if is_dir(e)}
         index = ListingIndex(chats) if short_id is None else None
         infos = []
@@ -422,11 +421,20 @@ class GeminiHome:
         """The session's file, then its subagents' files."""
         return [info.path, *(sub.path for sub in info.subagents)]
 
+    def stamp(self, path: str) -> Stamp | None:
+        return stamp_file(path)
+
+    def nested_events(self, session: LoadedSession, *, cwd: str | None = None) -> Iterator[Event]:
+        """`nested_events`: each subagent after the ``invoke_agent`` call that ran it."""
+        if isinstance(session, Conversation):
+            return nested_events(session, cwd=cwd)
+        return session.events(cwd=cwd)
+
     def usage(self, project: str | None, tally: UsageTally) -> Iterator[SessionUsage]:
         """Every model response saved in the home (in ``project`` only, when given: its root,
         or its folder name under ``tmp``)."""
         projects = [p for p in self.projects() if project is None or self._names(p, project)]
-        return session_usage(projects, tally)
+        return session_usage(projects, tally, self.unread)
 
     def _names(self, project: Project, wanted: str) -> bool:
         """Whether ``wanted`` names ``project``: its folder name, or its root."""

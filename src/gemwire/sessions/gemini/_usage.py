@@ -9,7 +9,6 @@ count towards the session that started them.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from gemwire.errors import SessionError
-from gemwire.sessions._reading import is_dir, session_paths
+from gemwire.sessions._reading import folder_entries, is_dir, session_paths
 from gemwire.sessions._source import SessionUsage, Tokens, UsageTally
 from gemwire.sessions.gemini._projects import Project
 from gemwire.sessions.gemini._replay import SESSION_SUFFIXES, replay
@@ -37,14 +36,12 @@ class _UsageMessage(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     model: Any = None
 
 
-def _files(projects: list[Project]) -> Iterator[tuple[Project, Path, str | None]]:
+def _files(
+    projects: list[Project], unread: dict[str, str]
+) -> Iterator[tuple[Project, Path, str | None]]:
     """Every session file: (project, path, parent session id for subagents)."""
     for project in projects:
-        try:
-            entries = sorted(os.scandir(project.chats_dir), key=lambda e: e.name)
-        except OSError:
-            continue
-        for entry in entries:
+        for entry in folder_entries(project.chats_dir, unread):
             if is_dir(entry):
                 for path in session_paths(Path(entry.path), SESSION_SUFFIXES):
                     yield project, path, entry.name
@@ -65,10 +62,13 @@ def _responses(
         yield message.timestamp, message.model, tokens, tokens.thoughts or 0, tokens.tool or 0
 
 
-def session_usage(projects: list[Project], tally: UsageTally) -> Iterator[SessionUsage]:
-    """Every model response saved in the session files of ``projects``."""
+def session_usage(
+    projects: list[Project], tally: UsageTally, unread: dict[str, str]
+) -> Iterator[SessionUsage]:
+    """Every model response saved in the session files of ``projects`` (a folder that
+    cannot be listed is noted in ``unread``)."""
     seen: set[tuple[str, str]] = set()
-    for folder, path, parent in _files(projects):
+    for folder, path, parent in _files(projects, unread):
         tally.files += 1
         try:
             replayed, _ = replay(path, summary=False, message_type=_UsageMessage)

@@ -16,11 +16,14 @@ from typing import Final
 import msgspec
 
 from gemwire.errors import SessionError, SessionNotFound
-from gemwire.sessions._source import SessionUsage, UsageTally
+from gemwire.events import Event
+from gemwire.sessions._search_index import Stamp, stamp_file
+from gemwire.sessions._source import LoadedSession, SessionUsage, UsageTally
 from gemwire.sessions._summary import SessionInfo
 from gemwire.sessions.opencode._conversation import (
     OpenCodeConversation,
     load_opencode_session,
+    nested_opencode_events,
     split_ref,
 )
 from gemwire.sessions.opencode._database import (
@@ -31,6 +34,7 @@ from gemwire.sessions.opencode._database import (
     messages_by_session,
     read_only,
     session_rows,
+    session_stamps,
 )
 from gemwire.wire.opencode_session import SessionRow
 
@@ -61,6 +65,7 @@ class OpenCodeHome:
     """
 
     agent: Final = "opencode"
+    name: Final = "OpenCode"
 
     def __init__(self, home: str | os.PathLike[str] | None = None) -> None:
         if home is not None:
@@ -70,6 +75,9 @@ class OpenCodeHome:
             data = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
             self.home = Path(data) / "opencode"
             self.database = database_path(self.home)
+        self.unread: dict[str, str] = {}
+        self._stamps: dict[str, Stamp] = {}
+        self._stamped: Stamp | None = None  # the database's and its log's, when read
 
     def __repr__(self) -> str:
         return f"OpenCodeHome({str(self.database)!r})"
@@ -83,7 +91,10 @@ class OpenCodeHome:
                 rows = session_rows(connection, where, *args)
                 counts = message_counts(connection)
                 prompts = first_prompts(connection)
-        except (FileNotFoundError, Unreadable):
+        except FileNotFoundError:
+            return []
+        except Unreadable as exc:
+            self.unread[str(self.database)] = str(exc)
             return []
         children: dict[str, list[SessionInfo]] = {}
         for row in rows:
@@ -187,6 +198,30 @@ class OpenCodeHome:
     def files(self, info: SessionInfo) -> list[str]:
         return [info.path, *(sub.path for sub in info.subagents)]
 
+    def nested_events(self, session: LoadedSession, *, cwd: str | None = None) -> Iterator[Event]:
+        """`nested_opencode_events`: each subagent's session after the ``task`` call that
+        started it."""
+        if isinstance(session, OpenCodeConversation):
+            return nested_opencode_events(session, cwd=cwd)
+        return session.events(cwd=cwd)
+
+    def stamp(self, path: str) -> Stamp | None:
+        """A session's own stamp (`session_stamps`: its rows' times and counts), read for
+        every session at once whenever the database or its log changed since."""
+        database, session_id = split_ref(path)
+        if session_id is None or database != self.database:
+            return None
+        files = (stamp_file(str(database)), stamp_file(f"{database}-wal"))
+        now = tuple(n for stamp in files for n in stamp or (-1,))
+        if now != self._stamped:
+            try:
+                with read_only(self.database) as connection:
+                    self._stamps = session_stamps(connection)
+            except (FileNotFoundError, Unreadable):
+                self._stamps = {}
+            self._stamped = now
+        return self._stamps.get(session_id)
+
     def usage(self, project: str | None, tally: UsageTally) -> Iterator[SessionUsage]:
         """Every response's tokens (a subagent's count towards its parent); only
         ``project``'s (its folder) when given."""
@@ -199,8 +234,8 @@ class OpenCodeHome:
         except FileNotFoundError:
             tally.files -= 1
             return
-        except Unreadable:
-            tally.problems += 1
+        except Unreadable as exc:
+            self.unread[str(self.database)] = str(exc)  # a problem for the report
             return
         tally.problems += skipped
         for row in rows:

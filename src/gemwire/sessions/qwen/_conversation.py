@@ -1,14 +1,17 @@
 """One Qwen Code session file: its `JsonlFormat` (what is particular to Qwen Code's records)
-and `QwenConversation`, loaded whole (`load_qwen_session`) or summarized."""
+and `QwenConversation`, loaded whole (`load_qwen_session`) or summarized (a `LightRecord` a
+line: a message's parts are decoded only for a prompt, and then only their texts)."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
-from msgspec import UNSET
+import msgspec
+from msgspec import UNSET, UnsetType
 
 from gemwire._normalize.qwen_session import QwenSessionNormalizer
+from gemwire.protocol._undecodable import UNDECODABLE
 from gemwire.sessions._jsonl import (
     JsonlConversation,
     JsonlFormat,
@@ -16,28 +19,58 @@ from gemwire.sessions._jsonl import (
     ResponseTokens,
     load_jsonl,
     read_jsonl_info,
-    recorded_cwd,
-    recorded_session_id,
-    recorded_timestamp,
+    stated_cwd,
+    stated_session_id,
+    stated_timestamp,
 )
 from gemwire.sessions._summary import SessionInfo
-from gemwire.wire.qwen_session import Content, Record, UsageMetadata
+from gemwire.wire.qwen_session import Record, UsageMetadata
 
-__all__ = ("QWEN", "QwenConversation", "load_qwen_session", "read_qwen_info")
+__all__ = ("QWEN", "LightRecord", "QwenConversation", "load_qwen_session", "read_qwen_info")
 
 
-def _prompt(record: Record) -> str | None:
+class _TextPart(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    text: str | UnsetType = UNSET
+
+
+_decode_parts = msgspec.json.Decoder(list[_TextPart]).decode
+
+
+class _LightContent(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    role: str
+    parts: msgspec.Raw = msgspec.Raw(b"[]")
+    """Decoded only for a prompt (`_prompt`)."""
+
+
+class LightRecord(msgspec.Struct, frozen=True, kw_only=True, gc=False):
+    """What listing and usage read of a line: a `Record` without its texts."""
+
+    type: str
+    sessionId: str | UnsetType = UNSET
+    timestamp: str | UnsetType = UNSET
+    provenance: str | UnsetType = UNSET
+    cwd: str | UnsetType = UNSET
+    model: str | UnsetType = UNSET
+    message: _LightContent | UnsetType = UNSET
+    usageMetadata: UsageMetadata | UnsetType = UNSET
+
+
+def _prompt(record: LightRecord) -> str | None:
     message = record.message
     if (
         record.type != "user"
-        or not isinstance(message, Content)
+        or isinstance(message, UnsetType)
         or record.provenance not in (UNSET, "real_user")  # Qwen Code's own (notifications, …)
     ):
         return None
-    return next((p.text for p in message.parts if isinstance(p.text, str) and p.text.strip()), None)
+    try:
+        parts = _decode_parts(message.parts)
+    except UNDECODABLE:  # not a Content's parts: no prompt (loading says what they are)
+        return None
+    return next((p.text for p in parts if isinstance(p.text, str) and p.text.strip()), None)
 
 
-def _responses(records: list[Record]) -> Iterator[Response]:
+def _responses(records: Iterable[LightRecord]) -> Iterator[Response]:
     """One ``assistant`` record a response."""
     for record in records:
         usage = record.usageMetadata
@@ -57,15 +90,16 @@ def _responses(records: list[Record]) -> Iterator[Response]:
             )
 
 
-QWEN: JsonlFormat[Record] = JsonlFormat(
+QWEN: JsonlFormat[Record, LightRecord] = JsonlFormat(
     agent="qwen",
     record=Record,
+    light=LightRecord,
     normalizer=lambda sid, cwd: QwenSessionNormalizer(session_id=sid, cwd=cwd),
     prompt=_prompt,
-    said=lambda r: r.type in ("user", "assistant") and isinstance(r.message, Content),
-    session_id=recorded_session_id,
-    cwd=recorded_cwd,
-    timestamp=recorded_timestamp,
+    said=lambda r: r.type in ("user", "assistant") and not isinstance(r.message, UnsetType),
+    session_id=stated_session_id,
+    cwd=stated_cwd,
+    timestamp=stated_timestamp,
     responses=_responses,
 )
 """Qwen Code's records (Qwen Code 0.24.4)."""

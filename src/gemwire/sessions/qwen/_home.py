@@ -3,14 +3,16 @@
 ``<runtime>`` is ``QWEN_RUNTIME_DIR``, else ``QWEN_HOME``, else ``~/.qwen`` (Qwen Code's
 ``Storage.getRuntimeBaseDir``; a leading ``~`` is the user's home, a relative path is taken
 from the current directory); the slug is the project folder with every character but ASCII
-letters and digits replaced by ``-`` (``sanitizeCwd``). Archived sessions
-(``chats/archive``) are not listed.
+letters and digits replaced by ``-`` (``sanitizeCwd``), lowercased first on Windows (unlike
+Claude Code's). Archived sessions (``chats/archive``) are not listed.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
+import sys
 from pathlib import Path
 
 from gemwire.sessions._jsonl_home import JsonlHome, path_slug
@@ -18,8 +20,15 @@ from gemwire.sessions.qwen._conversation import QwenConversation
 
 __all__ = ("QwenHome", "project_slug", "runtime_dir")
 
-project_slug = path_slug
-"""Qwen Code's folder name for a project (`path_slug`)."""
+
+def project_slug(root: str, platform: str = sys.platform) -> str:
+    """Qwen Code's folder name for a project (``sanitizeCwd``): `path_slug` of the root,
+    lowercased first on Windows (``os.platform() === "win32"``, Qwen Code 0.24.4).
+
+    >>> project_slug(r"C:\\Users\\Ana\\My_App", "win32"), project_slug("/Users/Ana", "darwin")
+    ('c--users-ana-my-app', '-Users-Ana')
+    """
+    return path_slug(root.lower() if platform == "win32" else root)
 
 
 def _resolve(configured: str) -> Path:
@@ -45,6 +54,7 @@ class QwenHome(JsonlHome[QwenConversation]):
     Args:
         home: the folder holding ``.qwen``; default `runtime_dir` (``QWEN_RUNTIME_DIR``,
             else ``QWEN_HOME``, else ``~/.qwen``).
+        platform: the OS whose folder names to expect (`project_slug`); default this one.
 
     >>> QwenHome("/nonexistent").sessions("/some/project")
     []
@@ -59,7 +69,12 @@ class QwenHome(JsonlHome[QwenConversation]):
     (False, False)
     """
 
-    def __init__(self, home: str | os.PathLike[str] | None = None) -> None:
+    agent = "qwen"
+    name = "Qwen Code"
+
+    def __init__(
+        self, home: str | os.PathLike[str] | None = None, *, platform: str = sys.platform
+    ) -> None:
         runtime = Path(home) / ".qwen" if home is not None else runtime_dir()
         super().__init__(
             QwenConversation,
@@ -67,4 +82,5 @@ class QwenHome(JsonlHome[QwenConversation]):
             runtime / "projects",
             first_keys=(b'{"uuid":',),
             chats="chats",
+            slug=functools.partial(project_slug, platform=platform),
         )
