@@ -49,6 +49,9 @@ def test_a_hostile_saved_session_lists_opens_and_downloads_as_text(
 ) -> None:
     run = materialize("0.61.0", "session_resume_edits")
     hostile(run)
+    database = run.home / ".local" / "share" / "opencode" / "opencode.db"
+    database.parent.mkdir(parents=True)
+    database.write_text(PAYLOAD * 100)  # not a database: named, and why, above the list
     state = str(tmp_path / "state")
     with (
         live_server(str(run.workspace), state, sessions_home=str(run.home)) as server,
@@ -61,6 +64,9 @@ def test_a_hostile_saved_session_lists_opens_and_downloads_as_text(
         expect(rows.first).to_be_visible()
         listed = page.evaluate("fetch('/v1/saved-sessions').then(r => r.json())")["sessions"]
         assert rows.count() == len(listed) >= 1
+        assert page.locator(".unread li").all_text_contents() == [
+            f"{database}: file is not a database"
+        ]
         links = page.locator("table.list td.summary a")
         hostile_link = links.filter(has_text="window.__pwned=1")
         expect(hostile_link.first).to_be_visible()
@@ -108,6 +114,7 @@ def test_a_hostile_saved_session_lists_opens_and_downloads_as_text(
         page.get_by_label("Search").fill("no such text anywhere")
         page.get_by_role("button", name="Filter").click()
         expect(page.get_by_text("No saved session matches.")).to_be_visible()
+        expect(page.locator(".unread li")).to_have_text([f"{database}: file is not a database"])
         assert watched.problems == []
 
 

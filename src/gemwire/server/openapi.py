@@ -99,6 +99,8 @@ class SavedSearch(msgspec.Struct, frozen=True):
     hits: list[SavedSearchHit]
     more: bool
     """Whether the search found more than ``limit`` sessions (narrow it to see them)."""
+    unread: dict[str, str]
+    """What of the agents' homes could not be read, path -> why: not searched."""
 
 
 class SavedEvents(msgspec.Struct, frozen=True):

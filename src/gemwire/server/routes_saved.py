@@ -190,6 +190,13 @@ class SavedSessions(msgspec.Struct, frozen=True, kw_only=True):
     projects: list[str]
     """The projects ``agent``'s sessions are in, whatever the other filters (the choices of
     ``project``), sorted."""
+    unread: dict[str, str] = {}
+    """What of the agents' homes could not be read, path -> why (OpenCode's database locked
+    or not one, a sessions folder that is a file): their sessions are missing from the list."""
+
+
+def _unread(chosen: list[SessionSource]) -> dict[str, str]:
+    return {path: why for home in chosen for path, why in home.unread.items()}
 
 
 def _newest_first(infos: list[SessionInfo]) -> list[SessionInfo]:
@@ -236,6 +243,7 @@ async def list_saved(request: Request) -> Response:
             offset=offset,
             agents=[SavedAgent(name=name, title=AGENT_NAMES[name]) for name in AGENTS],
             projects=projects,
+            unread=_unread(chosen),
         )
 
     return JsonResponse(await _in_thread(listing))
@@ -261,16 +269,16 @@ async def search_saved(request: Request) -> Response:
     limit = _limit(request)
     chosen = _sources(request, _query(request, "agent") or "all")
 
-    def find() -> tuple[list[dict[str, object]], bool]:
+    def find() -> tuple[list[dict[str, object]], bool, dict[str, str]]:
         hits = search(text, chosen, project=project, since=since, until=until)
         try:
             found = [hit.document() for hit in itertools.islice(hits, limit + 1)]
         finally:
             hits.close()  # saves what the search index learnt, in this thread
-        return found[:limit], len(found) > limit
+        return found[:limit], len(found) > limit, _unread(chosen)
 
-    found, more = await _in_thread(find)
-    return JsonResponse({"hits": found, "more": more})
+    found, more, unread = await _in_thread(find)
+    return JsonResponse({"hits": found, "more": more, "unread": unread})
 
 
 def _find(home: SessionSource, session_id: str, project: str | None) -> SessionInfo:

@@ -113,6 +113,7 @@ async def test_the_listing_is_the_cli_s_json_lines_newest_first(
         "offset": 0,
         "agents": AGENTS,
         "projects": [str(homes.workspace)],
+        "unread": {},
     }
     listed = response.json()["sessions"]
     # The recordings were made one after the other: Qwen Code's last, Gemini CLI's first.
@@ -206,7 +207,7 @@ async def test_search_is_the_cli_s_json_lines(server: Served, homes: Homes) -> N
         assert response.status_code == 200, response.text
         cli_args = args if "--agent" in args else ("--agent", "all", *args)
         expected = lines(homes.cli("sessions", "search", params["text"], *cli_args, "--json"))
-        assert response.json() == {"hits": expected, "more": False}, params
+        assert response.json() == {"hits": expected, "more": False, "unread": {}}, params
     every = await server.request("GET", "/v1/saved-sessions/search", params={"text": "O"})
     assert [(h["agent"], h["id"]) for h in every.json()["hits"]] == [
         ("gemini", homes.gemini_id),
@@ -228,13 +229,13 @@ async def test_search_stops_at_the_limit_and_takes_text_literally(
         response = await server.request(
             "GET", "/v1/saved-sessions/search", params={"text": "o", "limit": str(limit)}
         )
-        assert response.json() == {"hits": expected[:limit], "more": more}, limit
+        assert response.json() == {"hits": expected[:limit], "more": more, "unread": {}}, limit
     for pattern in (".*", "l.n", "[a-z]+", "(?i)line"):
         homes.cli("sessions", "search", pattern, "--agent", "all", "--json", status=1)
         response = await server.request(
             "GET", "/v1/saved-sessions/search", params={"text": pattern}
         )
-        assert response.json() == {"hits": [], "more": False}, pattern
+        assert response.json() == {"hits": [], "more": False, "unread": {}}, pattern
 
 
 async def test_search_names_a_file_whose_name_is_not_utf8(server: Served, homes: Homes) -> None:
@@ -485,3 +486,20 @@ def test_any_id_or_query_gets_a_json_answer(
         body = response.json()
         if response.status_code != 200:
             assert set(body["error"]) == {"kind", "message"}
+
+
+async def test_a_home_that_cannot_be_read_is_named_with_why(tmp_path: Path, homes: Homes) -> None:
+    database = homes.home / ".local" / "share" / "opencode" / "opencode.db"
+    database.parent.mkdir(parents=True)
+    database.write_bytes(b"not a database" * 100)
+    config = make_config(str(tmp_path), str(tmp_path / "state"), sessions_home=str(homes.home))
+    async with served(create_app(config)) as server:
+        listed = (await server.request("GET", "/v1/saved-sessions")).json()
+        found = (await server.request("GET", "/v1/saved-sessions/search?text=zzz")).json()
+    assert listed["unread"] == {str(database): "file is not a database"}
+    assert [s["id"] for s in listed["sessions"]] == [
+        homes.qwen_id,
+        homes.claude_id,
+        homes.gemini_id,
+    ]
+    assert (found["hits"], found["unread"]) == ([], listed["unread"])

@@ -78,6 +78,7 @@ export class SessionsView {
     fillChoices(found, ...this.choices);
     const sessions = found.sessions || [];
     clear(results);
+    unreadNote(results, found.unread);
     if (!sessions.length) {
       results.append(h("p", { class: "muted", text: "No saved session matches." }));
       return;
@@ -125,6 +126,7 @@ export class SessionsView {
       return;
     }
     clear(results);
+    unreadNote(results, found.unread);
     const hits = found.hits || [];
     if (!hits.length) {
       results.append(h("p", { class: "muted", text: "No saved session matches." }));
@@ -212,4 +214,13 @@ export class SessionsView {
       button.disabled = false;
     }
   }
+}
+
+// What of the agents' homes the server could not read (its sessions are missing), as text.
+function unreadNote(results, unread) {
+  const entries = Object.entries(unread || {});
+  if (!entries.length) return;
+  results.append(h("div", { class: "unread", role: "status" },
+    h("p", { text: "Could not read (the sessions there are not listed):" }),
+    h("ul", {}, entries.map(([path, why]) => h("li", { text: `${path}: ${why}` })))));
 }
