@@ -59,7 +59,7 @@ _TITLE_REQUEST = "Generate a title for this conversation:"
 
 
 def side_call_text(texts: list[str]) -> str:
-    """What a side call whose user texts are ``texts`` is answered with: `TITLE_TEXT` for
+    r"""What a side call whose user texts are ``texts`` is answered with: `TITLE_TEXT` for
     a title request, else `SIDE_CALL_TEXT`.
 
     >>> side_call_text(["Generate a title for this conversation:\n", "go"])
