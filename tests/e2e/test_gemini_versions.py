@@ -14,7 +14,7 @@ from gemwire import GeminiOptions
 from gemwire.runners.discovery import GeminiExecutable, version_key
 from gemwire.runners.gemini_checks import REQUIREMENTS
 from gemwire.runners.gemini_options import build_argv
-from gemwire.testing.pinned import PINNED_VERSIONS, pinned_gemini
+from gemwire.testing.pinned import PINNED_VERSIONS, pinned_gemini_command
 from gemwire.wire.acp import McpServerStdio
 
 pytestmark = [pytest.mark.e2e]
@@ -26,7 +26,7 @@ def help_flags(version: str, home: Path) -> dict[str, str]:
     """Each flag ``gemini --help`` lists, with the rest of its line (its choices)."""
     environ = {"PATH": "/usr/bin:/bin", "HOME": str(home), "GEMINI_CLI_HOME": str(home)}
     shown = subprocess.run(
-        [str(pinned_gemini(version)), "--help"],
+        [*pinned_gemini_command(version), "--help"],
         env=environ,
         capture_output=True,
         text=True,

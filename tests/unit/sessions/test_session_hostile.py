@@ -279,9 +279,10 @@ def test_a_session_file_is_opened_in_binary_mode_on_windows(tmp_path: Path) -> N
     session.write_bytes(b'{"a":1}\r\n\x1a{"b":2}\n')
     code = textwrap.dedent(
         """
-        import os, sys, types
+        import os, signal, sys, types
         sys.modules["msvcrt"] = types.ModuleType("msvcrt")
         os.O_BINARY = 0x8000
+        signal.SIGBREAK = 21  # Ctrl-Break: _portable names it on Windows
         sys.platform = "win32"
         flags, real = [], os.open
         def recording(path, mode, *rest):
