@@ -1,8 +1,8 @@
 """The web page driving the real ``gemini --acp`` 0.61.0 (scripted model, isolated home)
 through ``gemwire serve`` started as a process, in chromium: the printed URL logs in, a
 prompt streams its answer, a permission approved in the dialog writes the file, a turn is
-cancelled mid-way, and a reload shows every event once. And a saved session with a tool call,
-continued from the Sessions view: its history as the saved session holds it (a tool card with
+cancelled mid-way, and a reload shows every event once, then the conversation goes on. And a
+saved session with a tool call, continued from the Sessions view: its history as the saved session holds it (a tool card with
 its diff), Gemini's lossy replay of it collapsed, the next turn after it."""
 
 from __future__ import annotations
@@ -78,6 +78,7 @@ def test_the_page_drives_the_real_gemini(chromium_browser: Browser, tmp_path: Pa
             Reply([FunctionCall("write_file", {"file_path": "hello.txt", "content": "hi\n"})]),
             Reply([Text("Done.")]),
             Reply([Text("Working on it"), Hang()]),
+            Reply([Text("Still here.")]),
         ]
     )
     with ScriptedModel(scenario) as model:
@@ -122,6 +123,12 @@ def conversation(page: Page, login: str, base: str, env: IsolatedGemini) -> None
     page.reload()
     expect(page.locator(".turn")).to_have_count(2)
     assert shown(page) == before
+    # ... and the conversation goes on from the reloaded page.
+    page.get_by_label("Message").fill("still there?")
+    page.get_by_label("Message").press("Enter")
+    expect(page.locator(".turn").nth(2)).to_have_text(DONE, timeout=60_000)
+    assert page.locator(".answer .text").last.text_content() == "Still here."
+    assert texts(page, ".user .text")[-1] == "still there?"
 
 
 def texts(page: Page, selector: str) -> list[str]:
