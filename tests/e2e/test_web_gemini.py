@@ -2,8 +2,9 @@
 through ``gemwire serve`` started as a process, in chromium: the printed URL logs in, a
 prompt streams its answer, a permission approved in the dialog writes the file, a turn is
 cancelled mid-way, and a reload shows every event once, then the conversation goes on. And a
-saved session with a tool call, continued from the Sessions view: its history as the saved session holds it (a tool card with
-its diff), Gemini's lossy replay of it collapsed, the next turn after it."""
+saved session with a tool call, continued from the Sessions view: its history as the saved
+session holds it (a tool card with its diff), Gemini's lossy replay of it collapsed, the next
+turn after it."""
 
 from __future__ import annotations
 
