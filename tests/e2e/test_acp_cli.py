@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from write_a import WRITE, diff_of_a
 
 from gemwire.cli import main
 from gemwire.testing import (
-    FunctionCall,
     IsolatedGemini,
     Reply,
     Scenario,
@@ -29,15 +29,6 @@ from gemwire.testing.agents import isolated_agent
 pytestmark = pytest.mark.e2e
 
 GEMWIRE = str(Path(sys.executable).with_name("gemwire"))
-
-WRITE = Scenario(
-    turns=[
-        Reply(
-            [Text("Writing."), FunctionCall("write_file", {"file_path": "a.txt", "content": "a\n"})]
-        ),
-        Reply([Text("Done.")]),
-    ]
-)
 
 
 def invoke(tmp_path: Path, *args: str) -> tuple[int, str, IsolatedGemini]:
@@ -113,7 +104,9 @@ def test_a_person_answers_the_permission_prompt_at_the_keyboard(
     lines = screen.lines
     start = lines.index("? acp:gemini-cli asks permission for Writing to a.txt")
     # y takes the first allow-once option, never the always option listed before it.
-    assert lines[start + 1 : start + 3] == [
+    # The change asked about, then the options the agent offered.
+    assert lines[start + 1 : start + 7] == [
+        *diff_of_a(env),
         "  1 Allow for this session   2 Allow   3 Reject",
         "    → Allow",
     ]
@@ -140,7 +133,11 @@ def test_ctrl_c_at_the_permission_prompt_exits_130_at_once(
     lines = screen.lines
     assert "Traceback" not in screen.text
     start = lines.index("? acp:gemini-cli asks permission for Writing to a.txt")
-    assert lines[start + 2] == "    → cancelled"
+    assert lines[start + 1 : start + 7] == [
+        *diff_of_a(env),
+        "  1 Allow for this session   2 Allow   3 Reject",
+        "    → cancelled",
+    ]
     assert lines[-2].startswith("✗ failed (cancelled) · 1 tool call · ")
     assert lines[-1].startswith("  cancelled: ")
     assert not any("working" in line for line in lines)  # no spinner left behind

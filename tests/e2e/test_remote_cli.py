@@ -16,9 +16,9 @@ from typing import Any
 
 import httpx
 import pytest
+from write_a import WRITE, diff_of_a
 
 from gemwire.testing import (
-    FunctionCall,
     Hang,
     IsolatedGemini,
     Reply,
@@ -32,15 +32,6 @@ from gemwire.testing.environment import live_processes
 pytestmark = pytest.mark.e2e
 
 GEMWIRE = str(Path(sys.executable).with_name("gemwire"))
-
-WRITE = Scenario(
-    turns=[
-        Reply(
-            [Text("Writing."), FunctionCall("write_file", {"file_path": "a.txt", "content": "a\n"})]
-        ),
-        Reply([Text("Done.")]),
-    ]
-)
 
 
 @contextmanager
@@ -243,7 +234,9 @@ def test_a_person_answers_the_servers_permission_request_at_the_keyboard(
     assert screen.exit_code == 0
     lines = screen.lines
     start = lines.index("? acp:gemini-cli asks permission for Writing to a.txt")
-    assert lines[start + 1 : start + 3] == [
+    # The change asked about, then the options the agent offered.
+    assert lines[start + 1 : start + 7] == [
+        *diff_of_a(env),
         "  1 Allow for this session   2 Allow   3 Reject",
         "    → Allow",
     ]
@@ -259,7 +252,11 @@ def test_ctrl_c_at_the_prompt_cancels_the_turn_on_the_server_and_exits_130(
     assert "Traceback" not in screen.text
     lines = screen.lines
     start = lines.index("? acp:gemini-cli asks permission for Writing to a.txt")
-    assert lines[start + 2] == "    → cancelled"
+    assert lines[start + 1 : start + 7] == [
+        *diff_of_a(env),
+        "  1 Allow for this session   2 Allow   3 Reject",
+        "    → cancelled",
+    ]
     assert lines[-2].startswith("✗ failed (cancelled) · 1 tool call · ")
     assert not (env.workspace / "a.txt").exists()
 
@@ -319,7 +316,16 @@ def test_a_server_shut_down_mid_turn_is_the_same_failure_for_run_and_acp_connect
             endpoint = url.replace("http://", "ws://").replace("/?token=", "/acp/gemini?token=")
             argvs = [
                 [GEMWIRE, "run", "--server", url, "--json", "go"],
-                [GEMWIRE, "acp", "--connect", endpoint, "--json", "go"],
+                [
+                    GEMWIRE,
+                    "acp",
+                    "--connect",
+                    endpoint,
+                    "--cwd",
+                    str(env.workspace),
+                    "--json",
+                    "go",
+                ],
             ]
             clients = [
                 subprocess.Popen(
