@@ -50,16 +50,29 @@ from gemwire.runners.acp.session import (
     AcpSession,
     OpenedSession,
     SessionContext,
-    session_folders,
+    session_params,
 )
 from gemwire.runners.acp.terminals import TerminalPolicy, Terminals
 from gemwire.runners.agents import agent_identity
 from gemwire.wire import acp
 from gemwire.wire.jsonrpc import METHOD_NOT_FOUND
 
-__all__ = ("AcpClient",)
+__all__ = ("AcpClient", "initialize_request")
 
 _AUTH_REQUIRED = -32000
+
+
+def initialize_request(
+    options: AcpOptions, *, terminal: bool, elicitation: bool
+) -> acp.InitializeRequest:
+    """The ``initialize`` an `AcpClient` of ``options`` sends: ``terminal`` when it has a
+    terminal policy, ``elicitation`` when it has an elicitation handler (``gemwire serve``
+    sends the same one ahead to a spare agent, `gemwire.server.spares`)."""
+    return acp.InitializeRequest(
+        protocol_version=acp.PROTOCOL_VERSION,
+        client_capabilities=options.client_capabilities(terminal=terminal, elicitation=elicitation),
+        client_info=acp.Implementation(name="gemwire", title="gemwire", version=__version__),
+    )
 
 
 class AcpClient:
@@ -213,13 +226,10 @@ class AcpClient:
         self._peer.exited.set()  # the reader may have gone with a cancelled scope
 
     async def _initialize(self) -> None:
-        request = acp.InitializeRequest(
-            protocol_version=acp.PROTOCOL_VERSION,
-            client_capabilities=self.options.client_capabilities(
-                terminal=self._terminals is not None,
-                elicitation=self._elicitation_handler is not None,
-            ),
-            client_info=acp.Implementation(name="gemwire", title="gemwire", version=__version__),
+        request = initialize_request(
+            self.options,
+            terminal=self._terminals is not None,
+            elicitation=self._elicitation_handler is not None,
         )
         response = await self._call(protocol.initialize(request))
         self.initialize_response = response
@@ -441,18 +451,15 @@ class AcpClient:
         include_directories: Sequence[str] | None,
         mcp_servers: Sequence[McpServer] | None,
     ) -> tuple[str, tuple[str, ...], dict[str, Any]]:
-        folder, extra = session_folders(self.options, cwd, include_directories)
-        servers = self.options.mcp_servers if mcp_servers is None else mcp_servers
-        params: dict[str, Any] = {"cwd": folder, "mcp_servers": list(servers)}
-        if extra:
-            if self.agent_capabilities.session_capabilities.additional_directories is not None:
-                params["additional_directories"] = list(extra)
-            else:
-                message = (
-                    "the agent does not support additional directories; the client "
-                    "still serves files in them"
-                )
-                self._router.hold(self._context.notice(message))
+        folder, extra, params = session_params(
+            self.options, self.agent_capabilities, cwd, include_directories, mcp_servers
+        )
+        if extra and "additional_directories" not in params:
+            message = (
+                "the agent does not support additional directories; the client "
+                "still serves files in them"
+            )
+            self._router.hold(self._context.notice(message))
         return folder, extra, params
 
     async def _request_session(self, call: protocol.Call[protocol.R]) -> protocol.R:

@@ -25,7 +25,7 @@ from gemwire.events import Event, Notice, PermissionRequested
 from gemwire.protocol import acp as protocol
 from gemwire.runners.acp.events import EventQueue
 from gemwire.runners.acp.files import ConfinedFileSystem
-from gemwire.runners.acp.options import AcpOptions, Prompt
+from gemwire.runners.acp.options import AcpOptions, McpServer, Prompt
 from gemwire.runners.acp.peer import AgentPeer
 from gemwire.runners.acp.permissions import PermissionHandler, PermissionRequest, choose_option
 from gemwire.runners.acp.turn import AcpTurn
@@ -37,6 +37,7 @@ __all__ = (
     "OpenedSession",
     "SessionContext",
     "session_folders",
+    "session_params",
 )
 
 OpenedSession = (
@@ -46,6 +47,25 @@ OpenedSession = (
     | acp.ForkSessionResponse
 )
 """The answers that open a session: its modes, models and config options."""
+
+
+def session_params(
+    options: AcpOptions,
+    capabilities: acp.AgentCapabilities,
+    cwd: str | None,
+    include_directories: Sequence[str] | None,
+    mcp_servers: Sequence[McpServer] | None,
+) -> tuple[str, tuple[str, ...], dict[str, Any]]:
+    """A session's folder, its include directories and the params of the request that
+    opens it, as the client sends them (``additionalDirectories`` only to an agent that
+    supports them; ``gemwire serve`` opens a spare agent's session with the same ones).
+    """
+    folder, extra = session_folders(options, cwd, include_directories)
+    servers = options.mcp_servers if mcp_servers is None else mcp_servers
+    params: dict[str, Any] = {"cwd": folder, "mcp_servers": list(servers)}
+    if extra and capabilities.session_capabilities.additional_directories is not None:
+        params["additional_directories"] = list(extra)
+    return folder, extra, params
 
 
 def session_folders(
