@@ -98,7 +98,7 @@ def create_app(
         os.makedirs(config.state_dir, mode=0o700, exist_ok=True)
         async with (
             spares,
-            SessionManager(config, state.launcher, stream_launcher) as sessions,
+            SessionManager(config, spares, stream_launcher) as sessions,
             batches,
             acp.running(),
         ):

@@ -50,7 +50,6 @@ from gemwire.runners.acp import (
     choose_option,
     permission_preset,
 )
-from gemwire.server.agents import AgentLauncher
 from gemwire.server.config import ServerConfig
 from gemwire.server.envelopes import SessionState, Status, event_envelope, state_envelope
 from gemwire.server.paths import confine
@@ -62,6 +61,7 @@ from gemwire.server.responses import (
     LimitReached,
     NotFound,
 )
+from gemwire.server.spares import SpareAgents
 from gemwire.server.store import SESSION_ID, EventLog, SessionRecord, SessionStore
 from gemwire.server.stream import GEMINI_STREAM, GeminiStreamLauncher, StreamLauncher, StreamRun
 from gemwire.server.streams import EventStream, Subscription
@@ -354,7 +354,7 @@ class SessionManager:
     def __init__(
         self,
         config: ServerConfig,
-        launcher: AgentLauncher,
+        launcher: SpareAgents,
         stream_launcher: StreamLauncher | None = None,
     ) -> None:
         self.config = config
@@ -547,7 +547,7 @@ class SessionManager:
         detail = "the agent exited"
         try:
             options = self.launcher.options(record.agent, cwd)
-            channel = self.launcher.channel(options)
+            channel = self.launcher.session_channel(options)
             async with (
                 AcpClient(
                     options, channel=channel, permission_handler=session.answer_permission

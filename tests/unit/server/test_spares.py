@@ -17,16 +17,22 @@ from gemwire.server.spares import SpareAgents
 
 pytestmark = pytest.mark.anyio
 
-# An ACP agent that notes its pid in a file named after it, then answers initialize.
+# An ACP agent that notes its pid in a file named after it, then answers initialize and
+# session/new.
 AGENT = r"""
 import json, os, sys
 open(os.path.join(sys.argv[1], str(os.getpid())), "w").close()
+sessions = 0
 for line in sys.stdin:
     message = json.loads(line)
     if message.get("method") == "initialize":
         print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {
             "protocolVersion": 1, "agentCapabilities": {},
             "agentInfo": {"name": "mini", "version": "1"}}}), flush=True)
+    elif message.get("method") == "session/new":
+        sessions += 1
+        print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {
+            "sessionId": "s-%d-%d" % (os.getpid(), sessions)}}), flush=True)
 """
 
 
@@ -62,19 +68,34 @@ def launcher(tmp_path: Path) -> tuple[ProcessLauncher, Path]:
     ), pids
 
 
+async def primed(spares: SpareAgents) -> None:
+    with anyio.fail_after(30):
+        while "mini" not in spares._ready:  # noqa: ASYNC110 - a process answers it
+            await anyio.sleep(0.02)
+
+
 async def test_a_session_gets_the_spare_and_the_next_one_starts(tmp_path: Path) -> None:
     processes, pids = launcher(tmp_path)
     workspace = tmp_path / "work"
     workspace.mkdir()
     async with SpareAgents(processes, ["mini"], str(tmp_path)) as spares:
         [first] = await started(pids, 1)  # before any session asked for it
-        options = spares.options("mini", str(workspace))
-        async with AcpClient(options, channel=spares.channel(options)) as client:
-            assert client.agent == "acp:mini"
-            [_, second] = await started(pids, 2)
-            assert (second > 0, alive(first), alive(second)) == (True, True, True)
-        assert not alive(first)  # its session ended: the agent with it
-        assert alive(second)
+        await primed(spares)
+        # The session opened ahead (in the root), then one in another folder: each
+        # answered by its spare, over a pipe.
+        for cwd in (tmp_path, workspace):
+            options = spares.options("mini", str(cwd))
+            async with AcpClient(options, channel=spares.session_channel(options)) as client:
+                session = await client.new_session(cwd=str(cwd))
+                number = 1 if cwd == tmp_path else 2  # another folder: a second session
+                assert (client.agent, session.session_id) == ("acp:mini", f"s-{first}-{number}")
+                assert [e.type for e in client.take_events()] == ["session_started"]
+                *_, second = await started(pids, 2 if cwd == tmp_path else 3)
+                assert (alive(first), alive(second)) == (True, True)
+            assert not alive(first)  # its session ended: the agent with it
+            assert alive(second)
+            await primed(spares)
+            first = second
     assert not alive(second)  # the server ended: so did its spare
 
 
@@ -85,12 +106,13 @@ async def test_a_spare_that_ended_waiting_is_never_handed_out(
     with caplog.at_level(logging.WARNING, logger="gemwire.server"):
         async with SpareAgents(processes, ["mini"], str(tmp_path)) as spares:
             [first] = await started(pids, 1)
+            await primed(spares)
             os.kill(first, 9)
             with anyio.fail_after(30):
                 while "mini" in spares._ready:  # noqa: ASYNC110 - it reads the agent's end
                     await anyio.sleep(0.02)
             options = spares.options("mini", str(tmp_path))
-            async with AcpClient(options, channel=spares.channel(options)) as client:
+            async with AcpClient(options, channel=spares.session_channel(options)) as client:
                 assert client.agent == "acp:mini"  # a fresh agent answered
             assert len(await started(pids, 2)) == 2  # and no spare after a broken one
             assert "mini" not in spares._ready
