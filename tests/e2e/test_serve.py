@@ -216,3 +216,43 @@ async def test_a_gemini_stream_session_resumes_the_cli_session(tmp_path: Path) -
             assert env.live_processes() == []
         finally:
             await server.close()
+
+
+async def test_a_warm_session_is_answered_and_nothing_is_left(tmp_path: Path) -> None:
+    """``--warm gemini``: a session of the root and one in another folder are answered,
+    each on a spare once Gemini CLI has opened the spare's session (the second's
+    session/new goes to the agent), or on an agent of its own if the spare was still
+    being primed (nothing outside says when it is); SIGTERM stops every agent, the waiting
+    spare included. The unit tests (test_spares_primed.py) show which requests a spare
+    answers itself."""
+    scenario = Scenario(turns=[Reply([Text("Warm hello.")]), Reply([Text("Elsewhere.")])])
+    other = tmp_path / "workspace" / "other"
+    with ScriptedModel(scenario) as model:
+        env = IsolatedGemini(model.url, root=tmp_path)
+        other.mkdir()
+        server = Server(env, tmp_path / "state", ["--warm", "gemini"])
+        try:
+            with anyio.fail_after(180):
+                answers = []
+                for spares, cwd, text in ((1, None, "hello"), (2, str(other), "there")):
+                    # Gemini CLI writes a session's file at session/new: a spare got that far.
+                    while len(env.session_files()) < spares:  # noqa: ASYNC110 - it writes it
+                        await anyio.sleep(0.05)
+                    created = await server.post("/v1/sessions", {"agent": "gemini", "cwd": cwd})
+                    assert created.status_code == 201, created.text
+                    assert created.json()["cwd"] == (cwd or str(env.workspace))
+                    sid = created.json()["id"]
+                    async with sse(server, f"/v1/sessions/{sid}/events") as stream:
+                        prompted = await server.post(f"/v1/sessions/{sid}/prompt", {"text": text})
+                        assert prompted.status_code == 202, prompted.text
+                        done = (await stream.until(event("turn_completed")))["event"]
+                    answers.append((done["ok"], done["answer"]))
+                    kinds = [e["event"]["type"] for e in stream.envelopes if "event" in e]
+                    assert {"notice", "unknown"}.isdisjoint(kinds), stream.envelopes
+                code, stderr = await server.stop()
+            assert answers == [(True, "Warm hello."), (True, "Elsewhere.")]
+            assert code == 0, stderr
+            assert "spare" not in stderr, stderr  # none ended or failed
+            assert env.live_processes() == []
+        finally:
+            await server.close()

@@ -74,7 +74,10 @@ def _agent_command(value: str) -> tuple[str, tuple[str, ...]]:
     "--warm",
     multiple=True,
     metavar="AGENT",
-    help="Keep one AGENT started ahead, so a new session starts at once (repeatable).",
+    help=(
+        "Keep one AGENT started and primed ahead (initialized, a session open in the first "
+        "root), so a new session starts at once (repeatable)."
+    ),
 )
 @click.option("--ssl-certfile", type=click.Path(exists=True, dir_okay=False))
 @click.option("--ssl-keyfile", type=click.Path(exists=True, dir_okay=False))

@@ -95,8 +95,9 @@ def launch_built_in(name: str) -> AgentChannel:
 
 
 def server_launcher(launcher: ServerLauncher, cwd: str) -> AgentLauncher:
-    """The endpoint's launcher over the server's: its agents (``--agent`` ones, ``--warm``
-    spares, an environment without the server's token), each process started in ``cwd``
+    """The endpoint's launcher over the server's: its agents (``--agent`` ones, an
+    environment without the server's token; never a ``--warm`` spare, which a session's
+    ``initialize`` primed), each process started in ``cwd``
     (the first root; the client names its session's folder in ``session/new``, which the
     endpoint holds to the roots)."""
 

@@ -5,13 +5,14 @@ fresh Gemini CLI then takes 150-300 ms to answer its first ``initialize`` and 60
 open a session: together far longer than the rest of a session's first answer. ``gemwire
 serve --warm gemini`` keeps one agent of each named kind started, primed and waiting; a new
 session of that agent is handed the waiting process and the next one starts behind it. A
-spare costs what an idle agent with one open session costs (for Gemini CLI about 150 MiB),
-which is why it is asked for by name.
+spare costs what an idle agent with one open session costs (Gemini CLI 0.61.0: about 225
+MiB in its two processes, 15 MiB of it the session), which is why it is asked for by name.
 
 Priming: once started, a spare is sent the ``initialize`` a session's `AcpClient` sends
 (`initialize_request`, with its request id: the same bytes), then the ``session/new`` that
 client sends for the server's first root, the folder of a session that names none
-(`session_params`). Their answers are kept, with everything the agent says meanwhile and
+(`session_params`; a folder every server has, and one that does not go away, as the last
+session's might). Their answers are kept, with everything the agent says meanwhile and
 after. The channel a session gets (`_Handed`) answers the client's own ``initialize``
 from what was kept when its bytes are the ones sent ahead, and its ``session/new`` the
 same way; the agent's other messages reach the client in the order the agent sent them.
@@ -25,7 +26,8 @@ a session's client, whose ``initialize`` is the one sent ahead. Any other client
 endpoint's, whose ``initialize`` is its own) gets a new agent.
 
 A spare is started in the first root (the process's working folder); an ACP agent is told
-its session's folder in ``session/new``. A spare that ends while it waits, or whose
+its session's folder in ``session/new``. A session that comes while the spare is still
+being started or primed gets a new agent. A spare that ends while it waits, or whose
 priming fails (an error answer, no answer within ``request_timeout``, the agent's end), is
 never handed out; its agent is taken to be broken, said in the log, and not started ahead
 again.
