@@ -4,9 +4,12 @@ An agent process takes about a second to start (Node, its modules, its settings)
 fresh Gemini CLI then takes 150-300 ms to answer its first ``initialize`` and 60-100 ms to
 open a session: together far longer than the rest of a session's first answer. ``gemwire
 serve --warm gemini`` keeps one agent of each named kind started, primed and waiting; a new
-session of that agent is handed the waiting process and the next one starts behind it. A
-spare costs what an idle agent with one open session costs (Gemini CLI 0.61.0: about 225
-MiB in its two processes, 15 MiB of it the session), which is why it is asked for by name.
+session of that agent is handed the waiting process. The next one starts once that session
+has its first answer (anything the agent says after its first prompt), has ended, or
+another session of that agent found no spare: starting an agent takes a core for a second,
+which on a small machine slowed the first prompt by a third (BENCHMARKS.md). A spare
+costs what an idle agent with one open session costs (Gemini CLI 0.61.0: about 225 MiB in
+its two processes, 15 MiB of it the session), which is why it is asked for by name.
 
 Priming: once started, a spare is sent the ``initialize`` a session's `AcpClient` sends
 (`initialize_request`, with its request id: the same bytes), then the ``session/new`` that
@@ -158,6 +161,10 @@ class _Spare:
         """Set once nothing but its session reads it."""
         self.released = anyio.Event()
         self.closed = anyio.Event()
+        self.answered = anyio.Event()
+        """Its session had its first answer, ended, or another session found no spare:
+        the next spare may start (not while this one's first prompt runs, which it would
+        slow: starting an agent takes a core for a second)."""
 
     def messages(self) -> _Messages:
         """A cutter of what this spare says into messages."""
@@ -238,6 +245,7 @@ class _Handed:
         """The client reads on from the agent (through `_unused` when it is set)."""
         self._unused: _Unused | None = None
         self._changed = anyio.Event()
+        self._prompted = False
 
     @property
     def framing(self) -> Framing:
@@ -271,6 +279,9 @@ class _Handed:
             else:
                 await self._instead(data, [])
         else:
+            if not self._prompted:
+                seen = peek(data)
+                self._prompted = seen is not None and seen.method == "session/prompt"
             await self._channel.send(data)
 
     async def _instead(self, data: bytes, head: list[bytes]) -> None:
@@ -310,12 +321,17 @@ class _Handed:
         if self._next:
             return self._next.popleft()
         if self._unused is None:
-            return await self._channel.receive()
-        while True:
             data = await self._channel.receive()
-            kept = self._unused.feed(data) if data else self._unused.end()
-            if kept or not data:
-                return b"".join(kept)
+        else:
+            while True:
+                received = await self._channel.receive()
+                kept = self._unused.feed(received) if received else self._unused.end()
+                if kept or not received:
+                    data = b"".join(kept)
+                    break
+        if self._prompted:
+            self._spare.answered.set()
+        return data
 
     async def close(self, grace: float) -> None:
         self._release([], live=True)  # the reader reads on to the agent's end
@@ -326,6 +342,7 @@ class _Handed:
 
     async def __aexit__(self, *exc_info: object) -> None:
         self._spare.released.set()
+        self._spare.answered.set()
         with anyio.CancelScope(shield=True):
             await self._spare.closed.wait()
 
@@ -344,6 +361,8 @@ class SpareAgents:
         self._warm = tuple(dict.fromkeys(warm))
         self._cwd = cwd
         self._ready: dict[str, _Spare] = {}
+        self._taken: dict[str, _Spare] = {}
+        """Spares handed out whose next has not started yet."""
         self._tg: TaskGroup | None = None
 
     def agents(self) -> list[AgentEntry]:
@@ -362,13 +381,16 @@ class SpareAgents:
         a terminal policy or an elicitation handler: a spare of the same agent (its
         folder aside) primed with the ``initialize`` that client sends, else a new agent."""
         initialize = _client_initialize(options)
+        kind = msgspec.structs.replace(options, cwd=self._cwd)
         for name, spare in self._ready.items():
-            same = msgspec.structs.replace(options, cwd=self._cwd) == spare.options
-            if same and spare.initialize == initialize:
+            if kind == spare.options and spare.initialize == initialize:
                 del self._ready[name]
                 spare.handed = True
                 spare.taken.set()
                 return _Handed(spare)
+        for spare in self._taken.values():
+            if kind == spare.options:  # the next spare waits no longer
+                spare.answered.set()
         return self._launcher.channel(options)
 
     async def __aenter__(self) -> Self:
@@ -383,7 +405,8 @@ class SpareAgents:
         await self._tg.__aexit__(None, None, None)
 
     async def _keep(self, name: str) -> None:
-        """Keeps one spare of ``name`` waiting: the next starts when one is taken."""
+        """Keeps one spare of ``name`` waiting: the next starts once the one taken is
+        `_Spare.answered`."""
         assert self._tg is not None
         while True:
             try:
@@ -394,6 +417,9 @@ class SpareAgents:
             await spare.taken.wait()
             if spare.ended:
                 return
+            self._taken[name] = spare
+            await spare.answered.wait()
+            del self._taken[name]
 
     async def _hold(self, name: str, *, task_status: TaskStatus[_Spare]) -> None:
         """Starts a spare, primes it and holds it (open) until its session releases it;

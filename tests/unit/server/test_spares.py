@@ -1,5 +1,6 @@
-"""Agents started ahead (`SpareAgents`): a session is handed a running agent, the next one
-starts behind it, and none is left running after its session or the server ends."""
+"""Agents started ahead (`SpareAgents`), as processes: a session is handed a running agent,
+the next one starts behind it, and none is left running after its session or the server
+ends."""
 
 from __future__ import annotations
 
@@ -90,10 +91,10 @@ async def test_a_session_gets_the_spare_and_the_next_one_starts(tmp_path: Path) 
                 number = 1 if cwd == tmp_path else 2  # another folder: a second session
                 assert (client.agent, session.session_id) == ("acp:mini", f"s-{first}-{number}")
                 assert [e.type for e in client.take_events()] == ["session_started"]
-                *_, second = await started(pids, 2 if cwd == tmp_path else 3)
-                assert (alive(first), alive(second)) == (True, True)
-            assert not alive(first)  # its session ended: the agent with it
-            assert alive(second)
+            # Its session ended (it had no prompt to answer): the agent with it, and the
+            # next spare starts.
+            *_, second = await started(pids, 2 if cwd == tmp_path else 3)
+            assert (alive(first), alive(second)) == (False, True)
             await primed(spares)
             first = second
     assert not alive(second)  # the server ended: so did its spare

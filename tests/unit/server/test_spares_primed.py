@@ -345,3 +345,49 @@ def test_what_a_spare_said_is_filtered_whole_however_a_pipe_cuts_it(
     dropped = ('"s0", "update"', '"gemwire-spare"')
     expected = [line + "\n" for line in lines if not any(d in line for d in dropped)]
     assert b"".join(kept).decode() == "".join(expected)
+
+
+async def test_the_next_spare_starts_once_the_session_has_its_first_answer(
+    tmp_path: Path,
+) -> None:
+    go_on = anyio.Event()
+
+    async def answer(agent: ScriptedAgent, session_id: str, params: dict[str, Any]) -> str:
+        await agent.say(session_id, "first")
+        await go_on.wait()
+        return "end_turn"
+
+    async with spares_of(tmp_path, lambda channel: Chatty(channel, on_prompt=answer)) as (
+        spares,
+        agents,
+    ):
+        await primed(spares)
+        options = spares.options("scripted", str(tmp_path))
+        async with AcpClient(options, channel=spares.session_channel(options)) as client:
+            session = await client.new_session(cwd=str(tmp_path))
+            await anyio.wait_all_tasks_blocked()
+            assert len(agents.started) == 1  # not while its first prompt is to come
+            async with session.prompt("hello") as turn:
+                async for event in turn:
+                    if event.type == "message_delta":
+                        break
+                await primed(spares)  # its first answer came: the next one started
+                assert len(agents.started) == 2
+                go_on.set()
+
+
+async def test_a_session_that_finds_no_spare_starts_the_next_one(tmp_path: Path) -> None:
+    async with spares_of(tmp_path) as (spares, agents):
+        await primed(spares)
+        options = spares.options("scripted", str(tmp_path))
+        async with AcpClient(options, channel=spares.session_channel(options)):
+            await anyio.wait_all_tasks_blocked()
+            assert len(agents.started) == 1  # its session, with no prompt yet, holds it back
+            async with AcpClient(options, channel=spares.session_channel(options)) as second:
+                await second.new_session()
+                await primed(spares)
+                # The second session's own agent, then the next spare.
+                assert [methods(a) for a in agents.started[1:]] == [
+                    ["initialize", "session/new"],
+                    ["initialize", "session/new"],
+                ]
