@@ -28,6 +28,7 @@ import errno
 import os
 import shlex
 import signal
+import stat
 import sys
 import time
 
@@ -44,11 +45,34 @@ __all__ = (
     "UNLINKS_OPEN_FILES",
     "block_signals",
     "effective_user_id",
+    "not_regular",
     "split_command",
     "try_lock",
     "user_id",
     "wait_for_signal",
 )
+
+
+_NOT_REGULAR = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def not_regular(mode: int) -> str | None:
+    """What a file of ``mode`` is when it is not a regular file, in words; ``None`` for a
+    regular file. Readers that refuse anything but a regular file (a FIFO would block them,
+    a device never end) say what they found with it.
+
+    >>> not_regular(os.stat(".").st_mode)
+    'a folder'
+    """
+    if stat.S_ISREG(mode):
+        return None
+    return next((name for test, name in _NOT_REGULAR if test(mode)), "not a file")
 
 
 def split_command(text: str, platform: str = sys.platform) -> list[str]:

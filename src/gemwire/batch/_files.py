@@ -10,25 +10,15 @@ from __future__ import annotations
 
 import errno
 import os
-import stat
 from pathlib import Path
 
-from gemwire._portable import O_BINARY, O_CLOEXEC, O_NONBLOCK
+from gemwire._portable import O_BINARY, O_CLOEXEC, O_NONBLOCK, not_regular
 
 __all__ = ("read_regular",)
 
-_KINDS = (
-    (stat.S_ISDIR, "a folder"),
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
 
 def _check(info: os.stat_result, path: Path, limit: int) -> None:
-    if not stat.S_ISREG(info.st_mode):
-        kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a file")
+    if kind := not_regular(info.st_mode):
         raise OSError(errno.EINVAL, f"not a regular file ({kind})", str(path))
     if info.st_size > limit:
         message = f"{info.st_size:,} bytes, over the {limit:,}-byte limit"

@@ -144,23 +144,14 @@ class PermissionPrompt:
         """The proposed change (or the call's text) under the question, cut short."""
         from rich.text import Text
 
+        from gemwire.cli.render import diff_style
+
         shown = request.diff or request.content
         if not shown:
             return
         lines = shown.splitlines()
         for line in lines[:SHOWN_LINES]:
-            self.console.print(Text("    ") + Text(line, style=_line_style(line, request.diff)))
+            style = diff_style(line) if request.diff else "dim"
+            self.console.print(Text("    ") + Text(line, style=style))
         if len(lines) > SHOWN_LINES:
             self.console.print(f"    … {len(lines) - SHOWN_LINES} more lines", style="dim")
-
-
-def _line_style(line: str, diff: str | None) -> str:
-    if diff is None:
-        return "dim"
-    if line.startswith(("+++", "---")):
-        return "bold"
-    if line.startswith("+"):
-        return "green"
-    if line.startswith("-"):
-        return "red"
-    return "cyan" if line.startswith("@@") else ""

@@ -49,6 +49,7 @@ __all__ = (
     "ToolCard",
     "answer",
     "diff",
+    "diff_style",
     "file_change",
     "files_summary",
     "footer",
@@ -130,11 +131,12 @@ def diff(text: str, limit: int | None = DIFF_LINES) -> Group:
 
 def _diff(lines: Preview) -> Group:
     return Group(
-        *[_note(text) if note else _row(text, _diff_style(text)) for text, note in lines.rows()]
+        *[_note(text) if note else _row(text, diff_style(text)) for text, note in lines.rows()]
     )
 
 
-def _diff_style(line: str) -> str:
+def diff_style(line: str) -> str:
+    """The style of a unified diff's ``line`` (the permission prompt's diff too)."""
     if line.startswith(("+++", "---")):
         return "bold"
     if line.startswith("+"):

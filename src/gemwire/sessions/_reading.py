@@ -12,11 +12,10 @@ of it rather than say there are no sessions.
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 from typing import BinaryIO
 
-from gemwire._portable import O_BINARY, O_CLOEXEC, O_NONBLOCK
+from gemwire._portable import O_BINARY, O_CLOEXEC, O_NONBLOCK, not_regular
 from gemwire.errors import SessionError, SessionNotFound
 
 __all__ = (
@@ -44,18 +43,8 @@ class NotRead(Exception):
     """Why a file named like a session is not read (the `Problem` on it)."""
 
 
-_KINDS = (
-    (stat.S_ISDIR, "a folder"),
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-
 def _check(info: os.stat_result, limit: int) -> None:
-    if not stat.S_ISREG(info.st_mode):
-        kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a file")
+    if kind := not_regular(info.st_mode):
         raise NotRead(f"not a regular file ({kind}): not read")
     if info.st_size > limit:
         raise NotRead(f"{info.st_size:,} bytes, over the {limit:,}-byte limit: not read")
