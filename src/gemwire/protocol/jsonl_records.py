@@ -93,26 +93,18 @@ _REPLACED = "replaced {} invalid UTF-8 byte(s) with U+FFFD"
 
 
 class JsonlRecords(Generic[R]):
-    """The records of one session file, in order, and the lines skipped or repaired.
+    """The lines of one session file as records, and the lines skipped or repaired.
 
     >>> from gemwire.wire.claude_session import Record
-    >>> records = JsonlRecords(Record)
-    >>> records.feed_block(b'{"type":"user","sessionId":"s"}\\nnot json\\n', 1)
-    2
-    >>> [r.sessionId for r in records.records], [p.line for p in records.problems]
+    >>> lines = JsonlRecords(Record)
+    >>> records = lines.decoded(b'{"type":"user","sessionId":"s"}\\nnot json\\n', 1)
+    >>> [r.sessionId for r in records], [p.line for p in lines.problems]
     (['s'], [2])
     """
 
     def __init__(self, record: type[R]) -> None:
-        self.records: list[R] = []
         self.problems: list[Problem] = []
         self._decoder = LineDecoder(record, self.problems)
-
-    def feed_block(self, block: bytes | bytearray, first_line: int) -> int:
-        """Decode every line of ``block`` (line ``first_line`` first) into `records`;
-        returns how many lines it has."""
-        self.records.extend(self.decoded(block, first_line))
-        return lines_in(block)
 
     def decoded(self, block: bytes | bytearray, first_line: int) -> list[R]:
         """The records of ``block``'s lines (line ``first_line`` first; the last may lack
