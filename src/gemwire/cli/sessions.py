@@ -89,8 +89,9 @@ def when_option(ctx: click.Context, param: click.Parameter, value: str | None) -
         raise click.BadParameter(terminal_safe(str(exc))) from None
 
 
-class _CrossedWindow(click.ClickException):
-    """A usage error said in one line (click's `UsageError` adds the command's usage)."""
+class _UsageLine(click.ClickException):
+    """A usage error said in one line, exit status 2 (click's `UsageError` adds the
+    command's usage)."""
 
     exit_code = 2
 
@@ -101,7 +102,7 @@ def check_window(since: date | None, until: date | None) -> None:
     from gemwire.sessions import crossed
 
     if crossed(since, until):
-        raise _CrossedWindow(f"--since {_when(since)} is after --until {_when(until)}")
+        raise _UsageLine(f"--since {_when(since)} is after --until {_when(until)}")
 
 
 def _when(bound: date | None) -> str:
@@ -135,12 +136,6 @@ def sessions() -> None:
     """
 
 
-class _Ambiguous(click.ClickException):
-    """A reference more than one agent's sessions answer to: a usage error, in one line."""
-
-    exit_code = 2
-
-
 def _find(
     homes: list[SessionSource], ref: str, project: str | None
 ) -> tuple[SessionInfo, SessionSource | None]:
@@ -163,7 +158,7 @@ def _find(
         return max(found, key=lambda each: _updated(each[0]))
     if len(found) > 1:
         named = ", ".join(f"{info.agent}'s {info.id}" for info, _ in found)
-        raise _Ambiguous(
+        raise _UsageLine(
             terminal_safe(f"{ref} names a session of more than one agent ({named}): add --agent")
         )
     if found:
