@@ -69,7 +69,7 @@ check: setup $(BIN)/.gemwire-ray-installed $(BIN)/.gemwire-browser-installed
 	$(BIN)/lint-imports
 
 test: check browser agents
-	$(BIN)/pytest
+	$(BIN)/pytest --durations=25
 
 test-fast: setup browser
 	$(BIN)/pytest -m "not e2e"

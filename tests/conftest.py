@@ -10,6 +10,9 @@ from hypothesis import HealthCheck, settings
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
+# The suite's own checks: no test over 60 s, no process left running at the end.
+pytest_plugins = ("kit.budget", "kit.leftovers", "pytester")
+
 # The machine running the suite is shared (CI, or six sessions on two cores): how long one
 # example takes says nothing about the code, so no deadline and no "too slow" check.
 settings.register_profile("gemwire", deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -268,10 +268,17 @@ class ProgramWorld:
         for process in self._processes.values():
             process.kill()
             process.wait()
+        # The stubborn leader's descendant inherited its ignored SIGTERM, and a test that
+        # only kill()s the tree (no terminate() first to snapshot the descendants) leaves
+        # it in its session: SIGKILL it.
+        if sys.platform == "win32":
+            stop = signal.SIGTERM
+        else:
+            stop = signal.SIGKILL
         for pid in self._descendants:
             if alive(pid, settle=0):
                 with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGTERM)  # Windows: TerminateProcess
+                    os.kill(pid, stop)  # Windows: TerminateProcess
 
 
 # --- Windows, modelled -----------------------------------------------------------------
