@@ -1,11 +1,14 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import HealthCheck, settings
+from kit.corpus import RECORDINGS
+from kit.materialized import Materialized
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -31,6 +34,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def anyio_backend(request: pytest.FixtureRequest) -> str:
     """Every async test runs on both anyio backends (tests/e2e: asyncio, see its conftest)."""
     return str(request.param)
+
+
+@pytest.fixture
+def materialize(tmp_path: Path) -> Callable[..., Materialized]:
+    """``materialize("0.61.0", "resume")``: that recording's stream-json run, made real
+    (``output_format="json"`` for the json one)."""
+    count = 0
+
+    def make(version: str, case: str, output_format: str = "stream-json") -> Materialized:
+        nonlocal count
+        count += 1
+        return Materialized(RECORDINGS / version / case / output_format, tmp_path / str(count))
+
+    return make
 
 
 @pytest.fixture

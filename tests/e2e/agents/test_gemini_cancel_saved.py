@@ -19,9 +19,9 @@ from pathlib import Path
 import anyio
 import msgspec
 import pytest
-from corpus import FIXTURES
-from saved_differences import DIFFERENCES
-from saved_sessions import scrub, summary
+from kit.corpus import FIXTURES
+from kit.saved_differences import DIFFERENCES
+from kit.saved_sessions import scrub, summary
 
 from gemwire.events import Event, MessageDelta, UserMessage
 from gemwire.runners.acp import AcpClient

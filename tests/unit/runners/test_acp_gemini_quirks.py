@@ -14,8 +14,8 @@ from typing import Any
 import anyio
 import pytest
 from acp_scripted import ScriptedAgent, scripted_client
-from corpus import RECORDINGS
-from materialized import Materialized
+from kit.corpus import RECORDINGS
+from kit.materialized import Materialized
 from trio.testing import MockClock
 
 from gemwire.errors import AgentRequestFailed

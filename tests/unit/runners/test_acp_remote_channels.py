@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 import pytest
 from acp_scripted import ScriptedAgent
-from served import (
+from kit.served import (
     LoadingAgent,
     ScriptedChannel,
     endpoint_app,

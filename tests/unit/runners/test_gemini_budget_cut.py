@@ -8,9 +8,10 @@ were delivered. Fed the recorded run of the real CLI (four ``list_directory`` ca
 
 from __future__ import annotations
 
-from corpus import RECORDED
-from hypothesis import given
-from hypothesis import strategies as st
+import itertools
+
+from hypothesis import given, strategies as st
+from kit.corpus import RECORDED
 
 from gemwire.events import Event, ToolCallFinished, ToolCallStarted, TurnCompleted, TurnError
 from gemwire.runners._gemini_budget import RunBudget
@@ -21,9 +22,13 @@ STDOUT = (RECORDED / "loop_detection" / "stream-json" / "run-1.stdout").read_byt
 SPENT = "more than 2 tool calls (max_tool_calls)"
 
 
-def read(chunks: list[bytes], **budget: int) -> tuple[list[Event], str | None, list[Event]]:
+def read(
+    chunks: list[bytes], max_tool_calls: int | None = None
+) -> tuple[list[Event], str | None, list[Event]]:
     """What the runner sends (events up to the stop), why it stopped, and the end."""
-    reader = StreamJsonReader(RunBudget(GeminiOptions(**budget)), cwd="/w", max_line_bytes=1 << 20)
+    reader = StreamJsonReader(
+        RunBudget(GeminiOptions(max_tool_calls=max_tool_calls)), cwd="/w", max_line_bytes=1 << 20
+    )
     events: list[Event] = []
     for chunk in chunks:
         fed, why = reader.feed(chunk)
@@ -52,7 +57,8 @@ def test_the_calls_after_the_one_that_spent_the_budget_are_never_seen() -> None:
     assert [e.type for e in end] == ["notice", "tool_call_finished", "turn_completed"]
     assert isinstance(end[1], ToolCallFinished)
     assert (end[1].call_id, end[1].status) == (third.call_id, "cancelled")
-    assert isinstance(end[2], TurnCompleted) and end[2].error is not None
+    assert isinstance(end[2], TurnCompleted)
+    assert end[2].error is not None
     assert (end[2].error.kind, end[2].error.message) == ("cancelled", SPENT)
 
 
@@ -66,5 +72,5 @@ def test_without_a_budget_every_call_is_delivered() -> None:
 @given(st.sets(st.integers(1, len(STDOUT) - 1), max_size=20))
 def test_the_stop_is_the_same_however_the_output_is_split(cuts: set[int]) -> None:
     bounds = [0, *sorted(cuts), len(STDOUT)]
-    chunks = [STDOUT[a:b] for a, b in zip(bounds, bounds[1:])]
+    chunks = [STDOUT[a:b] for a, b in itertools.pairwise(bounds)]
     assert read(chunks, max_tool_calls=2) == read([STDOUT], max_tool_calls=2)

@@ -19,7 +19,7 @@ import pytest
 from anyio.abc import TaskGroup
 from httpx_ws import WebSocketDisconnect
 from hypothesis import given, settings, strategies as st
-from server_kit import BASE, LoadingAgent, ScriptedLauncher, Served, make_config, served
+from kit.server import BASE, LoadingAgent, ScriptedLauncher, Served, make_config, served
 
 from gemwire.protocol.acp.remote import peek
 from gemwire.runners.acp import AcpOptions, AgentChannel, memory_channel_pair

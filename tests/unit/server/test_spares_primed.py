@@ -17,7 +17,7 @@ import pytest
 from acp_scripted import ScriptedAgent, ScriptedError
 from anyio.abc import TaskGroup
 from hypothesis import given, settings, strategies as st
-from server_kit import Served, scripted_server
+from kit.server import Served, scripted_server
 
 from gemwire.events import Event
 from gemwire.runners.acp import (

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from acp_scripted import ScriptedAgent
-from wire_kit import ThreadLauncher, Wire, until, wire_server
+from kit.wire import ThreadLauncher, Wire, until, wire_server
 
 from gemwire.server import routes_sessions, run, security
 from gemwire.server.streams import SUBSCRIBER_BUFFER

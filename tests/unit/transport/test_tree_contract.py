@@ -30,7 +30,7 @@ from typing import Protocol
 
 import anyio
 import pytest
-from processes import alive
+from kit.processes import alive
 
 from gemwire._transport import platform
 from gemwire._transport.platform import ProcessTree

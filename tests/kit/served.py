@@ -137,7 +137,7 @@ def sdk_echo_app() -> Any:
     (tests/fixtures/acp_sdk/echo_agent.py.txt, the SDK's examples/echo_agent.py)."""
     from acp.http.asgi import create_asgi_app
 
-    source = Path(__file__).parent / "fixtures" / "acp_sdk" / "echo_agent.py.txt"
+    source = Path(__file__).parents[1] / "fixtures" / "acp_sdk" / "echo_agent.py.txt"
     namespace: dict[str, Any] = {"__name__": "acp_sdk_echo_agent"}
     exec(compile(source.read_text(), str(source), "exec"), namespace)  # noqa: S102 - the SDK's example
     echo_agent = namespace["EchoAgent"]

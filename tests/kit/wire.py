@@ -18,8 +18,6 @@ from typing import Any
 import httpx
 import uvicorn
 from acp_scripted import Prompt, _end_turn
-from served import ScriptedChannel
-from server_kit import FakeStreamLauncher, auth, make_config
 from starlette.applications import Starlette
 
 from gemwire.runners.acp import AcpOptions, AgentChannel
@@ -28,6 +26,8 @@ from gemwire.server.agents import AgentEntry
 from gemwire.server.responses import NotFound
 from gemwire.server.run import bind, server_for
 from gemwire.server.state import AppState
+from kit.served import ScriptedChannel
+from kit.server import FakeStreamLauncher, auth, make_config
 
 __all__ = ("ThreadLauncher", "Wire", "until", "wire_server")
 
