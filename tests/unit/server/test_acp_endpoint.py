@@ -15,7 +15,8 @@ import httpx
 import pytest
 from acp_scripted import ScriptedAgent
 from httpx_ws import AsyncWebSocketSession, WebSocketDisconnect, WebSocketUpgradeError, aconnect_ws
-from kit.served import ScriptedChannel, endpoint_app, eventually, serve_asgi
+from kit.served import ScriptedChannel, endpoint_app, serve_asgi
+from kit.waiting import eventually
 
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.server.acp_endpoint import AcpEndpoint
