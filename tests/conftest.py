@@ -30,10 +30,50 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-@pytest.fixture(params=["asyncio", "trio"])
-def anyio_backend(request: pytest.FixtureRequest) -> str:
-    """Every async test runs on both anyio backends (tests/e2e: asyncio, see its conftest)."""
-    return str(request.param)
+BOTH_BACKENDS = (
+    "unit/transport/",
+    "unit/runners/",
+    "unit/remote/",
+    "unit/batch/",
+    "integration/acp/",
+    "integration/test_fault_injection.py",
+)
+"""Where an async test runs on trio too: the library's own loops (processes and pipes, the
+runners and the ACP client, the remote client, the batch), which a user may run on either
+backend. Elsewhere asyncio alone: the CLI and the server run on asyncio (``anyio.run``,
+uvicorn) whatever the tests do. A test names other backends with
+``pytest.mark.anyio_backends(...)``, or parametrizes ``anyio_backend`` itself."""
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "anyio_backend" not in metafunc.fixturenames:
+        return
+    for mark in metafunc.definition.iter_markers("parametrize"):
+        names = mark.args[0]
+        if "anyio_backend" in (
+            names.replace(" ", "").split(",") if isinstance(names, str) else names
+        ):
+            return  # the test chose its own
+    chosen = metafunc.definition.get_closest_marker("anyio_backends")
+    if chosen is not None:
+        backends = list(chosen.args)
+    else:
+        path = metafunc.definition.path.relative_to(Path(__file__).parent).as_posix()
+        both = path.startswith(BOTH_BACKENDS)
+        backends = ["asyncio", "trio"] if both else ["asyncio"]
+    metafunc.parametrize("anyio_backend", backends, indirect=True)
+
+
+@pytest.fixture
+def anyio_backend(request: pytest.FixtureRequest) -> object:
+    """The anyio backend of an async test, set here only (see `BOTH_BACKENDS`);
+    ``trio+autojump``: trio with a `MockClock` that jumps to the next deadline at once."""
+    backend = getattr(request, "param", "asyncio")
+    if backend == "trio+autojump":
+        from trio.testing import MockClock
+
+        return "trio", {"clock": MockClock(autojump_threshold=0)}
+    return backend
 
 
 @pytest.fixture

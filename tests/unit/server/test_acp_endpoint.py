@@ -65,13 +65,6 @@ class Served:
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    """The endpoint runs on uvicorn's asyncio whatever the client's loop; the channels'
-    tests run the client on both (httpx's half-read streams warn on trio when collected)."""
-    return "asyncio"
-
-
-@pytest.fixture
 def served() -> Iterator[tuple[Served, str]]:
     state = Served()
     with serve_asgi(endpoint_app(state.endpoint)) as host:

@@ -184,11 +184,6 @@ for line in sys.stdin:
 """
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def test_an_agent_option_agent_is_reachable_without_the_token(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

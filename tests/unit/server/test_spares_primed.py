@@ -35,11 +35,6 @@ from gemwire.server.spares import SpareAgents, _Messages, _Unused
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class Chatty(ScriptedAgent):
     """Says something about a session before its ``session/new`` answer and after it (as
     Gemini CLI sends its commands right after the answer)."""

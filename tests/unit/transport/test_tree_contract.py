@@ -41,7 +41,8 @@ from gemwire._transport.platform._windows import (
     JobTree,
 )
 
-pytestmark = pytest.mark.anyio
+# The trees are synchronous; the launcher's word is read on anyio.
+pytestmark = [pytest.mark.anyio, pytest.mark.anyio_backends("asyncio")]
 
 POLITE = "polite"
 """A leader that exits with status 0 when asked to stop, its descendant with it."""
@@ -388,11 +389,6 @@ class FakeWindowsWorld:
 
     def cleanup(self) -> None:
         pass
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"  # the trees are synchronous; the launcher's word is read on anyio
 
 
 REAL = {
