@@ -35,6 +35,9 @@ BOTH_BACKENDS = (
     "unit/runners/",
     "unit/remote/",
     "unit/batch/",
+    "integration/transport/",
+    "integration/runners/",
+    "integration/remote/",
     "integration/acp/",
     "integration/test_fault_injection.py",
 )
