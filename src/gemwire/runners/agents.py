@@ -109,6 +109,10 @@ AGENTS: dict[AgentName, AgentSpec] = {
             # claude-code-acp's Edit reads the file through the client even when the client
             # does not offer fs/read_text_file, and fails without it.
             serve_reads=True,
+            # Claude Code writes its session file on a 100 ms timer and reports a turn's end
+            # before the write: the turn's end then finds the turn saved, and an agent
+            # stopped right after it (on a loaded machine) has not lost it.
+            env={"CLAUDE_CODE_EAGER_FLUSH": "1"},
         ),
         AgentSpec(
             name="codex",

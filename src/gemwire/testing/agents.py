@@ -147,6 +147,7 @@ class IsolatedClaude(IsolatedAgent):
             "DISABLE_TELEMETRY": "1",
             "DISABLE_ERROR_REPORTING": "1",
             "IS_SANDBOX": "1",
+            **self.spec.env,  # as gemwire starts it: the turn saved before its end
         }
 
 
