@@ -20,8 +20,13 @@ from gemwire.testing.agents import isolated_agent
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 
-async def test_the_turn_is_saved_when_it_ends(tmp_path: Path) -> None:
-    root = tmp_path.resolve()
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """The folder as the agent reports it (symlinks resolved)."""
+    return tmp_path.resolve()
+
+
+async def test_the_turn_is_saved_when_it_ends(root: Path) -> None:
     script = Scenario(turns=[Reply([Text("First answer.")]), Reply([Text("Second answer.")])])
     with ScriptedModel(script) as model:
         env = isolated_agent("claude", model, root=root)
