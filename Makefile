@@ -30,7 +30,7 @@ WINDOWS_TESTS := tests/unit/wire tests/unit/protocol tests/unit/normalize \
 	tests/unit/cli/test_ctrl_c.py tests/unit/batch/test_tasks_and_output.py
 DIST ?= dist
 
-.PHONY: setup agents demo test test-fast check record record-agents bench browser dist
+.PHONY: setup agents demo test test-thorough test-fast check record record-agents bench browser dist
 
 setup: $(BIN)/.gemwire-installed $(CLI_STAMPS)
 
@@ -70,6 +70,11 @@ check: setup $(BIN)/.gemwire-ray-installed $(BIN)/.gemwire-browser-installed
 
 test: check browser agents
 	$(BIN)/pytest --durations=25
+
+# Nightly-style: every property test with its own count of examples (make test runs at most
+# 100 each; tests/kit/examples.py), and no per-test time limit.
+test-thorough: check browser agents
+	GEMWIRE_HYPOTHESIS=thorough $(BIN)/pytest --durations=25
 
 test-fast: setup browser
 	$(BIN)/pytest -m "not e2e"

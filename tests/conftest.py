@@ -6,20 +6,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from hypothesis import HealthCheck, settings
 from kit.corpus import RECORDINGS
 from kit.materialized import Materialized
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
-# The suite's own checks: no test over 60 s, no process left running at the end.
-pytest_plugins = ("kit.budget", "kit.leftovers", "pytester")
-
-# The machine running the suite is shared (CI, or six sessions on two cores): how long one
-# example takes says nothing about the code, so no deadline and no "too slow" check.
-settings.register_profile("gemwire", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("gemwire")
+# The suite's own checks (no test over 60 s, no process left running at the end) and the
+# property tests' profiles (bounded, or thorough: kit/examples.py).
+pytest_plugins = ("kit.examples", "kit.budget", "kit.leftovers", "pytester")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

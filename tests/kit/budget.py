@@ -5,7 +5,8 @@ What counts is the test's own time: its call and the setup of its function-scope
 session-scoped fixtures is left out: one agent or server shared by a file's tests is paid
 by whichever test comes first, and sharing is what keeps the suite inside its budget
 (CONTRIBUTING.md, "Tests: the time budget"). pytest-timeout's 120 s (pyproject.toml) still
-ends anything that hangs, shared setup included.
+ends anything that hangs, shared setup included. The thorough run (`kit.examples`) has no
+limit: it runs each property test's own count of examples.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import time
 from collections.abc import Generator
 
 import pytest
+
+from kit.examples import thorough
 
 __all__ = ("LIMIT",)
 
@@ -43,7 +46,7 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
-    if call.when == "call" and report.passed:
+    if call.when == "call" and report.passed and not thorough():
         took = call.duration + item.stash.get(_OWN_SETUP, 0.0)
         if took > LIMIT:
             report.outcome = "failed"
