@@ -13,6 +13,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from kit.waiting import eventually
 
 from gemwire import GeminiOptions, RunResult, run_gemini_sync
 from gemwire.runners import _first_start
@@ -75,6 +76,7 @@ SILENT_WHEN_ASKED_CLI = """
 import os, sys, time
 prompt = sys.stdin.read()
 if prompt == "silent":
+    open(os.path.join(os.path.dirname(__file__), "silent-started"), "w").close()
     # Prints nothing (as -o json does until the end) until the other run has ended, or for
     # a minute if that run waits for this one.
     released = os.path.join(os.path.dirname(__file__), "second-ended")
@@ -108,7 +110,8 @@ def test_a_start_that_prints_nothing_holds_the_others_up_only_boundedly(
     async def one_then_another() -> None:
         async with anyio.create_task_group() as tg:
             tg.start_soon(one, "silent")
-            await anyio.sleep(0.5)  # it takes the lock
+            # Started by gemwire once it took the first-start lock.
+            await eventually(lambda: (tmp_path / "silent-started").exists())
             tg.start_soon(one, "second")
 
     anyio.run(one_then_another)
