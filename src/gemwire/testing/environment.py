@@ -106,12 +106,13 @@ class Isolated:
         ago may still be exiting on a loaded machine, so while any is found this looks
         again for up to ``settle`` seconds; it returns as soon as none is.
 
-        How, per OS (`live_processes`): Linux reads every environment in ``/proc``.
-        macOS asks ``ps -E``, which shows the environment of the user's processes except
-        Apple's own programs (``/bin/sh``, ``/bin/sleep``: the kernel withholds theirs from
-        every other process), so a process counts too when its parent does: Node, Python
-        and the agents are seen, and so is a shell one of them started, but not such a
-        program once every tagged process above it has exited. Windows shows no other
+        A process counts too when its parent does: a child that cleared its environment
+        or left for a session of its own is found while its parent runs. How, per OS
+        (`live_processes`): Linux reads every environment in ``/proc``. macOS asks ``ps
+        -E``, which shows the environment of the user's processes except Apple's own
+        programs (``/bin/sh``, ``/bin/sleep``: the kernel withholds theirs from every other
+        process): Node, Python and the agents are seen, and so is a shell one of them
+        started, but not such a program once every tagged process above it has exited. Windows shows no other
         process's environment: there it raises `NotImplementedError` rather than find
         nothing.
         """
@@ -253,16 +254,27 @@ def _ps_processes(listing: str, variable: str) -> list[int]:
     ... )
     [10, 11]
     """
-    children: dict[int, list[int]] = {}
-    found: list[int] = []
+    rows = []
     for line in listing.splitlines():
         fields = line.split(None, 3)
         if len(fields) < 3 or not fields[0].isdigit() or fields[2].startswith("Z"):
             continue
-        pid, parent = int(fields[0]), int(fields[1])
-        children.setdefault(parent, []).append(pid)
         # A space between words; ps escapes what is not printable ASCII (unlike tmp paths).
-        if f" {variable} " in f" {fields[3] if len(fields) == 4 else ''} ":
+        tagged = f" {variable} " in f" {fields[3] if len(fields) == 4 else ''} "
+        rows.append((int(fields[0]), int(fields[1]), tagged))
+    return _with_descendants(rows)
+
+
+def _with_descendants(rows: list[tuple[int, int, bool]]) -> list[int]:
+    """The tagged processes of ``rows`` (pid, parent pid, tagged; zombies left out) and
+    every descendant of theirs: a child that cleared its environment (``env -i``) or left
+    for a session of its own is still one while its parent runs, and an orphan stays one
+    of the Linux launcher, which adopts it (`gemwire._transport.reaper`)."""
+    children: dict[int, list[int]] = {}
+    found: list[int] = []
+    for pid, parent, tagged in rows:
+        children.setdefault(parent, []).append(pid)
+        if tagged:
             found.append(pid)
     todo = list(found)
     while todo:
@@ -274,14 +286,17 @@ def _ps_processes(listing: str, variable: str) -> list[int]:
 
 
 def _proc_processes(marker: bytes) -> list[int]:
-    found = []
-    for environ in Path("/proc").glob("[0-9]*/environ"):
+    rows = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            if marker not in environ.read_bytes().split(b"\0"):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if fields[0] == "Z":
                 continue
-            state = (environ.parent / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            try:
+                tagged = marker in (stat.parent / "environ").read_bytes().split(b"\0")
+            except PermissionError:
+                tagged = False  # not ours to read: a descendant of ours still counts
         except OSError:
-            continue  # exited meanwhile, or not ours to read
-        if state != "Z":
-            found.append(int(environ.parent.name))
-    return found
+            continue  # exited meanwhile
+        rows.append((int(stat.parent.name), int(fields[1]), tagged))
+    return _with_descendants(rows)
