@@ -90,3 +90,21 @@ def test_waits_for_its_child():
     )
     assert result.ret == pytest.ExitCode.OK
     assert "left behind" not in result.stdout.str()
+
+
+@pytest.mark.parametrize(("load", "outcome"), [(0.0, "failed"), (4.0, "passed")])
+def test_a_timeout_grows_with_the_load(
+    pytester: pytest.Pytester, load: float, outcome: str
+) -> None:
+    result = run(
+        pytester,
+        "kit.budget",
+        f"import kit.budget\nkit.budget._load = lambda: {load}\n",
+        """
+import time, pytest
+@pytest.mark.timeout(0.5)
+def test_takes_a_second():
+    time.sleep(1)
+""",
+    )
+    result.assert_outcomes(**{outcome: 1})

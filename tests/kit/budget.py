@@ -9,8 +9,8 @@ ends anything that hangs, shared setup included. The thorough run (`kit.examples
 limit: it runs each property test's own count of examples.
 
 `LIMIT` is for the budget's machine, 2 idle cores. On a loaded one it scales with the load
-(`allowed`: the load average per core, when over 1), so that a test that fits the budget
-does not fail because other work shares the machine.
+(`allowed`: the load average per core, when over 1), and so does pytest-timeout's timeout,
+so that a test that fits the budget does not fail because other work shares the machine.
 """
 
 from __future__ import annotations
@@ -49,8 +49,16 @@ def allowed(load: float) -> float:
     return LIMIT * max(1.0, load)
 
 
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    item.stash[_LOAD_AT_START] = _load()
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
+    # Around pytest-timeout's own wrapper, which reads the test's timeout as it starts.
+    load = item.stash[_LOAD_AT_START] = _load()
+    if load > 1.0:
+        own = item.get_closest_marker("timeout")
+        timeout = own.args[0] if own and own.args else item.config.getini("timeout")
+        if timeout:
+            item.add_marker(pytest.mark.timeout(float(timeout) * load), append=False)
+    return (yield)
 
 
 @pytest.hookimpl(wrapper=True)
