@@ -32,7 +32,7 @@ def test_a_test_over_the_limit_fails_counting_its_own_fixtures(pytester: pytest.
         """
 import time, pytest, kit.budget
 kit.budget.LIMIT = 0.5
-kit.budget._load = lambda: 0.0  # the machine's load is another test's
+kit.budget.load = lambda: 0.0  # the machine's load is another test's
 
 @pytest.fixture(scope="module")
 def shared():
@@ -99,7 +99,7 @@ def test_a_timeout_grows_with_the_load(
     result = run(
         pytester,
         "kit.budget",
-        f"import kit.budget\nkit.budget._load = lambda: {load}\n",
+        f"import kit.budget\nkit.budget.load = lambda: {load}\n",
         """
 import time, pytest
 @pytest.mark.timeout(0.5)

@@ -23,7 +23,7 @@ import pytest
 
 from kit.examples import thorough
 
-__all__ = ("LIMIT", "allowed")
+__all__ = ("LIMIT", "allowed", "load")
 
 LIMIT = 60.0
 """Seconds one test may take (CONTRIBUTING.md)."""
@@ -32,32 +32,32 @@ _OWN_SETUP = pytest.StashKey[float]()
 _LOAD_AT_START = pytest.StashKey[float]()
 
 
-def _load() -> float:
+def load() -> float:
     """The 1-minute load average per core (0 where the OS has none: Windows)."""
     if not hasattr(os, "getloadavg"):
         return 0.0
     return os.getloadavg()[0] / (os.cpu_count() or 1)
 
 
-def allowed(load: float) -> float:
-    """The seconds a test may take at ``load`` (load average per core): `LIMIT`, times the
-    load when the machine is busier than its cores.
+def allowed(busy: float) -> float:
+    """The seconds a test may take at a load average per core of ``busy``: `LIMIT`, times
+    that load when the machine is busier than its cores.
 
     >>> allowed(0.3), allowed(1.0), allowed(4.5)
     (60.0, 60.0, 270.0)
     """
-    return LIMIT * max(1.0, load)
+    return LIMIT * max(1.0, busy)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object]:
     # Around pytest-timeout's own wrapper, which reads the test's timeout as it starts.
-    load = item.stash[_LOAD_AT_START] = _load()
-    if load > 1.0:
+    busy = item.stash[_LOAD_AT_START] = load()
+    if busy > 1.0:
         own = item.get_closest_marker("timeout")
         timeout = own.args[0] if own and own.args else item.config.getini("timeout")
         if timeout:
-            item.add_marker(pytest.mark.timeout(float(timeout) * load), append=False)
+            item.add_marker(pytest.mark.timeout(float(timeout) * busy), append=False)
     return (yield)
 
 
@@ -83,12 +83,12 @@ def pytest_runtest_makereport(
     report = yield
     if call.when == "call" and report.passed and not thorough():
         took = call.duration + item.stash.get(_OWN_SETUP, 0.0)
-        load = max(item.stash.get(_LOAD_AT_START, 0.0), _load())
-        if took > allowed(load):
+        busy = max(item.stash.get(_LOAD_AT_START, 0.0), load())
+        if took > allowed(busy):
             report.outcome = "failed"
             report.longrepr = (
                 f"passed, but took {took:.1f} s (call and function-scoped fixtures), over the"
-                f" {allowed(load):g} s one test may take (load {load:.1f} a core): share"
+                f" {allowed(busy):g} s one test may take (load {busy:.1f} a core): share"
                 " what it starts, or split it (CONTRIBUTING.md, the time budget)"
             )
     return report

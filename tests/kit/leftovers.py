@@ -22,11 +22,14 @@ from pathlib import Path
 
 import pytest
 
+from kit.budget import load
+
 __all__ = ("descendants",)
 
 PR_SET_CHILD_SUBREAPER = 36
 SETTLE = 10.0
-"""Seconds a descendant may take to exit once the last fixture asked it to stop."""
+"""Seconds a descendant may take to exit once the last fixture asked it to stop (times the
+load average per core on a loaded machine, as `kit.budget` scales its limits)."""
 
 _LEFT = pytest.StashKey[list[tuple[int, str]]]()
 
@@ -85,7 +88,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     if sys.platform == "win32":
         return  # no process table to walk; the contract tests check their trees there
-    deadline = time.monotonic() + SETTLE
+    deadline = time.monotonic() + SETTLE * max(1.0, load())
     while (left := descendants(os.getpid())) and time.monotonic() < deadline:
         time.sleep(0.1)
     if left:
