@@ -1,0 +1,380 @@
+"""`ScriptedAgent`: an ACP agent that plays an `AgentScenario`, to test an ACP client or UI with.
+
+It answers ``initialize`` with its scenario's ``agentInfo`` and ``agentCapabilities``,
+``session/new`` with the sessions ``s0``, ``s1``, ... and each ``session/prompt`` by playing
+the scenario's next turn (`gemwire.testing.agent_scenario`); every message it sends is built
+from the ACP types of `gemwire.wire.acp`. It runs on the agent end of a `memory_channel_pair`
+in this process (`scripted_client` puts gemwire's own `AcpClient` on the other end), or as a
+program any client starts: ``python -m gemwire.testing agent SCENARIO`` speaks ACP on stdin
+and stdout (`serve_stdio`).
+
+A test that needs logic rather than data gives ``on_prompt``, which plays the turn in code
+(`say`, `update`, `request`; ``cancelled`` is set by ``session/cancel``) and returns its stop
+reason, and ``methods`` for requests beyond those (``session/load``, ``session/close``...);
+either may raise `ScriptedError` to answer with that JSON-RPC error. Each request is answered
+in a task of its own, so a turn can ask the client things and see a ``session/cancel``
+meanwhile. What the client sent is in ``received``; what the scenario did not foresee (a
+prompt with no turn left, an answer that is not ACP) is in ``problems``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from typing import Any, BinaryIO, TypeVar
+
+import anyio
+import msgspec
+
+from gemwire.errors import GemwireError
+from gemwire.runners.acp import AcpClient, AcpOptions, MemoryChannel, memory_channel_pair
+from gemwire.runners.acp.channel import CLOSE_GRACE
+from gemwire.testing.agent_scenario import (
+    AgentScenario,
+    AwaitCancel,
+    PromptError,
+    ReadTextFile,
+    RequestPermission,
+    RunCommand,
+    Say,
+    Sleep,
+    Step,
+    Think,
+    Update,
+    WriteTextFile,
+    session_update,
+)
+from gemwire.wire import acp
+from gemwire.wire.jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+)
+
+__all__ = (
+    "MethodHandler",
+    "PromptHandler",
+    "ScriptedAgent",
+    "ScriptedError",
+    "scripted_client",
+    "serve_stdio",
+)
+
+PromptHandler = Callable[["ScriptedAgent", str, dict[str, Any]], Awaitable[str]]
+"""``on_prompt(agent, session_id, params)``: plays one turn, returns its stop reason."""
+MethodHandler = Callable[["ScriptedAgent", dict[str, Any]], Awaitable[Any]]
+"""``methods[name](agent, params)``: the result of the client's request (an ACP type or
+JSON data)."""
+SessionHandler = Callable[["ScriptedAgent", int], Awaitable[None]]
+T = TypeVar("T")
+
+
+class ScriptedError(GemwireError):
+    """Raised in a `ScriptedAgent`'s handler: the request is answered with this JSON-RPC
+    error."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.data = data
+
+    def error(self) -> dict[str, Any]:
+        error = {"code": self.code, "message": str(self)}
+        return error if self.data is None else {**error, "data": self.data}
+
+
+class ScriptedAgent:
+    """See the module docstring. ``run`` serves ``channel`` until the client closes it."""
+
+    def __init__(
+        self,
+        channel: MemoryChannel,
+        scenario: AgentScenario | None = None,
+        *,
+        on_prompt: PromptHandler | None = None,
+        on_new_session: SessionHandler | None = None,
+        methods: Mapping[str, MethodHandler] | None = None,
+    ) -> None:
+        self.channel = channel
+        self.scenario = scenario or AgentScenario()
+        self.on_prompt = on_prompt
+        self.on_new_session = on_new_session
+        """Called with each new session's number before it is answered."""
+        self.methods = dict(methods or {})
+        self.received: list[Any] = []
+        """Every message the client sent, decoded, in order (answers too)."""
+        self.problems: list[str] = []
+        self.cancelled = anyio.Event()
+        """Set on the first ``session/cancel``."""
+        self.request_cancelled = anyio.Event()
+        """Set on the first ``$/cancel_request``."""
+        self.sessions = 0
+        self._turns = deque(self.scenario.expanded_turns())
+        self._prompts = 0
+        self._turn_cancelled: dict[str, anyio.Event] = {}
+        self._cwds: dict[str, str] = {}
+        self._next_id = 0
+        self._waiting: dict[int, anyio.Event] = {}
+        self._answers: dict[int, dict[str, Any]] = {}
+        self._send_lock = anyio.Lock()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        """Send ``message`` (``jsonrpc`` added) as it is, ACP or not."""
+        async with self._send_lock:
+            await self.channel.send(msgspec.json.encode({"jsonrpc": "2.0", **message}))
+
+    async def update(self, session_id: str, kind: str, /, **fields: Any) -> None:
+        """Send the ``session/update`` of ``kind`` with ``fields`` (ACP's camelCase names)
+        as its ACP type; `ScenarioError` for a kind, field or value ACP does not have."""
+        await self._update(session_id, *session_update({"sessionUpdate": kind, **fields}))
+
+    async def say(self, session_id: str, text: str) -> None:
+        """An ``agent_message_chunk`` of ``text``."""
+        chunk = acp.ContentChunk(content=acp.TextContent(text=text))
+        await self._update(session_id, "agent_message_chunk", chunk)
+
+    async def think(self, session_id: str, text: str) -> None:
+        """An ``agent_thought_chunk`` of ``text``."""
+        chunk = acp.ContentChunk(content=acp.TextContent(text=text))
+        await self._update(session_id, "agent_thought_chunk", chunk)
+
+    async def request(self, method: str, params: Any) -> dict[str, Any]:
+        """Ask the client ``method`` (``params``: an ACP type or JSON data); its whole
+        answer, ``{"result": ...}`` or ``{"error": ...}``."""
+        request_id = self._next_id
+        self._next_id += 1
+        self._waiting[request_id] = done = anyio.Event()
+        await self.send({"id": request_id, "method": method, "params": params})
+        await done.wait()
+        return self._answers.pop(request_id)
+
+    async def answer(self, method: str, params: dict[str, Any]) -> Any:
+        """The result of the client's request ``method``; override it (or give ``methods``)
+        to answer more. Raise `ScriptedError` to answer with an error."""
+        if method == "initialize":
+            return acp.InitializeResponse(
+                protocol_version=acp.PROTOCOL_VERSION,
+                agent_info=self.scenario.agent_info,
+                agent_capabilities=self.scenario.agent_capabilities,
+            )
+        if method == "session/new":
+            number = self.sessions
+            self.sessions += 1
+            if self.on_new_session is not None:
+                await self.on_new_session(self, number)
+            session_id = f"s{number}"
+            self._cwds[session_id] = str(params.get("cwd", ""))
+            return acp.NewSessionResponse(session_id=session_id)
+        if method == "session/prompt":
+            try:
+                prompt = msgspec.convert(params, acp.PromptRequest)
+            except msgspec.ValidationError as exc:
+                raise ScriptedError(INVALID_PARAMS, f"Invalid params: {exc}") from exc
+            return await self._prompt(prompt.session_id, params)
+        if method in self.methods:
+            return await self.methods[method](self, params)
+        raise ScriptedError(METHOD_NOT_FOUND, f"Method not found: {method}")
+
+    async def run(self) -> None:
+        """Answer the client until it closes its side, then close ours."""
+        async with anyio.create_task_group() as tg:
+            while data := await self.channel.receive():
+                try:
+                    message = json.loads(data)
+                except ValueError:
+                    await self._refuse(None, PARSE_ERROR, "Parse error: not JSON")
+                    continue
+                self.received.append(message)
+                if not isinstance(message, dict) or not isinstance(message.get("params", {}), dict):
+                    await self._refuse(None, INVALID_REQUEST, f"Invalid request: {message!r}")
+                elif "method" not in message:
+                    self._take_answer(message)
+                elif message["method"] == "session/cancel":
+                    self.cancelled.set()
+                    session_id = message.get("params", {}).get("sessionId")
+                    if isinstance(session_id, str) and session_id in self._turn_cancelled:
+                        self._turn_cancelled[session_id].set()
+                elif message["method"] == "$/cancel_request":
+                    self.request_cancelled.set()
+                elif "id" in message:
+                    tg.start_soon(self._answer, message)
+            tg.cancel_scope.cancel()
+        await self.channel.close(0)
+
+    async def _refuse(self, request_id: Any, code: int, message: str) -> None:
+        self.problems.append(message)
+        await self.send({"id": request_id, "error": {"code": code, "message": message}})
+
+    def _take_answer(self, message: dict[str, Any]) -> None:
+        request_id = message.get("id")
+        waiting = self._waiting.pop(request_id, None) if isinstance(request_id, int) else None
+        if waiting is None:
+            self.problems.append(f"an answer to no request of ours: {message!r}")
+            return
+        self._answers[message["id"]] = message
+        waiting.set()
+
+    async def _answer(self, message: dict[str, Any]) -> None:
+        try:
+            result = await self.answer(str(message["method"]), message.get("params") or {})
+        except ScriptedError as exc:
+            await self.send({"id": message["id"], "error": exc.error()})
+        else:
+            await self.send({"id": message["id"], "result": result})
+
+    async def _update(self, session_id: str, kind: str, update: msgspec.Struct) -> None:
+        fields = {"sessionUpdate": kind, **msgspec.to_builtins(update)}
+        notification = acp.SessionNotification(
+            session_id=session_id, update=msgspec.Raw(msgspec.json.encode(fields))
+        )
+        await self.send({"method": "session/update", "params": notification})
+
+    async def _prompt(self, session_id: str, params: dict[str, Any]) -> acp.PromptResponse:
+        self._prompts += 1
+        cancelled = self._turn_cancelled[session_id] = anyio.Event()
+        try:
+            if self.on_prompt is not None:
+                return acp.PromptResponse(
+                    stop_reason=await self.on_prompt(self, session_id, params)
+                )
+            if not self._turns:
+                problem = f"prompt {self._prompts} (session {session_id}): no turn left"
+                self.problems.append(problem)
+                raise ScriptedError(INTERNAL_ERROR, f"scripted agent: {problem}")
+            turn = self._turns.popleft()
+            await self._play(session_id, turn.steps, cancelled)
+            stop = "cancelled" if cancelled.is_set() else turn.stop_reason
+            return acp.PromptResponse(stop_reason=stop, usage=turn.usage)
+        finally:
+            del self._turn_cancelled[session_id]
+
+    async def _play(self, session_id: str, steps: list[Step], cancelled: anyio.Event) -> None:
+        for step in steps:
+            await self._step(session_id, step, cancelled)
+
+    async def _step(self, sid: str, step: Step, cancelled: anyio.Event) -> None:
+        match step:
+            case Say():
+                await self.say(sid, step.text)
+            case Think():
+                await self.think(sid, step.text)
+            case Update():
+                await self._update(sid, *session_update(step.update))
+            case RequestPermission():
+                request = acp.RequestPermissionRequest(
+                    session_id=sid, tool_call=step.tool_call, options=step.options
+                )
+                answer = await self.request("session/request_permission", request)
+                chosen = self._decoded(answer, acp.RequestPermissionResponse)
+                if chosen is not None:
+                    outcome = chosen.outcome
+                    key = getattr(outcome, "option_id", "cancelled")
+                    await self._play(sid, step.then.get(key, []), cancelled)
+            case ReadTextFile():
+                path = self._path(sid, step.path)
+                read = acp.ReadTextFileRequest(
+                    session_id=sid, path=path, line=step.line, limit=step.limit
+                )
+                await self.request("fs/read_text_file", read)
+            case WriteTextFile():
+                path = self._path(sid, step.path)
+                write = acp.WriteTextFileRequest(session_id=sid, path=path, content=step.content)
+                await self.request("fs/write_text_file", write)
+            case RunCommand():
+                await self._run_command(sid, step)
+            case Sleep():
+                await anyio.sleep(step.seconds)
+            case AwaitCancel():
+                await cancelled.wait()
+            case PromptError():
+                raise ScriptedError(step.code, step.message, step.data)
+
+    async def _run_command(self, sid: str, step: RunCommand) -> None:
+        create = acp.CreateTerminalRequest(
+            session_id=sid,
+            command=step.command,
+            args=step.args,
+            env=step.env,
+            cwd=None if step.cwd is None else self._path(sid, step.cwd),
+            output_byte_limit=step.output_byte_limit,
+        )
+        created = self._decoded(
+            await self.request("terminal/create", create), acp.CreateTerminalResponse
+        )
+        if created is None:
+            return
+        tid = created.terminal_id
+        await self.request(
+            "terminal/wait_for_exit",
+            acp.WaitForTerminalExitRequest(session_id=sid, terminal_id=tid),
+        )
+        await self.request(
+            "terminal/output", acp.TerminalOutputRequest(session_id=sid, terminal_id=tid)
+        )
+        await self.request(
+            "terminal/release", acp.ReleaseTerminalRequest(session_id=sid, terminal_id=tid)
+        )
+
+    def _path(self, session_id: str, path: str) -> str:
+        """``path`` in the session's folder, as ACP wants paths: absolute."""
+        return os.path.join(self._cwds.get(session_id, ""), path)
+
+    def _decoded(self, answer: dict[str, Any], kind: type[T]) -> T | None:
+        """The answer's result as ``kind``; ``None`` for an error (the client's to give),
+        or a problem for a result that is not one."""
+        if "result" not in answer:
+            return None
+        try:
+            return msgspec.convert(answer["result"], kind)
+        except msgspec.ValidationError as exc:
+            self.problems.append(f"{kind.__name__}: {exc}: {answer['result']!r}")
+            return None
+
+
+async def serve_stdio(scenario: AgentScenario, stdin: BinaryIO, stdout: BinaryIO) -> list[str]:
+    """Play ``scenario`` to the client on ``stdin`` and ``stdout`` (a JSON-RPC message a
+    line, as ACP over stdio) until ``stdin`` ends; the agent's `problems`."""
+    near, far = memory_channel_pair()
+    agent = ScriptedAgent(far, scenario)
+    lines, out = anyio.wrap_file(stdin), anyio.wrap_file(stdout)
+
+    async def write_out() -> None:
+        while data := await near.receive():
+            await out.write(data + b"\n")
+            await out.flush()
+
+    async with near, far, anyio.create_task_group() as tg:
+        tg.start_soon(agent.run)
+        tg.start_soon(write_out)
+        async for line in lines:
+            await near.send(line)
+        await near.close(CLOSE_GRACE)
+    return agent.problems
+
+
+@asynccontextmanager
+async def scripted_client(
+    options: AcpOptions | None = None,
+    *,
+    scenario: AgentScenario | None = None,
+    on_prompt: PromptHandler | None = None,
+    on_new_session: SessionHandler | None = None,
+    methods: Mapping[str, MethodHandler] | None = None,
+    **client_args: Any,
+) -> AsyncIterator[tuple[AcpClient, ScriptedAgent]]:
+    """gemwire's `AcpClient` (``options``, ``client_args``) on a `ScriptedAgent` in this
+    process, both running."""
+    client_end, agent_end = memory_channel_pair()
+    agent = ScriptedAgent(
+        agent_end, scenario, on_prompt=on_prompt, on_new_session=on_new_session, methods=methods
+    )
+    async with agent_end, client_end, anyio.create_task_group() as tg:
+        tg.start_soon(agent.run)
+        async with AcpClient(options or AcpOptions(), channel=client_end, **client_args) as client:
+            yield client, agent
+        tg.cancel_scope.cancel()
