@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any, Self
 
 import anyio
-from acp_scripted import Prompt, ScriptedAgent, _end_turn
 
 from gemwire.runners.acp import MemoryChannel, memory_channel_pair
 from gemwire.runners.acp.channel import Framing
+from gemwire.testing import PromptHandler, ScriptedAgent
 
 WS_MAX_SIZE = 128 * 1024 * 1024
 """Above the endpoint's own cap (64 MiB), so that the endpoint's check is what refuses."""
@@ -60,10 +60,10 @@ class LoadingAgent(ScriptedAgent):
     """A `ScriptedAgent` that also loads sessions: ``session/load`` replays one exchange
     (``earlier`` → ``before``) of the session, then answers."""
 
-    async def _answer(self, message: dict[str, Any]) -> None:
+    async def respond(self, message: dict[str, Any]) -> None:
         method, params = message["method"], message.get("params") or {}
         if method == "initialize":
-            info = {"name": self.name, "version": "1.0"}
+            info = {"name": self.scenario.agent_info.name, "version": "1.0"}
             result = {
                 "protocolVersion": 1,
                 "agentInfo": info,
@@ -76,7 +76,7 @@ class LoadingAgent(ScriptedAgent):
             await self.say(session_id, "before")
             result = {}
         else:
-            await super()._answer(message)
+            await super().respond(message)
             return
         await self.send({"id": message["id"], "result": result})
 
@@ -91,7 +91,7 @@ class ScriptedChannel:
         self,
         agents: list[ScriptedAgent] | None = None,
         *,
-        on_prompt: Prompt = _end_turn,
+        on_prompt: PromptHandler | None = None,
         agent_type: type[ScriptedAgent] = ScriptedAgent,
     ) -> None:
         self._agents = agents if agents is not None else []

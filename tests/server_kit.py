@@ -14,7 +14,6 @@ from typing import Any
 import anyio
 import httpx
 import msgspec
-from acp_scripted import Prompt, ScriptedAgent
 from anyio.abc import TaskGroup
 from httpx_ws import AsyncWebSocketSession, aconnect_ws
 from httpx_ws.transport import ASGIWebSocketTransport
@@ -33,6 +32,7 @@ from gemwire.server import ServerConfig, create_app
 from gemwire.server.agents import AgentEntry
 from gemwire.server.responses import NotFound
 from gemwire.server.stream import StreamRun
+from gemwire.testing import PromptHandler, ScriptedAgent
 
 TOKEN = "test-token-0123456789"
 HOST = "127.0.0.1:8765"
@@ -184,11 +184,11 @@ async def served(app: Starlette) -> AsyncIterator[Served]:
 class LoadingAgent(ScriptedAgent):
     """A `ScriptedAgent` that can load its sessions and has two modes."""
 
-    async def _answer(self, message: dict[str, Any]) -> None:
+    async def respond(self, message: dict[str, Any]) -> None:
         method = message["method"]
         result: dict[str, Any]
         if method == "initialize":
-            info = {"name": self.name, "version": "1.0"}
+            info = {"name": self.scenario.agent_info.name, "version": "1.0"}
             result = {
                 "protocolVersion": 1,
                 "agentInfo": info,
@@ -204,7 +204,7 @@ class LoadingAgent(ScriptedAgent):
         elif method == "session/set_mode":
             result = {}
         else:
-            await super()._answer(message)
+            await super().respond(message)
             return
         await self.send({"id": message["id"], "result": result})
 
@@ -215,7 +215,9 @@ MODES = [{"id": "default", "name": "Default"}, {"id": "yolo", "name": "YOLO"}]
 class ScriptedLauncher:
     """Agents named ``scripted``: a `LoadingAgent` per channel, run in ``tg``."""
 
-    def __init__(self, tg: TaskGroup, on_prompt: Prompt | None = None, loads: bool = True) -> None:
+    def __init__(
+        self, tg: TaskGroup, on_prompt: PromptHandler | None = None, loads: bool = True
+    ) -> None:
         self.tg = tg
         self.on_prompt = on_prompt
         self.loads = loads
@@ -236,7 +238,7 @@ class ScriptedLauncher:
     def channel(self, options: AcpOptions) -> AgentChannel:
         client_end, agent_end = memory_channel_pair()
         kind = LoadingAgent if self.loads else ScriptedAgent
-        agent = kind(agent_end, name="scripted")
+        agent = kind(agent_end)
         if self.on_prompt is not None:
             agent.on_prompt = self.on_prompt
         self.started.append(agent)
@@ -301,7 +303,7 @@ class FakeStreamLauncher:
 async def scripted_server(
     root: str,
     state_dir: str,
-    on_prompt: Prompt | None = None,
+    on_prompt: PromptHandler | None = None,
     *,
     loads: bool = True,
     stream_launcher: FakeStreamLauncher | None = None,

@@ -17,7 +17,6 @@ from typing import Any
 
 import httpx
 import uvicorn
-from acp_scripted import Prompt, _end_turn
 from served import ScriptedChannel
 from server_kit import FakeStreamLauncher, auth, make_config
 from starlette.applications import Starlette
@@ -28,6 +27,7 @@ from gemwire.server.agents import AgentEntry
 from gemwire.server.responses import NotFound
 from gemwire.server.run import bind, server_for
 from gemwire.server.state import AppState
+from gemwire.testing import PromptHandler
 
 __all__ = ("ThreadLauncher", "Wire", "until", "wire_server")
 
@@ -36,7 +36,7 @@ class ThreadLauncher:
     """Agents named ``scripted``: a `ScriptedChannel` each, answering prompts with
     ``on_prompt``."""
 
-    def __init__(self, on_prompt: Prompt = _end_turn) -> None:
+    def __init__(self, on_prompt: PromptHandler | None = None) -> None:
         self.on_prompt = on_prompt
         self.channels: list[ScriptedChannel] = []
 

@@ -197,7 +197,8 @@ class AgentTurn(
 class AgentScenario(
     msgspec.Struct, frozen=True, kw_only=True, rename="camel", forbid_unknown_fields=True
 ):
-    """The agent's turns, and what it says of itself in ``initialize``."""
+    """The agent's turns, and what it says of itself in ``initialize``. Without turns, each
+    prompt is answered ``end_turn`` at once (a scenario of sessions, not of turns)."""
 
     turns: list[AgentTurn] = []
     agent_info: acp.Implementation = acp.Implementation(name="scripted", version="1.0")

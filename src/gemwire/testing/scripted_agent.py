@@ -155,7 +155,7 @@ class ScriptedAgent:
 
     async def answer(self, method: str, params: dict[str, Any]) -> Any:
         """The result of the client's request ``method``; override it (or give ``methods``)
-        to answer more. Raise `ScriptedError` to answer with an error."""
+        to answer more. Raise `ScriptedError` to answer with an error instead."""
         if method == "initialize":
             return acp.InitializeResponse(
                 protocol_version=acp.PROTOCOL_VERSION,
@@ -180,6 +180,13 @@ class ScriptedAgent:
             return await self.methods[method](self, params)
         raise ScriptedError(METHOD_NOT_FOUND, f"Method not found: {method}")
 
+    async def respond(self, message: dict[str, Any]) -> None:
+        """Answer the client's request ``message`` with `answer`'s result; override it to
+        send more around the answer, or none. Raise `ScriptedError` to answer with an
+        error."""
+        result = await self.answer(str(message["method"]), message.get("params") or {})
+        await self.send({"id": message["id"], "result": result})
+
     async def run(self) -> None:
         """Answer the client until it closes its side, then close ours."""
         async with anyio.create_task_group() as tg:
@@ -202,7 +209,7 @@ class ScriptedAgent:
                 elif message["method"] == "$/cancel_request":
                     self.request_cancelled.set()
                 elif "id" in message:
-                    tg.start_soon(self._answer, message)
+                    tg.start_soon(self._respond, message)
             tg.cancel_scope.cancel()
         await self.channel.close(0)
 
@@ -219,13 +226,11 @@ class ScriptedAgent:
         self._answers[message["id"]] = message
         waiting.set()
 
-    async def _answer(self, message: dict[str, Any]) -> None:
+    async def _respond(self, message: dict[str, Any]) -> None:
         try:
-            result = await self.answer(str(message["method"]), message.get("params") or {})
+            await self.respond(message)
         except ScriptedError as exc:
             await self.send({"id": message["id"], "error": exc.error()})
-        else:
-            await self.send({"id": message["id"], "result": result})
 
     async def _update(self, session_id: str, kind: str, update: msgspec.Struct) -> None:
         fields = {"sessionUpdate": kind, **msgspec.to_builtins(update)}
@@ -242,6 +247,8 @@ class ScriptedAgent:
                 return acp.PromptResponse(
                     stop_reason=await self.on_prompt(self, session_id, params)
                 )
+            if not self.scenario.turns:
+                return acp.PromptResponse(stop_reason="end_turn")
             if not self._turns:
                 problem = f"prompt {self._prompts} (session {session_id}): no turn left"
                 self.problems.append(problem)

@@ -13,12 +13,12 @@ from typing import Any, cast
 import anyio
 import httpx
 import pytest
-from acp_scripted import ScriptedAgent
 from httpx_ws import AsyncWebSocketSession, WebSocketDisconnect, WebSocketUpgradeError, aconnect_ws
 from served import ScriptedChannel, endpoint_app, eventually, serve_asgi
 
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.server.acp_endpoint import AcpEndpoint
+from gemwire.testing import ScriptedAgent
 
 pytestmark = pytest.mark.anyio
 
