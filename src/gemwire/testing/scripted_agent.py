@@ -126,7 +126,8 @@ class ScriptedAgent:
     async def send(self, message: dict[str, Any]) -> None:
         """Send ``message`` (``jsonrpc`` added) as it is, ACP or not."""
         async with self._send_lock:
-            await self.channel.send(msgspec.json.encode({"jsonrpc": "2.0", **message}))
+            data = json.dumps(msgspec.to_builtins({"jsonrpc": "2.0", **message}))
+            await self.channel.send(data.encode())
 
     async def update(self, session_id: str, kind: str, /, **fields: Any) -> None:
         """Send the ``session/update`` of ``kind`` with ``fields`` (ACP's camelCase names)
@@ -233,11 +234,11 @@ class ScriptedAgent:
             await self.send({"id": message["id"], "error": exc.error()})
 
     async def _update(self, session_id: str, kind: str, update: msgspec.Struct) -> None:
+        # `acp.SessionNotification` keeps its update raw (the kind says its type), so the
+        # typed update goes in as its JSON object, tagged.
         fields = {"sessionUpdate": kind, **msgspec.to_builtins(update)}
-        notification = acp.SessionNotification(
-            session_id=session_id, update=msgspec.Raw(msgspec.json.encode(fields))
-        )
-        await self.send({"method": "session/update", "params": notification})
+        params = {"sessionId": session_id, "update": fields}
+        await self.send({"method": "session/update", "params": params})
 
     async def _prompt(self, session_id: str, params: dict[str, Any]) -> acp.PromptResponse:
         self._prompts += 1

@@ -65,7 +65,7 @@ async def test_codex_s_answer_to_cancel_request_is_dropped_quietly() -> None:
 async def test_any_other_id_less_answer_is_a_protocol_violation(
     name: str, error: dict[str, Any]
 ) -> None:
-    line = json.dumps({"jsonrpc": "2.0", "error": error}, separators=(",", ":"))
+    line = json.dumps({"jsonrpc": "2.0", "error": error})
     assert await notices_after_answer(name, error) == [
         f"protocol violation: a response without an id: {line}"
     ]
