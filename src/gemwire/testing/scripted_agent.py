@@ -259,7 +259,8 @@ class ScriptedAgent:
             stop = "cancelled" if cancelled.is_set() else turn.stop_reason
             return acp.PromptResponse(stop_reason=stop, usage=turn.usage)
         finally:
-            del self._turn_cancelled[session_id]
+            if self._turn_cancelled.get(session_id) is cancelled:
+                del self._turn_cancelled[session_id]
 
     async def _play(self, session_id: str, steps: list[Step], cancelled: anyio.Event) -> None:
         for step in steps:
@@ -353,8 +354,11 @@ async def serve_stdio(scenario: AgentScenario, stdin: BinaryIO, stdout: BinaryIO
 
     async def write_out() -> None:
         while data := await near.receive():
-            await out.write(data + b"\n")
-            await out.flush()
+            try:
+                await out.write(data + b"\n")
+                await out.flush()
+            except BrokenPipeError:  # the client stopped reading: its stdin ends too
+                return
 
     async with near, far, anyio.create_task_group() as tg:
         tg.start_soon(agent.run)
