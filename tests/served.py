@@ -1,5 +1,5 @@
 """An ASGI app served by uvicorn on 127.0.0.1 (a free port) in a thread of its own, and
-`ScriptedChannel`: tests/acp_scripted.py's agent as an `AgentChannel` an endpoint launches.
+`ScriptedChannel`: a `gemwire.testing.ScriptedAgent` as an `AgentChannel` an endpoint launches.
 
 uvicorn runs on asyncio in its thread, so the client under test may run on either anyio
 backend in the test's thread.

@@ -1,6 +1,6 @@
 """The whole server at the wire: `gemwire.server.run.server_for` (uvicorn with the limits and
 the shutdown order ``gemwire serve`` has) on 127.0.0.1, in a thread of its own, its agents
-tests/acp_scripted.py's (`ScriptedChannel`) and its ``gemini-stream`` runs `FakeRun`s.
+`gemwire.testing.ScriptedAgent`s (served.py's `ScriptedChannel`) and its ``gemini-stream`` runs `FakeRun`s.
 
 The test talks to it as any client does (httpx, raw sockets), from its own thread; what the
 server's thread changes is polled (`until`), never waited for by a guess.

@@ -1,6 +1,6 @@
 """The ACP client over the in-memory channel: router, turns and serving, with no process.
 
-Each test runs `AcpClient` against a `ScriptedAgent` (acp_scripted.py) that speaks
+Each test runs `AcpClient` against a `gemwire.testing.ScriptedAgent` that speaks
 JSON-RPC in this process.
 """
 
