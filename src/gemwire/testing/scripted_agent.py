@@ -198,15 +198,15 @@ class ScriptedAgent:
                     await self._refuse(None, PARSE_ERROR, "Parse error: not JSON")
                     continue
                 self.received.append(message)
-                if not isinstance(message, dict) or not isinstance(message.get("params", {}), dict):
+                params = message.get("params") if isinstance(message, dict) else None
+                if not isinstance(message, dict) or not isinstance(params or {}, dict):
                     await self._refuse(None, INVALID_REQUEST, f"Invalid request: {message!r}")
                 elif "method" not in message:
                     self._take_answer(message)
                 elif message["method"] == "session/cancel":
                     self.cancelled.set()
-                    session_id = message.get("params", {}).get("sessionId")
-                    if isinstance(session_id, str) and session_id in self._turn_cancelled:
-                        self._turn_cancelled[session_id].set()
+                    if turn := self._turn_cancelled.get(str((params or {}).get("sessionId"))):
+                        turn.set()
                 elif message["method"] == "$/cancel_request":
                     self.request_cancelled.set()
                 elif "id" in message:

@@ -243,9 +243,13 @@ async def test_what_no_client_should_send_is_answered_and_noted() -> None:
         assert (answer["id"], answer["error"]["code"]) == (7, -32602)
         await client.send(id=8, method="no/such")
         await client.expect(id=8, error={"code": -32601, "message": "Method not found: no/such"})
+        await client.send(id=9, method="session/new", params=[CWD])
+        answer = await client.frame()
+        assert (answer["id"], answer["error"]["code"]) == (None, -32600)
         await client.send(id=99, result={})
     assert agent.problems == [
         "Parse error: not JSON",
+        "Invalid request: {'jsonrpc': '2.0', 'id': 9, 'method': 'session/new', 'params': ['/work']}",
         "an answer to no request of ours: {'jsonrpc': '2.0', 'id': 99, 'result': {}}",
     ]
 
