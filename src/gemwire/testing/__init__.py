@@ -32,6 +32,7 @@ from gemwire.testing.agent_scenario import (
     RequestPermission,
     RunCommand,
     Say,
+    ScriptedError,
     Sleep,
     Step,
     Think,
@@ -69,7 +70,6 @@ from gemwire.testing.scripted_agent import (
     MethodHandler,
     PromptHandler,
     ScriptedAgent,
-    ScriptedError,
     scripted_client,
     serve_stdio,
 )

@@ -38,7 +38,7 @@ from typing import Annotated, Any
 
 import msgspec
 
-from gemwire.errors import ScenarioError
+from gemwire.errors import GemwireError, ScenarioError
 from gemwire.testing.scenario import decode_scenario
 from gemwire.wire import acp
 
@@ -51,6 +51,7 @@ __all__ = (
     "RequestPermission",
     "RunCommand",
     "Say",
+    "ScriptedError",
     "Sleep",
     "Step",
     "Think",
@@ -61,6 +62,20 @@ __all__ = (
 
 NonNegative = Annotated[float, msgspec.Meta(ge=0)]
 Repeat = Annotated[int, msgspec.Meta(ge=1, le=1000)]
+
+
+class ScriptedError(GemwireError):
+    """Raised in a `ScriptedAgent`'s handler, and by a `PromptError` step: the request is
+    answered with this JSON-RPC error."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.data = data
+
+    def error(self) -> dict[str, Any]:
+        error = {"code": self.code, "message": str(self)}
+        return error if self.data is None else {**error, "data": self.data}
 
 
 def session_update(update: dict[str, Any]) -> tuple[str, msgspec.Struct]:

@@ -20,33 +20,18 @@ prompt with no turn left, an answer that is not ACP) is in ``problems``.
 from __future__ import annotations
 
 import json
-import os
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import Any, BinaryIO, TypeVar
+from typing import Any, BinaryIO
 
 import anyio
 import msgspec
 
-from gemwire.errors import GemwireError
 from gemwire.runners.acp import AcpClient, AcpOptions, MemoryChannel, memory_channel_pair
 from gemwire.runners.acp.channel import CLOSE_GRACE
-from gemwire.testing.agent_scenario import (
-    AgentScenario,
-    AwaitCancel,
-    PromptError,
-    ReadTextFile,
-    RequestPermission,
-    RunCommand,
-    Say,
-    Sleep,
-    Step,
-    Think,
-    Update,
-    WriteTextFile,
-    session_update,
-)
+from gemwire.testing._agent_turn import play
+from gemwire.testing.agent_scenario import AgentScenario, ScriptedError, session_update
 from gemwire.wire import acp
 from gemwire.wire.jsonrpc import (
     INTERNAL_ERROR,
@@ -60,7 +45,6 @@ __all__ = (
     "MethodHandler",
     "PromptHandler",
     "ScriptedAgent",
-    "ScriptedError",
     "scripted_client",
     "serve_stdio",
 )
@@ -71,21 +55,6 @@ MethodHandler = Callable[["ScriptedAgent", dict[str, Any]], Awaitable[Any]]
 """``methods[name](agent, params)``: the result of the client's request (an ACP type or
 JSON data)."""
 SessionHandler = Callable[["ScriptedAgent", int], Awaitable[None]]
-T = TypeVar("T")
-
-
-class ScriptedError(GemwireError):
-    """Raised in a `ScriptedAgent`'s handler: the request is answered with this JSON-RPC
-    error."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.data = data
-
-    def error(self) -> dict[str, Any]:
-        error = {"code": self.code, "message": str(self)}
-        return error if self.data is None else {**error, "data": self.data}
 
 
 class ScriptedAgent:
@@ -117,7 +86,8 @@ class ScriptedAgent:
         self._turns = deque(self.scenario.expanded_turns())
         self._prompts = 0
         self._turn_cancelled: dict[str, anyio.Event] = {}
-        self._cwds: dict[str, str] = {}
+        self.cwds: dict[str, str] = {}
+        """Each session's folder, as its ``session/new`` said."""
         self._next_id = 0
         self._waiting: dict[int, anyio.Event] = {}
         self._answers: dict[int, dict[str, Any]] = {}
@@ -169,7 +139,7 @@ class ScriptedAgent:
             if self.on_new_session is not None:
                 await self.on_new_session(self, number)
             session_id = f"s{number}"
-            self._cwds[session_id] = str(params.get("cwd", ""))
+            self.cwds[session_id] = str(params.get("cwd", ""))
             return acp.NewSessionResponse(session_id=session_id)
         if method == "session/prompt":
             try:
@@ -255,94 +225,12 @@ class ScriptedAgent:
                 self.problems.append(problem)
                 raise ScriptedError(INTERNAL_ERROR, f"scripted agent: {problem}")
             turn = self._turns.popleft()
-            await self._play(session_id, turn.steps, cancelled)
+            await play(self, session_id, turn.steps, cancelled)
             stop = "cancelled" if cancelled.is_set() else turn.stop_reason
             return acp.PromptResponse(stop_reason=stop, usage=turn.usage)
         finally:
             if self._turn_cancelled.get(session_id) is cancelled:
                 del self._turn_cancelled[session_id]
-
-    async def _play(self, session_id: str, steps: list[Step], cancelled: anyio.Event) -> None:
-        for step in steps:
-            await self._step(session_id, step, cancelled)
-
-    async def _step(self, sid: str, step: Step, cancelled: anyio.Event) -> None:
-        match step:
-            case Say():
-                await self.say(sid, step.text)
-            case Think():
-                await self.think(sid, step.text)
-            case Update():
-                await self._update(sid, *session_update(step.update))
-            case RequestPermission():
-                request = acp.RequestPermissionRequest(
-                    session_id=sid, tool_call=step.tool_call, options=step.options
-                )
-                answer = await self.request("session/request_permission", request)
-                chosen = self._decoded(answer, acp.RequestPermissionResponse)
-                if chosen is not None:
-                    outcome = chosen.outcome
-                    key = getattr(outcome, "option_id", "cancelled")
-                    await self._play(sid, step.then.get(key, []), cancelled)
-            case ReadTextFile():
-                path = self._path(sid, step.path)
-                read = acp.ReadTextFileRequest(
-                    session_id=sid, path=path, line=step.line, limit=step.limit
-                )
-                await self.request("fs/read_text_file", read)
-            case WriteTextFile():
-                path = self._path(sid, step.path)
-                write = acp.WriteTextFileRequest(session_id=sid, path=path, content=step.content)
-                await self.request("fs/write_text_file", write)
-            case RunCommand():
-                await self._run_command(sid, step)
-            case Sleep():
-                await anyio.sleep(step.seconds)
-            case AwaitCancel():
-                await cancelled.wait()
-            case PromptError():
-                raise ScriptedError(step.code, step.message, step.data)
-
-    async def _run_command(self, sid: str, step: RunCommand) -> None:
-        create = acp.CreateTerminalRequest(
-            session_id=sid,
-            command=step.command,
-            args=step.args,
-            env=step.env,
-            cwd=None if step.cwd is None else self._path(sid, step.cwd),
-            output_byte_limit=step.output_byte_limit,
-        )
-        created = self._decoded(
-            await self.request("terminal/create", create), acp.CreateTerminalResponse
-        )
-        if created is None:
-            return
-        tid = created.terminal_id
-        await self.request(
-            "terminal/wait_for_exit",
-            acp.WaitForTerminalExitRequest(session_id=sid, terminal_id=tid),
-        )
-        await self.request(
-            "terminal/output", acp.TerminalOutputRequest(session_id=sid, terminal_id=tid)
-        )
-        await self.request(
-            "terminal/release", acp.ReleaseTerminalRequest(session_id=sid, terminal_id=tid)
-        )
-
-    def _path(self, session_id: str, path: str) -> str:
-        """``path`` in the session's folder, as ACP wants paths: absolute."""
-        return os.path.join(self._cwds.get(session_id, ""), path)
-
-    def _decoded(self, answer: dict[str, Any], kind: type[T]) -> T | None:
-        """The answer's result as ``kind``; ``None`` for an error (the client's to give),
-        or a problem for a result that is not one."""
-        if "result" not in answer:
-            return None
-        try:
-            return msgspec.convert(answer["result"], kind)
-        except msgspec.ValidationError as exc:
-            self.problems.append(f"{kind.__name__}: {exc}: {answer['result']!r}")
-            return None
 
 
 async def serve_stdio(scenario: AgentScenario, stdin: BinaryIO, stdout: BinaryIO) -> list[str]:
