@@ -19,7 +19,9 @@ prompt with no turn left, an answer that is not ACP) is in ``problems``.
 
 from __future__ import annotations
 
+import functools
 import json
+import math
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -29,7 +31,6 @@ import anyio
 import msgspec
 
 from gemwire.runners.acp import AcpClient, AcpOptions, MemoryChannel, memory_channel_pair
-from gemwire.runners.acp.channel import CLOSE_GRACE
 from gemwire.testing._agent_turn import play
 from gemwire.testing.agent_scenario import AgentScenario, ScriptedError, session_update
 from gemwire.wire import acp
@@ -92,12 +93,12 @@ class ScriptedAgent:
         self._waiting: dict[int, anyio.Event] = {}
         self._answers: dict[int, dict[str, Any]] = {}
         self._send_lock = anyio.Lock()
+        self._client_gone = False
 
     async def send(self, message: dict[str, Any]) -> None:
         """Send ``message`` (``jsonrpc`` added) as it is, ACP or not."""
         async with self._send_lock:
-            data = json.dumps(msgspec.to_builtins({"jsonrpc": "2.0", **message}))
-            await self.channel.send(data.encode())
+            await self.channel.send(_encoded(message))
 
     async def update(self, session_id: str, kind: str, /, **fields: Any) -> None:
         """Send the ``session/update`` of ``kind`` with ``fields`` (ACP's camelCase names)
@@ -121,6 +122,8 @@ class ScriptedAgent:
         self._next_id += 1
         self._waiting[request_id] = done = anyio.Event()
         await self.send({"id": request_id, "method": method, "params": params})
+        if self._client_gone:
+            self._no_answer(request_id)
         await done.wait()
         return self._answers.pop(request_id)
 
@@ -158,19 +161,22 @@ class ScriptedAgent:
         result = await self.answer(str(message["method"]), message.get("params") or {})
         await self.send({"id": message["id"], "result": result})
 
-    async def run(self) -> None:
-        """Answer the client until it closes its side, then close ours."""
+    async def run(self, *, finish: bool = False) -> None:
+        """Answer the client until it closes its side, then close ours. ``finish``: first
+        answer what it asked to the end, without it (what the agent asks it fails at once,
+        and an ``await_cancel`` returns), as for a client that writes everything, then
+        closes; else stop at once."""
         async with anyio.create_task_group() as tg:
             while data := await self.channel.receive():
                 try:
                     message = json.loads(data)
                 except ValueError:
-                    await self._refuse(None, PARSE_ERROR, "Parse error: not JSON")
+                    await self._refuse(PARSE_ERROR, "Parse error: not JSON")
                     continue
                 self.received.append(message)
                 params = message.get("params") if isinstance(message, dict) else None
                 if not isinstance(message, dict) or not isinstance(params or {}, dict):
-                    await self._refuse(None, INVALID_REQUEST, f"Invalid request: {message!r}")
+                    await self._refuse(INVALID_REQUEST, f"Invalid request: {message!r}")
                 elif "method" not in message:
                     self._take_answer(message)
                 elif message["method"] == "session/cancel":
@@ -181,12 +187,28 @@ class ScriptedAgent:
                     self.request_cancelled.set()
                 elif "id" in message:
                     tg.start_soon(self._respond, message)
-            tg.cancel_scope.cancel()
+            if finish:
+                self._go_on_without_the_client()
+            else:
+                tg.cancel_scope.cancel()
         await self.channel.close(0)
 
-    async def _refuse(self, request_id: Any, code: int, message: str) -> None:
+    def _go_on_without_the_client(self) -> None:
+        self._client_gone = True
+        for turn in self._turn_cancelled.values():
+            turn.set()
+        for request_id in list(self._waiting):
+            self._no_answer(request_id)
+
+    def _no_answer(self, request_id: int) -> None:
+        if waiting := self._waiting.pop(request_id, None):
+            self._answers[request_id] = {"id": request_id, "error": _GONE}
+            waiting.set()
+
+    async def _refuse(self, code: int, message: str) -> None:
+        """Answer what is no request (its id unknown, as JSON-RPC says: ``null``)."""
         self.problems.append(message)
-        await self.send({"id": request_id, "error": {"code": code, "message": message}})
+        await self.send({"id": None, "error": {"code": code, "message": message}})
 
     def _take_answer(self, message: dict[str, Any]) -> None:
         request_id = message.get("id")
@@ -213,6 +235,8 @@ class ScriptedAgent:
     async def _prompt(self, session_id: str, params: dict[str, Any]) -> acp.PromptResponse:
         self._prompts += 1
         cancelled = self._turn_cancelled[session_id] = anyio.Event()
+        if self._client_gone:
+            cancelled.set()
         try:
             if self.on_prompt is not None:
                 return acp.PromptResponse(
@@ -233,28 +257,46 @@ class ScriptedAgent:
                 del self._turn_cancelled[session_id]
 
 
+class _StdioAgent(ScriptedAgent):
+    """Receives through its channel, and writes to ``stdout`` itself: what it sent is out
+    even when the channel closes right after."""
+
+    def __init__(self, channel: MemoryChannel, scenario: AgentScenario, stdout: BinaryIO) -> None:
+        super().__init__(channel, scenario)
+        self._out = anyio.wrap_file(stdout)
+        self._reading = True
+
+    async def send(self, message: dict[str, Any]) -> None:
+        async with self._send_lock:
+            if not self._reading:
+                return
+            try:
+                await self._out.write(_encoded(message) + b"\n")
+                await self._out.flush()
+            except BrokenPipeError:  # the client stopped reading: its stdin ends too
+                self._reading = False
+
+
 async def serve_stdio(scenario: AgentScenario, stdin: BinaryIO, stdout: BinaryIO) -> list[str]:
     """Play ``scenario`` to the client on ``stdin`` and ``stdout`` (a JSON-RPC message a
-    line, as ACP over stdio) until ``stdin`` ends; the agent's `problems`."""
+    line, as ACP over stdio) until ``stdin`` ends and what it asked is answered (see
+    `ScriptedAgent.run`'s ``finish``); the agent's `problems`."""
     near, far = memory_channel_pair()
-    agent = ScriptedAgent(far, scenario)
-    lines, out = anyio.wrap_file(stdin), anyio.wrap_file(stdout)
-
-    async def write_out() -> None:
-        while data := await near.receive():
-            try:
-                await out.write(data + b"\n")
-                await out.flush()
-            except BrokenPipeError:  # the client stopped reading: its stdin ends too
-                return
-
+    agent = _StdioAgent(far, scenario, stdout)
     async with near, far, anyio.create_task_group() as tg:
-        tg.start_soon(agent.run)
-        tg.start_soon(write_out)
-        async for line in lines:
+        tg.start_soon(functools.partial(agent.run, finish=True))
+        async for line in anyio.wrap_file(stdin):
             await near.send(line)
-        await near.close(CLOSE_GRACE)
+        await near.close(math.inf)  # the agent closes its end once it finished
     return agent.problems
+
+
+def _encoded(message: dict[str, Any]) -> bytes:
+    return json.dumps(msgspec.to_builtins({"jsonrpc": "2.0", **message})).encode()
+
+
+_GONE = {"code": INTERNAL_ERROR, "message": "no answer: the client closed its side"}
+"""What a request to a client that is gone gets (`ScriptedAgent.run`'s ``finish``)."""
 
 
 @asynccontextmanager

@@ -4,16 +4,14 @@ holds the agent to the exact JSON-RPC frames of each step of its scenario."""
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
+from typing import Any
 
 import anyio
 import pytest
 
-from gemwire.errors import ScenarioError
 from gemwire.events import MessageDelta, PermissionResolved
 from gemwire.runners.acp import AcpOptions, MemoryChannel, memory_channel_pair
 from gemwire.testing import (
@@ -31,11 +29,8 @@ from gemwire.testing import (
     Think,
     Update,
     WriteTextFile,
-    load_agent_scenario,
     scripted_client,
-    serve_stdio,
 )
-from gemwire.testing.__main__ import main
 from gemwire.wire import acp
 
 pytestmark = pytest.mark.anyio
@@ -270,121 +265,3 @@ async def test_gemwires_client_plays_a_scenario_to_its_events(tmp_path: Path) ->
     assert [e.text for e in events if isinstance(e, MessageDelta)] == ["Written."]
     assert (tmp_path / "notes.txt").read_text() == "hi\n"
     assert agent.problems == []
-
-
-class Pipes(NamedTuple):
-    stdin: BinaryIO
-    stdout: BinaryIO
-    to_agent: BinaryIO
-    from_agent: BinaryIO
-
-
-@pytest.fixture
-def pipes() -> Iterator[Pipes]:
-    """The agent's stdin and stdout, and the client's ends of them."""
-    stdin, to_agent = os.pipe()
-    from_agent, stdout = os.pipe()
-    with (
-        open(stdin, "rb", buffering=0) as agent_in,
-        open(stdout, "wb") as agent_out,
-        open(to_agent, "wb", buffering=0) as writer,
-        open(from_agent, "rb") as reader,
-    ):
-        yield Pipes(agent_in, agent_out, writer, reader)
-
-
-async def test_serve_stdio_speaks_one_message_a_line(pipes: Pipes) -> None:
-    scenario = AgentScenario(turns=[AgentTurn(steps=[Say(text="Hi.")])])
-    problems: list[str] = []
-
-    async def serve() -> None:
-        problems.extend(await serve_stdio(scenario, pipes.stdin, pipes.stdout))
-
-    lines = anyio.wrap_file(pipes.from_agent)
-    prompt = {"sessionId": "s0", "prompt": [{"type": "text", "text": "hi"}]}
-    with anyio.fail_after(10):
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(serve)
-            for message in (
-                {"id": 0, "method": "initialize", "params": INITIALIZE},
-                {"id": 1, "method": "session/new", "params": {"cwd": CWD, "mcpServers": []}},
-                {"id": 2, "method": "session/prompt", "params": prompt},
-            ):
-                data = json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n"
-                await anyio.to_thread.run_sync(pipes.to_agent.write, data)
-            got = [json.loads(await lines.readline()) for _ in range(4)]
-            pipes.to_agent.close()  # the client is gone: the agent ends
-    assert [m.get("id", m.get("method")) for m in got] == [0, 1, "session/update", 2]
-    assert got[2]["params"]["update"] == text("agent_message_chunk", "Hi.")
-    assert got[3]["result"] == {"stopReason": "end_turn"}
-    assert problems == []
-
-
-@pytest.mark.parametrize(
-    ("scenario", "message"),
-    [
-        (
-            {"turns": [{"steps": [{"type": "say"}]}]},
-            "Object missing required field `text` - at `$.turns[0].steps[0]`",
-        ),
-        (
-            {"turns": [{"steps": [{"type": "sing"}]}]},
-            "Invalid value 'sing' - at `$.turns[0].steps[0].type`",
-        ),
-        (
-            {"turns": [{"stopreason": "x"}]},
-            "Object contains unknown field `stopreason` - at `$.turns[0]`",
-        ),
-        (
-            {
-                "turns": [
-                    {
-                        "steps": [
-                            {
-                                "type": "update",
-                                "update": {"sessionUpdate": "plan", "entries": [], "x": 1},
-                            }
-                        ]
-                    }
-                ]
-            },
-            "plan has no field 'x' - at `$.turns[0].steps[0]`",
-        ),
-        (
-            {
-                "turns": [
-                    {
-                        "steps": [
-                            {
-                                "type": "update",
-                                "update": {"sessionUpdate": "usage_update", "used": "1", "size": 2},
-                            }
-                        ]
-                    }
-                ]
-            },
-            "usage_update: Expected `int`, got `str` - at `$.used` - at `$.turns[0].steps[0]`",
-        ),
-        (
-            {"turns": [{"steps": [{"type": "sleep", "seconds": -1}]}]},
-            "Expected `float` >= 0.0 - at `$.turns[0].steps[0].seconds`",
-        ),
-    ],
-)
-def test_a_bad_scenario_is_one_line_and_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], scenario: object, message: str
-) -> None:
-    path = tmp_path / "agent.json"
-    path.write_text(json.dumps(scenario))
-    with pytest.raises(ScenarioError, match=r"^agent scenario: "):
-        load_agent_scenario(json.dumps(scenario))
-    assert main(["agent", str(path)]) == 2
-    assert capsys.readouterr() == ("", f"error: {path}: {message}\n")
-
-
-def test_an_unknown_update_kind_names_the_known_ones() -> None:
-    with pytest.raises(
-        ScenarioError,
-        match=r"sessionUpdate 'plan_update' is none of ACP's kinds \(user_message_chunk, ",
-    ):
-        Update(update={"sessionUpdate": "plan_update"})
