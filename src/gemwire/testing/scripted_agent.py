@@ -11,7 +11,9 @@ and stdout (`serve_stdio`).
 A test that needs logic rather than data gives ``on_prompt``, which plays the turn in code
 (`say`, `update`, `request`; ``cancelled`` is set by ``session/cancel``) and returns its stop
 reason, and ``methods`` for requests beyond those (``session/load``, ``session/close``...);
-either may raise `ScriptedError` to answer with that JSON-RPC error. Each request is answered
+either may raise `ScriptedError` to answer with that JSON-RPC error. A subclass answers
+more, or otherwise, by overriding `answer` (a request's result) or `respond` (the whole
+exchange: what it sends around the answer, or no answer). Each request is answered
 in a task of its own, so a turn can ask the client things and see a ``session/cancel``
 meanwhile. What the client sent is in ``received``; what the scenario did not foresee (a
 prompt with no turn left, an answer that is not ACP) is in ``problems``.
