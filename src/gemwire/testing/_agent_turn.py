@@ -77,7 +77,7 @@ async def _step(agent: ScriptedAgent, sid: str, step: Step, cancelled: anyio.Eve
         case AwaitCancel():
             await cancelled.wait()
         case PromptError():
-            raise ScriptedError(step.code, step.message, step.data)
+            raise ScriptedError(step.message, code=step.code, data=step.data)
 
 
 async def _run_command(agent: ScriptedAgent, sid: str, step: RunCommand) -> None:

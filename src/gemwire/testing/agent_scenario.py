@@ -41,6 +41,7 @@ import msgspec
 from gemwire.errors import GemwireError, ScenarioError
 from gemwire.testing.scenario import decode_scenario
 from gemwire.wire import acp
+from gemwire.wire.jsonrpc import INTERNAL_ERROR
 
 __all__ = (
     "AgentScenario",
@@ -66,14 +67,15 @@ Repeat = Annotated[int, msgspec.Meta(ge=1, le=1000)]
 
 class ScriptedError(GemwireError):
     """Raised in a `ScriptedAgent`'s handler, and by a `PromptError` step: the request is
-    answered with this JSON-RPC error."""
+    answered with this JSON-RPC error (``code``: -32603, internal error, unless given)."""
 
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
+    def __init__(self, message: str, *, code: int = INTERNAL_ERROR, data: Any = None) -> None:
         super().__init__(message)
         self.code = code
         self.data = data
 
     def error(self) -> dict[str, Any]:
+        """The ``error`` member of the answer."""
         error = {"code": self.code, "message": str(self)}
         return error if self.data is None else {**error, "data": self.data}
 

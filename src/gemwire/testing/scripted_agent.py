@@ -150,11 +150,11 @@ class ScriptedAgent:
             try:
                 prompt = msgspec.convert(params, acp.PromptRequest)
             except msgspec.ValidationError as exc:
-                raise ScriptedError(INVALID_PARAMS, f"Invalid params: {exc}") from exc
+                raise ScriptedError(f"Invalid params: {exc}", code=INVALID_PARAMS) from exc
             return await self._prompt(prompt.session_id, params)
         if method in self.methods:
             return await self.methods[method](self, params)
-        raise ScriptedError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        raise ScriptedError(f"Method not found: {method}", code=METHOD_NOT_FOUND)
 
     async def respond(self, message: dict[str, Any]) -> None:
         """Answer the client's request ``message`` with `answer`'s result; override it to
@@ -249,7 +249,7 @@ class ScriptedAgent:
             if not self._turns:
                 problem = f"prompt {self._prompts} (session {session_id}): no turn left"
                 self.problems.append(problem)
-                raise ScriptedError(INTERNAL_ERROR, f"scripted agent: {problem}")
+                raise ScriptedError(f"scripted agent: {problem}", code=INTERNAL_ERROR)
             turn = self._turns.popleft()
             await play(self, session_id, turn.steps, cancelled)
             stop = "cancelled" if cancelled.is_set() else turn.stop_reason

@@ -36,7 +36,7 @@ async def executor(
         nonlocal prompts
         prompts += 1
         if prompts <= failures:
-            raise ScriptedError(429, "Too many requests")
+            raise ScriptedError("Too many requests", code=429)
         await agent.say(sid, f"done in {sid}")
         return "end_turn"
 
@@ -109,7 +109,7 @@ async def test_a_session_the_agent_cannot_resume_is_a_notice_and_a_new_session(
     root: Path,
 ) -> None:
     async def refuse(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
-        raise ScriptedError(-32002, "Resource not found")
+        raise ScriptedError("Resource not found", code=-32002)
 
     task = Task(id="t", prompt="go")
     events: list[Event] = []
@@ -166,7 +166,7 @@ async def test_a_close_the_agent_refuses_is_a_notice_and_the_task_still_succeeds
     root: Path,
 ) -> None:
     async def refuse(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
-        raise ScriptedError(-32603, "Internal error")
+        raise ScriptedError("Internal error", code=-32603)
 
     events: list[Event] = []
     capabilities = acp.AgentCapabilities(session_capabilities=acp.SessionCapabilities(close={}))

@@ -98,7 +98,7 @@ async def test_resume_is_refused_locally_when_the_agent_does_not_offer_it() -> N
 
 async def test_a_resume_the_agent_refuses_raises_and_leaves_no_session() -> None:
     async def refuse(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
-        raise ScriptedError(-32002, "Resource not found: old")
+        raise ScriptedError("Resource not found: old", code=-32002)
 
     methods = {"session/resume": refuse}
     async with scripted_client(scenario=RESUMABLE, methods=methods) as (client, _):
@@ -178,7 +178,7 @@ async def test_a_request_abandoned_by_its_timeout_is_cancelled_and_its_late_answ
 
     async def slow(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
         await answer.wait()
-        raise ScriptedError(-32800, "Request cancelled")
+        raise ScriptedError("Request cancelled", code=-32800)
 
     async with scripted_client(
         AcpOptions(request_timeout=0.05), scenario=RESUMABLE, methods={"session/resume": slow}

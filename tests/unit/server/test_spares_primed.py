@@ -239,7 +239,7 @@ async def test_an_initialize_other_than_the_spares_goes_to_the_agent(tmp_path: P
 
 
 async def refuse_sessions(agent: ScriptedAgent, number: int) -> None:
-    raise ScriptedError(-32000, "Authentication required.")
+    raise ScriptedError("Authentication required.", code=-32000)
 
 
 class Silent(ScriptedAgent):
