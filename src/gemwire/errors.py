@@ -37,7 +37,9 @@ chained with ``raise ... from exc``.
     ├── LockFolderUnsafe           the session lock folder is not the user's alone (``.path``)
     ├── BatchOutputError           a batch's output folder cannot be read or written (a damaged
     │                              results.jsonl, a full disk); what finished stays on disk
-    ├── ScenarioError              a scripted-model scenario is invalid (gemwire.testing)
+    ├── ScenarioError              a scripted model's or agent's scenario is invalid (gemwire.testing)
+    ├── ScriptedError              a scripted ACP agent's handler answers with this JSON-RPC
+    │                              error (``.code``, ``.data``; gemwire.testing)
     ├── RemoteError                a ``gemwire serve`` server refused a request (gemwire.remote):
     │   │                          ``.kind`` and ``.status`` of its JSON error
     │   └── ServerUnreachable      the server cannot be reached, or its event stream stayed
@@ -286,7 +288,8 @@ class LockFolderUnsafe(GemwireError):
 
 
 class ScenarioError(GemwireError, ValueError):
-    """A scripted-model scenario is invalid; the message names the problem and where.
+    """A scripted model's or scripted agent's scenario is invalid; the message names the
+    problem and where.
 
     Also a `ValueError`, so msgspec reports one raised while decoding with its JSON path.
     """

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from acp_scripted import ScriptedAgent
 from anyio.abc import TaskGroup
 from kit.browser import watched_page
 from kit.materialized import Materialized
@@ -21,6 +20,8 @@ from playwright.sync_api import Browser, Page, expect
 from gemwire.runners.acp import AcpOptions, AgentChannel, memory_channel_pair
 from gemwire.server.agents import AgentEntry
 from gemwire.server.responses import NotFound
+from gemwire.testing import AgentScenario, ScriptedAgent
+from gemwire.wire import acp
 
 LOADED: list[dict[str, Any]] = []
 """The ``session/load`` params each `LoadingWebAgent` was sent."""
@@ -35,9 +36,9 @@ async def echo(agent: ScriptedAgent, sid: str, params: dict[str, Any]) -> str:
 class LoadingWebAgent(WebAgent):
     """A `WebAgent` that loads any session, replaying one exchange of it first."""
 
-    async def _answer(self, message: dict[str, Any]) -> None:
+    async def respond(self, message: dict[str, Any]) -> None:
         if message["method"] != "session/load":
-            await super()._answer(message)
+            await super().respond(message)
             return
         params = message["params"]
         LOADED.append(params)
@@ -63,9 +64,8 @@ class GeminiNamed(ScriptedAgents):
 
     def channel(self, options: AcpOptions) -> AgentChannel:
         client_end, agent_end = memory_channel_pair()
-        agent = LoadingWebAgent(
-            agent_end, name="scripted", on_prompt=self.on_prompt, capabilities={"loadSession": True}
-        )
+        scenario = AgentScenario(agent_capabilities=acp.AgentCapabilities(load_session=True))
+        agent = LoadingWebAgent(agent_end, scenario, on_prompt=self.on_prompt)
         self.started.append(agent)
         self.tg.start_soon(agent.run)
         return client_end

@@ -14,7 +14,6 @@ from typing import Any
 
 import anyio
 import pytest
-from acp_scripted import ScriptedAgent
 from anyio.abc import TaskGroup
 from kit.browser import Watched, watched_page
 from kit.web import TOKEN, CuttableProxy, LiveServer, ScriptedAgents, WebAgent, live_server
@@ -22,6 +21,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from gemwire.server.routes_page import CONTENT_SECURITY_POLICY
 from gemwire.server.security import COOKIE
+from gemwire.testing import ScriptedAgent
 
 HOSTILE = (
     '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'

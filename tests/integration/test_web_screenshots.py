@@ -17,7 +17,6 @@ from typing import Any
 
 import anyio
 import pytest
-from acp_scripted import ScriptedAgent
 from anyio.abc import TaskGroup
 from kit.browser import Watched, watched_page
 from kit.web import LiveServer, ScriptedAgents, WebAgent, live_server
@@ -25,6 +24,8 @@ from playwright.sync_api import Browser, Page, expect
 
 from gemwire.runners.acp import AcpOptions, AgentChannel, memory_channel_pair
 from gemwire.server.agents import AgentEntry
+from gemwire.testing import AgentScenario, ScriptedAgent
+from gemwire.wire import acp
 
 IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 PROMPT = "The test for parse_date fails on dates with a time. Fix it."
@@ -124,7 +125,8 @@ class Example(ScriptedAgents):
 
     def channel(self, options: AcpOptions) -> AgentChannel:
         client_end, agent_end = memory_channel_pair()
-        agent = WebAgent(agent_end, name="example-agent", on_prompt=self.on_prompt)
+        info = acp.Implementation(name="example-agent", version="1.0")
+        agent = WebAgent(agent_end, AgentScenario(agent_info=info), on_prompt=self.on_prompt)
         self.started.append(agent)
         self.tg.start_soon(agent.run)
         return client_end

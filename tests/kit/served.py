@@ -1,5 +1,5 @@
 """An ASGI app served on 127.0.0.1 (a free port; `kit.threaded_server`), and
-`ScriptedChannel`: tests/acp_scripted.py's agent as an `AgentChannel` an endpoint launches.
+`ScriptedChannel`: a `gemwire.testing.ScriptedAgent` as an `AgentChannel` an endpoint launches.
 
 uvicorn runs on asyncio in its thread, so the client under test may run on either anyio
 backend in the test's thread.
@@ -15,10 +15,10 @@ from typing import Any, Self
 
 import anyio
 import uvicorn
-from acp_scripted import Prompt, ScriptedAgent, _end_turn
 
 from gemwire.runners.acp import MemoryChannel, memory_channel_pair
 from gemwire.runners.acp.channel import Framing
+from gemwire.testing import PromptHandler, ScriptedAgent
 from kit.threaded_server import serve_in_thread
 
 WS_MAX_SIZE = 128 * 1024 * 1024
@@ -43,7 +43,7 @@ class ScriptedChannel:
         self,
         agents: list[ScriptedAgent] | None = None,
         *,
-        on_prompt: Prompt = _end_turn,
+        on_prompt: PromptHandler | None = None,
         agent_type: type[ScriptedAgent] = ScriptedAgent,
     ) -> None:
         self._agents = agents if agents is not None else []

@@ -14,7 +14,6 @@ from typing import Any
 import anyio
 import httpx
 import msgspec
-from acp_scripted import Prompt, ScriptedAgent
 from anyio.abc import TaskGroup
 from httpx_ws import AsyncWebSocketSession, aconnect_ws
 from httpx_ws.transport import ASGIWebSocketTransport
@@ -33,6 +32,7 @@ from gemwire.server import ServerConfig, create_app
 from gemwire.server.agents import AgentEntry
 from gemwire.server.responses import NotFound
 from gemwire.server.stream import StreamRun
+from gemwire.testing import PromptHandler, ScriptedAgent
 
 TOKEN = "test-token-0123456789"
 HOST = "127.0.0.1:8765"
@@ -187,11 +187,11 @@ class LoadingAgent(ScriptedAgent):
 
     replay: tuple[str, str] | None = None
 
-    async def _answer(self, message: dict[str, Any]) -> None:
+    async def respond(self, message: dict[str, Any]) -> None:
         method, params = message["method"], message.get("params") or {}
         result: dict[str, Any]
         if method == "initialize":
-            info = {"name": self.name, "version": "1.0"}
+            info = {"name": self.scenario.agent_info.name, "version": "1.0"}
             result = {
                 "protocolVersion": 1,
                 "agentInfo": info,
@@ -212,7 +212,7 @@ class LoadingAgent(ScriptedAgent):
         elif method == "session/set_mode":
             result = {}
         else:
-            await super()._answer(message)
+            await super().respond(message)
             return
         await self.send({"id": message["id"], "result": result})
 
@@ -223,7 +223,9 @@ MODES = [{"id": "default", "name": "Default"}, {"id": "yolo", "name": "YOLO"}]
 class ScriptedLauncher:
     """Agents named ``scripted``: a `LoadingAgent` per channel, run in ``tg``."""
 
-    def __init__(self, tg: TaskGroup, on_prompt: Prompt | None = None, loads: bool = True) -> None:
+    def __init__(
+        self, tg: TaskGroup, on_prompt: PromptHandler | None = None, loads: bool = True
+    ) -> None:
         self.tg = tg
         self.on_prompt = on_prompt
         self.loads = loads
@@ -244,7 +246,7 @@ class ScriptedLauncher:
     def channel(self, options: AcpOptions) -> AgentChannel:
         client_end, agent_end = memory_channel_pair()
         kind = LoadingAgent if self.loads else ScriptedAgent
-        agent = kind(agent_end, name="scripted")
+        agent = kind(agent_end)
         if self.on_prompt is not None:
             agent.on_prompt = self.on_prompt
         self.started.append(agent)
@@ -309,7 +311,7 @@ class FakeStreamLauncher:
 async def scripted_server(
     root: str,
     state_dir: str,
-    on_prompt: Prompt | None = None,
+    on_prompt: PromptHandler | None = None,
     *,
     loads: bool = True,
     stream_launcher: FakeStreamLauncher | None = None,

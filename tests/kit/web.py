@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import uvicorn
-from acp_scripted import Prompt, ScriptedAgent
 from anyio.abc import TaskGroup
 from playwright.sync_api import Page
 
@@ -27,6 +26,7 @@ from gemwire.server.agents import AgentEntry, AgentLauncher
 from gemwire.server.responses import NotFound
 from gemwire.server.run import bind
 from gemwire.server.security import COOKIE
+from gemwire.testing import PromptHandler, ScriptedAgent
 from kit.threaded_server import serve_in_thread
 
 TOKEN = "web-test-token-0123456789"
@@ -110,7 +110,7 @@ class WebAgent(ScriptedAgent):
 
     cwd = ""
 
-    async def _answer(self, message: dict[str, Any]) -> None:
+    async def respond(self, message: dict[str, Any]) -> None:
         method = message["method"]
         if method == "session/new":
             self.cwd = message["params"]["cwd"]
@@ -129,7 +129,7 @@ class WebAgent(ScriptedAgent):
             value = message["params"]["value"]
             result = {"configOptions": [{**EFFORT, "currentValue": value}]}
         else:
-            await super()._answer(message)
+            await super().respond(message)
             return
         await self.send({"id": message["id"], "result": result})
 
@@ -138,7 +138,7 @@ class ScriptedAgents:
     """An `AgentLauncher` of one agent, ``scripted`` (titled ``title``), a `WebAgent` per
     session run in the server's task group; ``absent`` is listed but not available."""
 
-    def __init__(self, tg: TaskGroup, on_prompt: Prompt, *, title: str = "Scripted") -> None:
+    def __init__(self, tg: TaskGroup, on_prompt: PromptHandler, *, title: str = "Scripted") -> None:
         self.tg = tg
         self.on_prompt = on_prompt
         self.title = title
@@ -166,7 +166,7 @@ class ScriptedAgents:
 
     def channel(self, options: AcpOptions) -> AgentChannel:
         client_end, agent_end = memory_channel_pair()
-        agent = WebAgent(agent_end, name="scripted", on_prompt=self.on_prompt)
+        agent = WebAgent(agent_end, on_prompt=self.on_prompt)
         self.started.append(agent)
         self.tg.start_soon(agent.run)
         return client_end

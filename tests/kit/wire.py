@@ -1,6 +1,6 @@
 """The whole server at the wire: `gemwire.server.run.server_for` (uvicorn with the limits and
 the shutdown order ``gemwire serve`` has) on 127.0.0.1 (`kit.threaded_server`), its agents
-tests/acp_scripted.py's (`ScriptedChannel`) and its ``gemini-stream`` runs `FakeRun`s.
+`gemwire.testing.ScriptedAgent`s (`kit.served.ScriptedChannel`) and its ``gemini-stream`` runs `FakeRun`s.
 
 The test talks to it as any client does (httpx, raw sockets), from its own thread; what the
 server's thread changes is polled (`eventually_blocking`), never waited for by a guess.
@@ -14,7 +14,6 @@ from contextlib import contextmanager
 from typing import Any
 
 import httpx
-from acp_scripted import Prompt, _end_turn
 from starlette.applications import Starlette
 
 from gemwire.runners.acp import AcpOptions, AgentChannel
@@ -23,6 +22,7 @@ from gemwire.server.agents import AgentEntry
 from gemwire.server.responses import NotFound
 from gemwire.server.run import bind, server_for
 from gemwire.server.state import AppState
+from gemwire.testing import PromptHandler
 from kit.served import ScriptedChannel
 from kit.server import FakeStreamLauncher, auth, make_config
 from kit.threaded_server import Running, serve_in_thread
@@ -34,7 +34,7 @@ class ThreadLauncher:
     """Agents named ``scripted``: a `ScriptedChannel` each, answering prompts with
     ``on_prompt``."""
 
-    def __init__(self, on_prompt: Prompt = _end_turn) -> None:
+    def __init__(self, on_prompt: PromptHandler | None = None) -> None:
         self.on_prompt = on_prompt
         self.channels: list[ScriptedChannel] = []
 

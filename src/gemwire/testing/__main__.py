@@ -1,9 +1,10 @@
-"""``python -m gemwire.testing``: record fixtures, run a case against the real CLI, or
-serve a scenario to a shell.
+"""``python -m gemwire.testing``: record fixtures, run a case against the real CLI, serve a
+scenario to a shell, or be a scripted ACP agent.
 
 python -m gemwire.testing record tests/fixtures/cases/*.json --out tests/fixtures/gemini
 python -m gemwire.testing run examples/fix_the_bug.json
 eval "$(python -m gemwire.testing serve examples/done.json &)"
+gemwire acp "hi" -- python -m gemwire.testing agent agent.json
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from pathlib import Path
 import anyio
 
 from gemwire.errors import GemwireError
+from gemwire.testing.agent_scenario import load_agent_scenario
 from gemwire.testing.pinned import CURRENT_VERSION, PINNED_VERSIONS
 from gemwire.testing.recorder import load_case, load_cases, record_case, run_case
+from gemwire.testing.scripted_agent import serve_stdio
 from gemwire.testing.serve import serve
 
 
@@ -56,6 +59,15 @@ def _run(args: argparse.Namespace) -> int:
     return 1 if result.problems else 0
 
 
+def _agent(args: argparse.Namespace) -> int:
+    # Read first: a bad scenario is one line on stderr before any client is answered.
+    scenario = load_agent_scenario(args.scenario)
+    problems = anyio.run(serve_stdio, scenario, sys.stdin.buffer, sys.stdout.buffer)
+    for problem in problems:
+        print(f"scripted agent: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m gemwire.testing",
@@ -87,6 +99,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     served.add_argument("scenario", type=Path, help="scenario file (JSON)")
     served.set_defaults(handler=lambda args: serve(args.scenario, sys.stdout))
+
+    agent = commands.add_parser(
+        "agent",
+        help="be an ACP agent on stdin/stdout that plays an agent scenario (docs/testing.md)",
+    )
+    agent.add_argument("scenario", type=Path, help="agent scenario file (JSON)")
+    agent.set_defaults(handler=_agent)
 
     args = parser.parse_args(argv)
     try:

@@ -27,7 +27,7 @@ import os
 import stat
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import msgspec
 
@@ -58,6 +58,7 @@ MAX_SCENARIO_BYTES = 64 << 20
 NonNegative = Annotated[float, msgspec.Meta(ge=0)]
 Count = Annotated[int, msgspec.Meta(ge=0)]
 Repeat = Annotated[int, msgspec.Meta(ge=1, le=1000)]
+T = TypeVar("T")
 
 
 class Text(msgspec.Struct, frozen=True, tag="text"):
@@ -248,7 +249,14 @@ def load_scenario(source: str | bytes | os.PathLike[str]) -> Scenario:
     Raises `ScenarioError` naming the problem and where it is, e.g.
     ``scenario.json: Expected `str`, got `int` - at `$.turns[0].chunks[1].text```.
     """
-    label = "scenario"
+    return decode_scenario(_decoder, source, "scenario")
+
+
+def decode_scenario(
+    decoder: msgspec.json.Decoder[T], source: str | bytes | os.PathLike[str], label: str
+) -> T:
+    """``source`` (JSON text, bytes, or a path to a file) decoded by ``decoder``; a
+    `ScenarioError` that names the path (else ``label``) for anything wrong."""
     if isinstance(source, os.PathLike):
         label = os.fspath(source)
         try:
@@ -266,7 +274,7 @@ def load_scenario(source: str | bytes | os.PathLike[str]) -> Scenario:
     else:
         data = source
     try:
-        return _decoder.decode(data)
+        return decoder.decode(data)
     except msgspec.DecodeError as exc:
         raise ScenarioError(str(exc), source=label) from exc
     except RecursionError as exc:

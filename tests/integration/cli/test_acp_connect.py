@@ -8,13 +8,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from acp_scripted import ScriptedAgent
 from click.testing import CliRunner
 from kit.served import ScriptedChannel, endpoint_app, serve_asgi
 
 from gemwire.cli import main
 from gemwire.cli.exit_codes import EXIT_AUTH, EXIT_NOT_FOUND, EXIT_USAGE
 from gemwire.server.acp_endpoint import AcpEndpoint
+from gemwire.testing import ScriptedAgent
 
 
 async def _answer(agent: ScriptedAgent, session_id: str, params: dict[str, Any]) -> str:

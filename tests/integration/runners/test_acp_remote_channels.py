@@ -12,7 +12,6 @@ from typing import Any
 
 import anyio
 import pytest
-from acp_scripted import ScriptedAgent
 from kit.served import (
     ScriptedChannel,
     endpoint_app,
@@ -28,6 +27,7 @@ from gemwire.runners.acp import AcpClient, AcpOptions, AgentChannel
 from gemwire.runners.acp.http_channel import StreamableHttpChannel
 from gemwire.runners.acp.websocket_channel import WebSocketChannel
 from gemwire.server.acp_endpoint import AcpEndpoint
+from gemwire.testing import ScriptedAgent
 
 pytestmark = pytest.mark.anyio
 

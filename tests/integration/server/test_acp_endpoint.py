@@ -13,13 +13,13 @@ from typing import Any, cast
 import anyio
 import httpx
 import pytest
-from acp_scripted import ScriptedAgent
 from httpx_ws import AsyncWebSocketSession, WebSocketDisconnect, WebSocketUpgradeError, aconnect_ws
 from kit.served import ScriptedChannel, endpoint_app, serve_asgi
 from kit.waiting import eventually
 
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.server.acp_endpoint import AcpEndpoint
+from gemwire.testing import ScriptedAgent
 
 pytestmark = pytest.mark.anyio
 

@@ -49,7 +49,7 @@ class EndingLauncher(ScriptedLauncher):
 
     def channel(self, options: AcpOptions) -> AgentChannel:
         client_end, agent_end = memory_channel_pair()
-        agent = LoadingAgent(agent_end, name="scripted")
+        agent = LoadingAgent(agent_end)
         self.started.append(agent)
         ended = anyio.Event()
         self.ended.append(ended)

@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from acp_scripted import ScriptedAgent
 from kit.waiting import eventually_blocking
 from kit.wire import ThreadLauncher, Wire, wire_server
 
 from gemwire.server import routes_sessions, run, security
 from gemwire.server.streams import SUBSCRIBER_BUFFER
+from gemwire.testing import ScriptedAgent
 
 CHUNK = "x" * 8000
 FLOOD = 2000

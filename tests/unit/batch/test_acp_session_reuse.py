@@ -10,21 +10,22 @@ from typing import Any
 
 import anyio
 import pytest
-from acp_scripted import Method, ScriptedAgent, ScriptedError
 
 from gemwire.batch import Task
 from gemwire.batch._acp import AcpExecutor
 from gemwire.events import Event, Notice
 from gemwire.runners.acp import AcpClient, AcpOptions, PermissionHandler, memory_channel_pair
+from gemwire.testing import AgentScenario, MethodHandler, ScriptedAgent, ScriptedError
+from gemwire.wire import acp
 
 pytestmark = pytest.mark.anyio
 
-RESUMABLE: dict[str, Any] = {"sessionCapabilities": {"resume": {}}}
+RESUMABLE = acp.AgentCapabilities(session_capabilities=acp.SessionCapabilities(resume={}))
 
 
 @asynccontextmanager
 async def executor(
-    capabilities: Mapping[str, Any], methods: Mapping[str, Method], failures: int
+    capabilities: acp.AgentCapabilities, methods: Mapping[str, MethodHandler], failures: int
 ) -> AsyncIterator[tuple[AcpExecutor, list[ScriptedAgent]]]:
     """An executor whose agents are `ScriptedAgent`s; the first ``failures`` prompts are
     answered 429."""
@@ -35,7 +36,7 @@ async def executor(
         nonlocal prompts
         prompts += 1
         if prompts <= failures:
-            raise ScriptedError(429, "Too many requests")
+            raise ScriptedError("Too many requests", code=429)
         await agent.say(sid, f"done in {sid}")
         return "end_turn"
 
@@ -44,9 +45,8 @@ async def executor(
 
             def connect(options: AcpOptions, handler: PermissionHandler) -> AcpClient:
                 client_end, agent_end = memory_channel_pair()
-                agent = ScriptedAgent(
-                    agent_end, on_prompt=on_prompt, capabilities=capabilities, methods=methods
-                )
+                scenario = AgentScenario(agent_capabilities=capabilities)
+                agent = ScriptedAgent(agent_end, scenario, on_prompt=on_prompt, methods=methods)
                 agents.append(agent)
                 tg.start_soon(agent.run)
                 return AcpClient(options, channel=client_end, permission_handler=handler)
@@ -98,7 +98,7 @@ async def test_a_retried_task_resumes_the_session_of_its_failed_attempt(root: Pa
 
 async def test_without_resume_a_retried_task_gets_a_new_session(root: Path) -> None:
     task = Task(id="t", prompt="go")
-    async with executor({"loadSession": True}, {}, failures=1) as (ex, agents):
+    async with executor(acp.AgentCapabilities(load_session=True), {}, failures=1) as (ex, agents):
         await ex.run(task, str(root), lambda event: None)
         second = await ex.run(task, str(root), lambda event: None)
     assert (second.ok, second.session_id) == (True, "s1")
@@ -109,7 +109,7 @@ async def test_a_session_the_agent_cannot_resume_is_a_notice_and_a_new_session(
     root: Path,
 ) -> None:
     async def refuse(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
-        raise ScriptedError(-32002, "Resource not found")
+        raise ScriptedError("Resource not found", code=-32002)
 
     task = Task(id="t", prompt="go")
     events: list[Event] = []
@@ -131,7 +131,8 @@ async def test_a_session_the_agent_cannot_resume_is_a_notice_and_a_new_session(
 async def test_each_task_closes_its_session_where_offered_and_a_retry_resumes_it(
     root: Path,
 ) -> None:
-    capabilities: dict[str, Any] = {"sessionCapabilities": {"resume": {}, "close": {}}}
+    sessions = acp.SessionCapabilities(resume={}, close={})
+    capabilities = acp.AgentCapabilities(session_capabilities=sessions)
     methods = {"session/resume": resumed, "session/close": resumed}
     task = Task(id="t", prompt="go")
     async with executor(capabilities, methods, failures=1) as (ex, agents):
@@ -156,7 +157,7 @@ async def test_each_task_closes_its_session_where_offered_and_a_retry_resumes_it
 
 
 async def test_an_agent_without_close_keeps_its_sessions(root: Path) -> None:
-    async with executor({}, {}, failures=0) as (ex, agents):
+    async with executor(acp.AgentCapabilities(), {}, failures=0) as (ex, agents):
         await ex.run(Task(id="t", prompt="go"), str(root), lambda event: None)
     assert sent(agents[0], "session/close") == []
 
@@ -165,10 +166,10 @@ async def test_a_close_the_agent_refuses_is_a_notice_and_the_task_still_succeeds
     root: Path,
 ) -> None:
     async def refuse(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
-        raise ScriptedError(-32603, "Internal error")
+        raise ScriptedError("Internal error", code=-32603)
 
     events: list[Event] = []
-    capabilities: dict[str, Any] = {"sessionCapabilities": {"close": {}}}
+    capabilities = acp.AgentCapabilities(session_capabilities=acp.SessionCapabilities(close={}))
     async with executor(capabilities, {"session/close": refuse}, failures=0) as (ex, _):
         outcome = await ex.run(Task(id="t", prompt="go"), str(root), events.append)
     assert outcome.ok

@@ -13,7 +13,6 @@ import anyio
 import httpx
 import msgspec
 import pytest
-from acp_scripted import ScriptedAgent, scripted_client
 from kit.remote import DroppingTransport, StreamingASGITransport
 from kit.server import BASE, TOKEN, scripted_server
 
@@ -32,6 +31,7 @@ from gemwire.events import (
 )
 from gemwire.remote import Reconnect, RemoteServer, connect
 from gemwire.runners.acp import AcpOptions, PermissionHandler, PermissionRequest
+from gemwire.testing import ScriptedAgent, scripted_client
 from gemwire.wire import acp
 
 pytestmark = pytest.mark.anyio

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from acp_scripted import ScriptedAgent, scripted_client
 
 from gemwire.events import Event, Notice
 from gemwire.runners.acp import AcpClient, ElicitationAnswer, ElicitationRequest
+from gemwire.testing import ScriptedAgent, scripted_client
 
 pytestmark = pytest.mark.anyio
 

@@ -13,7 +13,6 @@ from typing import Any
 
 import anyio
 import pytest
-from acp_scripted import ScriptedAgent, scripted_client
 from kit.corpus import RECORDINGS
 from kit.materialized import Materialized
 
@@ -22,6 +21,8 @@ from gemwire.events import MessageDelta, UserMessage
 from gemwire.runners.acp import AcpOptions
 from gemwire.runners.acp.gemini_cli import REPLAY_SETTLE, GeminiCliQuirks
 from gemwire.runners.acp.quirks import NoQuirks
+from gemwire.testing import AgentScenario, ScriptedAgent, scripted_client
+from gemwire.wire import acp
 
 # trio with a clock that jumps to the next deadline: the quirks' waits take no time.
 pytestmark = [pytest.mark.anyio, pytest.mark.anyio_backends("trio+autojump")]
@@ -140,8 +141,10 @@ async def test_other_agents_load_without_waiting(name: str) -> None:
 
     async with scripted_client(
         AcpOptions(),
-        name=name,
-        capabilities={"loadSession": True},
+        scenario=AgentScenario(
+            agent_info=acp.Implementation(name=name, version="1.0"),
+            agent_capabilities=acp.AgentCapabilities(load_session=True),
+        ),
         methods={"session/load": loaded},
     ) as (client, _):
         started = anyio.current_time()

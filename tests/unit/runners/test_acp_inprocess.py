@@ -1,6 +1,6 @@
 """The ACP client over the in-memory channel: router, turns and serving, with no process.
 
-Each test runs `AcpClient` against a `ScriptedAgent` (acp_scripted.py) that speaks
+Each test runs `AcpClient` against a `gemwire.testing.ScriptedAgent` that speaks
 JSON-RPC in this process.
 """
 
@@ -11,7 +11,6 @@ from typing import Any
 
 import anyio
 import pytest
-from acp_scripted import ScriptedAgent, scripted_client
 from hypothesis import given, settings, strategies as st
 
 from gemwire.events import (
@@ -35,6 +34,8 @@ from gemwire.runners.acp.events import MAX_QUEUED_EVENTS
 from gemwire.runners.acp.gemini_cli import GeminiCliQuirks
 from gemwire.runners.acp.quirks import NoQuirks, quirks_for
 from gemwire.runners.agents import AGENTS, agent_identity
+from gemwire.testing import AgentScenario, ScriptedAgent, scripted_client
+from gemwire.wire import acp
 
 pytestmark = pytest.mark.anyio
 
@@ -147,7 +148,8 @@ async def most_session_news_at_once(name: str) -> int:
             await both.wait()
         waiting -= 1
 
-    async with scripted_client(name=name, on_new_session=on_new_session) as (client, _):
+    scenario = AgentScenario(agent_info=acp.Implementation(name=name, version="1.0"))
+    async with scripted_client(scenario=scenario, on_new_session=on_new_session) as (client, _):
         async with anyio.create_task_group() as tg:
             tg.start_soon(client.new_session)
             tg.start_soon(client.new_session)

@@ -10,15 +10,18 @@ from typing import Any
 
 import anyio
 import pytest
-from acp_scripted import ScriptedAgent, scripted_client
 
 from gemwire.errors import RunTimedOut
 from gemwire.events import Notice
 from gemwire.runners.acp import AcpOptions
+from gemwire.testing import AgentScenario, ScriptedAgent, scripted_client
+from gemwire.wire import acp
 
 pytestmark = pytest.mark.anyio
 
-RESUMABLE: dict[str, Any] = {"loadSession": True, "sessionCapabilities": {"resume": {}}}
+RESUMABLE = acp.AgentCapabilities(
+    load_session=True, session_capabilities=acp.SessionCapabilities(resume={})
+)
 CODEX_ANSWER = {"code": -32601, "message": "Method not found", "data": "$/cancel_request"}
 
 
@@ -32,8 +35,9 @@ async def notices_after_answer(name: str, error: dict[str, Any]) -> list[str]:
 
     async with scripted_client(
         AcpOptions(request_timeout=0.05),
-        name=name,
-        capabilities=RESUMABLE,
+        scenario=AgentScenario(
+            agent_info=acp.Implementation(name=name, version="1.0"), agent_capabilities=RESUMABLE
+        ),
         methods={"session/resume": never},
     ) as (client, agent):
         with pytest.raises(RunTimedOut):

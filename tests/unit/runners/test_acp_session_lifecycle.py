@@ -9,7 +9,6 @@ from typing import Any
 import anyio
 import msgspec
 import pytest
-from acp_scripted import ScriptedAgent, ScriptedError, scripted_client
 
 from gemwire.errors import AgentRequestFailed, InvalidOptions, RunTimedOut
 from gemwire.events import Event, TokenUsage, TurnCompleted
@@ -21,12 +20,18 @@ from gemwire.runners.acp import (
     turn as acp_turn,
 )
 from gemwire.sessions.pricing import load_prices
+from gemwire.testing import AgentScenario, ScriptedAgent, ScriptedError, scripted_client
+from gemwire.wire import acp
 from gemwire.wire.jsonrpc import METHOD_NOT_FOUND
 
 pytestmark = pytest.mark.anyio
 
-RESUMABLE: dict[str, Any] = {"loadSession": True, "sessionCapabilities": {"resume": {}}}
-LOADABLE: dict[str, Any] = {"loadSession": True}
+RESUMABLE = AgentScenario(
+    agent_capabilities=acp.AgentCapabilities(
+        load_session=True, session_capabilities=acp.SessionCapabilities(resume={})
+    )
+)
+LOADABLE = AgentScenario(agent_capabilities=acp.AgentCapabilities(load_session=True))
 
 
 @pytest.fixture
@@ -55,7 +60,7 @@ async def loaded(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]
 
 async def test_resume_continues_a_session_without_replaying_it(here: str) -> None:
     methods = {"session/resume": resumed, "session/load": loaded}
-    async with scripted_client(capabilities=RESUMABLE, methods=methods) as (client, agent):
+    async with scripted_client(scenario=RESUMABLE, methods=methods) as (client, agent):
         assert client.offers("session/resume")
         session = await client.resume_session("old")
         assert (session.session_id, session.current_mode_id) == ("old", "code")
@@ -70,11 +75,11 @@ async def test_resume_continues_a_session_without_replaying_it(here: str) -> Non
 
 async def test_continue_session_resumes_where_offered_else_loads_with_its_history() -> None:
     methods = {"session/resume": resumed, "session/load": loaded}
-    async with scripted_client(capabilities=RESUMABLE, methods=methods) as (client, agent):
+    async with scripted_client(scenario=RESUMABLE, methods=methods) as (client, agent):
         await client.continue_session("old")
     assert (len(sent(agent, "session/resume")), len(sent(agent, "session/load"))) == (1, 0)
 
-    async with scripted_client(capabilities=LOADABLE, methods=methods) as (client, agent):
+    async with scripted_client(scenario=LOADABLE, methods=methods) as (client, agent):
         assert not client.offers("session/resume")
         session = await client.continue_session("old")
         events = session.take_events()
@@ -84,7 +89,7 @@ async def test_continue_session_resumes_where_offered_else_loads_with_its_histor
 
 
 async def test_resume_is_refused_locally_when_the_agent_does_not_offer_it() -> None:
-    async with scripted_client(capabilities=LOADABLE) as (client, agent):
+    async with scripted_client(scenario=LOADABLE) as (client, agent):
         with pytest.raises(AgentRequestFailed, match="does not advertise session/resume") as info:
             await client.resume_session("old")
     assert info.value.code == METHOD_NOT_FOUND
@@ -93,10 +98,10 @@ async def test_resume_is_refused_locally_when_the_agent_does_not_offer_it() -> N
 
 async def test_a_resume_the_agent_refuses_raises_and_leaves_no_session() -> None:
     async def refuse(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
-        raise ScriptedError(-32002, "Resource not found: old")
+        raise ScriptedError("Resource not found: old", code=-32002)
 
     methods = {"session/resume": refuse}
-    async with scripted_client(capabilities=RESUMABLE, methods=methods) as (client, _):
+    async with scripted_client(scenario=RESUMABLE, methods=methods) as (client, _):
         with pytest.raises(AgentRequestFailed, match="Resource not found") as info:
             await client.resume_session("old")
         assert (info.value.method, client.sessions) == ("session/resume", {})
@@ -109,7 +114,9 @@ async def test_run_acp_refuses_both_load_session_and_resume_session() -> None:
             pass
 
 
-CLOSABLE: dict[str, Any] = {"sessionCapabilities": {"close": {}}}
+CLOSABLE = AgentScenario(
+    agent_capabilities=acp.AgentCapabilities(session_capabilities=acp.SessionCapabilities(close={}))
+)
 
 
 async def closed(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
@@ -117,7 +124,7 @@ async def closed(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]
 
 
 async def test_close_frees_the_session_and_the_client_forgets_it() -> None:
-    async with scripted_client(capabilities=CLOSABLE, methods={"session/close": closed}) as (
+    async with scripted_client(scenario=CLOSABLE, methods={"session/close": closed}) as (
         client,
         agent,
     ):
@@ -135,7 +142,7 @@ async def test_close_stops_a_running_turn_first() -> None:
         return "cancelled"
 
     methods = {"session/close": closed}
-    async with scripted_client(capabilities=CLOSABLE, methods=methods, on_prompt=on_prompt) as (
+    async with scripted_client(scenario=CLOSABLE, methods=methods, on_prompt=on_prompt) as (
         client,
         agent,
     ):
@@ -171,10 +178,10 @@ async def test_a_request_abandoned_by_its_timeout_is_cancelled_and_its_late_answ
 
     async def slow(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
         await answer.wait()
-        raise ScriptedError(-32800, "Request cancelled")
+        raise ScriptedError("Request cancelled", code=-32800)
 
     async with scripted_client(
-        AcpOptions(request_timeout=0.05), capabilities=RESUMABLE, methods={"session/resume": slow}
+        AcpOptions(request_timeout=0.05), scenario=RESUMABLE, methods={"session/resume": slow}
     ) as (client, agent):
         with pytest.raises(RunTimedOut, match=r"did not answer session/resume within 0\.05 s"):
             await client.resume_session("old")
@@ -192,7 +199,7 @@ async def test_a_request_whose_caller_gave_up_is_cancelled() -> None:
         await anyio.sleep_forever()
         raise AssertionError
 
-    async with scripted_client(capabilities=RESUMABLE, methods={"session/resume": never}) as (
+    async with scripted_client(scenario=RESUMABLE, methods={"session/resume": never}) as (
         client,
         agent,
     ):
@@ -209,9 +216,14 @@ async def done(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
 
 
 async def test_delete_session_and_logout_send_exactly_their_requests() -> None:
-    capabilities: dict[str, Any] = {"sessionCapabilities": {"delete": {}}, "auth": {"logout": {}}}
+    capabilities = acp.AgentCapabilities(
+        session_capabilities=acp.SessionCapabilities(delete={}),
+        auth=acp.AgentAuthCapabilities(logout={}),
+    )
     methods = {"session/delete": done, "logout": done}
-    async with scripted_client(capabilities=capabilities, methods=methods) as (client, agent):
+    async with scripted_client(
+        scenario=AgentScenario(agent_capabilities=capabilities), methods=methods
+    ) as (client, agent):
         session = await client.new_session()
         await client.delete_session(session.session_id)
         assert client.sessions == {}
@@ -235,8 +247,10 @@ async def test_fork_opens_a_new_session_from_another_ones_history(here: str) -> 
     async def forked(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
         return {"sessionId": "fork-of-" + params["sessionId"]}
 
-    capabilities: dict[str, Any] = {"sessionCapabilities": {"fork": {}}}
-    async with scripted_client(capabilities=capabilities, methods={"session/fork": forked}) as (
+    capabilities = acp.AgentCapabilities(session_capabilities=acp.SessionCapabilities(fork={}))
+    async with scripted_client(
+        scenario=AgentScenario(agent_capabilities=capabilities), methods={"session/fork": forked}
+    ) as (
         client,
         agent,
     ):
@@ -345,7 +359,7 @@ class PricedAgent(ScriptedAgent):
         self.result = result
         self.model = model
 
-    async def _answer(self, message: dict[str, Any]) -> None:
+    async def respond(self, message: dict[str, Any]) -> None:
         method = message["method"]
         if method == "session/new":
             models = {"currentModelId": self.model, "availableModels": []}
@@ -353,7 +367,7 @@ class PricedAgent(ScriptedAgent):
         elif method == "session/prompt":
             result = {"stopReason": "end_turn", **self.result}
         else:
-            await super()._answer(message)
+            await super().respond(message)
             return
         await self.send({"id": message["id"], "result": result})
 

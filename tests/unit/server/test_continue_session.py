@@ -11,12 +11,13 @@ from typing import Any
 
 import anyio
 import pytest
-from acp_scripted import ScriptedAgent
 from anyio.abc import TaskGroup
 from kit.server import FakeStreamLauncher, ScriptedLauncher, Served, make_config, served
 
-from gemwire.runners.acp import AcpOptions, AgentChannel, memory_channel_pair
+from gemwire.runners.acp import AcpOptions, AgentChannel, MemoryChannel, memory_channel_pair
 from gemwire.server import create_app
+from gemwire.testing import AgentScenario, ScriptedAgent
+from gemwire.wire import acp
 
 pytestmark = pytest.mark.anyio
 
@@ -24,18 +25,17 @@ pytestmark = pytest.mark.anyio
 class ContinuingAgent(ScriptedAgent):
     """Loads a session (replaying one message of it), and resumes one if ``resumes``."""
 
-    def __init__(self, *args: Any, resumes: bool, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.capabilities = {"loadSession": True}
-        if resumes:
-            self.capabilities["sessionCapabilities"] = {"resume": {}}
+    def __init__(self, channel: MemoryChannel, *, resumes: bool) -> None:
+        sessions = acp.SessionCapabilities(resume={} if resumes else None)
+        capabilities = acp.AgentCapabilities(load_session=True, session_capabilities=sessions)
+        super().__init__(channel, AgentScenario(agent_capabilities=capabilities))
 
-    async def _answer(self, message: dict[str, Any]) -> None:
+    async def respond(self, message: dict[str, Any]) -> None:
         method, params = message["method"], message.get("params") or {}
         if method == "session/load":
             await self.say(params["sessionId"], "earlier")
         elif method != "session/resume":
-            await super()._answer(message)
+            await super().respond(message)
             return
         await self.send({"id": message["id"], "result": {}})
 
@@ -47,7 +47,7 @@ class ContinuingLauncher(ScriptedLauncher):
 
     def channel(self, options: AcpOptions) -> AgentChannel:
         client_end, agent_end = memory_channel_pair()
-        agent = ContinuingAgent(agent_end, name="scripted", resumes=self.resumes)
+        agent = ContinuingAgent(agent_end, resumes=self.resumes)
         self.started.append(agent)
         self.tg.start_soon(agent.run)
         return client_end

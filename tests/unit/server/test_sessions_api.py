@@ -9,11 +9,11 @@ from typing import Any, Self
 
 import anyio
 import pytest
-from acp_scripted import ScriptedAgent
 from httpx_ws import WebSocketDisconnect
 from kit.server import TOKEN, Served, scripted_server
 
 from gemwire.errors import AgentNotFound
+from gemwire.testing import ScriptedAgent
 
 pytestmark = pytest.mark.anyio
 

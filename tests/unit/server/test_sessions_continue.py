@@ -30,13 +30,13 @@ SAVED = "saved-1234"
 class ReplayingAgent(LoadingAgent):
     """Loads any session by replaying one exchange of it first, as Gemini CLI does."""
 
-    async def _answer(self, message: dict[str, Any]) -> None:
+    async def respond(self, message: dict[str, Any]) -> None:
         if message["method"] == "session/load":
             sid = message["params"]["sessionId"]
             text = {"type": "text", "text": "what is 2+2?"}
             await self.update(sid, "user_message_chunk", content=text)
             await self.say(sid, "4")
-        await super()._answer(message)
+        await super().respond(message)
 
 
 class ReplayingLauncher(ScriptedLauncher):
@@ -44,7 +44,7 @@ class ReplayingLauncher(ScriptedLauncher):
         if not self.loads:
             return super().channel(options)
         client_end, agent_end = memory_channel_pair()
-        agent = ReplayingAgent(agent_end, name="scripted")
+        agent = ReplayingAgent(agent_end)
         self.started.append(agent)
         self.tg.start_soon(agent.run)
         return client_end

@@ -23,7 +23,7 @@ MODELS = [{"modelId": "fast", "name": "Fast"}, {"modelId": "deep", "name": "Deep
 class ModelAgent(LoadingAgent):
     """Announces two models, ``fast`` running, and takes ``session/set_model``."""
 
-    async def _answer(self, message: dict[str, Any]) -> None:
+    async def respond(self, message: dict[str, Any]) -> None:
         method = message["method"]
         if method == "session/new":
             models = {"currentModelId": "fast", "availableModels": MODELS}
@@ -32,7 +32,7 @@ class ModelAgent(LoadingAgent):
         elif method == "session/set_model":
             result = {}
         else:
-            await super()._answer(message)
+            await super().respond(message)
             return
         await self.send({"id": message["id"], "result": result})
 
@@ -40,7 +40,7 @@ class ModelAgent(LoadingAgent):
 class ModelLauncher(ScriptedLauncher):
     def channel(self, options: AcpOptions) -> AgentChannel:
         client_end, agent_end = memory_channel_pair()
-        agent = ModelAgent(agent_end, name="scripted")
+        agent = ModelAgent(agent_end)
         self.started.append(agent)
         self.tg.start_soon(agent.run)
         return client_end

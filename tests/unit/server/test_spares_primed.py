@@ -14,7 +14,6 @@ from typing import Any
 
 import anyio
 import pytest
-from acp_scripted import ScriptedAgent, ScriptedError
 from anyio.abc import TaskGroup
 from hypothesis import given, settings, strategies as st
 from kit.server import Served, scripted_server
@@ -31,6 +30,8 @@ from gemwire.runners.acp import (
 from gemwire.server.agents import AgentEntry
 from gemwire.server.responses import NotFound
 from gemwire.server.spares import SpareAgents, _Messages, _Unused
+from gemwire.testing import AgentScenario, ScriptedAgent, ScriptedError
+from gemwire.wire import acp
 
 pytestmark = pytest.mark.anyio
 
@@ -39,9 +40,9 @@ class Chatty(ScriptedAgent):
     """Says something about a session before its ``session/new`` answer and after it (as
     Gemini CLI sends its commands right after the answer)."""
 
-    async def _answer_or_raise(self, message: dict[str, Any]) -> None:
+    async def respond(self, message: dict[str, Any]) -> None:
         if message["method"] != "session/new":
-            await super()._answer_or_raise(message)
+            await super().respond(message)
             return
         sid = f"s{self.sessions}"
         self.sessions += 1
@@ -152,11 +153,11 @@ def closing(channel: MemoryChannel) -> ScriptedAgent:
     async def close(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
         return {}
 
-    return Chatty(
-        channel,
-        capabilities={"sessionCapabilities": {"close": {}}},
-        methods={"session/close": close},
+    sessions = acp.SessionCapabilities(close={})
+    scenario = AgentScenario(
+        agent_capabilities=acp.AgentCapabilities(session_capabilities=sessions)
     )
+    return Chatty(channel, scenario, methods={"session/close": close})
 
 
 @pytest.mark.parametrize(("make", "closed"), [(Chatty, []), (closing, ["session/close"])])
@@ -233,16 +234,16 @@ async def test_an_initialize_other_than_the_spares_goes_to_the_agent(tmp_path: P
 
 
 async def refuse_sessions(agent: ScriptedAgent, number: int) -> None:
-    raise ScriptedError(-32000, "Authentication required.")
+    raise ScriptedError("Authentication required.", code=-32000)
 
 
 class Silent(ScriptedAgent):
-    async def _answer_or_raise(self, message: dict[str, Any]) -> None:
+    async def respond(self, message: dict[str, Any]) -> None:
         await anyio.sleep_forever()
 
 
 class Leaving(ScriptedAgent):
-    async def _answer_or_raise(self, message: dict[str, Any]) -> None:
+    async def respond(self, message: dict[str, Any]) -> None:
         await self.channel.close(0, reason="it had enough")
 
 
