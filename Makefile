@@ -20,8 +20,8 @@ LINTED := src tests bench
 # The rest use POSIX on purpose (FIFOs, ptys, SIGKILL, /proc, uids) and never run there;
 # tests/unit/test_ci_workflow.py keeps this list and the workflow's the same.
 WINDOWS_TESTS := tests/unit/wire tests/unit/protocol tests/unit/normalize \
-	tests/unit/transport/test_tree_contract.py tests/unit/transport/test_watchdog.py \
-	tests/unit/test_windows_imports.py tests/unit/runners/test_discovery_platforms.py \
+	tests/integration/transport/test_tree_contract.py tests/integration/transport/test_watchdog.py \
+	tests/integration/test_windows_imports.py tests/unit/runners/test_discovery_platforms.py \
 	tests/unit/sessions/test_home_windows.py tests/unit/testing/test_pinned.py \
 	tests/unit/runners/test_acp_files.py tests/unit/transport/test_stdin_gone.py \
 	tests/unit/runners/test_session_lock.py tests/unit/transport/test_shell.py \
@@ -69,7 +69,7 @@ check: setup $(BIN)/.gemwire-ray-installed $(BIN)/.gemwire-browser-installed
 	$(BIN)/lint-imports
 
 test: check browser agents
-	$(BIN)/pytest
+	$(BIN)/pytest --durations=25
 
 test-fast: setup browser
 	$(BIN)/pytest -m "not e2e"

@@ -52,7 +52,7 @@ def make_home(home: Path, sessions: int) -> list[Path]:
     """Every agent's ``sessions`` sessions in ``home``; one of Claude Code's, Codex's, Qwen
     Code's and OpenCode's hold the word ``needle-1234`` (in their prompt)."""
     usage_home = _helper("usage_home", TESTS / "unit" / "sessions" / "usage_home.py")
-    import jsonl_agents as jsonl  # on the path _helper put tests/ on
+    import kit.jsonl_agents as jsonl  # on the path _helper put tests/ on
 
     usage_home.make_home(home, sessions)
     made = []
@@ -87,7 +87,7 @@ def make_opencode(database: Path, sessions: int, projects: tuple[str, ...]) -> N
     every case) copied again and again, each with its messages and parts under new ids (the
     ids inside their JSON too), the copy's place in time and its project; the one in the
     middle holds `NEEDLE` in its prompt."""
-    import opencode_db  # on the path _helper put tests/ on
+    from kit import opencode_db  # on the path _helper put tests/ on
 
     recorded = [p.read_text() for p in sorted(OPENCODE.glob("*.sql")) if p.stem != "subagent"]
     scratch = database.with_name("recordings.db")

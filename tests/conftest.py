@@ -1,14 +1,20 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import HealthCheck, settings
+from kit.corpus import RECORDINGS
+from kit.materialized import Materialized
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
+
+# The suite's own checks: no test over 60 s, no process left running at the end.
+pytest_plugins = ("kit.budget", "kit.leftovers", "pytester")
 
 # The machine running the suite is shared (CI, or six sessions on two cores): how long one
 # example takes says nothing about the code, so no deadline and no "too slow" check.
@@ -24,10 +30,67 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-@pytest.fixture(params=["asyncio", "trio"])
-def anyio_backend(request: pytest.FixtureRequest) -> str:
-    """Every async test runs on both anyio backends (tests/e2e: asyncio, see its conftest)."""
-    return str(request.param)
+BOTH_BACKENDS = (
+    "unit/transport/",
+    "unit/runners/",
+    "unit/remote/",
+    "unit/batch/",
+    "integration/transport/",
+    "integration/runners/",
+    "integration/remote/",
+    "integration/acp/",
+    "integration/test_fault_injection.py",
+)
+"""Where an async test runs on trio too: the library's own loops (processes and pipes, the
+runners and the ACP client, the remote client, the batch), which a user may run on either
+backend. Elsewhere asyncio alone: the CLI and the server run on asyncio (``anyio.run``,
+uvicorn) whatever the tests do. A test names other backends with
+``pytest.mark.anyio_backends(...)``, or parametrizes ``anyio_backend`` itself."""
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "anyio_backend" not in metafunc.fixturenames:
+        return
+    for mark in metafunc.definition.iter_markers("parametrize"):
+        names = mark.args[0]
+        if "anyio_backend" in (
+            names.replace(" ", "").split(",") if isinstance(names, str) else names
+        ):
+            return  # the test chose its own
+    chosen = metafunc.definition.get_closest_marker("anyio_backends")
+    if chosen is not None:
+        backends = list(chosen.args)
+    else:
+        path = metafunc.definition.path.relative_to(Path(__file__).parent).as_posix()
+        both = path.startswith(BOTH_BACKENDS)
+        backends = ["asyncio", "trio"] if both else ["asyncio"]
+    metafunc.parametrize("anyio_backend", backends, indirect=True)
+
+
+@pytest.fixture
+def anyio_backend(request: pytest.FixtureRequest) -> object:
+    """The anyio backend of an async test, set here only (see `BOTH_BACKENDS`);
+    ``trio+autojump``: trio with a `MockClock` that jumps to the next deadline at once."""
+    backend = getattr(request, "param", "asyncio")
+    if backend == "trio+autojump":
+        from trio.testing import MockClock
+
+        return "trio", {"clock": MockClock(autojump_threshold=0)}
+    return backend
+
+
+@pytest.fixture
+def materialize(tmp_path: Path) -> Callable[..., Materialized]:
+    """``materialize("0.61.0", "resume")``: that recording's stream-json run, made real
+    (``output_format="json"`` for the json one)."""
+    count = 0
+
+    def make(version: str, case: str, output_format: str = "stream-json") -> Materialized:
+        nonlocal count
+        count += 1
+        return Materialized(RECORDINGS / version / case / output_format, tmp_path / str(count))
+
+    return make
 
 
 @pytest.fixture

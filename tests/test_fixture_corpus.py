@@ -7,7 +7,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from corpus import CASES as CASE_FOLDER, FIXTURES, RECORDINGS
+from kit.corpus import CASES as CASE_FOLDER, FIXTURES, RECORDINGS
 
 from gemwire.testing import Scenario, load_case
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from corpus import FIXTURES
+from kit.corpus import FIXTURES
 
 # Where such a path starts: not inside another path (`__HOME__/.gemini/tmp/` is Gemini's).
 MACHINE_PATH = re.compile(rb"(?<![\w.~-])/(?:work|tmp|home|root)/")

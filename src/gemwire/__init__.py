@@ -65,7 +65,7 @@ if TYPE_CHECKING:
         load_session as load_session,
     )
 
-# The one list of what `gemwire` exports lazily, by module (tests/unit/test_exports.py
+# The one list of what `gemwire` exports lazily, by module (tests/integration/test_exports.py
 # checks the TYPE_CHECKING imports above against it). The runners pull in anyio and the
 # whole protocol stack (~100 ms); `import gemwire` (and so `gemwire --help`) does not pay
 # for them until one is used.

@@ -97,9 +97,3 @@ def terminal() -> Callable[..., Screen]:
     """``terminal(argv, env, rows=200, columns=100)``: run argv in a pseudo-terminal, get the
     `Screen`."""
     return on_terminal
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    """Real CLIs are slow: asyncio only here; lifecycle tests parametrize both backends."""
-    return "asyncio"

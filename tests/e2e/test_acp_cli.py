@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from write_a import WRITE, diff_of_a
+from kit.write_a import WRITE, diff_of_a
 
 from gemwire.cli import main
 from gemwire.testing import (

@@ -20,7 +20,7 @@ from acp.interfaces import Client
 from acp.ws import create_websocket_stream
 from click.testing import CliRunner
 from httpx_ws import AsyncWebSocketSession, WebSocketDisconnect, aconnect_ws
-from served import endpoint_app, serve_asgi
+from kit.served import endpoint_app, serve_asgi
 
 from gemwire.cli import main
 from gemwire.errors import AgentNotFound

@@ -2,7 +2,7 @@
 
 A ```` ```console ```` block is a list of ``$ command`` lines, each followed by its output.
 Each command runs (through bash) offline, in the shell the docs tell a reader to open right
-after ``make demo`` (tests/docs_shell.py): ``python -m gemwire.testing serve
+after ``make demo`` (tests/kit/docs_shell.py): ``python -m gemwire.testing serve
 examples/done.json`` put the pinned CLI on PATH as ``gemini`` (nothing else did), a scripted
 model answers "Done." to every prompt, the Gemini home is isolated, gemwire's config file is
 a fresh one, and the working directory is the isolated workspace. ```` ```console terminal````
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from docs_shell import served_shell
+from kit.docs_shell import served_shell
 
 from gemwire.cli import exit_codes
 

@@ -1,5 +1,5 @@
 """Every code example in README.md and docs/ runs as written, in the shell the docs tell a
-reader to open right after ``make demo`` (tests/docs_shell.py): the scripted model served,
+reader to open right after ``make demo`` (tests/kit/docs_shell.py): the scripted model served,
 the pinned CLI as ``gemini`` put on PATH by it, and by nothing else."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from docs_shell import ROOT, SERVE, Shell, served_shell
+from kit.docs_shell import ROOT, SERVE, Shell, served_shell
 
 from gemwire.errors import RunFailed
 from gemwire.events import decode_event

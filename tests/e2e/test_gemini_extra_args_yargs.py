@@ -1,6 +1,6 @@
 """``extra_args`` against the real parser: whatever gemwire passes on, each pinned Gemini CLI's
 own ``parseArguments`` (yargs, with the CLI's options) reads without a prompt, an output format
-other than gemwire's, or any other flag gemwire owns (tests/gemini_spellings.py)."""
+other than gemwire's, or any other flag gemwire owns (tests/kit/gemini_spellings.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from gemini_spellings import SAFE_GROUPS, owned_flags
 from hypothesis import HealthCheck, example, given, settings, strategies as st
+from kit.gemini_spellings import SAFE_GROUPS, owned_flags
 
 from gemwire import GeminiOptions
 from gemwire.runners._gemini_args import refusal

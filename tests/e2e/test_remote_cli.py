@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
-from write_a import WRITE, diff_of_a
+from kit.write_a import WRITE, diff_of_a
 
 from gemwire.testing import (
     Hang,

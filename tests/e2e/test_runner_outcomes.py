@@ -6,7 +6,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from corpus import CASES
+from kit.corpus import CASES
 
 from gemwire import run_gemini
 from gemwire.events import Notice, ToolCallFinished

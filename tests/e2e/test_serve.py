@@ -15,9 +15,9 @@ from pathlib import Path
 
 import anyio
 import pytest
-from docs_shell import ROOT, served_shell
 from httpx_ws import AsyncWebSocketSession, WebSocketDisconnect, aconnect_ws
-from serve_process import TOKEN, Server, completed_turns, event, sse
+from kit.docs_shell import ROOT, served_shell
+from kit.serve_process import TOKEN, Server, completed_turns, event, sse
 
 from gemwire.testing import FunctionCall, Hang, IsolatedGemini, Reply, Scenario, ScriptedModel, Text
 from gemwire.testing.environment import live_processes

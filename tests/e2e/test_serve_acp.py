@@ -21,7 +21,7 @@ from acp.http import create_http_stream
 from acp.interfaces import Client
 from acp.ws import create_websocket_stream
 from httpx_ws import AsyncWebSocketSession, WebSocketDisconnect, aconnect_ws
-from serve_process import TOKEN, Server
+from kit.serve_process import TOKEN, Server
 
 from gemwire.testing import IsolatedGemini, Reply, Scenario, ScriptedModel, Text
 

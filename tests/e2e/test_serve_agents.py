@@ -16,7 +16,7 @@ from typing import Any
 
 import anyio
 import pytest
-from serve_process import Server, completed_turns, event, sse
+from kit.serve_process import Server, completed_turns, event, sse
 
 from gemwire.runners.agents import resolve_agent
 from gemwire.testing import IsolatedGemini, Reply, Scenario, ScriptedModel, Text

@@ -12,7 +12,7 @@ from typing import Any
 
 import anyio
 import pytest
-from serve_process import Server, event, sse
+from kit.serve_process import Server, event, sse
 
 from gemwire.testing import FunctionCall, Reply, Scenario, ScriptedModel, Text
 from gemwire.testing.agents import isolated_agent

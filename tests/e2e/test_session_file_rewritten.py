@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from corpus import FIXTURES
+from kit.corpus import FIXTURES
 
 from gemwire import run_gemini_sync
 from gemwire.events import UserMessage

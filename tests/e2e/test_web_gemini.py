@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from browser import watched_page
+from kit.browser import watched_page
 from playwright.sync_api import Browser, Page, expect
 
 from gemwire.testing import FunctionCall, Hang, IsolatedGemini, Reply, Scenario, ScriptedModel, Text

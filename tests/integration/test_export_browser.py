@@ -13,9 +13,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from browser import Watched, watched_page
-from corpus import FIXTURES, RECORDINGS
-from opencode_db import build
+from kit.browser import Watched, watched_page
+from kit.corpus import FIXTURES, RECORDINGS
+from kit.opencode_db import build
 from playwright.sync_api import Browser
 
 from gemwire.events import ToolCallFinished

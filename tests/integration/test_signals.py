@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from processes import alive
+from kit.processes import alive
 
 FAKE = Path(__file__).with_name("fake_gemini.py")
 GEMWIRE = str(Path(sys.executable).with_name("gemwire"))

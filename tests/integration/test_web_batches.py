@@ -16,9 +16,9 @@ from typing import Self
 
 import anyio
 import pytest
-from browser import watched_page
+from kit.browser import watched_page
+from kit.web import live_server
 from playwright.sync_api import Browser, Page, expect
-from web_kit import live_server
 
 from gemwire.batch import Task, runner as batch_runner
 from gemwire.events import Event, FileChanged, MessageDelta, TokenUsage, TurnError

@@ -13,10 +13,10 @@ from typing import Any
 
 from acp_scripted import ScriptedAgent
 from anyio.abc import TaskGroup
-from browser import watched_page
-from materialized import Materialized, materialize  # noqa: F401  (the fixture)
+from kit.browser import watched_page
+from kit.materialized import Materialized
+from kit.web import ScriptedAgents, WebAgent, live_server
 from playwright.sync_api import Browser, Page, expect
-from web_kit import ScriptedAgents, WebAgent, live_server
 
 from gemwire.runners.acp import AcpOptions, AgentChannel, memory_channel_pair
 from gemwire.server.agents import AgentEntry
@@ -86,7 +86,7 @@ def shown(page: Page, selector: str) -> list[str]:
 
 def test_a_saved_session_continues_from_the_sessions_view(
     chromium_browser: Browser,
-    materialize: Callable[[str, str], Materialized],  # noqa: F811
+    materialize: Callable[[str, str], Materialized],
     tmp_path: Path,
 ) -> None:
     run = materialize("0.61.0", "session_resume_edits")

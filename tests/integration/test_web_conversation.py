@@ -16,9 +16,9 @@ import anyio
 import pytest
 from acp_scripted import ScriptedAgent
 from anyio.abc import TaskGroup
-from browser import Watched, watched_page
+from kit.browser import Watched, watched_page
+from kit.web import TOKEN, CuttableProxy, LiveServer, ScriptedAgents, WebAgent, live_server
 from playwright.sync_api import Browser, Page, expect
-from web_kit import TOKEN, CuttableProxy, LiveServer, ScriptedAgents, WebAgent, live_server
 
 from gemwire.server.routes_page import CONTENT_SECURITY_POLICY
 from gemwire.server.security import COOKIE

@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser import Watched, watched_page
-from hostile import CHARACTERS, texts
 from hypothesis import HealthCheck, given, settings, strategies as st
+from kit.browser import Watched, watched_page
+from kit.hostile import CHARACTERS, texts
+from kit.web import LiveServer, live_server
 from playwright.sync_api import Browser
-from web_kit import LiveServer, live_server
 
 HOSTILE = (
     '</pre></div><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'

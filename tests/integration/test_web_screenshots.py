@@ -19,9 +19,9 @@ import anyio
 import pytest
 from acp_scripted import ScriptedAgent
 from anyio.abc import TaskGroup
-from browser import Watched, watched_page
+from kit.browser import Watched, watched_page
+from kit.web import LiveServer, ScriptedAgents, WebAgent, live_server
 from playwright.sync_api import Browser, Page, expect
-from web_kit import LiveServer, ScriptedAgents, WebAgent, live_server
 
 from gemwire.runners.acp import AcpOptions, AgentChannel, memory_channel_pair
 from gemwire.server.agents import AgentEntry

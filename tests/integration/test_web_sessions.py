@@ -13,10 +13,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from browser import watched_page
-from materialized import Materialized, materialize  # noqa: F401  (the fixture)
+from kit.browser import watched_page
+from kit.materialized import Materialized
+from kit.web import live_server
 from playwright.sync_api import Browser, expect
-from web_kit import live_server
 
 PAYLOAD = (
     '</pre></div><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
@@ -44,7 +44,7 @@ def hostile(run: Materialized) -> None:
 
 def test_a_hostile_saved_session_lists_opens_and_downloads_as_text(
     chromium_browser: Browser,
-    materialize: Callable[[str, str], Materialized],  # noqa: F811
+    materialize: Callable[[str, str], Materialized],
     tmp_path: Path,
 ) -> None:
     run = materialize("0.61.0", "session_resume_edits")
@@ -120,7 +120,7 @@ def test_a_hostile_saved_session_lists_opens_and_downloads_as_text(
 
 def test_full_text_search_lists_quotes_as_text_and_opens_the_session(
     chromium_browser: Browser,
-    materialize: Callable[[str, str], Materialized],  # noqa: F811
+    materialize: Callable[[str, str], Materialized],
     tmp_path: Path,
 ) -> None:
     run = materialize("0.61.0", "session_resume_edits")
@@ -204,7 +204,7 @@ def copies(run: Materialized, count: int) -> list[str]:
 
 def test_the_list_is_newest_first_a_page_at_a_time_and_reads_at_390_px(
     chromium_browser: Browser,
-    materialize: Callable[[str, str], Materialized],  # noqa: F811
+    materialize: Callable[[str, str], Materialized],
     tmp_path: Path,
 ) -> None:
     run = materialize("0.61.0", "session_resume_edits")
@@ -275,7 +275,7 @@ def test_the_list_is_newest_first_a_page_at_a_time_and_reads_at_390_px(
 
 def test_the_filters_are_the_cli_s_labelled_with_the_server_s_choices(
     chromium_browser: Browser,
-    materialize: Callable[[str, str], Materialized],  # noqa: F811
+    materialize: Callable[[str, str], Materialized],
     tmp_path: Path,
 ) -> None:
     run = materialize("0.61.0", "session_resume_edits")

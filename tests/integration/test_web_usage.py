@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from browser import watched_page
-from materialized import Materialized, materialize  # noqa: F401  (the fixture)
+from kit.browser import watched_page
+from kit.materialized import Materialized
+from kit.web import live_server
 from playwright.sync_api import Browser, Page, expect
-from web_kit import live_server
 
 RECORDED_MODEL = "gemini-3.8-flash"
 """The scripted model's name in the recordings: the price table does not know it."""
@@ -32,7 +32,7 @@ def priced(run: Materialized) -> None:
 
 def test_usage_shows_the_cost_per_day_as_a_chart_and_a_table(
     chromium_browser: Browser,
-    materialize: Callable[[str, str], Materialized],  # noqa: F811
+    materialize: Callable[[str, str], Materialized],
     tmp_path: Path,
 ) -> None:
     run = materialize("0.61.0", "plain_answer")
@@ -97,7 +97,7 @@ def test_usage_shows_the_cost_per_day_as_a_chart_and_a_table(
 
 def test_a_home_whose_model_has_no_price_says_so_instead_of_an_empty_chart(
     chromium_browser: Browser,
-    materialize: Callable[[str, str], Materialized],  # noqa: F811
+    materialize: Callable[[str, str], Materialized],
     tmp_path: Path,
 ) -> None:
     """The offline try (`examples/done.json`, the scripted model): tokens, no price."""

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from corpus import AGENT_GOLDEN
+from kit.corpus import AGENT_GOLDEN
 
 from gemwire.runners.agents import AGENTS
 

@@ -1,4 +1,4 @@
-"""Every Gemini decoder, fed mutated real recordings (see tests/hostile.py): no exception but
+"""Every Gemini decoder, fed mutated real recordings (see tests/kit/hostile.py): no exception but
 gemwire's typed ones, exactly one ``turn_completed`` (last) where a run is replayed, bounded
 time, and what a person or a program is shown of it (``--json``, the transcript) never fails.
 """
@@ -11,9 +11,9 @@ import re
 import tempfile
 from pathlib import Path
 
-from corpus import RECORDINGS
-from hostile import chunks, mutated, recording, within
 from hypothesis import HealthCheck, given, settings, strategies as st
+from kit.corpus import RECORDINGS
+from kit.hostile import chunks, mutated, recording, within
 from rich.console import Console
 
 from gemwire import replay_gemini_stream
@@ -26,7 +26,7 @@ from gemwire.protocol.gemini_json import ErrorDocumentScanner, decode_json_outpu
 from gemwire.sessions import read_session_info, to_unified_messages
 from gemwire.sessions.gemini import load_session
 
-# tests/hostile.py: on sys.path through tests/conftest.py (pytest's rootdir-based import).
+# tests/kit/hostile.py: tests/ is on sys.path through tests/conftest.py (rootdir-based import).
 STREAMS = list(RECORDINGS.glob("*/*/stream-json/run-*.stdout"))
 DOCUMENTS = list(RECORDINGS.glob("*/*/json/run-*.stdout"))
 STDERRS = list(RECORDINGS.glob("*/*/json/run-*.stderr"))

@@ -37,6 +37,11 @@ class RunBudget:
         self.retrying: str | None = None
         """The last 429 retry line (shortened), until the model answers."""
 
+    @property
+    def counts_events(self) -> bool:
+        """Whether an event can spend this budget (`spent_by` can say stop)."""
+        return self._options.max_tool_calls is not None or self._options.max_model_turns is not None
+
     def spent_by(self, event: Event) -> str | None:
         """Why the run must stop (error kind ``cancelled``) now that ``event`` came."""
         options = self._options

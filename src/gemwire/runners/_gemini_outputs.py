@@ -1,7 +1,10 @@
 """The two output formats a Gemini run can read: decoder and reducer, composed.
 
 The runner feeds each the child's stdout chunks and stderr lines, and asks it to finish
-once the child has exited; both end in exactly one ``turn_completed``.
+once the child has exited; both end in exactly one ``turn_completed``. A budget
+(`RunBudget`) is checked on each event as it is made: the events end at the one that
+spent it, and the normalizer never sees what the CLI wrote after it (on a loaded machine the
+CLI can write a further tool call before gemwire reads the one that spent the budget).
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ from gemwire._normalize.gemini_json import GeminiJsonNormalizer
 from gemwire.events import Event, TurnError
 from gemwire.protocol.gemini import GeminiStreamDecoder
 from gemwire.protocol.gemini_json import ErrorDocumentScanner, JsonOutputDecoder
-from gemwire.runners.gemini_options import OutputFormat
+from gemwire.runners._gemini_budget import RunBudget
+from gemwire.runners.gemini_options import GeminiOptions
 
 __all__ = ("JsonReader", "OutputReader", "StreamJsonReader", "output_reader")
 
@@ -22,7 +26,9 @@ class OutputReader(Protocol):
     @property
     def session_id(self) -> str | None: ...
 
-    def feed(self, data: bytes) -> list[Event]: ...
+    def feed(self, data: bytes) -> tuple[list[Event], str | None]:
+        """The events of ``data`` up to the one that spent the budget, and why it did."""
+        ...
 
     def stderr_line(self, line: str) -> list[Event]: ...
 
@@ -32,23 +38,34 @@ class OutputReader(Protocol):
 class StreamJsonReader:
     """``--output-format stream-json``: events as they happen."""
 
-    def __init__(self, *, cwd: str, max_line_bytes: int) -> None:
+    def __init__(self, budget: RunBudget, *, cwd: str, max_line_bytes: int) -> None:
         self._decoder = GeminiStreamDecoder(max_line_bytes=max_line_bytes)
         self._normalizer = GeminiNormalizer(cwd=cwd)
+        self._budget = budget
+        self._spent = False
 
     @property
     def session_id(self) -> str | None:
         return self._normalizer.session_id
 
-    def feed(self, data: bytes) -> list[Event]:
-        return self._normalizer.feed_all(self._decoder.feed(data))
+    def feed(self, data: bytes) -> tuple[list[Event], str | None]:
+        items = self._decoder.feed(data)
+        out: list[Event] = []
+        # One item at a time only where an event can spend the budget (the batch is faster).
+        for batch in ([item] for item in items) if self._budget.counts_events else (items,):
+            for event in self._normalizer.feed_all(batch):
+                out.append(event)
+                if (why := self._budget.spent_by(event)) is not None:
+                    self._spent = True
+                    return out, why
+        return out, None
 
     def stderr_line(self, line: str) -> list[Event]:
         return []
 
     def finish(self, *, exit_code: int | None, stopped: TurnError | None) -> list[Event]:
-        events = self._normalizer.feed_all(self._decoder.close())
-        return events + self._normalizer.finish(exit_code=exit_code, stopped=stopped)
+        rest = [] if self._spent else self._normalizer.feed_all(self._decoder.close())
+        return rest + self._normalizer.finish(exit_code=exit_code, stopped=stopped)
 
 
 class JsonReader:
@@ -63,9 +80,9 @@ class JsonReader:
     def session_id(self) -> str | None:
         return self._normalizer.session_id
 
-    def feed(self, data: bytes) -> list[Event]:
-        self._decoder.feed(data)
-        return []
+    def feed(self, data: bytes) -> tuple[list[Event], str | None]:
+        self._decoder.feed(data)  # no events before the end: no budget (gemini_checks)
+        return [], None
 
     def stderr_line(self, line: str) -> list[Event]:
         document = self._scanner.feed_line(line)
@@ -75,7 +92,7 @@ class JsonReader:
         return self._normalizer.finish(self._decoder.close(), exit_code=exit_code, stopped=stopped)
 
 
-def output_reader(output_format: OutputFormat, *, cwd: str, max_line_bytes: int) -> OutputReader:
-    if output_format == "json":
-        return JsonReader(max_line_bytes=max_line_bytes)
-    return StreamJsonReader(cwd=cwd, max_line_bytes=max_line_bytes)
+def output_reader(options: GeminiOptions, budget: RunBudget, *, cwd: str) -> OutputReader:
+    if options.output_format == "json":
+        return JsonReader(max_line_bytes=options.max_line_bytes)
+    return StreamJsonReader(budget, cwd=cwd, max_line_bytes=options.max_line_bytes)

@@ -80,11 +80,9 @@ class GeminiRun:
         self._cwd = str(Path(options.cwd or os.getcwd()).resolve())
         self._executable = find_gemini(options.executable, cwd=self._cwd)
         check_version(options, self._executable.version)
-        self._output = output_reader(
-            options.output_format, cwd=self._cwd, max_line_bytes=options.max_line_bytes
-        )
-        self._kept = TurnRecord()  # for the result: never every event of a long run
         self._budget = RunBudget(options)
+        self._output = output_reader(options, self._budget, cwd=self._cwd)
+        self._kept = TurnRecord()  # for the result: never every event of a long run
         self._stopped: TurnError | None = None
         self._held: TurnCompleted | None = None  # sent last, once the exit code is known
         self._started = 0.0
@@ -235,15 +233,16 @@ class GeminiRun:
                         break
                     if not data:
                         break
-                    for event in self._take(self._output.feed(data)):
-                        spent = self._budget.spent_by(event)  # the stop comes after the event
+                    events, spent = self._output.feed(data)
+                    for event in self._take(events):
                         if isinstance(event, SessionStarted):
                             self._lock_new_session(event.session_id)
                         await send.send(event)
                         if isinstance(event, SessionStarted):
                             await self._protect_resumed_session(send)
-                        if spent is not None:
-                            await self._stop(child, "cancelled", spent)
+                    if spent is not None:  # the events end at the one that spent it
+                        await self._stop(child, "cancelled", spent)
+                        break
             if wall.cancelled_caught:
                 await self._stop(
                     child, "timeout", f"the run took longer than {options.timeout:g} s"

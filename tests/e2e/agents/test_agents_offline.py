@@ -24,7 +24,7 @@ from typing import Any
 import anyio
 import msgspec
 import pytest
-from corpus import AGENT_GOLDEN as GOLDEN
+from kit.corpus import AGENT_GOLDEN as GOLDEN
 
 from gemwire.events import Event, MessageDelta, SessionUpdated, ToolCallFinished
 from gemwire.runners.acp import AcpTurnResult, run_acp

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import anyio
 import pytest
-from corpus import FIXTURES
-from saved_sessions import scrub
+from kit.corpus import FIXTURES
+from kit.saved_sessions import scrub
 
 from gemwire.events import MessageDelta, ToolCallStarted
 from gemwire.runners.acp import run_acp

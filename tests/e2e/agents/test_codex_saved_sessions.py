@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from corpus import FIXTURES
-from saved_sessions import CASES, check_multi_turn, check_saved
+from kit.corpus import FIXTURES
+from kit.saved_sessions import CASES, check_multi_turn, check_saved
 
 from gemwire.sessions import CodexHome
 

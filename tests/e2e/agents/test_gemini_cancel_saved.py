@@ -16,9 +16,9 @@ from pathlib import Path
 
 import anyio
 import pytest
-from corpus import FIXTURES
-from saved_differences import DIFFERENCES
-from saved_sessions import record_gemini_session, summary
+from kit.corpus import FIXTURES
+from kit.saved_differences import DIFFERENCES
+from kit.saved_sessions import record_gemini_session, summary
 
 from gemwire.events import Event, MessageDelta, UserMessage
 from gemwire.runners.acp import AcpClient

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import anyio
 import pytest
-from corpus import FIXTURES
-from saved_sessions import record_gemini_session, summary
+from kit.corpus import FIXTURES
+from kit.saved_sessions import record_gemini_session, summary
 
 from gemwire.events import Event
 from gemwire.runners.acp import AcpClient

@@ -8,9 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from corpus import FIXTURES
-from opencode_db import build, dump
-from saved_sessions import CASES, Recording, check_multi_turn, check_saved
+from kit.corpus import FIXTURES
+from kit.opencode_db import build, dump
+from kit.saved_sessions import CASES, Recording, check_multi_turn, check_saved
 
 from gemwire.sessions import OpenCodeHome
 

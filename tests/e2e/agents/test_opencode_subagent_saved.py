@@ -13,9 +13,9 @@ from pathlib import Path
 import anyio
 import msgspec
 import pytest
-from corpus import FIXTURES
-from opencode_db import build, dump
-from saved_sessions import scrub, summary
+from kit.corpus import FIXTURES
+from kit.opencode_db import build, dump
+from kit.saved_sessions import scrub, summary
 
 from gemwire.events import Event, MessageDelta, ToolCallStarted
 from gemwire.runners.acp import run_acp

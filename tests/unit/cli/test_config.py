@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hostile import texts
 from hypothesis import given, strategies as st
+from kit.hostile import texts
 
 from gemwire.cli import main
 from gemwire.cli.settings import (

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pyte
 import pytest
-from corpus import RECORDED
+from kit.corpus import RECORDED
 from rich.console import Console
 
 from gemwire import replay_gemini_stream

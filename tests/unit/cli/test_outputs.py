@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 from click.testing import CliRunner
-from corpus import RECORDED
+from kit.corpus import RECORDED
 from rich.console import Console
 
 from gemwire.cli import main

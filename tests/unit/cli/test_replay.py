@@ -3,7 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from click.testing import CliRunner
-from corpus import GOLDEN, RECORDED
+from kit.corpus import GOLDEN, RECORDED
 
 from gemwire.cli import main
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from corpus import RECORDED
+from kit.corpus import RECORDED
 
 from gemwire.cli import main
 from gemwire.sessions import parse_when

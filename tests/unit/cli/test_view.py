@@ -5,9 +5,9 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 
-from corpus import RECORDED
-from hostile import texts
 from hypothesis import given
+from kit.corpus import RECORDED
+from kit.hostile import texts
 from rich.console import Console, RenderableType
 from rich.text import Text
 

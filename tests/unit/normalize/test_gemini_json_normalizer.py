@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from corpus import RECORDINGS, normalize_stream
 from hypothesis import given, strategies as st
+from kit.corpus import RECORDINGS, normalize_stream
 
 from gemwire._normalize.gemini_json import GeminiJsonNormalizer, json_error_kind
 from gemwire.events import Event, MessageDelta, Notice, SessionStarted, TurnCompleted, TurnError

@@ -4,8 +4,8 @@ from pathlib import Path
 from typing import get_args
 
 import pytest
-from corpus import RECORDINGS, normalize_stream
 from hypothesis import HealthCheck, given, settings, strategies as st
+from kit.corpus import RECORDINGS, normalize_stream
 
 from gemwire import replay_gemini_stream
 from gemwire._normalize.gemini import _HANDLERS, GeminiNormalizer

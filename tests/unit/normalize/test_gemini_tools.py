@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from corpus import RECORDINGS
+from kit.corpus import RECORDINGS
 
 from gemwire._normalize.gemini_tools import (
     BUILTIN_TOOL_KINDS,

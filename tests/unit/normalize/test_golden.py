@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from corpus import GOLDEN, RECORDINGS, normalize_stream
+from kit.corpus import GOLDEN, RECORDINGS, normalize_stream
 
 from gemwire.events import encode_event
 

@@ -4,8 +4,8 @@ import contextlib
 from pathlib import Path
 
 import pytest
-from corpus import RECORDINGS
 from hypothesis import HealthCheck, given, settings, strategies as st
+from kit.corpus import RECORDINGS
 from msgspec import UNSET
 
 from gemwire.errors import MalformedMessageError

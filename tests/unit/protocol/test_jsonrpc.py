@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from hostile import texts
 from hypothesis import HealthCheck, given, settings, strategies as st
+from kit.hostile import texts
 
 from gemwire.protocol.jsonrpc import (
     ErrorResponse,

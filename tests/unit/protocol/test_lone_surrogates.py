@@ -10,8 +10,8 @@ from typing import Any
 
 import msgspec
 import pytest
-from hostile import CHARACTERS
 from hypothesis import given, settings, strategies as st
+from kit.hostile import CHARACTERS
 from msgspec import UNSET
 
 from gemwire._normalize.gemini import GeminiNormalizer

@@ -14,8 +14,8 @@ import httpx
 import msgspec
 import pytest
 from acp_scripted import ScriptedAgent, scripted_client
-from remote_kit import DroppingTransport, StreamingASGITransport
-from server_kit import BASE, TOKEN, scripted_server
+from kit.remote import DroppingTransport, StreamingASGITransport
+from kit.server import BASE, TOKEN, scripted_server
 
 from gemwire.errors import RemoteError, ServerUnreachable
 from gemwire.events import (

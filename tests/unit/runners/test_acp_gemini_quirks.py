@@ -14,9 +14,8 @@ from typing import Any
 import anyio
 import pytest
 from acp_scripted import ScriptedAgent, scripted_client
-from corpus import RECORDINGS
-from materialized import Materialized
-from trio.testing import MockClock
+from kit.corpus import RECORDINGS
+from kit.materialized import Materialized
 
 from gemwire.errors import AgentRequestFailed
 from gemwire.events import MessageDelta, UserMessage
@@ -24,15 +23,11 @@ from gemwire.runners.acp import AcpOptions
 from gemwire.runners.acp.gemini_cli import REPLAY_SETTLE, GeminiCliQuirks
 from gemwire.runners.acp.quirks import NoQuirks
 
-pytestmark = pytest.mark.anyio
+# trio with a clock that jumps to the next deadline: the quirks' waits take no time.
+pytestmark = [pytest.mark.anyio, pytest.mark.anyio_backends("trio+autojump")]
 
 SESSION = "1463b159-95bf-4f97-ae5c-9baf64366009"
 """The session of the recorded run, in session-2026-11-22T09-31-1463b159.jsonl."""
-
-
-@pytest.fixture
-def anyio_backend() -> tuple[str, dict[str, Any]]:
-    return "trio", {"clock": MockClock(autojump_threshold=0)}
 
 
 class Clock:

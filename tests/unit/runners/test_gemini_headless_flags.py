@@ -7,8 +7,8 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from gemini_spellings import owned_flags, safe_args
 from hypothesis import given
+from kit.gemini_spellings import owned_flags, safe_args
 
 from gemwire import GeminiOptions
 from gemwire.errors import InvalidOptions

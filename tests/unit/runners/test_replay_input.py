@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from corpus import RECORDED
+from kit.corpus import RECORDED
 
 from gemwire import replay_gemini_stream
 from gemwire._normalize.gemini_replay import replay_gemini_batches

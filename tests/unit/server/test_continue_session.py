@@ -13,7 +13,7 @@ import anyio
 import pytest
 from acp_scripted import ScriptedAgent
 from anyio.abc import TaskGroup
-from server_kit import FakeStreamLauncher, ScriptedLauncher, Served, make_config, served
+from kit.server import FakeStreamLauncher, ScriptedLauncher, Served, make_config, served
 
 from gemwire.runners.acp import AcpOptions, AgentChannel, memory_channel_pair
 from gemwire.server import create_app

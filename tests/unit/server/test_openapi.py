@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server_kit import BASE, Served, make_config, served
+from kit.server import BASE, Served, make_config, served
 from starlette.responses import PlainTextResponse
 from starlette.routing import Mount, Route, WebSocketRoute
 

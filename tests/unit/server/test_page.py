@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from server_kit import BASE, TOKEN, Served, make_config, served
+from kit.server import BASE, TOKEN, Served, make_config, served
 
 from gemwire.server import create_app
 from gemwire.server.routes_page import CONTENT_SECURITY_POLICY

@@ -11,7 +11,7 @@ from typing import Any
 
 import anyio
 import pytest
-from server_kit import FakeStreamLauncher, Served, scripted_server
+from kit.server import FakeStreamLauncher, Served, scripted_server
 
 pytestmark = pytest.mark.anyio
 

@@ -15,7 +15,7 @@ from typing import Any, Self
 
 import anyio
 import pytest
-from server_kit import Served, make_config, served
+from kit.server import Served, make_config, served
 from starlette.applications import Starlette
 
 from gemwire.batch import Task, read_results, runner as batch_runner

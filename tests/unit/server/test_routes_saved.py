@@ -15,10 +15,10 @@ import anyio
 import httpx
 import pytest
 from click.testing import CliRunner
-from corpus import FIXTURES
 from hypothesis import HealthCheck, example, given, settings, strategies as st
-from materialized import Materialized, materialize  # noqa: F401  (the fixture)
-from server_kit import Served, make_config, served
+from kit.corpus import FIXTURES
+from kit.materialized import Materialized
+from kit.server import Served, make_config, served
 
 from gemwire.cli import main
 from gemwire.server import create_app
@@ -66,7 +66,7 @@ class Homes:
 
 
 @pytest.fixture
-def homes(materialize: Callable[[str, str], Materialized]) -> Homes:  # noqa: F811
+def homes(materialize: Callable[[str, str], Materialized]) -> Homes:
     return Homes(materialize("0.61.0", "plain_answer"))
 
 

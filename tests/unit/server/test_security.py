@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 from httpx_ws import WebSocketDisconnect
-from server_kit import BASE, TOKEN, Served, auth, make_config, served
+from kit.server import BASE, TOKEN, Served, auth, make_config, served
 from starlette.applications import Starlette
 
 from gemwire._version import __version__

@@ -11,7 +11,7 @@ import anyio
 import pytest
 from acp_scripted import ScriptedAgent
 from httpx_ws import WebSocketDisconnect
-from server_kit import TOKEN, Served, scripted_server
+from kit.server import TOKEN, Served, scripted_server
 
 from gemwire.errors import AgentNotFound
 

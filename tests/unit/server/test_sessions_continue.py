@@ -10,7 +10,7 @@ from typing import Any
 
 import anyio
 import pytest
-from server_kit import (
+from kit.server import (
     FakeStreamLauncher,
     LoadingAgent,
     ScriptedLauncher,

@@ -10,7 +10,7 @@ from typing import Any
 
 import anyio
 import pytest
-from server_kit import LoadingAgent, ScriptedLauncher, Served, make_config, served
+from kit.server import LoadingAgent, ScriptedLauncher, Served, make_config, served
 
 from gemwire.runners.acp import AcpOptions, AgentChannel, memory_channel_pair
 from gemwire.server import create_app

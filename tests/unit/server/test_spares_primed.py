@@ -17,7 +17,7 @@ import pytest
 from acp_scripted import ScriptedAgent, ScriptedError
 from anyio.abc import TaskGroup
 from hypothesis import given, settings, strategies as st
-from server_kit import Served, scripted_server
+from kit.server import Served, scripted_server
 
 from gemwire.events import Event
 from gemwire.runners.acp import (
@@ -33,11 +33,6 @@ from gemwire.server.responses import NotFound
 from gemwire.server.spares import SpareAgents, _Messages, _Unused
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 class Chatty(ScriptedAgent):

@@ -8,7 +8,7 @@ from typing import Any
 
 import anyio
 import pytest
-from server_kit import FakeStreamLauncher, Served, scripted_server
+from kit.server import FakeStreamLauncher, Served, scripted_server
 
 from gemwire.server.stream import gemini_options
 

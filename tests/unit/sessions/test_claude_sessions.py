@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from corpus import FIXTURES
+from kit.corpus import FIXTURES
 
 from gemwire.events import FileChanged, Notice, ToolCallFinished, ToolCallStarted
 from gemwire.sessions import (

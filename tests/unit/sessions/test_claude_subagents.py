@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from corpus import FIXTURES
+from kit.corpus import FIXTURES
 from msgspec import UNSET
 
 from gemwire.cli import main

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from corpus import FIXTURES
+from kit.corpus import FIXTURES
 
 from gemwire.events import (
     FileChanged,

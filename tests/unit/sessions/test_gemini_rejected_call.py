@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import msgspec
-from corpus import FIXTURES
+from kit.corpus import FIXTURES
 
 from gemwire.events import ToolCallFinished, ToolError
 from gemwire.sessions import load_session, to_html, to_markdown

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 import msgspec
-from corpus import FIXTURES
+from kit.corpus import FIXTURES
 
 from gemwire.events import MessageDelta, ToolCallFinished, ToolCallStarted, UserMessage
 from gemwire.sessions import load_session, read_session_info, to_markdown

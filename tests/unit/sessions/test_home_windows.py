@@ -150,7 +150,7 @@ def test_qwen_code_lowercases_a_project_s_folder_on_windows_claude_code_does_not
 def test_qwen_s_home_finds_and_counts_a_project_by_its_platform_s_folder(
     tmp_path: Path, platform: str
 ) -> None:
-    from jsonl_agents import JSONL_AGENTS
+    from kit.jsonl_agents import JSONL_AGENTS
 
     [qwen] = [spec for spec in JSONL_AGENTS if spec.agent == "qwen"]
     project = tmp_path / "Work" / "Proj"  # a folder name with capitals

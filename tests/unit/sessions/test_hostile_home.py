@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hostile import texts
 from hypothesis import HealthCheck, given, settings, strategies as st
+from kit.hostile import texts
 
 from gemwire.cli import main
 from gemwire.events import UserMessage

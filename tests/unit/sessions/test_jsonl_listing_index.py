@@ -9,7 +9,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from jsonl_agents import JSONL_AGENTS, JsonlAgent, materialize
+from kit.jsonl_agents import JSONL_AGENTS, JsonlAgent, materialize
 
 from gemwire.sessions import _index, _jsonl_home
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import msgspec
 import pytest
 from click.testing import CliRunner
-from hostile import cut_text, mutated, within
 from hypothesis import HealthCheck, given, settings, strategies as st
-from jsonl_agents import JSONL_AGENTS, JsonlAgent, cases_of, materialize
+from kit.hostile import cut_text, mutated, within
+from kit.jsonl_agents import JSONL_AGENTS, JsonlAgent, cases_of, materialize
 
 from gemwire.cli import main
 from gemwire.cli.safe_text import terminal_safe_event
@@ -82,7 +82,7 @@ def test_any_bytes_load_and_map_without_raising(spec: JsonlAgent, chunks: list[b
 )
 @given(data=st.data())
 def test_hostile_recordings_load_list_and_encode(spec: JsonlAgent, data: st.DataObject) -> None:
-    """The fuzzing harness used for Gemini's files (tests/hostile.py) on the recordings."""
+    """The fuzzing harness used for Gemini's files (tests/kit/hostile.py) on the recordings."""
     case = data.draw(st.sampled_from(cases_of(spec.recordings)))
     hostile = data.draw(mutated((spec.recordings / f"{case}.jsonl").read_bytes()))
     with tempfile.TemporaryDirectory() as folder, within(30):
@@ -192,7 +192,7 @@ def test_a_prompt_that_is_not_unicode_is_read_as_node_reads_it(
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.data_too_large])
 @given(data=st.data())
 def test_text_that_is_not_unicode_loses_no_record(spec: JsonlAgent, data: st.DataObject) -> None:
-    """The fuzzing harness's cut texts (tests/hostile.py): every record is kept, each line
+    """The fuzzing harness's cut texts (tests/kit/hostile.py): every record is kept, each line
     with a cut says it was repaired, and nothing else is wrong."""
     case = data.draw(st.sampled_from(cases_of(spec.recordings)))
     recorded = (spec.recordings / f"{case}.jsonl").read_bytes()

@@ -14,10 +14,10 @@ from pathlib import Path
 import msgspec
 import pytest
 from click.testing import CliRunner
-from corpus import FIXTURES
-from hostile import CUT_TEXT, cut_text
 from hypothesis import HealthCheck, given, settings, strategies as st
-from opencode_db import build, merged
+from kit.corpus import FIXTURES
+from kit.hostile import CUT_TEXT, cut_text
+from kit.opencode_db import build, merged
 
 from gemwire.cli import main
 from gemwire.cli.safe_text import terminal_safe_event
@@ -315,7 +315,7 @@ def test_any_row_data_loads_lists_and_maps_without_raising(
 def test_a_row_s_text_cut_inside_a_character_loses_nothing(
     data: st.DataObject, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """The fuzzing harness's cut texts (tests/hostile.py) in the rows' JSON, stored as TEXT:
+    """The fuzzing harness's cut texts (tests/kit/hostile.py) in the rows' JSON, stored as TEXT:
     every row is still read, and each cut one says it was repaired."""
     database = _database(tmp_path_factory.mktemp("cut"), "edit")
     with closing(sqlite3.connect(database)) as connection:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from corpus import FIXTURES
+from kit.corpus import FIXTURES
 
 from gemwire.events import UserMessage
 from gemwire.sessions import load_session, read_session_info

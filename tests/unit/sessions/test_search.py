@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from corpus import FIXTURES
-from jsonl_agents import JSONL_AGENTS, JsonlAgent, materialize
-from opencode_db import merged
+from kit.corpus import FIXTURES
+from kit.jsonl_agents import JSONL_AGENTS, JsonlAgent, materialize
+from kit.opencode_db import merged
 
 from gemwire.cli import main
 from gemwire.sessions import ClaudeHome, OpenCodeHome, SearchMatch, search, source

@@ -16,8 +16,8 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from corpus import RECORDINGS
 from hypothesis import given, settings, strategies as st
+from kit.corpus import RECORDINGS
 
 from gemwire.protocol.gemini_session import RecordReplay
 from gemwire.sessions import read_session_info

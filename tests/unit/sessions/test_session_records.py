@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
-from hostile import texts
 from hypothesis import given, strategies as st
+from kit.hostile import texts
 
 from gemwire.events import Notice, Unknown, UserMessage
 from gemwire.sessions import RawMessage, read_session_info

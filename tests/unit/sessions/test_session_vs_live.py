@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from corpus import RECORDINGS, normalize_stream
+from kit.corpus import RECORDINGS, normalize_stream
 
 from gemwire.events import (
     Event,

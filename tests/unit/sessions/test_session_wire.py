@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from corpus import RECORDINGS
+from kit.corpus import RECORDINGS
 
 from gemwire.protocol._strict import unknown_fields
 from gemwire.wire.gemini_session import (

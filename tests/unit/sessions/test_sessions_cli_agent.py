@@ -54,7 +54,7 @@ def test_show_and_export_find_a_session_with_either_agent(materialize: Make, age
 def _two_agents(materialize: Make, tmp_path: Path) -> tuple[dict[str, str], list[str]]:
     """A project with Gemini's recorded session and every Claude Code recording: the
     environment to find both, and ``--project``."""
-    from jsonl_agents import JSONL_AGENTS, materialize as materialize_jsonl
+    from kit.jsonl_agents import JSONL_AGENTS, materialize as materialize_jsonl
 
     run = materialize("0.61.0", "plain_answer")
     [claude] = [spec for spec in JSONL_AGENTS if spec.agent == "claude"]

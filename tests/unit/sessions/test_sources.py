@@ -8,8 +8,8 @@ from typing import Any
 
 import msgspec
 import pytest
-from corpus import FIXTURES
-from opencode_db import build
+from kit.corpus import FIXTURES
+from kit.opencode_db import build
 
 from gemwire.cli.sessions import AGENT_CHOICES
 from gemwire.errors import InvalidOptions

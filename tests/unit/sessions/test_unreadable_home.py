@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from corpus import FIXTURES
-from opencode_db import build
+from kit.corpus import FIXTURES
+from kit.opencode_db import build
 
 from gemwire.cli import main
 from gemwire.sessions import ClaudeHome, GeminiHome, OpenCodeHome, search, usage

@@ -15,7 +15,7 @@ from datetime import date, timedelta
 from functools import partial
 from pathlib import Path
 
-from corpus import RECORDINGS
+from kit.corpus import RECORDINGS
 
 PROJECTS = ("/work/alpha", "/work/beta", "/work/gamma")
 FIRST_DAY = date(2026, 9, 1)

@@ -9,8 +9,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from hostile import texts
 from hypothesis import given, settings, strategies as st
+from kit.hostile import texts
 
 from gemwire.testing import (
     Fail,

@@ -16,15 +16,11 @@ from gemwire._transport.process import Child
 from gemwire.runners.acp.terminals import _command
 from gemwire.wire import acp
 
-pytestmark = pytest.mark.anyio
+# Windows' own event loop runs processes on asyncio alone.
+pytestmark = [pytest.mark.anyio, pytest.mark.anyio_backends("asyncio")]
 
 LINE = 'echo "a  b" && echo c'
 """Quotes, two blanks and a command separator: what a shell reads and an argv does not."""
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"  # Windows' own event loop runs processes on asyncio alone
 
 
 def test_a_line_runs_as_bin_sh_c_or_on_windows_comspec_c() -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from corpus import AGENT_GOLDEN
+from kit.corpus import AGENT_GOLDEN
 from msgspec import inspect
 
 from gemwire.protocol._strict import unknown_fields

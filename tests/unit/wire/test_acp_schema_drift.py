@@ -11,7 +11,7 @@ from typing import Any, Union, get_args, get_origin
 
 import msgspec
 import pytest
-from corpus import FIXTURES
+from kit.corpus import FIXTURES
 
 from gemwire.wire import acp
 from gemwire.wire.acp import untyped

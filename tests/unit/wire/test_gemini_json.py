@@ -6,7 +6,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from corpus import RECORDINGS
+from kit.corpus import RECORDINGS
 
 from gemwire.protocol._strict import unknown_fields
 from gemwire.wire.gemini_json import JsonError, JsonOutput

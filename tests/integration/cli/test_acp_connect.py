@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from acp_scripted import ScriptedAgent
 from click.testing import CliRunner
-from served import ScriptedChannel, endpoint_app, serve_asgi
+from kit.served import ScriptedChannel, endpoint_app, serve_asgi
 
 from gemwire.cli import main
 from gemwire.cli.exit_codes import EXIT_AUTH, EXIT_NOT_FOUND, EXIT_USAGE

@@ -1,6 +1,6 @@
 """Where an agent's saved session and its live ACP run differ, by design of each: the one
 table the saved-vs-live tests (tests/e2e/agents/test_<agent>_saved_sessions.py, through
-tests/saved_sessions.py) hold every case to; docs/sessions.md links here.
+tests/kit/saved_sessions.py) hold every case to; docs/sessions.md links here.
 
 ``DIFFERENCES[agent][case]`` maps each field of the comparison that differs (``answer``,
 ``calls``: ids and kinds, ``finished``: how each call ended, ``files``: the files changed)

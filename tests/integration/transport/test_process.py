@@ -11,7 +11,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from processes import alive, in_group
+from kit.processes import alive, in_group
 
 from gemwire._transport import platform, process
 from gemwire._transport.platform import OutputPipe

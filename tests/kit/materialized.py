@@ -1,17 +1,12 @@
 """Recorded Gemini homes, copied with their placeholders replaced by real paths.
 
-The ``materialize`` fixture, for the conftest.py of each folder whose tests use it
-(tests/unit/sessions, tests/integration): ``from materialized import materialize``.
+`Materialized`; the ``materialize`` fixture that makes them is in tests/conftest.py.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from pathlib import Path
-
-import pytest
-from corpus import RECORDINGS
 
 
 class Materialized:
@@ -50,16 +45,3 @@ class Materialized:
 
     def session_files(self) -> list[Path]:
         return sorted(p for p in self.chats.glob("session-*") if p.is_file())
-
-
-@pytest.fixture
-def materialize(tmp_path: Path) -> Callable[[str, str], Materialized]:
-    """``materialize("0.61.0", "resume")``: that recording's stream-json run, made real."""
-    count = 0
-
-    def make(version: str, case: str, output_format: str = "stream-json") -> Materialized:
-        nonlocal count
-        count += 1
-        return Materialized(RECORDINGS / version / case / output_format, tmp_path / str(count))
-
-    return make

@@ -19,7 +19,7 @@ import pytest
 from anyio.abc import TaskGroup
 from httpx_ws import WebSocketDisconnect
 from hypothesis import given, settings, strategies as st
-from server_kit import BASE, LoadingAgent, ScriptedLauncher, Served, make_config, served
+from kit.server import BASE, LoadingAgent, ScriptedLauncher, Served, make_config, served
 
 from gemwire.protocol.acp.remote import peek
 from gemwire.runners.acp import AcpOptions, AgentChannel, memory_channel_pair
@@ -182,11 +182,6 @@ for line in sys.stdin:
             "protocolVersion": 1, "agentCapabilities": {},
             "agentInfo": {"name": "mini", "version": token}}}), flush=True)
 """
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 async def test_an_agent_option_agent_is_reachable_without_the_token(

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from processes import alive
+from kit.processes import alive
 
 # mypy --platform win32 skips the rest, as it skips the watchdog itself (Windows: a job).
 assert sys.platform != "win32" or not TYPE_CHECKING

@@ -10,8 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from corpus import FIXTURES
-
 from gemwire.sessions import (
     ClaudeConversation,
     ClaudeHome,
@@ -24,6 +22,7 @@ from gemwire.sessions._jsonl import JsonlConversation
 from gemwire.sessions.claude import project_slug as claude_slug
 from gemwire.sessions.qwen import project_slug as qwen_slug
 from gemwire.wire import claude_session, codex_session, qwen_session
+from kit.corpus import FIXTURES
 
 __all__ = ("JSONL_AGENTS", "JsonlAgent", "cases_of")
 

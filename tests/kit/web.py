@@ -1,4 +1,4 @@
-"""The real server app on a real port, for the browser: uvicorn in a thread of its own.
+"""The real server app on a real port, for the browser (`kit.threaded_server`).
 
 `live_server` binds 127.0.0.1 port 0 and runs `create_app` on uvicorn (wsproto, as
 ``gemwire serve`` does) in an anyio loop of its own thread. ``launcher`` gets that loop's
@@ -16,7 +16,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-import anyio
 import uvicorn
 from acp_scripted import Prompt, ScriptedAgent
 from anyio.abc import TaskGroup
@@ -28,6 +27,7 @@ from gemwire.server.agents import AgentEntry, AgentLauncher
 from gemwire.server.responses import NotFound
 from gemwire.server.run import bind
 from gemwire.server.security import COOKIE
+from kit.threaded_server import serve_in_thread
 
 TOKEN = "web-test-token-0123456789"
 
@@ -81,50 +81,15 @@ def live_server(
         state_dir=state_dir,
         **changes,
     )
-    started = threading.Event()
-    stop = threading.Event()
-    failure: list[BaseException] = []
 
-    async def main() -> None:
-        async with anyio.create_task_group() as tg:
-            app = create_app(config, launcher=launcher(tg) if launcher else None)
-            server = uvicorn.Server(
-                uvicorn.Config(app, ws="wsproto", log_level="warning", timeout_graceful_shutdown=2)
-            )
+    def build(tg: TaskGroup) -> uvicorn.Server:
+        app = create_app(config, launcher=launcher(tg) if launcher else None)
+        return uvicorn.Server(
+            uvicorn.Config(app, ws="wsproto", log_level="warning", timeout_graceful_shutdown=2)
+        )
 
-            async def serve() -> None:
-                await server.serve(sockets=[sock])
-                tg.cancel_scope.cancel()
-
-            tg.start_soon(serve)
-            while not server.started:  # noqa: ASYNC110 - uvicorn has a flag, no event
-                await anyio.sleep(0.01)
-            started.set()
-            await anyio.to_thread.run_sync(stop.wait)
-            server.should_exit = True
-
-    def run() -> None:
-        try:
-            anyio.run(main)
-        except BaseException as exc:  # noqa: BLE001 - reported in the test's thread
-            failure.append(exc)
-        finally:
-            started.set()
-
-    thread = threading.Thread(target=run, name="live-server", daemon=True)
-    thread.start()
-    started.wait(30)
-    if failure:
-        raise failure[0]
-    try:
+    with serve_in_thread(build, sock):
         yield LiveServer(config)
-    finally:
-        stop.set()
-        thread.join(30)
-        sock.close()
-        assert not thread.is_alive(), "the server did not stop"
-        if failure:
-            raise failure[0]
 
 
 MODES = [{"id": "default", "name": "Default"}, {"id": "plan", "name": "Plan only"}]

@@ -1,4 +1,4 @@
-"""An ASGI app served by uvicorn on 127.0.0.1 (a free port) in a thread of its own, and
+"""An ASGI app served on 127.0.0.1 (a free port; `kit.threaded_server`), and
 `ScriptedChannel`: tests/acp_scripted.py's agent as an `AgentChannel` an endpoint launches.
 
 uvicorn runs on asyncio in its thread, so the client under test may run on either anyio
@@ -8,17 +8,18 @@ backend in the test's thread.
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import AsyncExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Self
 
 import anyio
+import uvicorn
 from acp_scripted import Prompt, ScriptedAgent, _end_turn
 
 from gemwire.runners.acp import MemoryChannel, memory_channel_pair
 from gemwire.runners.acp.channel import Framing
+from kit.threaded_server import serve_in_thread
 
 WS_MAX_SIZE = 128 * 1024 * 1024
 """Above the endpoint's own cap (64 MiB), so that the endpoint's check is what refuses."""
@@ -27,58 +28,9 @@ WS_MAX_SIZE = 128 * 1024 * 1024
 @contextmanager
 def serve_asgi(app: Any) -> Iterator[str]:
     """``app`` served at the yielded ``127.0.0.1:PORT``, stopped on exit."""
-    import uvicorn
-
-    config = uvicorn.Config(
-        app, host="127.0.0.1", port=0, ws="wsproto", ws_max_size=WS_MAX_SIZE, log_level="warning"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("uvicorn did not start")
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(20)
-
-
-async def eventually(done: Callable[[], bool]) -> None:
-    """Wait until ``done()`` holds: for what the server's thread does (its anyio events
-    belong to its loop); fails after 10 seconds."""
-    with anyio.fail_after(10):
-        while not done():  # noqa: ASYNC110 - state of another thread
-            await anyio.sleep(0.01)
-
-
-class LoadingAgent(ScriptedAgent):
-    """A `ScriptedAgent` that also loads sessions: ``session/load`` replays one exchange
-    (``earlier`` → ``before``) of the session, then answers."""
-
-    async def _answer(self, message: dict[str, Any]) -> None:
-        method, params = message["method"], message.get("params") or {}
-        if method == "initialize":
-            info = {"name": self.name, "version": "1.0"}
-            result = {
-                "protocolVersion": 1,
-                "agentInfo": info,
-                "agentCapabilities": {"loadSession": True},
-            }
-        elif method == "session/load":
-            session_id = params["sessionId"]
-            text = {"type": "text", "text": "earlier"}
-            await self.update(session_id, "user_message_chunk", content=text)
-            await self.say(session_id, "before")
-            result = {}
-        else:
-            await super()._answer(message)
-            return
-        await self.send({"id": message["id"], "result": result})
+    config = uvicorn.Config(app, ws="wsproto", ws_max_size=WS_MAX_SIZE, log_level="warning")
+    with serve_in_thread(lambda tg: uvicorn.Server(config)) as running:
+        yield f"127.0.0.1:{running.port}"
 
 
 class ScriptedChannel:
@@ -99,7 +51,7 @@ class ScriptedChannel:
         self._agent_type = agent_type
         self._stack = AsyncExitStack()
         self.closed = threading.Event()
-        """Set once the channel closed (in the server's thread: see `eventually`)."""
+        """Set once the channel closed (in the server's thread: see `kit.waiting`)."""
 
     stderr_tail = None
     exit_code = None
@@ -137,7 +89,7 @@ def sdk_echo_app() -> Any:
     (tests/fixtures/acp_sdk/echo_agent.py.txt, the SDK's examples/echo_agent.py)."""
     from acp.http.asgi import create_asgi_app
 
-    source = Path(__file__).parent / "fixtures" / "acp_sdk" / "echo_agent.py.txt"
+    source = Path(__file__).parents[1] / "fixtures" / "acp_sdk" / "echo_agent.py.txt"
     namespace: dict[str, Any] = {"__name__": "acp_sdk_echo_agent"}
     exec(compile(source.read_text(), str(source), "exec"), namespace)  # noqa: S102 - the SDK's example
     echo_agent = namespace["EchoAgent"]

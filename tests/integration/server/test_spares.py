@@ -54,11 +54,6 @@ async def started(folder: Path, count: int) -> list[int]:
     return pids
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def launcher(tmp_path: Path) -> tuple[ProcessLauncher, Path]:
     script, pids = tmp_path / "agent.py", tmp_path / "pids"
     script.write_text(AGENT)

@@ -1,25 +1,20 @@
 """The whole server at the wire: `gemwire.server.run.server_for` (uvicorn with the limits and
-the shutdown order ``gemwire serve`` has) on 127.0.0.1, in a thread of its own, its agents
+the shutdown order ``gemwire serve`` has) on 127.0.0.1 (`kit.threaded_server`), its agents
 tests/acp_scripted.py's (`ScriptedChannel`) and its ``gemini-stream`` runs `FakeRun`s.
 
 The test talks to it as any client does (httpx, raw sockets), from its own thread; what the
-server's thread changes is polled (`until`), never waited for by a guess.
+server's thread changes is polled (`eventually_blocking`), never waited for by a guess.
 """
 
 from __future__ import annotations
 
 import socket
-import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import httpx
-import uvicorn
 from acp_scripted import Prompt, _end_turn
-from served import ScriptedChannel
-from server_kit import FakeStreamLauncher, auth, make_config
 from starlette.applications import Starlette
 
 from gemwire.runners.acp import AcpOptions, AgentChannel
@@ -28,8 +23,11 @@ from gemwire.server.agents import AgentEntry
 from gemwire.server.responses import NotFound
 from gemwire.server.run import bind, server_for
 from gemwire.server.state import AppState
+from kit.served import ScriptedChannel
+from kit.server import FakeStreamLauncher, auth, make_config
+from kit.threaded_server import Running, serve_in_thread
 
-__all__ = ("ThreadLauncher", "Wire", "until", "wire_server")
+__all__ = ("ThreadLauncher", "Wire", "wire_server")
 
 
 class ThreadLauncher:
@@ -58,24 +56,17 @@ class ThreadLauncher:
         return channel
 
 
-def until(done: Callable[[], bool], timeout: float = 20) -> None:
-    """Wait until ``done()`` holds (what the server's thread does); fails after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while not done():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
-
-
 class Wire:
     """A running server: its address, app, uvicorn server and a client with the token."""
 
-    def __init__(self, app: Starlette, server: uvicorn.Server, port: int) -> None:
+    def __init__(self, app: Starlette, running: Running) -> None:
         self.app = app
-        self.server = server
-        self.port = port
-        self.base = f"http://127.0.0.1:{port}"
+        self.running = running
+        assert running.server is not None
+        self.server = running.server
+        self.port = running.port
+        self.base = f"http://127.0.0.1:{self.port}"
         self.http = httpx.Client(base_url=self.base, headers=auth(), timeout=30)
-        self.thread: threading.Thread | None = None
 
     @property
     def state(self) -> AppState:
@@ -111,12 +102,7 @@ class Wire:
 
     def stop(self) -> float:
         """Shut down as SIGTERM does; the seconds it took."""
-        started = time.monotonic()
-        self.server.should_exit = True
-        assert self.thread is not None
-        self.thread.join(120)
-        assert not self.thread.is_alive()
-        return time.monotonic() - started
+        return self.running.stop()
 
 
 @contextmanager
@@ -125,21 +111,11 @@ def wire_server(
 ) -> Iterator[Wire]:
     """The server of `make_config` ``root``, ``state_dir`` and ``changes``, on a free port."""
     sock = bind("127.0.0.1", 0)
-    port = sock.getsockname()[1]
-    config = make_config(root, state_dir, port=port, **changes)
+    config = make_config(root, state_dir, port=sock.getsockname()[1], **changes)
     app = create_app(
         config, launcher=launcher or ThreadLauncher(), stream_launcher=FakeStreamLauncher()
     )
-    server = server_for(app, config)
-    wire = Wire(app, server, port)
-    wire.thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    wire.thread.start()
-    try:
-        until(lambda: server.started or not wire.thread or not wire.thread.is_alive())
-        assert server.started, "the server did not start"
-        yield wire
-    finally:
-        wire.http.close()
-        if wire.thread.is_alive():
-            wire.stop()
-        sock.close()
+    with serve_in_thread(lambda tg: server_for(app, config), sock) as running:
+        wire = Wire(app, running)
+        with wire.http:
+            yield wire

@@ -13,14 +13,14 @@ from typing import Any
 import anyio
 import pytest
 from acp_scripted import ScriptedAgent
-from served import (
-    LoadingAgent,
+from kit.served import (
     ScriptedChannel,
     endpoint_app,
-    eventually,
     sdk_echo_app,
     serve_asgi,
 )
+from kit.server import LoadingAgent
+from kit.waiting import eventually
 
 from gemwire.errors import AgentNotFound, AuthFailed, PromptTooLarge
 from gemwire.events import Event, TurnCompleted
@@ -324,11 +324,15 @@ async def test_an_sse_event_over_the_cap_is_dropped_and_the_next_comes_through()
             assert channel.close_reason == "the server ended the connection's stream"
 
 
+class ReplayingAgent(LoadingAgent):
+    replay = ("earlier", "before")
+
+
 @pytest.mark.parametrize("kind", CHANNELS)
 async def test_a_loaded_session_replays_and_takes_prompts(kind: str) -> None:
     agents: list[ScriptedAgent] = []
     endpoint = AcpEndpoint(
-        lambda name: ScriptedChannel(agents, on_prompt=_echo, agent_type=LoadingAgent)
+        lambda name: ScriptedChannel(agents, on_prompt=_echo, agent_type=ReplayingAgent)
     )
     with serve_asgi(endpoint_app(endpoint)) as host, anyio.fail_after(20):
         async with AcpClient(AcpOptions(), channel=CHANNELS[kind](host)) as client:

@@ -182,10 +182,13 @@ async def served(app: Starlette) -> AsyncIterator[Served]:
 
 
 class LoadingAgent(ScriptedAgent):
-    """A `ScriptedAgent` that can load its sessions and has two modes."""
+    """A `ScriptedAgent` that can load its sessions and has two modes (`MODES`); a session
+    it loads replays ``replay`` first (the user's text, then the agent's), if set."""
+
+    replay: tuple[str, str] | None = None
 
     async def _answer(self, message: dict[str, Any]) -> None:
-        method = message["method"]
+        method, params = message["method"], message.get("params") or {}
         result: dict[str, Any]
         if method == "initialize":
             info = {"name": self.name, "version": "1.0"}
@@ -199,6 +202,11 @@ class LoadingAgent(ScriptedAgent):
                 result = {"sessionId": f"a{id(self) % 10_000}-{self.sessions}"}
                 self.sessions += 1
             else:
+                if self.replay is not None:
+                    asked, answered = self.replay
+                    text = {"type": "text", "text": asked}
+                    await self.update(params["sessionId"], "user_message_chunk", content=text)
+                    await self.say(params["sessionId"], answered)
                 result = {}
             result["modes"] = {"currentModeId": "default", "availableModes": MODES}
         elif method == "session/set_mode":

@@ -6,7 +6,7 @@ session it saved is then loaded, recorded into tests/fixtures/<agent>/<version>
 (``GEMWIRE_RECORD=1``, with its golden events, machine paths replaced) and compared with
 the live events: the answer, the tool calls and their kinds, how each finished, the files
 changed. Where an agent's saved session and live stream differ by design, the one table of
-tests/saved_differences.py lists the case and what differs, with why (docs/sessions.md
+tests/kit/saved_differences.py lists the case and what differs, with why (docs/sessions.md
 links it); the rest is compared.
 """
 
@@ -24,7 +24,6 @@ from typing import Any
 
 import anyio
 import msgspec
-from saved_differences import DIFFERENCES
 
 from gemwire.events import (
     Event,
@@ -40,6 +39,7 @@ from gemwire.sessions import SessionSource, load_session
 from gemwire.testing import Reply, Scenario, ScriptedModel, Text
 from gemwire.testing.agents import isolated_agent
 from gemwire.testing.recorder import MachinePaths
+from kit.saved_differences import DIFFERENCES
 
 __all__ = ("CASES", "JSONL", "PROMPTS", "Recording", "check_multi_turn", "check_saved", "summary")
 
@@ -47,7 +47,7 @@ MACHINE = MachinePaths()
 
 
 def _offline() -> Any:
-    path = Path(__file__).parent / "e2e" / "agents" / "test_agents_offline.py"
+    path = Path(__file__).parents[1] / "e2e" / "agents" / "test_agents_offline.py"
     spec = importlib.util.spec_from_file_location("saved_sessions_cases", path)
     assert spec is not None
     assert spec.loader is not None

@@ -1,8 +1,8 @@
 """Where the recorded corpus lives (tests/fixtures, see its README) and the one way tests
 run a recorded stream: decoded, then normalized.
 
-On ``sys.path`` through tests/conftest.py (pytest's rootdir-based import), like
-tests/hostile.py: ``from corpus import RECORDINGS, normalize_stream``.
+``from kit.corpus import RECORDINGS, normalize_stream`` (tests/ is on ``sys.path`` through
+tests/conftest.py, pytest's rootdir-based import).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ __all__ = (
     "normalize_stream",
 )
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 FIXTURES = TESTS / "fixtures"
 RECORDINGS = FIXTURES / "gemini"
 """``<version>/<case>/``: the real Gemini CLIs' recorded runs and session files."""

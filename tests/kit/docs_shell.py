@@ -23,7 +23,7 @@ from gemwire.testing.environment import live_processes
 
 __all__ = ("ROOT", "SERVE", "Shell", "fresh_path", "served_shell")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SERVE = 'eval "$(.venv/bin/python -m gemwire.testing serve examples/done.json &)"'
 """The line README.md and docs/testing.md give, run from the checkout."""
 _TAG = "GEMWIRE_DOCS_SHELL"

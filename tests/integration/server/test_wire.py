@@ -1,4 +1,4 @@
-"""The server at the wire (`wire_kit`: uvicorn as ``gemwire serve`` runs it, in a thread):
+"""The server at the wire (`kit.wire`: uvicorn as ``gemwire serve`` runs it, in a thread):
 clients that never read, never finish a request or send what a route does not take, and a
 shutdown with such clients connected. Nothing is logged as an ASGI error, nothing grows
 without bound, nothing is kept for ever."""
@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 from acp_scripted import ScriptedAgent
-from wire_kit import ThreadLauncher, Wire, until, wire_server
+from kit.waiting import eventually_blocking
+from kit.wire import ThreadLauncher, Wire, wire_server
 
 from gemwire.server import routes_sessions, run, security
 from gemwire.server.streams import SUBSCRIBER_BUFFER
@@ -65,18 +66,20 @@ def test_a_stalled_sse_client_costs_a_bounded_buffer_and_no_asgi_error(
         stalled = wire.connect(rcvbuf=4096)
         stalled.sendall(wire.request_head("GET", f"/v1/sessions/{sid}/events"))
         assert wire.http.post(f"/v1/sessions/{sid}/prompt", json={"text": "go"}).status_code == 202
-        until(lambda: turn_completed(wire, sid), timeout=60)  # the agent was not held back
+        eventually_blocking(
+            lambda: turn_completed(wire, sid), timeout=60
+        )  # the agent was not held back
         late = wire.connect(rcvbuf=4096)  # this one reads the whole turn from the log
         late.sendall(wire.request_head("GET", f"/v1/sessions/{sid}/events?after=0"))
         session = wire.state.sessions.get(sid)  # type: ignore[union-attr]
-        until(lambda: session.stream.subscribers == 2)
+        eventually_blocking(lambda: session.stream.subscribers == 2)
         time.sleep(20 * 0.05)  # many keep-alive deadlines, the streams' writes still blocked
         assert max(wire.write_buffers()) <= BOUND
         assert session.stream.buffered <= SUBSCRIBER_BUFFER
         assert wire.http.get("/health").status_code == 200
         stalled.close()
         late.close()
-        until(lambda: session.stream.subscribers == 0)
+        eventually_blocking(lambda: session.stream.subscribers == 0)
     assert errors(caplog) == []
 
 
@@ -99,7 +102,7 @@ def test_shutdown_with_stalled_clients_ends_within_docker_s_grace(
     with wire_server(*dirs, ThreadLauncher(flood)) as wire:
         sid = new_session(wire)
         assert wire.http.post(f"/v1/sessions/{sid}/prompt", json={"text": "go"}).status_code == 202
-        until(lambda: turn_completed(wire, sid), timeout=60)
+        eventually_blocking(lambda: turn_completed(wire, sid), timeout=60)
         stalled = []
         for n in range(10):
             sock = wire.connect(rcvbuf=4096)
@@ -107,10 +110,12 @@ def test_shutdown_with_stalled_clients_ends_within_docker_s_grace(
             sock.sendall(wire.request_head("GET", path) if n % 2 else ws_head(wire, path))
             stalled.append(sock)
         session = wire.state.sessions.get(sid)  # type: ignore[union-attr]
-        until(lambda: session.stream.subscribers == 10)
-        until(lambda: len(wire.write_buffers()) == 10 and min(wire.write_buffers()) > 0)
+        eventually_blocking(lambda: session.stream.subscribers == 10)
+        eventually_blocking(
+            lambda: len(wire.write_buffers()) == 10 and min(wire.write_buffers()) > 0
+        )
         wire.server.should_exit = True
-        until(lambda: wire.state.shutting_down.is_set())
+        eventually_blocking(lambda: wire.state.shutting_down.is_set())
         with pytest.raises(ConnectionRefusedError):
             wire.connect().close()
         took = wire.stop()
@@ -151,7 +156,9 @@ def test_connections_that_never_finish_a_request_are_closed(
         )
         body.sendall(head + b'{"agent": ')  # and the rest never comes
         try:
-            until(lambda: all(closed_by_server(s) for s in [*silent, *half, after_one]))
+            eventually_blocking(
+                lambda: all(closed_by_server(s) for s in [*silent, *half, after_one])
+            )
             body.setblocking(True)
             answer = body.recv(65536)
             assert answer.startswith(b"HTTP/1.1 408 "), answer
@@ -172,7 +179,7 @@ def test_requests_beyond_the_connection_limit_are_503(
     with wire_server(*dirs) as wire:
         idle = [wire.connect() for _ in range(10)]
         try:
-            until(lambda: len(wire.server.server_state.connections) == 10)
+            eventually_blocking(lambda: len(wire.server.server_state.connections) == 10)
             over = wire.connect()
             over.sendall(wire.request_head("GET", "/health"))
             answer = over.recv(65536)
@@ -180,6 +187,6 @@ def test_requests_beyond_the_connection_limit_are_503(
         finally:
             for sock in idle:
                 sock.close()
-        until(lambda: len(wire.server.server_state.connections) == 0)
+        eventually_blocking(lambda: len(wire.server.server_state.connections) == 0)
         assert wire.http.get("/health").status_code == 200
     assert answer.startswith(b"HTTP/1.1 503 ")

@@ -22,7 +22,7 @@ from pathlib import Path
 import pyte
 import pytest
 from click.testing import CliRunner
-from corpus import RECORDED
+from kit.corpus import RECORDED
 
 from gemwire.cli import main
 from gemwire.cli.safe_text import terminal_safe

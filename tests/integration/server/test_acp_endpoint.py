@@ -15,7 +15,8 @@ import httpx
 import pytest
 from acp_scripted import ScriptedAgent
 from httpx_ws import AsyncWebSocketSession, WebSocketDisconnect, WebSocketUpgradeError, aconnect_ws
-from served import ScriptedChannel, endpoint_app, eventually, serve_asgi
+from kit.served import ScriptedChannel, endpoint_app, serve_asgi
+from kit.waiting import eventually
 
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.server.acp_endpoint import AcpEndpoint
@@ -61,13 +62,6 @@ class Served:
         channel = ScriptedChannel(self.agents, on_prompt=self._on_prompt)
         self.channels.append(channel)
         return channel
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    """The endpoint runs on uvicorn's asyncio whatever the client's loop; the channels'
-    tests run the client on both (httpx's half-read streams warn on trio when collected)."""
-    return "asyncio"
 
 
 @pytest.fixture

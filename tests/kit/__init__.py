@@ -1,0 +1,2 @@
+"""The test kit: helpers shared by the test files, and the suite's own checks (plugins loaded
+by tests/conftest.py)."""
