@@ -54,8 +54,8 @@ def test_transcripts_keep_the_answers_apart_around_the_call() -> None:
     assert first < card < second
     html = to_html(load_session(SESSION), secrets=())
     assert '<div class="md"><p>I\'ll put it in <code>a.py</code>.</p>\n</div>' in html
-    card = '<div class="card status-cancelled kind-edit">'
-    assert html.index("<code>a.py</code>") < html.index(card) < html.index("Done: wrote")
+    cancelled = '<div class="card status-cancelled kind-edit">'
+    assert html.index("<code>a.py</code>") < html.index(cancelled) < html.index("Done: wrote")
 
 
 def _answered(text: str, tmp_path: Path) -> str:
