@@ -157,11 +157,16 @@ def test_a_hostile_session_shows_its_text_as_text(
         count = "document.querySelectorAll('script, img, iframe, a, style:not(head style)').length"
         assert page.page.evaluate(count) == 0
         assert page.page.evaluate("getComputedStyle(document.body).display") == "block"
-        # The payload is on the page, character for character, wherever the session had text.
+        # The payload is on the page, character for character, wherever the session had text;
+        # in an answer, which is Markdown, `&amp;` is the entity it names.
         occurrences = page.page.evaluate(
             f"document.body.innerText.split({json.dumps(PAYLOAD)}).length - 1"
         )
-        assert occurrences >= 5
+        drawn = PAYLOAD.replace("&amp;", "&")  # a prefix of PAYLOAD: it is counted there too
+        as_markdown = page.page.evaluate(
+            f"document.body.innerText.split({json.dumps(drawn)}).length - 1"
+        )
+        assert (occurrences, as_markdown - occurrences) == (4, 1)
         assert len(PAYLOAD) > 100
         assert page.page.title() == PAYLOAD[:97] + "..."
         assert page.problems == []

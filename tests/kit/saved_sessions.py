@@ -12,8 +12,10 @@ links it); the rest is compared.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
+import shutil
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -103,6 +105,23 @@ def _record(path: Path, root: Path, recorded: Path, recording: Recording) -> Non
     recorded.write_text(scrub(recording.text(path), root))
     session = recording.session(recorded, root / "recorded")
     events = [msgspec.to_builtins(event) for event in load_session(session).events()]
+    recorded.with_suffix(".events.jsonl").write_text(
+        "".join(json.dumps(e, sort_keys=True) + "\n" for e in events)
+    )
+
+
+def record_gemini_session(path: Path, root: Path, folder: Path) -> None:
+    """A session file of Gemini CLI's kept in ``folder`` (emptied first), its project hash
+    a placeholder too, with its golden events beside it."""
+    workspace = str(root / "workspace")
+    text = path.read_text().replace(
+        hashlib.sha256(workspace.encode()).hexdigest(), "__PROJECT_HASH__"
+    )
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    recorded = folder / path.name
+    recorded.write_text(scrub(text, root))
+    events = [msgspec.to_builtins(e) for e in load_session(recorded).events()]
     recorded.with_suffix(".events.jsonl").write_text(
         "".join(json.dumps(e, sort_keys=True) + "\n" for e in events)
     )

@@ -56,6 +56,8 @@ _SEVERITY: dict[str, Literal["info", "warning", "error"]] = {
 }
 # The tool-call error type is not recorded in session files (the live stream has it).
 _UNRECORDED_ERROR_TYPE = "unknown"
+# How Gemini CLI tells the model that the user rejected a call (docs/sessions.md).
+_CANCELLED_BY_USER = "was canceled by the user."
 
 
 def file_diff_of(call: ToolCallRecord) -> FileDiff | None:
@@ -91,6 +93,9 @@ class SessionNormalizer:
         self._agent = agent
         # Calls seen only as functionCall parts (a history replay), waiting for a response.
         self._replayed: dict[str, str] = {}
+        # The calls shown with their result: a response for one of these says nothing more
+        # (Gemini records a result on its call, then again as a response; a replay again).
+        self._shown: set[str] = set()
         # A session edits the same few files again and again: resolve each path once.
         self._changed_paths: dict[tuple[str, str], str] = {}
 
@@ -140,22 +145,52 @@ class SessionNormalizer:
         content = message.content
         responses = function_responses(content)
         if responses:
-            # Tool results. Gemini 0.61 records them twice (here and on the call); only a
-            # replayed call, which has no toolCalls entry, takes its result from here.
-            if not self._replayed:
-                return []
-            return [event for r in responses for event in self._replayed_result(r)]
+            # Tool results. Gemini 0.61 records them twice (here and on the call); a call with
+            # no toolCalls entry takes its result from here: a replayed one, or one the user
+            # rejected (ACP records no toolCalls entry for it, only this response).
+            return [event for r in responses for event in self._response(r)]
         text = text_of(content if message.displayContent is UNSET else message.displayContent)
         shown = text.lstrip()
         if not shown or shown.startswith(INJECTED_PREFIXES):
             return []
         return [UserMessage(agent=self._agent, session_id=self._sid, text=text)]
 
-    def _replayed_result(self, response: dict[str, Any]) -> list[Event]:
+    def _response(self, response: dict[str, Any]) -> list[Event]:
         call_id = response.get("id")
-        if not isinstance(call_id, str) or call_id not in self._replayed:
+        if not isinstance(call_id, str):
             return []
-        del self._replayed[call_id]
+        if call_id in self._replayed:
+            del self._replayed[call_id]
+            self._shown.add(call_id)
+            return self._replayed_result(call_id, response)
+        name = response.get("name")
+        if call_id in self._shown or not isinstance(name, str):
+            return []
+        self._shown.add(call_id)
+        return self._unrecorded_call(call_id, name, response)
+
+    def _unrecorded_call(self, call_id: str, name: str, response: dict[str, Any]) -> list[Event]:
+        """A call known only by its response: its arguments were never saved."""
+        agent, sid = self._agent, self._sid
+        output, error = recorded_result({"functionResponse": response})
+        status: Literal["completed", "failed", "cancelled"] = "completed"
+        if error is not None:
+            status = "cancelled" if error.endswith(_CANCELLED_BY_USER) else "failed"
+        return [
+            tool_call_started(agent, sid, call_id, name, {}, self._cwd),
+            ToolCallFinished(
+                agent=agent,
+                session_id=sid,
+                call_id=call_id,
+                status=status,
+                output=output,
+                error=None
+                if error is None
+                else ToolError(type=_UNRECORDED_ERROR_TYPE, message=error),
+            ),
+        ]
+
+    def _replayed_result(self, call_id: str, response: dict[str, Any]) -> list[Event]:
         output, error = recorded_result({"functionResponse": response})
         return [
             ToolCallFinished(
@@ -238,6 +273,7 @@ class SessionNormalizer:
         agent, sid = self._agent, self._sid
         started = tool_call_started(agent, sid, call.id, call.name, call.args, self._cwd)
         events.append(started)
+        self._shown.add(call.id)
         status = _STATUS.get(call.status)
         if status is None:
             events.append(notice(agent, sid, f"{call.name} call {call.id!r} ended {call.status!r}"))

@@ -1,7 +1,7 @@
 """What a running batch reports: tagged structs, one JSON line each with ``gemwire batch --json``.
 
 {"type": "batch_started", "tasks": 50, "skipped": 20, "mode": "acp", "concurrency": 8}
-{"type": "task_started", "task_id": "fix-1", "attempt": 1}
+{"type": "task_started", "task_id": "fix-1", "attempt": 1, "running": 8}
 {"type": "task_finished", "result": {...}, "done": 21, "failed": 0, "running": 7}
 {"type": "batch_backoff", "seconds": 8.0, "reason": "rate limited (fix-3)"}
 {"type": "batch_stopped", "reason": "quota exhausted (fix-9): ..."}
@@ -41,6 +41,8 @@ class BatchStarted(_Progress, tag="batch_started", frozen=True, kw_only=True):
 class TaskStarted(_Progress, tag="task_started", frozen=True, kw_only=True):
     task_id: str
     attempt: int
+    running: int
+    """Tasks running now, this one included (a retried attempt counts once)."""
 
 
 class TaskFinished(_Progress, tag="task_finished", frozen=True, kw_only=True):

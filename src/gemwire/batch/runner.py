@@ -217,7 +217,12 @@ class _Engine:
         self._send = send
         self._gate = RateGate(options.backoff, options.max_backoff)
         self._stopped: str | None = None
-        self._done = self._failed = self._running = 0
+        self._done = self._failed = 0
+        self._running: set[str] = set()
+        """Tasks started and not yet finished (a retried task once)."""
+        self._reporting = anyio.Lock()
+        """Held from a count's change to its event's send: events arrive in the order of the
+        counts they carry, whichever task sends first."""
         self._recording = anyio.Lock()
 
     async def run(self) -> None:
@@ -248,14 +253,17 @@ class _Engine:
             )
 
     async def _task(self, task: Task, slots: anyio.Semaphore) -> None:
-        self._running += 1
         try:
             for attempt in range(1, self._options.max_attempts + 1):
                 if attempt > 1:
                     await self._gate.wait()
                 if self._stopped:
                     return
-                await self._send.send(TaskStarted(task_id=task.id, attempt=attempt))
+                async with self._reporting:
+                    self._running.add(task.id)
+                    await self._send.send(
+                        TaskStarted(task_id=task.id, attempt=attempt, running=len(self._running))
+                    )
                 result = await self._attempt(task, attempt)
                 kind = result.error_kind
                 if kind == "quota":
@@ -276,19 +284,21 @@ class _Engine:
                 if kind not in RETRIED_KINDS or attempt == self._options.max_attempts:
                     async with self._recording:
                         await anyio.to_thread.run_sync(self._output.record, result)
-                    self._done += 1
-                    self._failed += not result.ok
-                    await self._send.send(
-                        TaskFinished(
-                            result=result,
-                            done=self._done,
-                            failed=self._failed,
-                            running=self._running - 1,
+                    async with self._reporting:
+                        self._done += 1
+                        self._failed += not result.ok
+                        self._running.discard(task.id)
+                        await self._send.send(
+                            TaskFinished(
+                                result=result,
+                                done=self._done,
+                                failed=self._failed,
+                                running=len(self._running),
+                            )
                         )
-                    )
                     return
         finally:
-            self._running -= 1
+            self._running.discard(task.id)
             slots.release()
 
     async def _attempt(self, task: Task, attempt: int) -> TaskResult:

@@ -181,7 +181,8 @@ def _run(tasks: list[Any], out: str, options: Any, *, as_json: bool) -> int:
     from gemwire.batch.runner import only_gemwire_error
     from gemwire.cli.signals import SignalStop
 
-    show = _json_line if as_json else _Display(len(tasks)).show
+    display = None if as_json else _Display(len(tasks))
+    show = _json_line if display is None else display.show
     stop = SignalStop()  # a signal cancels it all: run_batch stops every task cleanly
 
     async def go() -> BatchSummary | None:
@@ -200,6 +201,9 @@ def _run(tasks: list[Any], out: str, options: Any, *, as_json: bool) -> int:
         summary = stop.run(go)
     except BaseExceptionGroup as group:
         raise only_gemwire_error(group) or group from None
+    finally:
+        if display is not None:
+            display.close()  # what follows goes on lines of its own, not onto the bar's
     if stop.caught is not None:
         click.echo(f"gemwire: batch stopped by {stop.caught.name}; re-run to resume", err=True)
         stop.exit_if_stopped()
@@ -234,6 +238,7 @@ class _Display:
             BatchStarted,
             BatchStopped,
             TaskFinished,
+            TaskStarted,
         )
         from gemwire.cli.safe_text import terminal_safe
 
@@ -244,6 +249,9 @@ class _Display:
             )
             if self._console.is_terminal and progress.tasks:
                 self._start_bar(progress.tasks)
+        elif isinstance(progress, TaskStarted):
+            if self._bar is not None:
+                self._bar.update(self._bar_task, running=progress.running)
         elif isinstance(progress, TaskFinished):
             result = progress.result
             self._tokens += result.usage.total_tokens if result.usage else 0
@@ -271,11 +279,16 @@ class _Display:
                 f"stopped starting tasks: {terminal_safe(progress.reason)}", markup=False
             )
         elif isinstance(progress, BatchFinished):
-            if self._bar is not None:
-                self._bar.stop()
+            self.close()
             _print_summary(progress.summary, self._console)
             if progress.remaining:
                 self._console.print(f"{progress.remaining} not finished: re-run to resume")
+
+    def close(self) -> None:
+        """Take the bar off the screen's last line (a no-op without a bar, or a second time)."""
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
 
     def _start_bar(self, total: int) -> None:
         self._bar = _progress_bar(self._console)

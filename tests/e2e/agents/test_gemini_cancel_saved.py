@@ -10,18 +10,15 @@ beside it; tests/unit/sessions/test_gemini_rolled_back.py reads the recording.""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import shutil
 from pathlib import Path
 
 import anyio
-import msgspec
 import pytest
 from kit.corpus import FIXTURES
 from kit.saved_differences import DIFFERENCES
-from kit.saved_sessions import scrub, summary
+from kit.saved_sessions import record_gemini_session, summary
 
 from gemwire.events import Event, MessageDelta, UserMessage
 from gemwire.runners.acp import AcpClient
@@ -88,19 +85,4 @@ async def test_a_rolled_back_session_keeps_its_tool_calls(root: Path) -> None:
     assert [kind for _, kind in ours["calls"]] == ["execute"]
     assert [status for _, status in ours["finished"]] == ["completed"]
     if os.environ.get("GEMWIRE_RECORD") == "1":
-        _record(Path(info.path), root)
-
-
-def _record(path: Path, root: Path) -> None:
-    workspace = str(root / "workspace")
-    text = path.read_text().replace(
-        hashlib.sha256(workspace.encode()).hexdigest(), "__PROJECT_HASH__"
-    )
-    shutil.rmtree(RECORDING, ignore_errors=True)
-    RECORDING.mkdir(parents=True)
-    recorded = RECORDING / path.name
-    recorded.write_text(scrub(text, root))
-    events = [msgspec.to_builtins(e) for e in load_session(recorded).events()]
-    recorded.with_suffix(".events.jsonl").write_text(
-        "".join(json.dumps(e, sort_keys=True) + "\n" for e in events)
-    )
+        record_gemini_session(Path(info.path), root, RECORDING)

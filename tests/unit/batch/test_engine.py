@@ -173,6 +173,25 @@ async def test_failures_are_final_except_crashes_which_are_retried(
     assert progress[-1].summary.by_error_kind == {"crashed": 1, "timeout": 1}  # type: ignore[union-attr]
 
 
+async def test_running_counts_the_tasks_between_their_start_and_their_end(
+    tmp_path: Path, executor: Callable[..., Scripted]
+) -> None:
+    executor({"t1": [failed("crashed")], "t4": [failed("crashed"), failed("crashed")]})
+    progress = await run(tasks(6), tmp_path)
+    running: set[str] = set()
+    counts = []
+    for p in progress:
+        if isinstance(p, TaskStarted):
+            running.add(p.task_id)  # a retry of a running task counts once
+            counts.append(p.running)
+            assert p.running == len(running)
+        elif isinstance(p, TaskFinished):
+            running.discard(p.result.task_id)
+            assert p.running == len(running)
+    assert max(counts) == FAST.concurrency
+    assert not running
+
+
 async def test_a_429_storm_backs_the_whole_batch_off_then_completes(
     tmp_path: Path, executor: Callable[..., Scripted]
 ) -> None:

@@ -145,7 +145,8 @@ def test_the_cli_lists_shows_and_exports(spec: JsonlAgent, tmp_path: Path) -> No
     assert f"### {name}\n\nFirst answer." in markdown.stdout
     html = runner.invoke(main, ["sessions", "export", "latest", *where, "--format", "html"])
     assert html.exit_code == 0, html.stderr
-    assert f'<div class="role">{name}</div><div class="text">First answer.</div>' in html.stdout
+    answer = '<div class="md"><p>First answer.</p>\n</div>'
+    assert f'<div class="role">{name}</div>{answer}' in html.stdout
     claude = runner.invoke(main, ["sessions", "export", "1", *where, "--format", "claude"])
     assert claude.exit_code == 2
     assert f"--format claude of a {name} session is not supported yet" in claude.stderr
