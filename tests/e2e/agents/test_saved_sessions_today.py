@@ -43,6 +43,8 @@ class Today:
     version: str
     mode: str
     """The adapter's mode that asks before acting."""
+    modes: dict[str, str]
+    """Another mode for a case."""
     saved_at: str
     """A glob, under the isolated home, of the one session file a run saves."""
     home: Callable[[Path], SessionSource]
@@ -64,18 +66,26 @@ TODAY = {
     "codex": Today(
         version="2.6.0",
         mode="read-only",
+        # In read-only a command runs in Codex's sandbox without asking, and fails; with
+        # workspace-write it runs (and asks for nothing either).
+        modes={"shell": "workspace-write", "multi_turn": "workspace-write"},
         saved_at=".codex/sessions/*/*/*/rollout-*.jsonl",
         home=CodexHome,
         tools=OFFLINE.TOOLS["codex"],
         differences={
             "edit": {"calls": _CODEX_READ},
-            "tool_error": {"calls": _CODEX_READ},
+            "tool_error": {
+                "calls": _CODEX_READ,
+                "finished": "a patch that does not apply never becomes a call live; the "
+                "rollout records the call, failed",
+            },
             "cancel": {"answer": _CANCEL},
         },
     ),
     "claude": Today(
         version="0.101.0",
         mode="default",
+        modes={},
         saved_at=".claude/projects/*/*.jsonl",
         home=ClaudeHome,
         # Claude Code 2.1.318's own tools: the adapter no longer swaps in mcp__acp__ ones.
@@ -126,21 +136,31 @@ def _command(agent: str) -> tuple[str, ...]:
     return (command,)
 
 
-def _scenario(case: str, today: Today, workspace: Path) -> tuple[Scenario, tuple[str, ...]]:
+TITLE = Reply([Text('{"title": "Go"}')], when="generate a very short title")
+"""Codex 0.166 asks for a session's title on a thread of its own, beside the turn (a
+streamed request the scripted model would otherwise serve from the script); first, so that
+only that request takes it."""
+
+
+def _scenario(
+    agent: str, case: str, today: Today, workspace: Path
+) -> tuple[Scenario, tuple[str, ...]]:
+    side = [TITLE] if agent == "codex" else []
     if case == "multi_turn":
         turns = [
             Reply([Text("First answer.")]),
             Reply([Text("On it."), today.tools.shell(workspace)]),
             Reply([Text("Done.")]),
         ]
-        return Scenario(turns=turns, files=OFFLINE.SEED), PROMPTS
-    return OFFLINE.scenario(case, today.tools, workspace), ("go",)
+        return Scenario(turns=[*side, *turns], files=OFFLINE.SEED), PROMPTS
+    script = OFFLINE.scenario(case, today.tools, workspace)
+    return Scenario(turns=[*side, *script.turns], files=script.files), ("go",)
 
 
 async def _run(agent: str, case: str, root: Path) -> list[Event]:
     today = TODAY[agent]
     command = _command(agent)
-    script, prompts = _scenario(case, today, root / "workspace")
+    script, prompts = _scenario(agent, case, today, root / "workspace")
     permissions = OFFLINE.PERMISSIONS.get(case, "all")
     live: list[Event] = []
     with ScriptedModel(script) as model:
@@ -155,7 +175,7 @@ async def _run(agent: str, case: str, root: Path) -> list[Event]:
             quiet = env.environ({"CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION": "false"})
             async with AcpClient(env.acp_options(permissions=permissions, env=quiet)) as client:
                 session = await client.new_session()
-                await session.set_mode(today.mode)
+                await session.set_mode(today.modes.get(case, today.mode))
                 for prompt in prompts:
                     async with session.prompt(prompt) as turn:
                         async for event in turn:
