@@ -327,7 +327,7 @@ def tokens_spent(before: CodexTokens, total: CodexTokens) -> CodexTokens | None:
 
     >>> tokens_spent(CodexTokens(input_tokens=100, total_tokens=110),
     ...              CodexTokens(input_tokens=300, output_tokens=30, total_tokens=330))
-    TokenUsage(input_tokens=200, cached_input_tokens=0, output_tokens=30, reasoning_output_tokens=0, total_tokens=220)
+    TokenUsage(input_tokens=200, cached_input_tokens=0, cache_write_input_tokens=0, output_tokens=30, reasoning_output_tokens=0, total_tokens=220)
     >>> tokens_spent(CodexTokens(total_tokens=110), CodexTokens(total_tokens=110)) is None
     True
     """
@@ -336,6 +336,7 @@ def tokens_spent(before: CodexTokens, total: CodexTokens) -> CodexTokens | None:
     return CodexTokens(
         input_tokens=total.input_tokens - before.input_tokens,
         cached_input_tokens=total.cached_input_tokens - before.cached_input_tokens,
+        cache_write_input_tokens=total.cache_write_input_tokens - before.cache_write_input_tokens,
         output_tokens=total.output_tokens - before.output_tokens,
         reasoning_output_tokens=total.reasoning_output_tokens - before.reasoning_output_tokens,
         total_tokens=total.total_tokens - before.total_tokens,

@@ -22,9 +22,13 @@ from pathlib import Path
 
 import anyio
 import pytest
-from saved_sessions import OFFLINE, PROMPTS, summary
-from saved_sessions import _record as record  # noqa: PLC2701 (one recorder for every agent)
-from saved_sessions import JSONL
+from saved_sessions import (
+    JSONL,
+    OFFLINE,
+    PROMPTS,
+    _record as record,
+    summary,
+)
 
 from gemwire.events import Event, MessageDelta, UserMessage
 from gemwire.runners.acp import AcpClient
@@ -187,20 +191,26 @@ async def _run(agent: str, case: str, root: Path) -> list[Event]:
     return live
 
 
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """The test's folder as the agents report it (symlinks resolved)."""
+    return tmp_path.resolve()
+
+
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("agent", list(TODAY))
 async def test_todays_saved_session_agrees_with_the_live_run(
-    agent: str, case: str, tmp_path: Path
+    agent: str, case: str, root: Path
 ) -> None:
+    _check(agent, case, root, await _run(agent, case, root))
+
+
+def _check(agent: str, case: str, root: Path, live: list[Event]) -> None:
     today = TODAY[agent]
-    root = tmp_path.resolve()
-    live = await _run(agent, case, root)
     [path] = (root / "home").glob(today.saved_at)
-    loaded = load_session(path)
-    saved = list(loaded.events())
+    saved = list(load_session(path).events())
     if OFFLINE.RECORD:
-        recorded = FIXTURES / agent / today.version / f"{case}.jsonl"
-        record(path, root, recorded, JSONL)
+        record(path, root, FIXTURES / agent / today.version / f"{case}.jsonl", JSONL)
     assert today.home(root / "home").sessions(root / "workspace")[0].path == str(path)
     differ = today.differences.get(case, {})
     ours, theirs = summary(saved), summary(live)
