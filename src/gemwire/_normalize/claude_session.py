@@ -160,9 +160,10 @@ class ClaudeSessionNormalizer:
                 events += self._user(message)
         elif record.type == "cost-state":
             events += self._cost(record.totalCostUSD)
-        elif record.type == "permission-mode" and isinstance(record.permissionMode, str):
-            data = {"currentModeId": record.permissionMode}
-            events.append(self._updated("current_mode_update", data))
+        elif record.type == "permission-mode":
+            if isinstance(record.permissionMode, str):
+                data = {"currentModeId": record.permissionMode}
+                events.append(self._updated("current_mode_update", data))
         elif record.type not in SKIPPED:
             raw = msgspec.json.encode(record).decode()
             events.append(

@@ -175,4 +175,3 @@ class Record(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     startTime: Any = UNSET
     # ``mode`` (``permissionMode`` above is ``permission-mode``'s)
     mode: Any = UNSET
-

@@ -101,6 +101,7 @@ class TurnContext(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     approval_policy: str | UnsetType = UNSET
     approvals_reviewer: str | UnsetType = UNSET
     sandbox_policy: Any = UNSET
+    file_system_sandbox_policy: Any = UNSET
     disabled_plugin_ids: list[str] | UnsetType = UNSET
     effort: str | UnsetType | None = UNSET
     comp_hash: str | UnsetType = UNSET

@@ -19,6 +19,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -32,13 +33,14 @@ from saved_sessions import (
 
 from gemwire.events import Event, MessageDelta, UserMessage
 from gemwire.runners.acp import AcpClient
+from gemwire.runners.agents import AgentName
 from gemwire.sessions import ClaudeHome, CodexHome, SessionSource, load_session
 from gemwire.testing import FunctionCall, Reply, Scenario, ScriptedModel, Text
 from gemwire.testing.agents import isolated_agent
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
-Tools = OFFLINE.Tools
+Tools = OFFLINE.Tools  # the offline cases' dataclass, loaded by path
 FIXTURES = Path(__file__).parents[2] / "fixtures"
 
 
@@ -52,7 +54,8 @@ class Today:
     saved_at: str
     """A glob, under the isolated home, of the one session file a run saves."""
     home: Callable[[Path], SessionSource]
-    tools: Tools
+    tools: Any
+    """The agent's spelling of the calls (test_agents_offline.Tools)."""
     differences: dict[str, dict[str, str]]
 
 
@@ -161,7 +164,7 @@ def _scenario(
     return Scenario(turns=[*side, *script.turns], files=script.files), ("go",)
 
 
-async def _run(agent: str, case: str, root: Path) -> list[Event]:
+async def _run(agent: AgentName, case: str, root: Path) -> list[Event]:
     today = TODAY[agent]
     command = _command(agent)
     script, prompts = _scenario(agent, case, today, root / "workspace")
@@ -200,7 +203,7 @@ def root(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("agent", list(TODAY))
 async def test_todays_saved_session_agrees_with_the_live_run(
-    agent: str, case: str, root: Path
+    agent: AgentName, case: str, root: Path
 ) -> None:
     _check(agent, case, root, await _run(agent, case, root))
 
