@@ -100,7 +100,8 @@ SKIPPED = frozenset(
 )
 """Record types that say nothing about the conversation: a prompt queued, what was sent to
 the model (the context Claude Code attaches, each request), Claude Code's own bookkeeping
-(the latest prompt, the tools used, its session mode, which is not the ACP mode)."""
+(the latest prompt, the tools used, its session mode: ``coordinator`` or ``normal``,
+not the ACP mode, which ``permission-mode`` is)."""
 
 
 def _text(content: Any) -> str:

@@ -57,6 +57,9 @@ class Today:
     tools: Any
     """The agent's spelling of the calls (test_agents_offline.Tools)."""
     differences: dict[str, dict[str, str]]
+    """Where saved and live differ by design: case -> field -> why (they must differ)."""
+    unsteady: dict[str, dict[str, str]]
+    """Where the live run itself varies from run to run: case -> field -> why (not compared)."""
 
 
 def _patch(body: str) -> dict[str, str]:
@@ -88,6 +91,13 @@ TODAY = {
             },
             "cancel": {"answer": _CANCEL},
         },
+        unsteady={
+            "shell_denied": dict.fromkeys(
+                ("calls", "finished"),
+                "live, codex-acp 2.6.0 at times sends no tool call for a command its sandbox "
+                "refused (3 runs in 10 here); the rollout always has it",
+            )
+        },
     ),
     "claude": Today(
         version="0.101.0",
@@ -110,6 +120,7 @@ TODAY = {
         ),
         # Claude Code 2.1.318 saves the text streamed before a cancel: nothing differs.
         differences={},
+        unsteady={},
     ),
 }
 
@@ -216,9 +227,10 @@ def _check(agent: str, case: str, root: Path, live: list[Event]) -> None:
         record(path, root, FIXTURES / agent / today.version / f"{case}.jsonl", JSONL)
     assert today.home(root / "home").sessions(root / "workspace")[0].path == str(path)
     differ = today.differences.get(case, {})
+    skip = differ | today.unsteady.get(case, {})
     ours, theirs = summary(saved), summary(live)
-    assert {k: v for k, v in ours.items() if k not in differ} == {
-        k: v for k, v in theirs.items() if k not in differ
+    assert {k: v for k, v in ours.items() if k not in skip} == {
+        k: v for k, v in theirs.items() if k not in skip
     }
     assert all(ours[k] != theirs[k] for k in differ), ("listed as differing", ours, theirs)
     if case == "multi_turn":
