@@ -136,8 +136,7 @@ class CodexSessionNormalizer:
                 self._model = payload.model
             return []
         if isinstance(payload, TokenUsageRecord):
-            total = payload.thread_token_usage
-            return self._usage(total if isinstance(total, CodexTokens) else None, payload.usage)
+            return self._usage(payload.thread_token_usage)
         if isinstance(payload, SessionMeta) or record.type in _QUIET_RECORDS:
             return []
         if isinstance(payload, Unreadable):
@@ -169,7 +168,7 @@ class CodexSessionNormalizer:
             case "agent_reasoning" if isinstance(event.text, str) and event.text:
                 return [ThoughtDelta(agent=agent, session_id=sid, text=event.text)]
             case "token_count" if isinstance(event.info, TokenUsageInfo):
-                return self._usage(event.info.total_token_usage, None)
+                return self._usage(event.info.total_token_usage)
             case "token_count":
                 return []
             case "item_completed" if isinstance(event.item, ThreadItem):
@@ -290,14 +289,10 @@ class CodexSessionNormalizer:
             )
         return events
 
-    def _usage(self, total: CodexTokens | None, response: CodexTokens | None) -> list[Event]:
-        """The tokens spent since the last cumulative ``total`` counted; without a total,
-        the one ``response``'s."""
-        if total is not None:
-            spent = tokens_spent(self._counted, total)
-            self._counted = total
-        else:
-            spent = response
+    def _usage(self, total: CodexTokens) -> list[Event]:
+        """The tokens spent since the last cumulative ``total`` counted."""
+        spent = tokens_spent(self._counted, total)
+        self._counted = total
         if spent is None:
             return []
         tokens = ModelUsage(

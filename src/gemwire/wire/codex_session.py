@@ -285,10 +285,11 @@ class EventMsg(msgspec.Struct, frozen=True, kw_only=True, gc=False):
 
 class TokenUsageRecord(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """``token_usage_record`` (Codex 0.166): one model response's tokens (``usage``), its
-    turn's so far and the session's so far (``thread_token_usage``)."""
+    turn's so far and the session's so far (``thread_token_usage``, what gemwire counts:
+    the ``token_count`` after it repeats that total)."""
 
     usage: TokenUsage
-    thread_token_usage: TokenUsage | UnsetType = UNSET
+    thread_token_usage: TokenUsage
     turn_token_usage: TokenUsage | UnsetType = UNSET
     response_id: str | UnsetType = UNSET
     thread_id: str | UnsetType = UNSET

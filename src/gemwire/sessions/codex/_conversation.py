@@ -84,16 +84,15 @@ def _prompt(record: Record) -> str | None:
     return event.message if isinstance(event.message, str) else None
 
 
-def _total(record: Record) -> tuple[TokenUsage | None, TokenUsage | None]:
-    """A usage record's cumulative total (``token_count``'s, ``token_usage_record``'s
-    ``thread_token_usage``) and its one response's tokens (``token_usage_record``'s)."""
+def _total(record: Record) -> TokenUsage | None:
+    """A usage record's cumulative total: ``token_count``'s, ``token_usage_record``'s
+    ``thread_token_usage``."""
     payload = payload_of(record)
     if isinstance(payload, TokenUsageRecord):
-        total = payload.thread_token_usage
-        return (total if isinstance(total, TokenUsage) else None), payload.usage
+        return payload.thread_token_usage
     if isinstance(payload, EventMsg) and isinstance(payload.info, TokenUsageInfo):
-        return payload.info.total_token_usage, None
-    return None, None
+        return payload.info.total_token_usage
+    return None
 
 
 def _responses(records: Iterable[Record]) -> Iterator[Response]:
@@ -110,10 +109,11 @@ def _responses(records: Iterable[Record]) -> Iterator[Response]:
             record.type != "event_msg" or payload_type(record) != "token_count"
         ):
             continue
-        total, spent = _total(record)
-        if total is not None:
-            spent = tokens_spent(counted, total)
-            counted = total
+        total = _total(record)
+        if total is None:
+            continue
+        spent = tokens_spent(counted, total)
+        counted = total
         if spent is None:
             continue
         reasoning = spent.reasoning_output_tokens
