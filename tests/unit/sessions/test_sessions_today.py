@@ -226,3 +226,20 @@ def test_any_claude_record_loads_and_maps_without_raising(
     assert events[0].type == "session_started"
     if record_type not in ("user", "assistant"):  # without a message: kept as unknown
         assert "unknown" not in [e.type for e in events]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    before=st.dictionaries(st.sampled_from(["thread_id", "turn_id", "x"]), st.text(), max_size=3),
+    item=st.sampled_from(_ITEM_TYPES) | st.text(max_size=50),
+    spacing=st.booleans(),
+)
+def test_an_item_s_type_read_in_place_is_the_decoded_one(
+    before: dict[str, str], item: str, spacing: bool
+) -> None:
+    """`item_type` reads Codex's own layout in place, and any other by decoding: the same."""
+    payload = {"type": "item_completed", **before, "item": {"type": item, "id": "i"}}
+    separators = (", ", ": ") if spacing else (",", ":")
+    line = json.dumps({"type": "event_msg", "payload": payload}, separators=separators)
+    record = msgspec.json.decode(line, type=codex_session.Record)
+    assert item_type(record) == item
