@@ -50,6 +50,8 @@ class JsonlAgent:
     """Every scripted response's tokens, in and out."""
     responses: dict[str, int]
     """Each recording's model responses."""
+    unspent: int = 0
+    """Tokens the recordings' cancelled responses did not spend (of ``tokens`` each)."""
 
     def __str__(self) -> str:
         return self.agent
@@ -67,6 +69,16 @@ _TURNS |= {"multi_turn": 3, "tool_error": 3, "write": 2, "write_denied": 1}
 
 def _first_id(text: str) -> str:
     return str(json.loads(text.splitlines()[0])["sessionId"])
+
+
+def _first_session_id(text: str) -> str:
+    """The first record's ``sessionId`` that has one (Claude Code 2.1.318 starts with a
+    ``queue-operation``, which has one too)."""
+    return next(
+        str(record["sessionId"])
+        for record in map(json.loads, text.splitlines())
+        if "sessionId" in record
+    )
 
 
 def _codex_id(text: str) -> str:
@@ -108,6 +120,45 @@ JSONL_AGENTS = [
         model="gpt-5.4-mini",
         tokens=110,  # the cumulative count goes up 100 in + 10 out a response
         responses=_TURNS,
+    ),
+    # Today's adapters (tests/e2e/agents/test_saved_sessions_today.py recorded them).
+    JsonlAgent(
+        agent="claude",
+        recordings=FIXTURES / "claude" / "0.101.0",
+        kind=ClaudeConversation,
+        record=claude_session.Record,
+        home=ClaudeHome,
+        folder=lambda home, w: home / ".claude" / "projects" / claude_slug(str(w)),
+        file_name=lambda sid: f"{sid}.jsonl",
+        session_id=_first_session_id,
+        env=lambda home: {"CLAUDE_CONFIG_DIR": str(home / ".claude")},
+        first_line=(
+            b'{"type":"user","sessionId":"s1","cwd":"/w","message":{"role":"user","content":"hi"}}'
+        ),
+        model="claude-opus-5-5",
+        tokens=110,  # 100 in + 10 out a response
+        # Claude Code 2.1.318 saves the cancelled response, and answers after a denial.
+        responses=_TURNS | {"cancel": 1, "shell_denied": 2, "write_denied": 2},
+        unspent=9,  # the cancelled response wrote 1 token of 10
+    ),
+    JsonlAgent(
+        agent="codex",
+        recordings=FIXTURES / "codex" / "2.6.0",
+        kind=CodexConversation,
+        record=codex_session.Record,
+        home=CodexHome,
+        folder=lambda home, w: home / ".codex" / "sessions" / "2026" / "12" / "02",
+        file_name=lambda sid: f"rollout-2026-12-02T05-38-48-{sid}.jsonl",
+        session_id=_codex_id,
+        env=lambda home: {"CODEX_HOME": str(home / ".codex")},
+        first_line=(
+            b'{"timestamp":"2026-12-02T05:38:48.523Z","ordinal":0,"type":"session_meta",'
+            b'"payload":{"id":"s1","cwd":"/w"}}'
+        ),
+        model="gpt-5.5",
+        tokens=110,  # token_usage_record: 100 in + 10 out a response
+        # In read-only, Codex runs the command in its sandbox (it fails) and answers.
+        responses=_TURNS | {"shell_denied": 2},
     ),
     JsonlAgent(
         agent="qwen",

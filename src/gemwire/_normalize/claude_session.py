@@ -8,6 +8,11 @@ that succeeded (``derived=True``: the record keeps the tool's input and a text r
 structured change), and each model response's tokens once. A subagent's (``Task``) file,
 every record a sidechain, is normalized as its own session (``subagent``); sidechain records in
 a main session's file are left out, with one notice saying how many.
+
+Claude Code 2.1.318's own record types: ``cost-state`` (the session's cost so far) is a
+``session_updated`` ``usage_update`` with its ``cost`` in USD, and ``permission-mode`` a
+``current_mode_update``, as claude-agent-acp sends them live; the rest (`SKIPPED`) say
+nothing a live run streams. docs/sessions.md lists them, and why.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from gemwire.events import (
     MessageDelta,
     ModelUsage,
     SessionStarted,
+    SessionUpdated,
     ThoughtDelta,
     TokenUsage,
     ToolCallFinished,
@@ -38,7 +44,7 @@ from gemwire.events import (
 )
 from gemwire.wire.claude_session import ContentBlock, Message, Record, Usage
 
-__all__ = ("CLAUDE_TOOL_KINDS", "ClaudeSessionNormalizer")
+__all__ = ("CLAUDE_TOOL_KINDS", "SKIPPED", "ClaudeSessionNormalizer")
 
 CLAUDE_TOOL_KINDS: dict[str, ToolKind] = {
     "Task": "think",
@@ -78,8 +84,24 @@ _CHANGES: dict[str, Literal["modified", "written"]] = {
     "mcp__acp__Write": "written",
 }
 _INTERRUPTED = "[Request interrupted by user"
-_IGNORED = frozenset({"queue-operation"})
-"""Record types that say nothing about the conversation."""
+SKIPPED = frozenset(
+    {
+        "queue-operation",
+        # Claude Code 2.1.318
+        "attachment",
+        "api-request",
+        "api-request-blob",
+        "api-request-shape",
+        "atis-latch",
+        "last-prompt",
+        "tools-used",
+        "mode",
+    }
+)
+"""Record types that say nothing about the conversation: a prompt queued, what was sent to
+the model (the context Claude Code attaches, each request), Claude Code's own bookkeeping
+(the latest prompt, the tools used, its session mode: ``coordinator`` or ``normal``,
+not the ACP mode, which ``permission-mode`` is)."""
 
 
 def _text(content: Any) -> str:
@@ -137,12 +159,27 @@ class ClaudeSessionNormalizer:
         if record.type == "user" and isinstance(message, Message):
             if record.isMeta is not True:
                 events += self._user(message)
-        elif record.type not in _IGNORED:
+        elif record.type == "cost-state":
+            events += self._cost(record.totalCostUSD)
+        elif record.type == "permission-mode":
+            if isinstance(record.permissionMode, str):
+                data = {"currentModeId": record.permissionMode}
+                events.append(self._updated("current_mode_update", data))
+        elif record.type not in SKIPPED:
             raw = msgspec.json.encode(record).decode()
             events.append(
                 Unknown(agent=self._agent, session_id=self._sid, upstream_type=record.type, raw=raw)
             )
         return events
+
+    def _updated(self, update: str, data: dict[str, Any]) -> SessionUpdated:
+        return SessionUpdated(agent=self._agent, session_id=self._sid, update=update, data=data)
+
+    def _cost(self, total: Any) -> list[Event]:
+        """The session's cost so far, as ACP's ``usage_update`` says it."""
+        if isinstance(total, bool) or not isinstance(total, int | float):
+            return []
+        return [self._updated("usage_update", {"cost": {"amount": total, "currency": "USD"}})]
 
     def finish(self) -> list[Event]:
         """The last response's usage; calls that never got a result end ``cancelled``."""

@@ -3,13 +3,18 @@
 Pure and deterministic: `CodexSessionNormalizer` takes a rollout's records in order
 (`gemwire.wire.codex_session`, payloads decoded by `gemwire.protocol.codex_session`) and
 yields what they show. What the user saw comes from the ``event_msg`` records: the prompt
-as typed (``user_message``; the ``response_item`` user messages also hold Codex's own
-context), the reasoning summary and the answer, an interrupted turn (a notice), and each
-model response's tokens: the difference between consecutive cumulative ``token_count``
-totals (a repeated count adds nothing). The tool calls come from the ``response_item``
-records: each call started (its kind from the exact allowlist of Codex's built-in tools,
-`CODEX_TOOL_KINDS`) and finished with what the model was told; a ``file_changed`` for each
-file a patch changed, as ``patch_apply_end`` records it (``derived=False``).
+as typed (``user_message``, Codex 0.166's ``item_completed`` ``UserMessage``; the
+``response_item`` user messages also hold Codex's own context), the reasoning summary and the
+answer (``agent_reasoning`` / ``agent_message``, 0.166's ``Reasoning`` / ``AgentMessage``
+items), an interrupted turn (a notice), and each model response's tokens: the difference
+between consecutive cumulative totals (``token_count``'s, and 0.166's ``token_usage_record``'s
+``thread_token_usage``; a repeated total adds nothing, so the two never count one response
+twice). The tool calls come from the ``response_item`` records: each call started (its kind
+from the exact allowlist of Codex's built-in tools, `CODEX_TOOL_KINDS`) and finished with
+what the model was told; a ``file_changed`` for each file a patch changed, as
+``patch_apply_end`` (0.166: a ``FileChange`` item) records it (``derived=False``).
+
+What is read and what is skipped, record by record, is listed in docs/sessions.md.
 
 A call's outcome is read from its output, as Codex words it: ``aborted by user…`` (a denied
 permission, an interrupt) is ``cancelled``; a command that exited non-zero (``Process exited
@@ -53,7 +58,10 @@ from gemwire.wire.codex_session import (
     Record,
     ResponseItem,
     SessionMeta,
+    ThreadItem,
     TokenUsage as CodexTokens,
+    TokenUsageInfo,
+    TokenUsageRecord,
     TurnContext,
 )
 
@@ -85,8 +93,13 @@ _CHANGES: dict[str, Literal["created", "modified", "deleted"]] = {
 _ABORTED = "aborted by user"
 _EXIT = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)$", re.MULTILINE)
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", re.MULTILINE)
-_QUIET_EVENTS = frozenset({"task_started", "task_complete"})
-"""Event types that say nothing a live run streams."""
+_QUIET_EVENTS = frozenset({"task_started", "task_complete", "thread_settings_applied"})
+"""Event types that say nothing a live run streams (``thread_settings_applied``: the
+settings the next turns run with; each turn's ``turn_context`` says the model it ran)."""
+_QUIET_RECORDS = frozenset({"world_state"})
+"""Record types that say nothing a live run streams (the context Codex gives the model)."""
+_QUIET_THREAD_ITEMS = frozenset({"CommandExecution"})
+"""Items the ``response_item`` records already say (a command's call and its output)."""
 _QUIET_ITEMS = frozenset({"message", "reasoning"})
 """Response items the ``event_msg`` records already say (as the user saw them)."""
 
@@ -122,7 +135,9 @@ class CodexSessionNormalizer:
             if isinstance(payload.model, str):
                 self._model = payload.model
             return []
-        if isinstance(payload, SessionMeta):
+        if isinstance(payload, TokenUsageRecord):
+            return self._usage(payload.thread_token_usage)
+        if isinstance(payload, SessionMeta) or record.type in _QUIET_RECORDS:
             return []
         if isinstance(payload, Unreadable):
             return [notice(self._agent, self._sid, f"a {record.type} record: {payload.message}")]
@@ -152,8 +167,12 @@ class CodexSessionNormalizer:
                 return [MessageDelta(agent=agent, session_id=sid, text=text)]
             case "agent_reasoning" if isinstance(event.text, str) and event.text:
                 return [ThoughtDelta(agent=agent, session_id=sid, text=event.text)]
+            case "token_count" if isinstance(event.info, TokenUsageInfo):
+                return self._usage(event.info.total_token_usage)
             case "token_count":
-                return self._usage(event)
+                return []
+            case "item_completed" if isinstance(event.item, ThreadItem):
+                return self._thread_item(event.item, record)
             case "patch_apply_end":
                 if event.success is True and isinstance(event.call_id, str):
                     self._patched[event.call_id] = event.changes or {}
@@ -164,6 +183,28 @@ class CodexSessionNormalizer:
             case kind if kind in _QUIET_EVENTS:
                 return []
         return [self._unknown(f"event_msg/{event.type}", record)]
+
+    def _thread_item(self, item: ThreadItem, record: Record) -> list[Event]:
+        agent, sid = self._agent, self._sid
+        content = item.content if isinstance(item.content, list) else []
+        match item.type:
+            case "UserMessage":
+                text = "\n".join(c.text for c in content if isinstance(c.text, str))
+                return [UserMessage(agent=agent, session_id=sid, text=text)]
+            case "AgentMessage":
+                text = "".join(c.text for c in content if isinstance(c.text, str))
+                return [MessageDelta(agent=agent, session_id=sid, text=text)] if text else []
+            case "Reasoning":
+                summary = item.summary_text if isinstance(item.summary_text, list) else []
+                text = "\n".join(summary)
+                return [ThoughtDelta(agent=agent, session_id=sid, text=text)] if text else []
+            case "FileChange":
+                if item.status == "completed" and isinstance(item.id, str):
+                    self._patched[item.id] = item.changes or {}
+                return []
+            case kind if kind in _QUIET_THREAD_ITEMS:
+                return []
+        return [self._unknown(f"event_msg/item_completed/{item.type}", record)]
 
     def _item(self, item: ResponseItem, record: Record) -> list[Event]:
         if item.type in ("function_call", "custom_tool_call", "local_shell_call"):
@@ -248,12 +289,10 @@ class CodexSessionNormalizer:
             )
         return events
 
-    def _usage(self, event: EventMsg) -> list[Event]:
-        info = event.info
-        if info is None or info is UNSET:
-            return []
-        spent = tokens_spent(self._counted, info.total_token_usage)
-        self._counted = info.total_token_usage
+    def _usage(self, total: CodexTokens) -> list[Event]:
+        """The tokens spent since the last cumulative ``total`` counted."""
+        spent = tokens_spent(self._counted, total)
+        self._counted = total
         if spent is None:
             return []
         tokens = ModelUsage(
@@ -283,7 +322,7 @@ def tokens_spent(before: CodexTokens, total: CodexTokens) -> CodexTokens | None:
 
     >>> tokens_spent(CodexTokens(input_tokens=100, total_tokens=110),
     ...              CodexTokens(input_tokens=300, output_tokens=30, total_tokens=330))
-    TokenUsage(input_tokens=200, cached_input_tokens=0, output_tokens=30, reasoning_output_tokens=0, total_tokens=220)
+    TokenUsage(input_tokens=200, cached_input_tokens=0, cache_write_input_tokens=0, output_tokens=30, reasoning_output_tokens=0, total_tokens=220)
     >>> tokens_spent(CodexTokens(total_tokens=110), CodexTokens(total_tokens=110)) is None
     True
     """
@@ -292,6 +331,7 @@ def tokens_spent(before: CodexTokens, total: CodexTokens) -> CodexTokens | None:
     return CodexTokens(
         input_tokens=total.input_tokens - before.input_tokens,
         cached_input_tokens=total.cached_input_tokens - before.cached_input_tokens,
+        cache_write_input_tokens=total.cache_write_input_tokens - before.cache_write_input_tokens,
         output_tokens=total.output_tokens - before.output_tokens,
         reasoning_output_tokens=total.reasoning_output_tokens - before.reasoning_output_tokens,
         total_tokens=total.total_tokens - before.total_tokens,

@@ -22,10 +22,11 @@ from gemwire.wire.codex_session import (
     Record,
     ResponseItem,
     SessionMeta,
+    TokenUsageRecord,
     TurnContext,
 )
 
-__all__ = ("Unreadable", "payload_of", "payload_type")
+__all__ = ("Unreadable", "item_type", "payload_of", "payload_type")
 
 
 class Unreadable(NamedTuple):
@@ -39,6 +40,7 @@ _DECODERS: dict[str, Callable[[bytes], Payload]] = {
     "turn_context": msgspec.json.Decoder(TurnContext).decode,
     "response_item": msgspec.json.Decoder(ResponseItem).decode,
     "event_msg": msgspec.json.Decoder(EventMsg).decode,
+    "token_usage_record": msgspec.json.Decoder(TokenUsageRecord).decode,
 }
 
 
@@ -71,6 +73,40 @@ def payload_type(record: Record) -> str | None:
     except UNDECODABLE:
         return None
     return found if isinstance(found, str) else None
+
+
+class _Item(msgspec.Struct, frozen=True, gc=False):
+    item: _Typed | None = None
+
+
+_decode_item = msgspec.json.Decoder(_Item).decode
+
+_ITEM_TYPE = re.compile(rb'"item":\{"type":"([A-Za-z]{1,40})"')
+
+
+def item_type(record: Record) -> str | None:
+    """The ``type`` of an ``item_completed`` event's item (Codex 0.166: ``UserMessage``,
+    ``AgentMessage``, …), the rest of it skipped unbuilt; ``None`` for any other record.
+    Codex writes it after the thread's and turn's ids: read there when it is, else decoded.
+
+    >>> record = msgspec.json.decode(
+    ...     b'{"type":"event_msg","payload":{"type":"item_completed","thread_id":"t",'
+    ...     b'"item":{"type":"UserMessage","content":[]}}}',
+    ...     type=Record,
+    ... )
+    >>> item_type(record)
+    'UserMessage'
+    """
+    if record.type != "event_msg" or payload_type(record) != "item_completed":
+        return None
+    found = _ITEM_TYPE.search(memoryview(record.payload)[:256])
+    if found is not None:
+        return found[1].decode()
+    try:
+        item = _decode_item(record.payload).item
+    except UNDECODABLE:
+        return None
+    return item.type if item is not None and isinstance(item.type, str) else None
 
 
 def payload_of(record: Record) -> Payload | Unreadable | None:

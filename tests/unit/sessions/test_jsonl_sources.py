@@ -114,7 +114,7 @@ def test_the_home_lists_finds_and_counts(spec: JsonlAgent, tmp_path: Path) -> No
     report = usage(home, by="model")
     responses = sum(spec.responses.values())
     assert [(r.key, r.requests) for r in report.rows] == [(spec.model, responses)]
-    assert report.total.total_tokens == spec.tokens * responses
+    assert report.total.total_tokens == spec.tokens * responses - spec.unspent
     assert report.agents == [spec.agent]
     assert usage(home, project=str(workspace)).total.requests == responses
     assert usage(home, project=str(tmp_path / "elsewhere")).total.requests == 0

@@ -57,7 +57,7 @@ def _two_agents(materialize: Make, tmp_path: Path) -> tuple[dict[str, str], list
     from kit.jsonl_agents import JSONL_AGENTS, materialize as materialize_jsonl
 
     run = materialize("0.61.0", "plain_answer")
-    [claude] = [spec for spec in JSONL_AGENTS if spec.agent == "claude"]
+    claude = next(spec for spec in JSONL_AGENTS if spec.agent == "claude")  # 0.16.2
     materialize_jsonl(claude, tmp_path / "claude", run.workspace)
     env = {
         "GEMINI_CLI_HOME": str(run.home),

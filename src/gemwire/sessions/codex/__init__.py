@@ -1,4 +1,4 @@
-"""Codex's saved sessions (codex-acp 0.16.0, Codex 0.137.0): `CodexHome`, its source.
+"""Codex's saved sessions (codex-acp 0.16.0, Codex 0.137.0; 2.6.0, Codex 0.166): `CodexHome`.
 
 - `_conversation` — `CODEX` (its `JsonlFormat`), `CodexConversation`, `load_codex_session`,
   `read_codex_info`;

@@ -2,11 +2,13 @@
 `CodexConversation`, loaded whole (`load_codex_session`) or summarized.
 
 The session's id and folder are its ``session_meta``'s; its prompts, the ``user_message``
-events (what the user typed; Codex's own context goes to the model as user messages too);
-its messages, those and the ``agent_message`` events. Each model response's tokens are the
-difference between consecutive cumulative ``token_count`` totals. A record's payload stays
-raw until read (`payload_of`); listing and usage look first at its kind alone
-(`payload_type`), and decode only those they need (not an answer's text).
+events (what the user typed; Codex's own context goes to the model as user messages too), or
+Codex 0.166's ``item_completed`` ``UserMessage`` items; its messages, those and the
+``agent_message`` events (0.166: ``AgentMessage`` items). Each model response's tokens are
+the difference between consecutive cumulative totals (``token_count``'s, 0.166's
+``token_usage_record``'s). A record's payload stays raw until read (`payload_of`); listing
+and usage look first at its kind alone (`payload_type`, `item_type`), and decode only those
+they need (not an answer's text).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import os
 from collections.abc import Iterable, Iterator
 
 from gemwire._normalize.codex_session import CodexSessionNormalizer, tokens_spent
-from gemwire.protocol.codex_session import payload_of, payload_type
+from gemwire.protocol.codex_session import item_type, payload_of, payload_type
 from gemwire.sessions._jsonl import (
     JsonlConversation,
     JsonlFormat,
@@ -29,8 +31,10 @@ from gemwire.wire.codex_session import (
     EventMsg,
     Record,
     SessionMeta,
+    ThreadItem,
     TokenUsage,
     TokenUsageInfo,
+    TokenUsageRecord,
     TurnContext,
 )
 
@@ -55,17 +59,40 @@ def _cwd(record: Record) -> str | None:
 
 
 def _said(record: Record) -> bool:
-    """A ``user_message`` or ``agent_message`` event."""
-    return record.type == "event_msg" and payload_type(record) in ("user_message", "agent_message")
+    """A ``user_message`` or ``agent_message`` event, or Codex 0.166's item of one."""
+    if record.type != "event_msg":
+        return False
+    kind = payload_type(record)
+    if kind == "item_completed":
+        return item_type(record) in ("UserMessage", "AgentMessage")
+    return kind in ("user_message", "agent_message")
 
 
 def _prompt(record: Record) -> str | None:
-    if record.type != "event_msg" or payload_type(record) != "user_message":
+    if record.type != "event_msg":
+        return None
+    kind = payload_type(record)
+    if kind not in ("user_message", "item_completed"):
+        return None
+    if kind == "item_completed" and item_type(record) != "UserMessage":
         return None
     event = payload_of(record)
-    if not isinstance(event, EventMsg) or not isinstance(event.message, str):
+    if not isinstance(event, EventMsg):
         return None
-    return event.message
+    if isinstance(event.item, ThreadItem) and isinstance(event.item.content, list):
+        return "\n".join(c.text for c in event.item.content if isinstance(c.text, str))
+    return event.message if isinstance(event.message, str) else None
+
+
+def _total(record: Record) -> TokenUsage | None:
+    """A usage record's cumulative total: ``token_count``'s, ``token_usage_record``'s
+    ``thread_token_usage``."""
+    payload = payload_of(record)
+    if isinstance(payload, TokenUsageRecord):
+        return payload.thread_token_usage
+    if isinstance(payload, EventMsg) and isinstance(payload.info, TokenUsageInfo):
+        return payload.info.total_token_usage
+    return None
 
 
 def _responses(records: Iterable[Record]) -> Iterator[Response]:
@@ -78,13 +105,15 @@ def _responses(records: Iterable[Record]) -> Iterator[Response]:
                 model = context.model
             continue
         # Only token counts are decoded: the rest of a long session is not read twice.
-        if record.type != "event_msg" or payload_type(record) != "token_count":
+        if record.type != "token_usage_record" and (
+            record.type != "event_msg" or payload_type(record) != "token_count"
+        ):
             continue
-        event = payload_of(record)
-        if not isinstance(event, EventMsg) or not isinstance(event.info, TokenUsageInfo):
+        total = _total(record)
+        if total is None:
             continue
-        spent = tokens_spent(counted, event.info.total_token_usage)
-        counted = event.info.total_token_usage
+        spent = tokens_spent(counted, total)
+        counted = total
         if spent is None:
             continue
         reasoning = spent.reasoning_output_tokens
@@ -109,7 +138,7 @@ CODEX: JsonlFormat[Record, Record] = JsonlFormat(
     timestamp=lambda r: r.timestamp if isinstance(r.timestamp, str) else None,
     responses=_responses,
 )
-"""Codex's rollout records (codex-acp 0.16.0, Codex 0.137.0)."""
+"""Codex's rollout records (codex-acp 0.16.0, Codex 0.137.0; codex-acp 2.6.0, Codex 0.166.0)."""
 
 
 class CodexConversation(JsonlConversation[Record], frozen=True, kw_only=True):

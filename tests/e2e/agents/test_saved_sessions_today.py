@@ -1,0 +1,238 @@
+"""The saved sessions of today's adapters, recorded from the real agents: codex-acp 2.6.0
+(Codex 0.166 rollouts, tests/fixtures/codex/2.6.0) and claude-agent-acp 0.101.0 (Claude
+Code 2.1.318 transcripts, tests/fixtures/claude/0.101.0).
+
+Each case of test_agents_offline.py (and the two-prompt ``multi_turn``) runs live over ACP
+through the adapter, in the mode that asks before acting (``TODAY[agent].mode``: both
+adapters' defaults never ask); the session it saved is loaded, recorded with
+``GEMWIRE_RECORD=1`` (machine paths replaced, its golden events beside it), and compared
+with the live run as tests/saved_sessions.py compares the older pins' (`summary`), but for
+what ``DIFFERENCES`` names.
+
+The adapter is the command in ``GEMWIRE_TODAY_<AGENT>`` (e.g. ``GEMWIRE_TODAY_CODEX=
+/path/to/node_modules/.bin/codex-acp``); without it the agent's cases are skipped.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from saved_sessions import (
+    JSONL,
+    OFFLINE,
+    PROMPTS,
+    _record as record,
+    summary,
+)
+
+from gemwire.events import Event, MessageDelta, UserMessage
+from gemwire.runners.acp import AcpClient
+from gemwire.runners.agents import AgentName
+from gemwire.sessions import ClaudeHome, CodexHome, SessionSource, load_session
+from gemwire.testing import FunctionCall, Reply, Scenario, ScriptedModel, Text
+from gemwire.testing.agents import isolated_agent
+
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
+
+Tools = OFFLINE.Tools  # the offline cases' dataclass, loaded by path
+FIXTURES = Path(__file__).parents[2] / "fixtures"
+
+
+@dataclass(frozen=True)
+class Today:
+    version: str
+    mode: str
+    """The adapter's mode that asks before acting."""
+    modes: dict[str, str]
+    """Another mode for a case."""
+    saved_at: str
+    """A glob, under the isolated home, of the one session file a run saves."""
+    home: Callable[[Path], SessionSource]
+    tools: Any
+    """The agent's spelling of the calls (test_agents_offline.Tools)."""
+    differences: dict[str, dict[str, str]]
+    """Where saved and live differ by design: case -> field -> why (they must differ)."""
+    unsteady: dict[str, dict[str, str]]
+    """Where the live run itself varies from run to run: case -> field -> why (not compared)."""
+
+
+def _patch(body: str) -> dict[str, str]:
+    return {"input": f"*** Begin Patch\n{body}*** End Patch\n"}
+
+
+_CANCEL = "the text streamed before the cancel is not saved"
+_CODEX_READ = (
+    "a command's kind: live, codex-acp parses the command (`cat a.txt`: read); the rollout "
+    "keeps only the command (execute)"
+)
+
+TODAY = {
+    "codex": Today(
+        version="2.6.0",
+        mode="read-only",
+        # In read-only a command runs in Codex's sandbox without asking, and fails; with
+        # workspace-write it runs (and asks for nothing either).
+        modes={"shell": "workspace-write", "multi_turn": "workspace-write"},
+        saved_at=".codex/sessions/*/*/*/rollout-*.jsonl",
+        home=CodexHome,
+        tools=OFFLINE.TOOLS["codex"],
+        differences={
+            "edit": {"calls": _CODEX_READ},
+            "tool_error": {
+                "calls": _CODEX_READ,
+                "finished": "a patch that does not apply never becomes a call live; the "
+                "rollout records the call, failed",
+            },
+            "cancel": {"answer": _CANCEL},
+        },
+        unsteady={
+            "shell_denied": dict.fromkeys(
+                ("calls", "finished"),
+                "live, codex-acp 2.6.0 at times sends no tool call for a command its sandbox "
+                "refused (3 runs in 10 here); the rollout always has it",
+            )
+        },
+    ),
+    "claude": Today(
+        version="0.101.0",
+        mode="default",
+        modes={},
+        saved_at=".claude/projects/*/*.jsonl",
+        home=ClaudeHome,
+        # Claude Code 2.1.318's own tools: the adapter no longer swaps in mcp__acp__ ones.
+        tools=Tools(
+            read=lambda w: FunctionCall("Read", {"file_path": str(w / "a.txt")}),
+            write=lambda w: FunctionCall(
+                "Write", {"file_path": str(w / "hello.txt"), "content": "hi there\n"}
+            ),
+            edit=lambda w: FunctionCall(
+                "Edit", {"file_path": str(w / "a.txt"), "old_string": "old", "new_string": "new"}
+            ),
+            shell=lambda w: FunctionCall(
+                "Bash", {"command": "touch made.txt", "description": "make a file"}
+            ),
+        ),
+        # Claude Code 2.1.318 saves the text streamed before a cancel: nothing differs.
+        differences={},
+        unsteady={},
+    ),
+}
+
+CODEX_CONFIG = """\
+model = "gpt-5.5"
+model_provider = "gemwire"
+check_for_update_on_startup = false
+sandbox_mode = "danger-full-access"
+
+[model_providers.gemwire]
+name = "gemwire scripted model"
+base_url = "{url}"
+env_key = "OPENAI_API_KEY"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+
+[analytics]
+enabled = false
+"""
+"""What Codex 0.166 accepts (no ``approval_policy = "untrusted"``), with a model in its
+catalog."""
+
+CASES = [*OFFLINE.PERMISSIONS, "multi_turn"]
+
+
+def _command(agent: str) -> tuple[str, ...]:
+    command = os.environ.get(f"GEMWIRE_TODAY_{agent.upper()}")
+    if not command:
+        pytest.skip(f"GEMWIRE_TODAY_{agent.upper()} names no adapter")
+    return (command,)
+
+
+TITLE = Reply([Text('{"title": "Go"}')], when="generate a very short title")
+"""Codex 0.166 asks for a session's title on a thread of its own, beside the turn (a
+streamed request the scripted model would otherwise serve from the script); first, so that
+only that request takes it."""
+
+
+def _scenario(
+    agent: str, case: str, today: Today, workspace: Path
+) -> tuple[Scenario, tuple[str, ...]]:
+    side = [TITLE] if agent == "codex" else []
+    if case == "multi_turn":
+        turns = [
+            Reply([Text("First answer.")]),
+            Reply([Text("On it."), today.tools.shell(workspace)]),
+            Reply([Text("Done.")]),
+        ]
+        return Scenario(turns=[*side, *turns], files=OFFLINE.SEED), PROMPTS
+    script = OFFLINE.scenario(case, today.tools, workspace)
+    return Scenario(turns=[*side, *script.turns], files=script.files), ("go",)
+
+
+async def _run(agent: AgentName, case: str, root: Path) -> list[Event]:
+    today = TODAY[agent]
+    command = _command(agent)
+    script, prompts = _scenario(agent, case, today, root / "workspace")
+    permissions = OFFLINE.PERMISSIONS.get(case, "all")
+    live: list[Event] = []
+    with ScriptedModel(script) as model:
+        env = isolated_agent(agent, model, files=script.files, root=root, command=command)
+        if agent == "codex":
+            (env.home / ".codex" / "config.toml").write_text(
+                CODEX_CONFIG.format(url=model.openai_url)
+            )
+        with anyio.fail_after(240):
+            # After each turn claude-agent-acp asks the model for a prompt suggestion, a
+            # streamed request the scripted model would serve from the script.
+            quiet = env.environ({"CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION": "false"})
+            async with AcpClient(env.acp_options(permissions=permissions, env=quiet)) as client:
+                session = await client.new_session()
+                await session.set_mode(today.modes.get(case, today.mode))
+                for prompt in prompts:
+                    async with session.prompt(prompt) as turn:
+                        async for event in turn:
+                            live.append(event)
+                            if case == "cancel" and isinstance(event, MessageDelta):
+                                await turn.cancel()
+        assert env.live_processes() == []
+    assert model.problems == []
+    return live
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """The test's folder as the agents report it (symlinks resolved)."""
+    return tmp_path.resolve()
+
+
+@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize("agent", list(TODAY))
+async def test_todays_saved_session_agrees_with_the_live_run(
+    agent: AgentName, case: str, root: Path
+) -> None:
+    _check(agent, case, root, await _run(agent, case, root))
+
+
+def _check(agent: str, case: str, root: Path, live: list[Event]) -> None:
+    today = TODAY[agent]
+    [path] = (root / "home").glob(today.saved_at)
+    saved = list(load_session(path).events())
+    if OFFLINE.RECORD:
+        record(path, root, FIXTURES / agent / today.version / f"{case}.jsonl", JSONL)
+    assert today.home(root / "home").sessions(root / "workspace")[0].path == str(path)
+    differ = today.differences.get(case, {})
+    skip = differ | today.unsteady.get(case, {})
+    ours, theirs = summary(saved), summary(live)
+    assert {k: v for k, v in ours.items() if k not in skip} == {
+        k: v for k, v in theirs.items() if k not in skip
+    }
+    assert all(ours[k] != theirs[k] for k in differ), ("listed as differing", ours, theirs)
+    if case == "multi_turn":
+        assert [e.text for e in saved if isinstance(e, UserMessage)] == list(PROMPTS)
+    assert [e.type for e in saved].count("unknown") == 0
