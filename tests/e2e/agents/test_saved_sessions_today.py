@@ -23,7 +23,7 @@ from typing import Any
 
 import anyio
 import pytest
-from saved_sessions import (
+from kit.saved_sessions import (
     JSONL,
     OFFLINE,
     PROMPTS,

@@ -13,9 +13,9 @@ from typing import Any
 
 import msgspec
 from click.testing import CliRunner
-from corpus import FIXTURES
 from hypothesis import given, settings, strategies as st
-from jsonl_agents import JSONL_AGENTS, materialize
+from kit.corpus import FIXTURES
+from kit.jsonl_agents import JSONL_AGENTS, materialize
 
 from gemwire._normalize.claude_session import SKIPPED, ClaudeSessionNormalizer
 from gemwire._normalize.codex_session import CodexSessionNormalizer
