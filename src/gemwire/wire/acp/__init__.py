@@ -1,7 +1,7 @@
 """Agent Client Protocol (ACP) v1 messages, exactly as upstream names them.
 
-Pinned to the stable ACP schema ``v1.21.0`` (vendored as test data, and held to these
-types by a drift test), protocol version 1. JSON field names are upstream's camelCase; every
+Pinned to the ACP schema ``v1.24.1`` (its unstable v1 schema, a superset of the stable one,
+vendored as test data and held to these types by a drift test), protocol version 1. JSON field names are upstream's camelCase; every
 type may carry upstream's ``_meta`` extension object (``meta`` here). Only the client
 side is here: what a client sends, and what an agent sends to a client.
 
@@ -12,9 +12,12 @@ protocol layer reads the ``sessionUpdate`` tag first and decodes with
 
 Unstable upstream methods that real agents implement are included and marked so
 (Gemini CLI's ``session/set_model`` and the ``models`` of a new session, Claude Code's and
-OpenCode's ``session/fork``), and so are the unstable update kinds gemwire maps (``notice``,
-``compaction_update``, ``compaction_summary_chunk``) and a tool call's ``name``. What of
-the stable schema is left raw, and why, is listed in ``untyped`` (nothing, today).
+OpenCode's ``session/fork``), and so are the unstable update kinds (``notice``, ``plan_update``, ``plan_removed``,
+``compaction_update``, ``compaction_summary_chunk``, ``subagent_update``,
+``session_message``, ``session_message_chunk``), the unstable client capabilities
+(``session.notices``, ``session.compaction``, ``plan``, ``subagents``) and a tool call's
+``name``. What of
+the stable schema is left raw, and why, is listed in ``untyped`` (editor features, provider setup, MCP over ACP).
 
 One module per protocol area (``methods``, ``initialize``, ``sessions``, ``content``,
 ``tool_calls``, ``session_updates``, ``permissions``, ``fs``, ``terminals``,
