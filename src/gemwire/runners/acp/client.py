@@ -480,13 +480,14 @@ class AcpClient:
         response: OpenedSession,
     ) -> AcpSession:
         session = AcpSession(self._context, session_id, folder, extra, response)
-        self._register(session, response.models.current_model_id if response.models else None)
+        new = isinstance(response, acp.NewSessionResponse)  # the model: maybe a config option
+        self._register(session, session.current_model, new=new)
         return session
 
-    def _register(self, session: AcpSession, model: str | None) -> None:
+    def _register(self, session: AcpSession, model: str | None, *, new: bool = False) -> None:
         info = self.agent_info
         started = session.normalizer.started(
-            cwd=session.cwd, model=model, agent_version=info.version if info else None
+            cwd=session.cwd, model=model, agent_version=info.version if info else None, new=new
         )
         self._router.register(session, started)
 

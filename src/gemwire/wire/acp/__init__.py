@@ -21,7 +21,7 @@ the stable schema is left raw, and why, is listed in ``untyped`` (editor feature
 
 One module per protocol area (``methods``, ``initialize``, ``sessions``, ``content``,
 ``tool_calls``, ``session_updates``, ``permissions``, ``fs``, ``terminals``,
-``elicitation``); every type is
+``elicitation``, and the agents' ``extensions``); every type is
 imported from here: ``from gemwire.wire import acp`` then ``acp.PromptRequest``.
 """
 
@@ -30,6 +30,7 @@ from __future__ import annotations
 from gemwire.wire.acp import (
     content,
     elicitation,
+    extensions,
     fs,
     initialize,
     methods,
@@ -41,6 +42,7 @@ from gemwire.wire.acp import (
 )
 from gemwire.wire.acp.content import *
 from gemwire.wire.acp.elicitation import *
+from gemwire.wire.acp.extensions import *
 from gemwire.wire.acp.fs import *
 from gemwire.wire.acp.initialize import *
 from gemwire.wire.acp.methods import *
@@ -60,4 +62,5 @@ __all__ += session_updates.__all__
 __all__ += permissions.__all__
 __all__ += fs.__all__
 __all__ += elicitation.__all__
+__all__ += extensions.__all__
 __all__ += terminals.__all__
