@@ -3,6 +3,7 @@ Gemini CLI's ``_meta.quota``), and what the agent's ``usage_update``s add to it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -62,6 +63,9 @@ def _quota_usage(quota: gemini_acp.Quota) -> TokenUsage:
     )
 
 
+_EFFORT = re.compile(r"\[[^\[\]]*\]$")
+
+
 class ReportedUsage:
     """What a session's ``usage_update``s said (context use, cost so far, the model), turn by
     turn: the agent's own figures, beside gemwire's estimates.
@@ -100,6 +104,8 @@ class ReportedUsage:
         """The turn's usage with the context figures and its model, and the agent's cost;
         then the next turn starts from what was reported in this one."""
         model = self._model or model
+        if model:  # Codex names its model "gpt-5.5[medium]": the model and its effort
+            model = _EFFORT.sub("", model)
         if usage is not None:
             fields: dict[str, Any] = {}
             if not usage.by_model and model:
