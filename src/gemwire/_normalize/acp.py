@@ -64,7 +64,6 @@ _STATE_UPDATES = (
     "compaction_update",
     "compaction_summary_chunk",
 )
-
 _SEVERITIES: dict[str, Literal["info", "warning", "error"]] = {
     "info": "info",
     "warning": "warning",

@@ -480,7 +480,8 @@ class AcpClient:
         response: OpenedSession,
     ) -> AcpSession:
         session = AcpSession(self._context, session_id, folder, extra, response)
-        new = isinstance(response, acp.NewSessionResponse)  # the model: maybe a config option
+        # Its model: models.currentModelId, else the model config option (claude-agent-acp's).
+        new = isinstance(response, acp.NewSessionResponse)
         self._register(session, session.current_model, new=new)
         return session
 
