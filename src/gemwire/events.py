@@ -28,6 +28,8 @@ from msgspec import UNSET, UnsetType
 __all__ = (
     "ERROR_KINDS",
     "TOOL_KINDS",
+    "AgentCost",
+    "AuthStatus",
     "Event",
     "FileChanged",
     "Location",
@@ -38,9 +40,12 @@ __all__ = (
     "PermissionRequested",
     "PermissionResolved",
     "PlanEntry",
+    "PlanRemoved",
     "PlanUpdated",
+    "SessionMessage",
     "SessionStarted",
     "SessionUpdated",
+    "SubagentUpdated",
     "ThoughtDelta",
     "TokenUsage",
     "ToolCallFinished",
@@ -132,6 +137,20 @@ class TokenUsage(_Data, frozen=True, kw_only=True):
     """The size of that model's context window, where the price table knows it (derived)."""
 
 
+class AgentCost(_Data, frozen=True, kw_only=True):
+    """What the agent itself said the session cost (ACP's ``usage_update.cost``), as opposed to
+    gemwire's estimate (`TokenUsage.cost_usd`)."""
+
+    currency: str
+    """As the agent named it (ISO 4217, e.g. ``USD``)."""
+    session_total: float
+    """The session's cost so far, as last reported in the turn."""
+    turn: float | None = None
+    """This turn's: the rise of ``session_total`` since the session's previous report on this
+    connection (the whole total on a session this connection opened new); ``None`` where
+    no earlier figure is known (a loaded or resumed session's first turn)."""
+
+
 class TurnError(_Data, frozen=True, kw_only=True):
     """Why a turn failed: a kind from `ERROR_KINDS`, upstream's message, and the exit code."""
 
@@ -167,9 +186,11 @@ class _Event(
     parent_call_id: str | UnsetType = UNSET
     """On a subagent's events: the ``call_id`` of the parent session's tool call that ran
     it (Gemini's ``invoke_agent``). Absent otherwise."""
-    origin: Literal["session_file"] | UnsetType = UNSET
+    origin: Literal["session_file", "message_text"] | UnsetType = UNSET
     """``session_file`` on the events of a live run that gemwire read from the session file
-    the CLI was writing (``follow_session_file``), not from its output. Absent otherwise."""
+    the CLI was writing (``follow_session_file``), not from its output; ``message_text`` on
+    an event gemwire read from an in-band marker in the agent's message text (Gemini CLI's
+    ``[MODE_UPDATE] <mode>``), which is then not answer text. Absent otherwise."""
 
     @property
     def type(self) -> str:
@@ -260,7 +281,59 @@ class FileChanged(_Event, tag="file_changed", frozen=True, kw_only=True):
 
 
 class PlanUpdated(_Event, tag="plan_updated", frozen=True, kw_only=True):
+    """The agent's plan, whole. ACP's plans by id (the unstable ``plan_update``) add
+    ``plan_id``, and a plan given as Markdown (``markdown``) or as a file (``uri``) instead
+    of entries has ``entries: []``; each is absent where it does not apply."""
+
     entries: list[PlanEntry]
+    plan_id: str | UnsetType = UNSET
+    markdown: str | UnsetType = UNSET
+    uri: str | UnsetType = UNSET
+
+
+class PlanRemoved(_Event, tag="plan_removed", frozen=True, kw_only=True):
+    """The plan ``plan_id`` is gone (ACP's unstable ``plan_removed``)."""
+
+    plan_id: str
+
+
+class SubagentUpdated(_Event, tag="subagent_updated", frozen=True, kw_only=True):
+    """The session owns a subagent's session, ``child_session_id`` (ACP's unstable
+    ``subagent_update``). A patch, as sent: an absent field is unchanged, ``null`` cleared.
+    ``state`` is ``running``, ``idle``, ``requires_action``, ``unknown`` (or newer);
+    ``stop_reason`` and ``usage`` come with ``idle`` where the agent reports them."""
+
+    child_session_id: str
+    title: str | UnsetType | None = UNSET
+    description: str | UnsetType | None = UNSET
+    state: str | UnsetType | None = UNSET
+    stop_reason: str | UnsetType | None = UNSET
+    usage: TokenUsage | UnsetType = UNSET
+
+
+class SessionMessage(_Event, tag="session_message", frozen=True, kw_only=True):
+    """A message between sessions, a parent and its subagent (ACP's unstable
+    ``session_message`` and ``session_message_chunk``), by ``message_id``. ``delta``: the
+    ``text`` continues the message (a chunk); otherwise it is the whole text so far, or
+    ``None`` for unchanged. Content that is not text is named in brackets (``[image/png]``)."""
+
+    message_id: str
+    sender_session_id: str | None = None
+    recipient_session_id: str | None = None
+    text: str | None = None
+    delta: bool = False
+
+
+class AuthStatus(_Event, tag="auth_status", frozen=True, kw_only=True):
+    """Whose credentials the agent runs on, as it reports them (its ``_auth/status_update``
+    extension: Claude's and Codex's adapters). ``kind``: ``account``, ``api_key``,
+    ``gateway``, ``external``, ``none`` (logged out) or newer; ``label`` and ``detail`` are
+    for a person. The agent's, not a session's: ``session_id`` names the session it came
+    during, if any."""
+
+    kind: str
+    label: str | None = None
+    detail: str | None = None
 
 
 class PermissionRequested(_Event, tag="permission_requested", frozen=True, kw_only=True):
@@ -320,6 +393,9 @@ class TurnCompleted(_Event, tag="turn_completed", frozen=True, kw_only=True):
     answer: str
     usage: TokenUsage | None = None
     duration_ms: int | None = None
+    agent_cost: AgentCost | UnsetType = UNSET
+    """The cost as the agent reports it, where it does (ACP ``usage_update``); gemwire's own
+    estimate is ``usage.cost_usd``. Absent otherwise."""
 
 
 class SessionUpdated(_Event, tag="session_updated", frozen=True, kw_only=True):
@@ -349,6 +425,10 @@ Event = (
     | ToolCallFinished
     | FileChanged
     | PlanUpdated
+    | PlanRemoved
+    | SubagentUpdated
+    | SessionMessage
+    | AuthStatus
     | PermissionRequested
     | PermissionResolved
     | UsageReported

@@ -18,6 +18,7 @@ from gemwire.events import (
     Notice,
     PermissionResolved,
     SessionStarted,
+    SessionUpdated,
     ToolCallFinished,
     TurnCompleted,
     TurnError,
@@ -218,8 +219,10 @@ async def test_set_mode_yolo_runs_writes_without_asking(tmp_path: Path) -> None:
                 events = [event async for event in turn]
     assert (env.workspace / "y.txt").read_text() == "hi there\n"
     assert "permission_requested" not in [e.type for e in events]
-    # Gemini CLI announces the change as assistant text, outside any turn.
-    assert next(e.text for e in events if isinstance(e, MessageDelta)) == "[MODE_UPDATE] yolo"
+    # Gemini CLI announces the change as assistant text, outside any turn: a mode change.
+    (marker,) = [e for e in events if isinstance(e, SessionUpdated) and e.origin]
+    assert (marker.update, marker.data) == ("current_mode_update", {"currentModeId": "yolo"})
+    assert [e.text for e in events if isinstance(e, MessageDelta)] == ["ok"]
     assert turn.result.answer == "ok"
 
 

@@ -101,6 +101,10 @@ ONE_OF_EACH: list[Event] = [
     SessionUpdated(
         agent="acp:x", session_id="s", update="current_mode_update", data={"currentModeId": "yolo"}
     ),
+    events.PlanRemoved(agent="acp:x", session_id="s", plan_id="p1"),
+    events.SubagentUpdated(agent="acp:x", session_id="s", child_session_id="c", state="running"),
+    events.SessionMessage(agent="acp:x", session_id="s", message_id="m", text="hi", delta=True),
+    events.AuthStatus(agent="acp:x", kind="api_key", label="API key"),
     UsageReported(agent="gemini", session_id="s", usage=USAGE),
     Notice(
         agent="gemini",
@@ -191,6 +195,10 @@ def test_type_tags_are_the_published_vocabulary() -> None:
             "turn_completed",
             "session_updated",
             "unknown",
+            "plan_removed",
+            "subagent_updated",
+            "session_message",
+            "auth_status",
         ]
     )
 

@@ -21,14 +21,14 @@ from typing import Literal
 
 import msgspec
 
-from gemwire._normalize.acp_tool_calls import OpenCall, change_of, text_of, unified_diff
-from gemwire._normalize.acp_usage import prompt_usage
+from gemwire._normalize import acp_updates as updates
+from gemwire._normalize.acp_tool_calls import OpenCall, finished, text_of, unified_diff
+from gemwire._normalize.acp_usage import ReportedUsage, prompt_usage
 from gemwire._normalize.answer import Answer
 from gemwire._normalize.notices import notice
 from gemwire._normalize.open_calls import close_unreported
 from gemwire.events import (
     Event,
-    FileChanged,
     Location,
     MessageDelta,
     Notice,
@@ -40,7 +40,6 @@ from gemwire.events import (
     SessionStarted,
     SessionUpdated,
     ThoughtDelta,
-    ToolCallFinished,
     ToolCallStarted,
     ToolCallUpdated,
     ToolError,
@@ -75,18 +74,7 @@ _SEVERITIES: dict[str, Literal["info", "warning", "error"]] = {
 
 def prompt_text(prompt: list[acp.ContentBlock]) -> str:
     """What a person typed, from a prompt's blocks (links and resources by their URI)."""
-    parts = []
-    for block in prompt:
-        match block:
-            case acp.TextContent():
-                parts.append(block.text)
-            case acp.ResourceLink():
-                parts.append(f"@{block.uri}")
-            case acp.EmbeddedResource():
-                parts.append(f"@{block.resource.uri}")
-            case _:
-                parts.append(f"[{block.mime_type}]")
-    return " ".join(parts)
+    return " ".join(map(updates.block_text, prompt))
 
 
 class AcpNormalizer:
@@ -104,6 +92,9 @@ class AcpNormalizer:
         self._answer = Answer()
         self._replaying = False
         self._cancelling = False
+        self._usage = ReportedUsage()
+        self._model: str | None = None
+        """The session's model as last announced (``session_started``, a config option)."""
 
     @property
     def session_id(self) -> str:
@@ -115,8 +106,17 @@ class AcpNormalizer:
         return self._answer.text()
 
     def started(
-        self, *, cwd: str, model: str | None = None, agent_version: str | None = None
+        self,
+        *,
+        cwd: str,
+        model: str | None = None,
+        agent_version: str | None = None,
+        new: bool = False,
     ) -> list[Event]:
+        """The session is open; ``new``: created on this connection (it cost nothing yet)."""
+        self._model = model
+        if new:
+            self._usage.opened_new()
         return [
             SessionStarted(
                 agent=self._agent,
@@ -141,8 +141,12 @@ class AcpNormalizer:
         ]
 
     def cancel_requested(self) -> None:
-        """``session/cancel`` was sent: calls still open end as ``cancelled``."""
+        """``session/cancel`` was sent: calls still open end as ``cancelled``, whatever the
+        agent reports of them later (ACP's prompt turn: the client marks them so; Gemini CLI
+        reports a cancelled shell call ``completed``, "Command cancelled by user.")."""
         self._cancelling = True
+        for call in self._calls.values():
+            call.cancelled = True
 
     def feed(self, item: SessionUpdate | UnknownUpdate) -> list[Event]:
         events = self._close_rejected(item) + self._update(item)
@@ -170,7 +174,19 @@ class AcpNormalizer:
                 return [PlanUpdated(agent=agent, session_id=sid, entries=entries)]
             case "notice":
                 return [self._notice(update)]
+            case "plan_update":
+                return [updates.plan_updated(agent, sid, update)]
+            case "plan_removed":
+                return [updates.plan_removed(agent, sid, update)]
+            case "subagent_update":
+                return [updates.subagent_updated(agent, sid, update)]
+            case "session_message" | "session_message_chunk":
+                return [updates.session_message(agent, sid, update)]
             case kind if kind in _STATE_UPDATES:
+                if kind == "usage_update" and not self._replaying:
+                    self._usage.feed(update)
+                elif kind == "config_option_update":
+                    self._model = updates.config_model(update.config_options) or self._model
                 data = msgspec.to_builtins(update)
                 return [SessionUpdated(agent=agent, session_id=sid, update=kind, data=data)]
         raise TypeError(f"not a session update kind: {item.kind!r}")
@@ -205,6 +221,9 @@ class AcpNormalizer:
             return [UserMessage(agent=agent, session_id=sid, text=text)]
         if kind == "agent_thought_chunk":
             return [ThoughtDelta(agent=agent, session_id=sid, text=text)]
+        mode = updates.in_band_mode(agent, text)
+        if mode is not None:  # the agent's mode changed: not words of its answer
+            return [updates.mode_changed(agent, sid, mode)]
         if not self._replaying:
             self._answer.add(text)
         return [MessageDelta(agent=agent, session_id=sid, text=text)]
@@ -258,40 +277,7 @@ class AcpNormalizer:
         ]
 
     def _finish(self, call_id: str) -> list[Event]:
-        agent, sid = self._agent, self._session_id
-        call = self._calls.pop(call_id)
-        text = text_of(call.content)
-        if text is None and call.raw_output is not None:
-            raw = call.raw_output
-            text = raw if isinstance(raw, str) else msgspec.json.encode(raw).decode()
-        diffs = [item for item in call.content if isinstance(item, acp.Diff)]
-        failed = call.status == "failed"
-        events: list[Event] = [
-            ToolCallFinished(
-                agent=agent,
-                session_id=sid,
-                call_id=call_id,
-                status="failed" if failed else "completed",
-                output=text,
-                error=ToolError(type="failed", message=text or "the tool call failed")
-                if failed
-                else None,
-                diff=unified_diff(diffs),
-            )
-        ]
-        if not failed:
-            events += [
-                FileChanged(
-                    agent=agent,
-                    session_id=sid,
-                    path=diff.path,
-                    change=change_of(diff),
-                    call_id=call_id,
-                    derived=False,
-                )
-                for diff in diffs
-            ]
-        return events
+        return finished(self._agent, self._session_id, call_id, self._calls.pop(call_id))
 
     def permission_requested(
         self, request_id: str, request: acp.RequestPermissionRequest
@@ -356,7 +342,9 @@ class AcpNormalizer:
         """The turn ended: with the agent's answer to ``session/prompt``, or ``error``."""
         agent, sid = self._agent, self._session_id
         events = self._close_open_calls(cancelled=self._cancelling or error is not None)
-        usage = prompt_usage(response) if response is not None else None
+        usage, agent_cost = self._usage.finish(
+            prompt_usage(response) if response is not None else None, self._model
+        )
         if usage is not None:
             events.append(UsageReported(agent=agent, session_id=sid, usage=usage))
         if response is None:
@@ -376,6 +364,7 @@ class AcpNormalizer:
                 answer=self.answer,
                 usage=usage,
                 duration_ms=duration_ms,
+                agent_cost=agent_cost,
             )
         )
         self._cancelling = False

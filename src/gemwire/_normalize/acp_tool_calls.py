@@ -6,17 +6,30 @@ from __future__ import annotations
 import difflib
 from typing import Any, Literal
 
-from gemwire.events import TOOL_KINDS
+import msgspec
+
+from gemwire.events import TOOL_KINDS, Event, FileChanged, ToolCallFinished, ToolError
 from gemwire.wire import acp
 
-__all__ = ("MAX_DIFF_LINES", "OpenCall", "change_of", "text_of", "unified_diff")
+__all__ = ("MAX_DIFF_LINES", "OpenCall", "change_of", "finished", "text_of", "unified_diff")
+
+_CANCELLED = ToolError(type="cancelled", message="the turn was cancelled while the call ran")
 
 
 class OpenCall:
     """A call announced and not yet finished: its latest title, kind, status and content
     (``tool_call_update`` sends only what changed)."""
 
-    __slots__ = ("content", "kind", "locations", "raw_output", "rejected", "status", "title")
+    __slots__ = (
+        "cancelled",
+        "content",
+        "kind",
+        "locations",
+        "raw_output",
+        "rejected",
+        "status",
+        "title",
+    )
 
     def __init__(self, update: acp.ToolCall | acp.ToolCallUpdate) -> None:
         self.title = update.title or update.tool_call_id
@@ -26,6 +39,9 @@ class OpenCall:
         self.locations: list[acp.ToolCallLocation] = update.locations or []
         self.raw_output: Any = update.raw_output
         self.rejected: str | None = None
+        self.cancelled = False
+        """Open when the client cancelled the turn: it ends ``cancelled``, whatever the
+        agent reports."""
 
     def apply(self, update: acp.ToolCallUpdate | acp.ToolCall) -> None:
         if update.title:
@@ -40,6 +56,43 @@ class OpenCall:
             self.locations = update.locations
         if update.raw_output is not None:
             self.raw_output = update.raw_output
+
+
+def finished(agent: str, session_id: str, call_id: str, call: OpenCall) -> list[Event]:
+    """The events of a call the agent reported ended: `ToolCallFinished` (``cancelled`` if
+    the client cancelled the turn while it was open), then, unless it failed, a
+    `FileChanged` per diff (a cancelled call's write may have happened all the same)."""
+    text = text_of(call.content)
+    if text is None and call.raw_output is not None:
+        raw = call.raw_output
+        text = raw if isinstance(raw, str) else msgspec.json.encode(raw).decode()
+    diffs = [item for item in call.content if isinstance(item, acp.Diff)]
+    failed = call.status == "failed"
+    error = ToolError(type="failed", message=text or "the tool call failed") if failed else None
+    events: list[Event] = [
+        ToolCallFinished(
+            agent=agent,
+            session_id=session_id,
+            call_id=call_id,
+            status="cancelled" if call.cancelled else "failed" if failed else "completed",
+            output=text,
+            error=_CANCELLED if call.cancelled else error,
+            diff=unified_diff(diffs),
+        )
+    ]
+    if not failed:
+        events += [
+            FileChanged(
+                agent=agent,
+                session_id=session_id,
+                path=diff.path,
+                change=change_of(diff),
+                call_id=call_id,
+                derived=False,
+            )
+            for diff in diffs
+        ]
+    return events
 
 
 def _tool_kind(kind: str | None) -> str:

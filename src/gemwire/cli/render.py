@@ -252,6 +252,10 @@ def plan(event: PlanUpdated) -> RenderableType:
         mark, style = plan_mark(entry), _PLAN_STYLES.get(entry.status, "dim")
         done = "strike dim" if entry.status == "completed" else ""
         lines.append(Text.assemble("  ", (mark, style), " ", (entry.content, done)))
+    # An ACP plan by id may come as Markdown (Codex's plan mode) or a file, not entries.
+    whole = event.markdown or event.uri
+    if isinstance(whole, str):
+        lines += [Text(f"  {line}") for line in whole.splitlines()]
     return Group(*lines)
 
 

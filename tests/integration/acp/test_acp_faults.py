@@ -86,7 +86,8 @@ async def test_initialize_declares_exactly_what_the_client_serves(tmp_path: Path
     assert sent["clientCapabilities"] == {
         "fs": {"readTextFile": False, "writeTextFile": True},
         "terminal": False,
-        "session": {"configOptions": {"boolean": {}}},
+        "session": {"configOptions": {"boolean": {}}, "notices": {}, "compaction": {}},
+        "plan": {},
     }
     assert sent["protocolVersion"] == 1
     assert sent["clientInfo"]["name"] == "gemwire"
@@ -98,7 +99,8 @@ async def test_initialize_declares_exactly_what_the_client_serves(tmp_path: Path
     assert json.loads(line.removeprefix("initialize "))["clientCapabilities"] == {
         "fs": {"readTextFile": True, "writeTextFile": True},
         "terminal": True,
-        "session": {"configOptions": {"boolean": {}}},
+        "session": {"configOptions": {"boolean": {}}, "notices": {}, "compaction": {}},
+        "plan": {},
     }
 
 

@@ -107,28 +107,6 @@ def test_compactions_are_session_updates_with_their_fields_as_sent() -> None:
     ]
 
 
-def test_plans_by_id_are_kept_raw() -> None:
-    update = {
-        "sessionUpdate": "plan_update",
-        "plan": {"type": "markdown", "planId": "p", "content": "# Plan"},
-    }
-    removed = {"sessionUpdate": "plan_removed", "planId": "p"}
-    assert events_of(update, removed) == [
-        Unknown(
-            agent=A,
-            session_id=S,
-            upstream_type="plan_update",
-            raw=params(update),
-        ),
-        Unknown(
-            agent=A,
-            session_id=S,
-            upstream_type="plan_removed",
-            raw=params(removed),
-        ),
-    ]
-
-
 def test_a_tool_call_name_names_the_call_and_a_bad_one_costs_nothing() -> None:
     named = {
         "sessionUpdate": "tool_call",

@@ -333,7 +333,7 @@ async def test_the_client_declares_boolean_config_options_and_sets_one_as_the_sp
         with pytest.raises(InvalidOptions) as refused:
             await session.set_config_option("auto_approve", 1)  # type: ignore[arg-type]
     (initialize,) = sent(agent, "initialize")
-    assert initialize["clientCapabilities"]["session"] == {"configOptions": {"boolean": {}}}
+    assert initialize["clientCapabilities"]["session"]["configOptions"] == {"boolean": {}}
     assert sent(agent, "session/set_config_option") == [
         {"sessionId": "s0", "configId": "auto_approve", "type": "boolean", "value": True},
         {"sessionId": "s0", "configId": "model", "value": "fast"},

@@ -79,10 +79,12 @@ def test_the_agent_auth_capabilities_are_read() -> None:
 def test_the_client_declares_exactly_what_it_serves() -> None:
     """The members gemwire does not serve stay out of ``initialize``; boolean config options
     it serves (`AcpSession.set_config_option`), and an agent may offer them only to a client
-    that declares them."""
+    that declares them; so do notices, compaction updates and plans by id, which it maps to
+    events (subagents it does not: their sessions' traffic is not routed)."""
     capabilities = AcpOptions().client_capabilities(terminal=False)
     assert json.loads(msgspec.json.encode(capabilities)) == {
         "fs": {"readTextFile": False, "writeTextFile": True},
         "terminal": False,
-        "session": {"configOptions": {"boolean": {}}},
+        "session": {"configOptions": {"boolean": {}}, "notices": {}, "compaction": {}},
+        "plan": {},
     }

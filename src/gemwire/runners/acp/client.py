@@ -480,13 +480,15 @@ class AcpClient:
         response: OpenedSession,
     ) -> AcpSession:
         session = AcpSession(self._context, session_id, folder, extra, response)
-        self._register(session, response.models.current_model_id if response.models else None)
+        # Its model: models.currentModelId, else the model config option (claude-agent-acp's).
+        new = isinstance(response, acp.NewSessionResponse)
+        self._register(session, session.current_model, new=new)
         return session
 
-    def _register(self, session: AcpSession, model: str | None) -> None:
+    def _register(self, session: AcpSession, model: str | None, *, new: bool = False) -> None:
         info = self.agent_info
         started = session.normalizer.started(
-            cwd=session.cwd, model=model, agent_version=info.version if info else None
+            cwd=session.cwd, model=model, agent_version=info.version if info else None, new=new
         )
         self._router.register(session, started)
 

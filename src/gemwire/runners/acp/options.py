@@ -6,6 +6,7 @@ import warnings
 from collections.abc import Sequence
 
 import msgspec
+from msgspec import UNSET
 
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.runners.acp.permissions import PermissionPreset
@@ -103,18 +104,22 @@ class AcpOptions(msgspec.Struct, frozen=True, kw_only=True):
     ) -> acp.ClientCapabilities:
         """What the client offers in ``initialize``: the file methods these options serve,
         terminals when it has a terminal policy, elicitation (forms and URLs) when it has
-        an elicitation handler, and boolean config options (``set_config_option`` sets
-        them), which an agent may offer only to a client that declares them."""
+        an elicitation handler, boolean config options (``set_config_option`` sets
+        them), and the unstable updates gemwire maps to events (``notice``, compaction,
+        plans by id): an agent sends each only to a client that declares it, and without
+        them Claude's notices and Codex's plans arrive as answer text (docs/acp.md)."""
         fs = acp.FileSystemCapabilities(
             read_text_file=self.serve_reads, write_text_file=self.serve_writes
         )
         session = acp.ClientSessionCapabilities(
-            config_options=acp.SessionConfigOptionsCapabilities(boolean={})
+            config_options=acp.SessionConfigOptionsCapabilities(boolean={}),
+            notices={},
+            compaction={},
         )
-        if not elicitation:
-            return acp.ClientCapabilities(fs=fs, terminal=terminal, session=session)
-        asks = acp.ElicitationCapabilities(form={}, url={})
-        return acp.ClientCapabilities(fs=fs, terminal=terminal, session=session, elicitation=asks)
+        asks = acp.ElicitationCapabilities(form={}, url={}) if elicitation else UNSET
+        return acp.ClientCapabilities(
+            fs=fs, terminal=terminal, session=session, plan={}, elicitation=asks
+        )
 
 
 class AcpTurnResult(TurnResult, frozen=True, kw_only=True):

@@ -17,8 +17,9 @@ import anyio
 import msgspec
 from anyio.abc import TaskGroup
 
+from gemwire._normalize.acp_ext import agent_notification
 from gemwire.errors import AccessDenied
-from gemwire.events import Event, Notice, Unknown
+from gemwire.events import AuthStatus, Event, Notice, Unknown
 from gemwire.protocol.acp import (
     AcpItem,
     AgentNotification,
@@ -120,7 +121,8 @@ class SessionRouter:
                 message = f"the agent completed elicitation {_elicitation_id(item.params)}"
                 self.broadcast([notice(self._peer.mask(message), severity="info")])
             case AgentNotification():
-                self.broadcast([self._unknown(item.method, item.params or "")])
+                known = agent_notification(self._context.agent(), item.method, item.params)
+                self.broadcast([known or self._unknown(item.method, item.params or "")])
             case ProtocolViolation():
                 if drops_violation(self._context.agent(), item):
                     return
@@ -171,6 +173,6 @@ def _elicitation_id(params: str | None) -> str:
 
 
 def _for_session(event: Event, session_id: str) -> Event:
-    if isinstance(event, Notice | Unknown) and event.session_id is None:
+    if isinstance(event, Notice | Unknown | AuthStatus) and event.session_id is None:
         return msgspec.structs.replace(event, session_id=session_id)
     return event

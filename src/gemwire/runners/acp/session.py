@@ -21,7 +21,7 @@ from anyio.abc import TaskGroup
 from gemwire._normalize.acp import AcpNormalizer
 from gemwire._normalize.notices import notice
 from gemwire.errors import AgentRequestFailed, InvalidOptions
-from gemwire.events import Event, Notice, PermissionRequested
+from gemwire.events import Event, Notice, PermissionRequested, SessionUpdated
 from gemwire.protocol import acp as protocol
 from gemwire.runners.acp.events import EventQueue
 from gemwire.runners.acp.files import ConfinedFileSystem
@@ -191,7 +191,19 @@ class AcpSession:
 
     def feed(self, item: protocol.SessionUpdate | protocol.UnknownUpdate) -> None:
         self.updates += 1
-        self.emit(self.normalizer.feed(item))
+        for event in self.emit(self.normalizer.feed(item)):
+            if isinstance(event, SessionUpdated) and not event.replay:
+                self._follow(event)
+
+    def _follow(self, event: SessionUpdated) -> None:
+        """Keep the mode and config options what the agent says they are now (its
+        ``current_mode_update``, or a mode marker in its text; ``config_option_update``)."""
+        mode = event.data.get("currentModeId")
+        if event.update == "current_mode_update" and self.modes is not None and mode:
+            self.modes = msgspec.structs.replace(self.modes, current_mode_id=str(mode))
+        options = event.data.get("configOptions")
+        if event.update == "config_option_update" and isinstance(options, list):
+            self.config_options = options
 
     async def cancel(self) -> None:
         """Cancel the running turn: pending permission requests are answered

@@ -1,7 +1,7 @@
 """Agent Client Protocol (ACP) v1 messages, exactly as upstream names them.
 
-Pinned to the stable ACP schema ``v1.21.0`` (vendored as test data, and held to these
-types by a drift test), protocol version 1. JSON field names are upstream's camelCase; every
+Pinned to the ACP schema ``v1.24.1`` (its unstable v1 schema, a superset of the stable one,
+vendored as test data and held to these types by a drift test), protocol version 1. JSON field names are upstream's camelCase; every
 type may carry upstream's ``_meta`` extension object (``meta`` here). Only the client
 side is here: what a client sends, and what an agent sends to a client.
 
@@ -12,13 +12,16 @@ protocol layer reads the ``sessionUpdate`` tag first and decodes with
 
 Unstable upstream methods that real agents implement are included and marked so
 (Gemini CLI's ``session/set_model`` and the ``models`` of a new session, Claude Code's and
-OpenCode's ``session/fork``), and so are the unstable update kinds gemwire maps (``notice``,
-``compaction_update``, ``compaction_summary_chunk``) and a tool call's ``name``. What of
-the stable schema is left raw, and why, is listed in ``untyped`` (nothing, today).
+OpenCode's ``session/fork``), and so are the unstable update kinds (``notice``, ``plan_update``, ``plan_removed``,
+``compaction_update``, ``compaction_summary_chunk``, ``subagent_update``,
+``session_message``, ``session_message_chunk``), the unstable client capabilities
+(``session.notices``, ``session.compaction``, ``plan``, ``subagents``) and a tool call's
+``name``. What of
+the stable schema is left raw, and why, is listed in ``untyped`` (editor features, provider setup, MCP over ACP).
 
 One module per protocol area (``methods``, ``initialize``, ``sessions``, ``content``,
 ``tool_calls``, ``session_updates``, ``permissions``, ``fs``, ``terminals``,
-``elicitation``); every type is
+``elicitation``, and the agents' ``extensions``); every type is
 imported from here: ``from gemwire.wire import acp`` then ``acp.PromptRequest``.
 """
 
@@ -27,6 +30,7 @@ from __future__ import annotations
 from gemwire.wire.acp import (
     content,
     elicitation,
+    extensions,
     fs,
     initialize,
     methods,
@@ -38,6 +42,7 @@ from gemwire.wire.acp import (
 )
 from gemwire.wire.acp.content import *
 from gemwire.wire.acp.elicitation import *
+from gemwire.wire.acp.extensions import *
 from gemwire.wire.acp.fs import *
 from gemwire.wire.acp.initialize import *
 from gemwire.wire.acp.methods import *
@@ -57,4 +62,5 @@ __all__ += session_updates.__all__
 __all__ += permissions.__all__
 __all__ += fs.__all__
 __all__ += elicitation.__all__
+__all__ += extensions.__all__
 __all__ += terminals.__all__

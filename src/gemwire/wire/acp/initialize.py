@@ -45,6 +45,12 @@ class SessionConfigOptionsCapabilities(AcpStruct, frozen=True, kw_only=True):
 
 class ClientSessionCapabilities(AcpStruct, frozen=True, kw_only=True):
     config_options: SessionConfigOptionsCapabilities | None = None
+    notices: dict[str, Any] | None = None
+    """Unstable: present, the client shows ``notice`` updates (an agent that gets no such
+    capability sends its notices as answer text instead)."""
+    compaction: dict[str, Any] | None = None
+    """Unstable: present, the client takes ``compaction_update`` and
+    ``compaction_summary_chunk`` (the whole contract)."""
 
 
 class ElicitationCapabilities(AcpStruct, frozen=True, kw_only=True):
@@ -57,13 +63,18 @@ class ElicitationCapabilities(AcpStruct, frozen=True, kw_only=True):
 class ClientCapabilities(AcpStruct, frozen=True, kw_only=True, omit_defaults=False):
     """Sent with every member, ``false`` included: exactly what the client implements.
 
-    The members added since schema 1.19 (``session``, ``auth``, ``elicitation``) are sent
-    only when set: left unset, the ``initialize`` gemwire sends is the one every pinned
-    agent was recorded with."""
+    The members added since schema 1.19 (``session``, ``plan``, ``subagents``, ``auth``,
+    ``elicitation``) are sent only when set: an unset member is not in the JSON at all."""
 
     fs: FileSystemCapabilities = FileSystemCapabilities()
     terminal: bool = False
     session: ClientSessionCapabilities | UnsetType | None = UNSET
+    plan: dict[str, Any] | UnsetType | None = UNSET
+    """Unstable: present, the client takes ``plan_update`` and ``plan_removed`` (plans by
+    id; Codex then sends its plan there, not as answer text)."""
+    subagents: dict[str, Any] | UnsetType | None = UNSET
+    """Unstable: present, the client takes a subagent's own session traffic on the same
+    connection (``subagent_update``, ``session_message``)."""
     auth: AuthCapabilities | UnsetType = UNSET
     elicitation: ElicitationCapabilities | UnsetType | None = UNSET
 

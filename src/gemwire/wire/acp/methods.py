@@ -15,7 +15,7 @@ __all__ = (
     "CancelRequestNotification",
 )
 
-SCHEMA_VERSION = "v1.21.0"
+SCHEMA_VERSION = "v1.24.1"
 PROTOCOL_VERSION = 1
 
 AGENT_METHODS = {

@@ -9,6 +9,7 @@ from msgspec import UNSET, UnsetType
 
 from gemwire.wire.acp._base import AcpStruct
 from gemwire.wire.acp.content import ContentBlock
+from gemwire.wire.acp.sessions import Usage
 from gemwire.wire.acp.tool_calls import ToolCall, ToolCallUpdate
 
 __all__ = (
@@ -24,8 +25,18 @@ __all__ = (
     "Notice",
     "Plan",
     "PlanEntry",
+    "PlanFile",
+    "PlanItems",
+    "PlanMarkdown",
+    "PlanRemoved",
+    "PlanUpdate",
     "SessionInfoUpdate",
+    "SessionMessage",
+    "SessionMessageChunk",
     "SessionNotification",
+    "SubagentSessionCapabilities",
+    "SubagentState",
+    "SubagentUpdate",
     "UsageUpdate",
 )
 
@@ -112,6 +123,79 @@ class CompactionSummaryChunk(AcpStruct, frozen=True, kw_only=True):
     content: ContentBlock
 
 
+class _PlanContent(AcpStruct, frozen=True, kw_only=True, tag_field="type"):
+    plan_id: str
+
+
+class PlanItems(_PlanContent, frozen=True, kw_only=True, tag="items"):
+    entries: list[PlanEntry]
+
+
+class PlanFile(_PlanContent, frozen=True, kw_only=True, tag="file"):
+    uri: str
+
+
+class PlanMarkdown(_PlanContent, frozen=True, kw_only=True, tag="markdown"):
+    content: str
+
+
+class PlanUpdate(AcpStruct, frozen=True, kw_only=True):
+    """Unstable: ``sessionUpdate: "plan_update"``, one plan of the session by its id, whole:
+    entries, a file, or Markdown (Codex's plan mode sends Markdown)."""
+
+    plan: PlanItems | PlanFile | PlanMarkdown
+
+
+class PlanRemoved(AcpStruct, frozen=True, kw_only=True):
+    """Unstable: ``sessionUpdate: "plan_removed"``, that plan is gone."""
+
+    plan_id: str
+
+
+class SubagentSessionCapabilities(AcpStruct, frozen=True, kw_only=True):
+    cancel: dict[str, Any] | None = None
+    """Present: the parent may ``session/cancel`` the child."""
+
+
+class SubagentState(AcpStruct, frozen=True, kw_only=True):
+    """A child's activity: ``running``, ``idle`` (with why it stopped and its usage, where
+    reported), ``requires_action``, ``unknown``, or a newer state kept by its name."""
+
+    state: Literal["running", "idle", "requires_action", "unknown"] | str
+    stop_reason: str | None = None
+    usage: Usage | None = None
+
+
+class SubagentUpdate(AcpStruct, frozen=True, kw_only=True):
+    """Unstable: ``sessionUpdate: "subagent_update"``, the parent session owns a child
+    session (a subagent). A patch: an omitted field keeps its value, ``null`` clears it."""
+
+    session_id: str
+    title: str | UnsetType | None = UNSET
+    description: str | UnsetType | None = UNSET
+    capabilities: SubagentSessionCapabilities | UnsetType | None = UNSET
+    state: SubagentState | UnsetType | None = UNSET
+
+
+class SessionMessage(AcpStruct, frozen=True, kw_only=True):
+    """Unstable: ``sessionUpdate: "session_message"``, a message between sessions (a parent
+    and its subagent), upserted by id; ``content`` omitted keeps the chunks so far."""
+
+    message_id: str
+    sender_session_id: str | None = None
+    recipient_session_id: str | None = None
+    content: list[ContentBlock] | UnsetType | None = UNSET
+
+
+class SessionMessageChunk(AcpStruct, frozen=True, kw_only=True):
+    """Unstable: ``sessionUpdate: "session_message_chunk"``, one block of such a message."""
+
+    message_id: str
+    sender_session_id: str | None = None
+    recipient_session_id: str | None = None
+    content: ContentBlock
+
+
 SESSION_UPDATE_TYPES: dict[str, type[AcpStruct]] = {
     "user_message_chunk": ContentChunk,
     "agent_message_chunk": ContentChunk,
@@ -124,11 +208,15 @@ SESSION_UPDATE_TYPES: dict[str, type[AcpStruct]] = {
     "config_option_update": ConfigOptionUpdate,
     "session_info_update": SessionInfoUpdate,
     "usage_update": UsageUpdate,
-    # Unstable upstream (schema 1.21's unstable part); ``plan_update`` and ``plan_removed``
-    # (plans by id) stay raw: one session has one plan in gemwire's events.
+    # Unstable upstream (schema 1.24.1).
+    "plan_update": PlanUpdate,
+    "plan_removed": PlanRemoved,
     "notice": Notice,
     "compaction_update": CompactionUpdate,
     "compaction_summary_chunk": CompactionSummaryChunk,
+    "subagent_update": SubagentUpdate,
+    "session_message": SessionMessage,
+    "session_message_chunk": SessionMessageChunk,
 }
 """The type of each ``sessionUpdate`` kind of this schema version, and of the unstable kinds
 gemwire maps."""

@@ -434,6 +434,9 @@ export class Conversation {
       box.indeterminate = entry.status === "in_progress";
       this.planList.append(h("li", { class: `plan-${entry.status}` }, box, " ", h("span", { text: entry.content })));
     }
+    // An ACP plan by id may come as Markdown (Codex's plan mode) or a file, not entries.
+    const whole = event.markdown ?? event.uri;
+    if (whole) this.planList.append(h("li", { class: "plan-text" }, h("pre", { text: whole })));
   }
 
   on_permission_requested(event, place) {
