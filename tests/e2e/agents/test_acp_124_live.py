@@ -23,7 +23,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from corpus import FIXTURES
+from kit.corpus import FIXTURES
 
 from gemwire.events import (
     AgentCost,

@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from corpus import FIXTURES
+from kit.corpus import FIXTURES
 
 from gemwire._normalize.acp import AcpNormalizer
 from gemwire._normalize.acp_ext import agent_notification
