@@ -147,6 +147,13 @@ class Harness:
         """The steps of the conversation so far (a resumed one's saved steps)."""
         return [_step(step) for step in self._conversation.history]
 
+    def queued_steps(self) -> int:
+        """Steps the SDK has received that `turn` has not yet given."""
+        # Private in 0.1.22 (pinned): the step queue the connection fills as frames arrive.
+        processor = getattr(self._conversation.connection, "_processor", None)
+        queue = getattr(processor, "step_queue", None)
+        return queue.qsize() if queue is not None else 0
+
     def total_usage(self) -> UsageMetadata:
         return msgspec.convert(self._conversation.total_usage.model_dump(), UsageMetadata)
 

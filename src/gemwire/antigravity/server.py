@@ -165,7 +165,7 @@ class AntigravityAgent:
             return {}
         if method == "session/new":
             new = _decode(params, acp.NewSessionRequest)
-            session = await self._open(uuid.uuid4().hex, new.cwd, resume=False)
+            session = await self._open(str(uuid.uuid4()), new.cwd, resume=False)
             return acp.NewSessionResponse(
                 session_id=session.session_id, modes=session.modes(), models=session.models()
             )

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextlib import AsyncExitStack
 from typing import Any
 
+import anyio
 import msgspec
 
 from gemwire.antigravity.harness import Harness
@@ -67,6 +68,8 @@ class AgentSession:
         self._calls = ToolCalls()
         self._always: set[str] = set()
         self._turn: TurnUpdates | None = None
+        self._handling = False
+        self._step_done = anyio.Event()
         self._cancelled = False
         self._stack = AsyncExitStack()
         self._harness: Harness | None = None
@@ -129,12 +132,19 @@ class AgentSession:
         self._cancelled = False
         try:
             async for step in self._harness.turn(text):
+                self._handling = True
                 for update in turn.step(step, self._harness.total_usage()):
                     await self._client.notify(update)
+                self._handling = False
+                self._step_done.set()
+            for update in turn.finish(self._harness.total_usage()):
+                await self._client.notify(update)
         except RunCancelled:
             return acp.PromptResponse(stop_reason="cancelled", usage=turn.usage())
         finally:
             self._turn = None
+            self._handling = False
+            self._step_done.set()
         if self._cancelled:
             return acp.PromptResponse(stop_reason="cancelled", usage=turn.usage())
         if turn.error is not None:
@@ -147,11 +157,20 @@ class AgentSession:
         self._cancelled = True
         await self._harness.cancel()
 
+    async def _caught_up(self) -> None:
+        """Until the steps the harness sent before it asked are sent to the client: the
+        SDK hands a policy question to us at once, the steps before it wait in its queue."""
+        assert self._harness is not None
+        while self._turn is not None and (self._handling or self._harness.queued_steps()):
+            self._step_done = anyio.Event()
+            await self._step_done.wait()
+
     async def ask(self, tool: str, args: Mapping[str, Any]) -> bool:
         """Whether a call may run: by the mode, else by the client."""
         decision = "allow" if tool in self._always else decide(self.mode, tool)
         if decision == "allow":
             return True
+        await self._caught_up()
         call = self._calls.asked(tool, args)
         await self._client.notify({"sessionUpdate": "tool_call", **msgspec.to_builtins(call)})
         if decision == "ask" and not self._cancelled:

@@ -64,12 +64,17 @@ class TurnUpdates:
             if step.content_delta:
                 updates.append(_chunk("agent_message_chunk", step.content_delta))
         updates += self._calls.step(step)
-        if usage != self._last:
-            used = _count(usage.total_token_count) - _count(self._last.total_token_count)
-            self._last = usage
-            update = acp.UsageUpdate(used=used, size=CONTEXT_WINDOW)
-            updates.append({"sessionUpdate": "usage_update", **msgspec.to_builtins(update)})
-        return updates
+        return updates + self.finish(usage)
+
+    def finish(self, usage: UsageMetadata) -> list[dict[str, Any]]:
+        """The ``usage_update`` for tokens not yet reported: after a step, and at the end
+        of the turn (the harness reports a model call's tokens after its last step)."""
+        if usage == self._last:
+            return []
+        used = _count(usage.total_token_count) - _count(self._last.total_token_count)
+        self._last = usage
+        update = acp.UsageUpdate(used=used, size=CONTEXT_WINDOW)
+        return [{"sessionUpdate": "usage_update", **msgspec.to_builtins(update)}]
 
     def usage(self) -> acp.Usage | None:
         """The turn's tokens (``PromptResponse.usage``); ``None`` if no model call reported."""
