@@ -89,7 +89,10 @@ class Harness:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
-        await self._stack.aclose()
+        try:
+            await self._stack.aclose()
+        except Exception as exc:  # the harness exited with an error, or would not exit
+            raise AgentFailed(f"Antigravity's harness did not end cleanly: {exc}") from exc
 
     def _config(self) -> Any:
         from google.antigravity import LocalAgentConfig, types
@@ -134,14 +137,16 @@ class Harness:
         """
         from google.antigravity import types
 
-        await self._conversation.send(prompt)
         try:
+            await self._conversation.send(prompt)
             async for step in self._conversation.receive_steps():
                 yield _step(step)
         except types.AntigravityCancelledError as exc:
             # A subclass of asyncio.CancelledError: said as ours, never as a cancellation
             # of the task that awaits the turn.
             raise RunCancelled("cancelled") from exc
+        except Exception as exc:  # the connection lost, the harness gone: the SDK's errors
+            raise AgentFailed(f"Antigravity's harness failed: {exc}") from exc
 
     def history(self) -> list[Step]:
         """The steps of the conversation so far (a resumed one's saved steps)."""
@@ -158,7 +163,10 @@ class Harness:
         return msgspec.convert(self._conversation.total_usage.model_dump(), UsageMetadata)
 
     async def cancel(self) -> None:
-        await self._conversation.cancel()
+        try:
+            await self._conversation.cancel()
+        except Exception as exc:
+            raise AgentFailed(f"Antigravity's harness did not take the cancel: {exc}") from exc
 
 
 def _step(step: Any) -> Step:

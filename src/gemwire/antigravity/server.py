@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import uuid
 from collections.abc import Mapping
 from typing import Any
@@ -95,7 +96,10 @@ class AntigravityAgent:
         finally:
             with anyio.CancelScope(shield=True):
                 for session in list(self._sessions.values()):
-                    await session.close()
+                    try:
+                        await session.close()
+                    except GemwireError as exc:  # said, and the other sessions still end
+                        sys.stderr.write(f"gemwire agent antigravity: {exc}\n")
 
     def _receive(self, item: Any, tasks: anyio.abc.TaskGroup) -> None:
         if isinstance(item, Request):

@@ -86,11 +86,16 @@ class AgentSession:
         self._harness = await self._stack.enter_async_context(harness)
 
     async def close(self) -> None:
-        """Ends the harness (it exits 0); a running turn is cancelled first."""
-        if self._turn is not None and self._harness is not None:
-            await self.cancel()
-        await self._stack.aclose()
-        self._harness = None
+        """Ends the harness (it exits 0); a running turn is cancelled first.
+
+        Raises `AgentFailed` when the harness did not end cleanly (it is gone either way).
+        """
+        try:
+            if self._turn is not None and self._harness is not None:
+                await self.cancel()
+        finally:
+            self._harness = None
+            await self._stack.aclose()
 
     def modes(self) -> acp.SessionModeState:
         return acp.SessionModeState(current_mode_id=self.mode, available_modes=list(MODES))

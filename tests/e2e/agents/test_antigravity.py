@@ -25,7 +25,7 @@ from typing import IO, Any
 
 import pytest
 
-from gemwire.testing import FunctionCall, Hang, Reply, Scenario, ScriptedModel, Text, Thought
+from gemwire.testing import Fail, FunctionCall, Hang, Reply, Scenario, ScriptedModel, Text, Thought
 from gemwire.testing.agents import IsolatedAntigravity
 from gemwire.testing.recorder import MachinePaths
 
@@ -173,6 +173,7 @@ def replies(root: Path) -> list[Reply]:
         Reply([Text("Back.")], when="case-cancel"),
         Reply([Text("One.")], when="case-two"),
         Reply([Text("Two.")], when="case-two"),
+        Fail(status=400, message="Bad prompt.", when="case-fail"),
     ]
     return turns
 
@@ -383,3 +384,129 @@ def test_two_turns_the_second_knows_the_first(shared: Shared) -> None:
     second = json.dumps(shared.model.requests[-1].body)
     assert "case-two" in second
     assert "One." in second
+
+
+def test_a_model_error_fails_the_prompt(shared: Shared) -> None:
+    session, _ = shared.session("case-fail")
+    response, updates = shared.pipe.request("session/prompt", prompt_of(session, "case-fail"))
+    shared.keep_frames("model_error")
+    said = "Error 400, Message: Bad prompt., Status: INVALID_ARGUMENT, Details: []"
+    assert response["error"] == {
+        "code": -32603,
+        "message": "Antigravity's harness failed: Agent execution terminated due to error. "
+        f'("agent executor error: {said}: {said}")',
+    }
+    assert updates == []
+    asked = [r for r in shared.model.requests if "case-fail" in json.dumps(r.body)]
+    assert len(asked) == 1  # a 400 is not retried
+
+
+def prompt_of(session: str, text: str) -> dict[str, Any]:
+    return {"sessionId": session, "prompt": [{"type": "text", "text": text}]}
+
+
+def test_a_session_outlives_its_process_resumed_listed_and_loaded(tmp_path: Path) -> None:
+    """A session resumed by the next adapter (the model gets the first turn again), listed
+    with its folder and first prompt, and loaded (its turns replayed); SIGTERM and a killed
+    adapter each leave no harness behind."""
+    turns = [Reply([Text(text)], when="case-resume") for text in ("Saved.", "Resumed.")]
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    with ScriptedModel(Scenario(turns=turns)) as model, (tmp_path / "err").open("wb") as err:
+        env = IsolatedAntigravity(model, root=tmp_path / "env")
+        first = AgentPipe(env.environ(), workspace, err)
+        first.result("initialize", {"protocolVersion": 1})
+        new = first.result("session/new", {"cwd": str(workspace), "mcpServers": []})
+        session = new["sessionId"]
+        assert new["modes"]["currentModeId"] == "default"
+        response, _ = first.request("session/prompt", prompt_of(session, "case-resume"))
+        assert response["result"]["stopReason"] == "end_turn"
+        assert first.close() == 0
+        assert env.live_processes() == []
+
+        second = AgentPipe(env.environ(), workspace, err)
+        second.result("initialize", {"protocolVersion": 1})
+        [listed] = second.result("session/list", {"cwd": str(workspace)})["sessions"]
+        assert {k: listed[k] for k in ("sessionId", "cwd", "title")} == {
+            "sessionId": session,
+            "cwd": str(workspace),
+            "title": "case-resume",
+        }
+        assert second.result("session/list", {"cwd": str(tmp_path)}) == {"sessions": []}
+        opened = {"sessionId": session, "cwd": str(workspace), "mcpServers": []}
+        assert second.result("session/resume", opened)["modes"] == new["modes"]
+        response, updates = second.request("session/prompt", prompt_of(session, "again?"))
+        assert kinds(updates) == [("agent_message_chunk", "Resumed.")]
+        resumed = json.dumps(model.requests[-1].body)
+        assert "case-resume" in resumed
+        assert "Saved." in resumed
+        second.process.send_signal(signal.SIGTERM)
+        assert second.close() == 0
+        assert env.live_processes() == []
+
+        third = AgentPipe(env.environ(), workspace, err)
+        third.result("initialize", {"protocolVersion": 1})
+        response, replay = third.request("session/load", opened)
+        assert "result" in response, response
+        assert kinds(replay) == [
+            ("user_message_chunk", "case-resume"),
+            ("agent_message_chunk", "Saved."),
+            ("user_message_chunk", "again?"),
+            ("agent_message_chunk", "Resumed."),
+        ]
+        third.process.kill()  # the client's end dies with it: the harness must notice
+        third.close()
+        assert env.live_processes() == []
+        assert model.problems == []
+
+
+def test_the_acp_python_sdk_drives_it_through_a_turn_with_a_permission(tmp_path: Path) -> None:
+    """An ACP client we did not write (the ACP Python SDK's) over stdio."""
+    import anyio
+    from acp import spawn_agent_process, text_block
+    from acp.interfaces import Client
+    from acp.schema import AllowedOutcome, RequestPermissionResponse
+
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    turns = [Reply([write(workspace)]), Reply([Text("Written.")])]
+
+    class Allowing(Client):
+        def __init__(self) -> None:
+            self.asked: list[str] = []
+            self.texts: list[str] = []
+
+        async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+            if getattr(update, "session_update", None) == "agent_message_chunk":
+                self.texts.append(update.content.text)
+
+        async def request_permission(
+            self, options: Any, session_id: str, tool_call: Any, **kwargs: Any
+        ) -> RequestPermissionResponse:
+            self.asked.append(tool_call.title)
+            return RequestPermissionResponse(
+                outcome=AllowedOutcome(outcome="selected", option_id="allow_once")
+            )
+
+    async def turn(env: IsolatedAntigravity) -> tuple[str, str]:
+        client = Allowing()  # type: ignore[abstract]  # the SDK Protocol; unused methods
+        agent = spawn_agent_process(client, GEMWIRE, "agent", "antigravity", env=env.environ())
+        async with agent as (connection, process):
+            with anyio.fail_after(LONGEST):
+                init = await connection.initialize(protocol_version=1)
+                session = await connection.new_session(cwd=str(workspace), mcp_servers=[])
+                result = await connection.prompt(
+                    session_id=session.session_id, prompt=[text_block("write it")]
+                )
+        await process.wait()
+        assert client.asked == [f"Write {workspace / 'hello.txt'}"]
+        assert client.texts == ["Written."]
+        assert init.agent_info is not None
+        return init.agent_info.name, result.stop_reason
+
+    with ScriptedModel(Scenario(turns=turns)) as model:
+        env = IsolatedAntigravity(model, root=tmp_path / "env")
+        assert anyio.run(turn, env, backend="asyncio") == ("antigravity", "end_turn")
+        assert env.live_processes() == []
+        assert model.problems == []
+    assert (workspace / "hello.txt").read_text() == "hi there\n"
