@@ -21,6 +21,7 @@ import anyio
 import msgspec
 
 from gemwire import __version__
+from gemwire._portable import HANGUP
 from gemwire.antigravity.session import AgentSession, Client, SessionBusy, TurnFailed
 from gemwire.antigravity.settings import Settings, app_data_dir
 from gemwire.antigravity.stdio import Stdio
@@ -257,7 +258,7 @@ async def run_agent(stdio: Stdio, environ: Mapping[str, str] | None = None) -> N
     async with anyio.create_task_group() as tasks:
 
         async def stop_on_signal() -> None:
-            with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, signal.SIGHUP) as got:
+            with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT, *HANGUP) as got:
                 async for _ in got:
                     tasks.cancel_scope.cancel()
 

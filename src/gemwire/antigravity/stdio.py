@@ -19,13 +19,24 @@ __all__ = ("Stdio", "claim_stdio")
 _CHUNK = 1 << 16
 
 
+if sys.platform != "win32":
+
+    def _non_blocking(fd: int) -> None:
+        os.set_blocking(fd, False)
+
+else:  # the event loop waits on pipes only on POSIX; the harness is built for Linux
+
+    def _non_blocking(fd: int) -> None:
+        raise NotImplementedError("gemwire agent antigravity runs on Linux")
+
+
 class Stdio:
     def __init__(self, read_fd: int, write_fd: int) -> None:
         self._read_fd = read_fd
         self._write_fd = write_fd
         self._write_lock = anyio.Lock()
-        os.set_blocking(read_fd, False)
-        os.set_blocking(write_fd, False)
+        _non_blocking(read_fd)
+        _non_blocking(write_fd)
 
     async def read(self) -> bytes:
         """The next bytes the client wrote; ``b""`` once it has closed its end."""

@@ -94,19 +94,17 @@ def _antigravity(spec: AgentSpec, environ: Mapping[str, str]) -> Check:
 
     Read from the installed files: importing the SDK takes seconds.
     """
-    import importlib.util
-    from importlib.metadata import PackageNotFoundError, version
+    from importlib.metadata import PackageNotFoundError, distribution
 
     name = f"agent {spec.name}"
     fix = f"pip install 'gemwire[antigravity]' (google-antigravity {spec.version})"
     try:
-        installed = version(spec.package)
-        found = importlib.util.find_spec("google.antigravity")
-    except (PackageNotFoundError, ImportError, ValueError):
+        sdk = distribution(spec.package)
+    except PackageNotFoundError:
         return Check(name=name, status="warn", summary=f"{spec.title} is not installed", fix=fix)
-    folders = found.submodule_search_locations if found is not None else None
-    harness = Path(next(iter(folders or ()), "")) / "bin" / "localharness"
-    if not folders or not harness.is_file():
+    installed = sdk.version
+    harness = Path(str(sdk.locate_file("google/antigravity/bin/localharness")))
+    if not harness.is_file():
         return Check(
             name=name,
             status="warn",
@@ -134,4 +132,3 @@ def _antigravity(spec: AgentSpec, environ: Mapping[str, str]) -> Check:
         summary=f"{spec.title}, google-antigravity {installed}",
         details=tuple(details),
     )
-

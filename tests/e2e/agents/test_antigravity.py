@@ -25,7 +25,17 @@ from typing import IO, Any
 
 import pytest
 
-from gemwire.testing import Fail, FunctionCall, Hang, Reply, Scenario, ScriptedModel, Text, Thought
+from gemwire.testing import (
+    Fail,
+    FunctionCall,
+    Hang,
+    Reply,
+    Scenario,
+    ScriptedModel,
+    Text,
+    Thought,
+    Turn,
+)
 from gemwire.testing.agents import IsolatedAntigravity
 from gemwire.testing.recorder import MachinePaths
 
@@ -160,10 +170,12 @@ AFTER = {
 }
 
 
-def replies(root: Path) -> list[Reply]:
+def replies(root: Path) -> list[Turn]:
     """Every case's answers, each served only to its own case's prompt (and its later
     turns, whose requests hold it)."""
-    turns = [Reply([Thought("Let me think."), Text("Hello there.")], when="case-answer")]
+    turns: list[Turn] = [
+        Reply([Thought("Let me think."), Text("Hello there.")], when="case-answer")
+    ]
     for tool, call in TOOLS.items():
         for answer in ("allow", "deny"):
             case = f"case-{tool}-{answer}"
@@ -409,7 +421,7 @@ def test_a_session_outlives_its_process_resumed_listed_and_loaded(tmp_path: Path
     """A session resumed by the next adapter (the model gets the first turn again), listed
     with its folder and first prompt, and loaded (its turns replayed); SIGTERM and a killed
     adapter each leave no harness behind."""
-    turns = [Reply([Text(text)], when="case-resume") for text in ("Saved.", "Resumed.")]
+    turns: list[Turn] = [Reply([Text(text)], when="case-resume") for text in ("Saved.", "Resumed.")]
     workspace = tmp_path / "workspace"
     workspace.mkdir()
     with ScriptedModel(Scenario(turns=turns)) as model, (tmp_path / "err").open("wb") as err:
@@ -465,11 +477,11 @@ def test_the_acp_python_sdk_drives_it_through_a_turn_with_a_permission(tmp_path:
     import anyio
     from acp import spawn_agent_process, text_block
     from acp.interfaces import Client
-    from acp.schema import AllowedOutcome, RequestPermissionResponse
+    from acp.schema import AllowedOutcome, RequestPermissionResponse, ToolCallUpdate
 
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    turns = [Reply([write(workspace)]), Reply([Text("Written.")])]
+    turns: list[Turn] = [Reply([write(workspace)]), Reply([Text("Written.")])]
 
     class Allowing(Client):
         def __init__(self) -> None:
@@ -481,9 +493,9 @@ def test_the_acp_python_sdk_drives_it_through_a_turn_with_a_permission(tmp_path:
                 self.texts.append(update.content.text)
 
         async def request_permission(
-            self, options: Any, session_id: str, tool_call: Any, **kwargs: Any
+            self, session_id: str, tool_call: ToolCallUpdate, options: Any, **kwargs: Any
         ) -> RequestPermissionResponse:
-            self.asked.append(tool_call.title)
+            self.asked.append(str(tool_call.title))
             return RequestPermissionResponse(
                 outcome=AllowedOutcome(outcome="selected", option_id="allow_once")
             )
