@@ -216,7 +216,9 @@ class Shared:
         """Re-recording: the case's frames, machine paths and ids replaced."""
         if RECORD:
             FRAMES.mkdir(parents=True, exist_ok=True)
-            text = "\n".join(self.pipe.frames[self.start :]) + "\n"
+            # The handshake too: every case's file holds what its session's frames answer to.
+            frames = self.pipe.frames[: self.opened] + self.pipe.frames[self.start :]
+            text = "\n".join(frames) + "\n"
             (FRAMES / f"{case}.frames").write_text(scrub(text, self.root))
 
 
