@@ -15,7 +15,7 @@ import signal
 import sys
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import msgspec
@@ -33,9 +33,11 @@ from gemwire.protocol.jsonrpc import (
     Request,
     Response,
 )
-from gemwire.sessions.antigravity import SavedConversation, saved_conversations
 from gemwire.wire import acp
 from gemwire.wire.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND
+
+if TYPE_CHECKING:
+    from gemwire.sessions.antigravity import SavedConversation
 
 __all__ = ("AGENT_NAME", "run_agent")
 
@@ -229,6 +231,9 @@ class AntigravityAgent:
         return any(saved.session_id == session_id for saved in self._saved_list())
 
     def _saved_list(self) -> list[SavedConversation]:
+        # Here, not at the top: gemwire.sessions takes the adapter's start twice as long.
+        from gemwire.sessions.antigravity import saved_conversations
+
         return saved_conversations(app_data_dir(self._environ))
 
     def _list(self, cwd: str | None) -> acp.ListSessionsResponse:
