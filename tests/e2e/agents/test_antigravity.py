@@ -524,3 +524,25 @@ def test_the_acp_python_sdk_drives_it_through_a_turn_with_a_permission(tmp_path:
         assert env.live_processes() == []
         assert model.problems == []
     assert (workspace / "hello.txt").read_text() == "hi there\n"
+
+
+def test_gemwire_acp_runs_it_by_name(tmp_path: Path) -> None:
+    """The built-in agent: found without being on PATH (beside the running Python)."""
+    with ScriptedModel(Scenario(turns=[Reply([Text("Hi from Antigravity.")])])) as model:
+        env = IsolatedAntigravity(model, root=tmp_path)
+        environ = env.environ()
+        environ["PATH"] = os.defpath  # no gemwire on it
+        argv = [GEMWIRE, "acp", "--agent", "antigravity", "--json", "--cwd", str(env.workspace)]
+        done = subprocess.run(
+            [*argv, "hello"], check=False, env=environ, capture_output=True, timeout=LONGEST
+        )
+        assert env.live_processes() == []
+    assert done.returncode == 0, done.stderr
+    last = json.loads(done.stdout.splitlines()[-1])
+    assert {k: last[k] for k in ("type", "ok", "answer", "agent")} == {
+        "type": "turn_completed",
+        "ok": True,
+        "answer": "Hi from Antigravity.",
+        "agent": "acp:antigravity",
+    }
+    assert model.problems == []
