@@ -186,6 +186,11 @@ def replies(root: Path) -> list[Turn]:
         Reply([Text("One.")], when="case-two"),
         Reply([Text("Two.")], when="case-two"),
         Fail(status=400, message="Bad prompt.", when="case-fail"),
+        Reply([write(root / "case-modes")], when="case-modes"),
+        Reply([Text("Refused.")], when="case-modes"),
+        Reply([shell(root / "case-modes")], when="case-modes"),
+        Reply([Text("Ran.")], when="case-modes"),
+        Reply([Text("On another model.")], when="case-modes"),
     ]
     return turns
 
@@ -413,6 +418,40 @@ def test_a_model_error_fails_the_prompt(shared: Shared) -> None:
     assert updates == []
     asked = [r for r in shared.model.requests if "case-fail" in json.dumps(r.body)]
     assert len(asked) == 1  # a 400 is not retried
+
+
+def test_modes_decide_without_asking_and_a_model_change_keeps_the_conversation(
+    shared: Shared,
+) -> None:
+    session, workspace = shared.session("case-modes")
+    pipe = shared.pipe
+    bad = pipe.request("session/set_mode", {"sessionId": session, "modeId": "yolo"})[0]
+    assert bad["error"] == {"code": -32602, "message": "no mode 'yolo'"}
+    assert pipe.result("session/set_mode", {"sessionId": session, "modeId": "read_only"}) == {}
+    response, updates = pipe.request("session/prompt", prompt_of(session, "case-modes"))
+    assert response["result"]["stopReason"] == "end_turn"
+    assert kinds(updates) == [
+        ("tool_call", "call-1", "pending"),
+        ("tool_call_update", "call-1", "failed"),
+        ("agent_message_chunk", "Refused."),
+    ]
+    assert files_in(workspace) == SEED
+    assert pipe.result("session/set_mode", {"sessionId": session, "modeId": "allow_all"}) == {}
+    response, updates = pipe.request("session/prompt", prompt_of(session, "now run it"))
+    assert response["result"]["stopReason"] == "end_turn"
+    said = kinds(updates)
+    assert [u[0] for u in said] == ["tool_call", "tool_call_update", "agent_message_chunk"]
+    assert said[1][2] == "completed"
+    assert files_in(workspace) == {**SEED, "made.txt": ""}
+    change = {"sessionId": session, "modelId": "gemini-other"}
+    assert pipe.result("session/set_model", change) == {}
+    response, updates = pipe.request("session/prompt", prompt_of(session, "and now?"))
+    shared.keep_frames("modes")
+    assert response["result"]["stopReason"] == "end_turn"
+    assert kinds(updates) == [("agent_message_chunk", "On another model.")]
+    last = shared.model.requests[-1]
+    assert last.path == "/v1beta/models/gemini-other:streamGenerateContent"
+    assert "Refused." in json.dumps(last.body)  # the same conversation, resumed
 
 
 def prompt_of(session: str, text: str) -> dict[str, Any]:
