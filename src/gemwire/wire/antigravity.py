@@ -83,8 +83,9 @@ class UsageMetadata(msgspec.Struct, frozen=True, kw_only=True):
 class TranscriptToolCall(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     """The model's name for the tool (``write_to_file``, ``run_command``, …)."""
-    args: dict[str, str] = {}
-    """Each argument JSON-encoded."""
+    args: dict[str, Any] = {}
+    """Each argument JSON-encoded again in ``transcript.jsonl`` (as is in
+    ``transcript_full.jsonl``)."""
 
 
 class TranscriptRecord(msgspec.Struct, frozen=True, kw_only=True, gc=False):
