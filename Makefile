@@ -94,7 +94,7 @@ record: setup
 	$(BIN)/python -m gemwire.testing record tests/fixtures/cases/*.json --out tests/fixtures/gemini
 
 # Re-record the agents' golden events (tests/fixtures/acp/), one agent after another.
-record-agents: setup agents
+record-agents: setup agents $(BIN)/.gemwire-antigravity-installed
 	GEMWIRE_RECORD=1 $(BIN)/pytest tests/e2e/agents
 
 # A wheel in dist/ (gemwire is not on PyPI yet): pip install dist/gemwire-*.whl, or
