@@ -90,7 +90,12 @@ def _fields(blob: bytes) -> list[tuple[int, int, bytes | int]]:
 
 
 def _file_uri(blob: bytes, depth: int = 0) -> str | None:
-    """The first ``file://`` URI in a protobuf message, nested ones included."""
+    """The first ``file://`` URI in a protobuf message, nested ones included.
+
+    >>> _file_uri(b"\\x08\\x01:\\x0bfile:///w/a"), _file_uri(b"\\x12\\x05\\x0a\\x03abc")
+    ('file:///w/a', None)
+    >>> _file_uri(b"\\x12\\xff")  # cut short: not a message
+    """
     for _, wire, value in _fields(blob):
         if wire != 2 or not isinstance(value, bytes):
             continue
