@@ -111,12 +111,18 @@ class AntigravityAgent:
             cancel = _decode_quietly(item.params, acp.CancelNotification)
             session = self._sessions.get(cancel.session_id) if cancel else None
             if session is not None:
-                tasks.start_soon(session.cancel)
+                tasks.start_soon(self._cancel, session)
         elif isinstance(item, Response | ErrorResponse):
             waiting = self._waiting.pop(item.id, None)
             if waiting is not None:
                 waiting[1].append(item.result if isinstance(item, Response) else None)
                 waiting[0].set()
+
+    async def _cancel(self, session: AgentSession) -> None:
+        try:
+            await session.cancel()
+        except GemwireError as exc:  # a notification has no answer: said on stderr
+            sys.stderr.write(f"gemwire agent antigravity: {exc}\n")
 
     async def _answer(self, request: Request) -> None:
         try:
