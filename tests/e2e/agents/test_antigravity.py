@@ -50,6 +50,14 @@ LONGEST = 120.0
 """How long a frame may take before the test fails (a hung adapter fails, never hangs)."""
 
 Update = dict[str, Any]
+INITIALIZE = {
+    "protocolVersion": 1,
+    "clientCapabilities": {
+        "fs": {"readTextFile": False, "writeTextFile": False},
+        "terminal": False,
+    },
+}
+"""A client that offers no files and no terminals (the harness runs its own tools)."""
 
 
 class AgentPipe:
@@ -204,7 +212,7 @@ class Shared:
         self.env = env
         self.stderr = (root / "stderr.log").open("wb")
         self.pipe = AgentPipe(env.environ(), root, self.stderr)
-        self.initialized = self.pipe.result("initialize", {"protocolVersion": 1})
+        self.initialized = self.pipe.result("initialize", INITIALIZE)
         self.opened = len(self.pipe.frames)
 
     def session(self, case: str, files: dict[str, str] | None = None) -> tuple[str, Path]:
@@ -468,7 +476,7 @@ def test_a_session_outlives_its_process_resumed_listed_and_loaded(tmp_path: Path
     with ScriptedModel(Scenario(turns=turns)) as model, (tmp_path / "err").open("wb") as err:
         env = IsolatedAntigravity(model, root=tmp_path / "env")
         first = AgentPipe(env.environ(), workspace, err)
-        first.result("initialize", {"protocolVersion": 1})
+        first.result("initialize", INITIALIZE)
         new = first.result("session/new", {"cwd": str(workspace), "mcpServers": []})
         session = new["sessionId"]
         assert new["modes"]["currentModeId"] == "default"
@@ -478,7 +486,7 @@ def test_a_session_outlives_its_process_resumed_listed_and_loaded(tmp_path: Path
         assert env.live_processes() == []
 
         second = AgentPipe(env.environ(), workspace, err)
-        second.result("initialize", {"protocolVersion": 1})
+        second.result("initialize", INITIALIZE)
         [listed] = second.result("session/list", {"cwd": str(workspace)})["sessions"]
         assert {k: listed[k] for k in ("sessionId", "cwd", "title")} == {
             "sessionId": session,
@@ -498,7 +506,7 @@ def test_a_session_outlives_its_process_resumed_listed_and_loaded(tmp_path: Path
         assert env.live_processes() == []
 
         third = AgentPipe(env.environ(), workspace, err)
-        third.result("initialize", {"protocolVersion": 1})
+        third.result("initialize", INITIALIZE)
         response, replay = third.request("session/load", opened)
         assert "result" in response, response
         assert kinds(replay) == [
