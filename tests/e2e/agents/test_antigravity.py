@@ -199,6 +199,9 @@ def replies(root: Path) -> list[Turn]:
         Reply([shell(root / "case-modes")], when="case-modes"),
         Reply([Text("Ran.")], when="case-modes"),
         Reply([Text("On another model.")], when="case-modes"),
+        Fail(status=503, when="case-retry"),
+        Fail(status=429, retry_delay=0, when="case-retry"),
+        Reply([Text("Third time.")], when="case-retry"),
     ]
     return turns
 
@@ -426,6 +429,16 @@ def test_a_model_error_fails_the_prompt(shared: Shared) -> None:
     assert updates == []
     asked = [r for r in shared.model.requests if "case-fail" in json.dumps(r.body)]
     assert len(asked) == 1  # a 400 is not retried
+
+
+def test_a_503_and_a_429_are_retried_by_the_harness(shared: Shared) -> None:
+    session, _ = shared.session("case-retry")
+    response, updates = shared.pipe.request("session/prompt", prompt_of(session, "case-retry"))
+    shared.keep_frames("retried")
+    assert response["result"]["stopReason"] == "end_turn"
+    assert kinds(updates) == [("agent_message_chunk", "Third time.")]
+    asked = [r for r in shared.model.requests if "case-retry" in json.dumps(r.body)]
+    assert len(asked) == 3
 
 
 def test_modes_decide_without_asking_and_a_model_change_keeps_the_conversation(
