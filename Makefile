@@ -4,7 +4,8 @@
 # Both do their own setup (README.md lists it, with sizes): a .venv with pinned tools, and
 # the pinned Gemini CLIs installed by `npm ci` from the committed lockfiles in clis/ (the
 # demo only needs the current one). `make test` also installs the other pinned ACP agents
-# (`make agents`, ~850 MB in clis/), Ray (requirements-ray.txt, in .venv) and, system-wide
+# (`make agents`, ~850 MB in clis/), Ray (requirements-ray.txt, in .venv), google-antigravity
+# (requirements-antigravity.txt, in .venv, ~130 MB: Antigravity's harness) and, system-wide
 # with apt-get, Debian's chromium for the browser tests if none is on PATH (Playwright drives it).
 
 PYTHON ?= python3
@@ -39,6 +40,11 @@ $(BIN)/.gemwire-ray-installed: requirements-ray.txt $(BIN)/.gemwire-installed
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-ray.txt
 	touch $@
 
+# google-antigravity (the `antigravity` extra) likewise: tests only, never `make demo`.
+$(BIN)/.gemwire-antigravity-installed: requirements-antigravity.txt $(BIN)/.gemwire-installed
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-antigravity.txt
+	touch $@
+
 $(BIN)/.gemwire-installed: pyproject.toml requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt -e '.[cli,serve,remote]'
@@ -60,7 +66,7 @@ agents: $(AGENT_STAMPS)
 demo: $(BIN)/.gemwire-installed $(CURRENT_CLI_STAMP)
 	$(BIN)/gemwire demo
 
-check: setup $(BIN)/.gemwire-ray-installed $(BIN)/.gemwire-browser-installed
+check: setup $(BIN)/.gemwire-ray-installed $(BIN)/.gemwire-antigravity-installed $(BIN)/.gemwire-browser-installed
 	$(BIN)/ruff check $(LINTED)
 	$(BIN)/ruff format --check $(LINTED)
 	$(BIN)/mypy
@@ -93,7 +99,7 @@ record: setup
 	$(BIN)/python -m gemwire.testing record tests/fixtures/cases/*.json --out tests/fixtures/gemini
 
 # Re-record the agents' golden events (tests/fixtures/acp/), one agent after another.
-record-agents: setup agents
+record-agents: setup agents $(BIN)/.gemwire-antigravity-installed
 	GEMWIRE_RECORD=1 $(BIN)/pytest tests/e2e/agents
 
 # A wheel in dist/ (gemwire is not on PyPI yet): pip install dist/gemwire-*.whl, or

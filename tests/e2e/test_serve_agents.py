@@ -1,5 +1,5 @@
-"""``gemwire serve`` as a process with the other agents: Codex, Qwen Code and OpenCode (the
-real pinned ones, scripted model), an agent given as ``--agent NAME=COMMAND``, and twenty
+"""``gemwire serve`` as a process with the other agents: Codex, Qwen Code, OpenCode and
+Antigravity (the real pinned ones, scripted model), an agent given as ``--agent NAME=COMMAND``, and twenty
 sessions at once over one server, each its own agent process, none hearing another's.
 
 One plain prompt each: a session over HTTP, the turn over SSE, its answer; then SIGTERM
@@ -51,7 +51,7 @@ async def one_prompt(server: Server, agent: str, text: str) -> dict[str, Any]:
     return done
 
 
-@pytest.mark.parametrize("agent", ["codex", "qwen", "opencode"])
+@pytest.mark.parametrize("agent", ["codex", "qwen", "opencode", "antigravity"])
 async def test_serve_runs_each_built_in_agent(tmp_path: Path, agent: str) -> None:
     answer = f"Hello from {agent}."
     with ScriptedModel(Scenario(turns=[Reply([Text(answer)])])) as model:

@@ -47,6 +47,8 @@ def _agent(
     spec: AgentSpec, cwd: str, home: Path, environ: Mapping[str, str], uid: int | None
 ) -> Check:
     name = f"agent {spec.name}"
+    if spec.name == "antigravity":
+        return _antigravity(spec, environ)
     try:
         agent = resolve_agent(spec.name, cwd=cwd, environ=dict(environ))
     except AgentNotFound:
@@ -84,4 +86,49 @@ def _agent(
         details=tuple(details),
         fix=f"set {' or '.join(spec.auth_env)}, or sign in once with the agent "
         f"(it keeps the login in ~/{spec.auth_files[0]})",
+    )
+
+
+def _antigravity(spec: AgentSpec, environ: Mapping[str, str]) -> Check:
+    """gemwire's own adapter: the extra's SDK and the harness in its wheel, and a key.
+
+    Read from the installed files: importing the SDK takes seconds.
+    """
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    name = f"agent {spec.name}"
+    fix = f"pip install 'gemwire[antigravity]' (google-antigravity {spec.version})"
+    try:
+        sdk = distribution(spec.package)
+    except PackageNotFoundError:
+        return Check(name=name, status="warn", summary=f"{spec.title} is not installed", fix=fix)
+    installed = sdk.version
+    harness = Path(str(sdk.locate_file("google/antigravity/bin/localharness")))
+    if not harness.is_file():
+        return Check(
+            name=name,
+            status="warn",
+            summary=f"google-antigravity {installed} has no harness for this platform",
+            details=(f"looked for {harness}",),
+            fix="the SDK's wheel bundles localharness for Linux x86-64 only",
+        )
+    details = [f"harness: {harness} (google-antigravity {installed})"]
+    if installed != spec.version:
+        details.append(f"gemwire is tested with {spec.version}")
+    credentials = [f"${var}" for var in spec.auth_env if environ.get(var)]
+    if not credentials:
+        return Check(
+            name=name,
+            status="warn",
+            summary=f"{spec.title}, google-antigravity {installed}, but no API key",
+            details=tuple(details),
+            fix=f"set {' or '.join(spec.auth_env)} (and GOOGLE_GEMINI_BASE_URL for another "
+            "endpoint), as for Gemini CLI",
+        )
+    details.append(f"credentials: {', '.join(credentials)}")
+    return Check(
+        name=name,
+        status="ok",
+        summary=f"{spec.title}, google-antigravity {installed}",
+        details=tuple(details),
     )

@@ -19,6 +19,7 @@ import click
 
 from gemwire import __version__
 from gemwire.cli.acp import acp
+from gemwire.cli.agent import agent
 from gemwire.cli.batch import batch
 from gemwire.cli.config import config
 from gemwire.cli.demo import demo
@@ -124,6 +125,7 @@ main.add_command(doctor)
 main.add_command(config)
 main.add_command(sessions)
 main.add_command(acp)
+main.add_command(agent)
 main.add_command(batch)
 main.add_command(usage)
 main.add_command(serve)

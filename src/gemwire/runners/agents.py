@@ -52,7 +52,7 @@ __all__ = (
     "resolve_agent",
 )
 
-AgentName = Literal["claude", "codex", "qwen", "opencode", "gemini"]
+AgentName = Literal["claude", "codex", "qwen", "opencode", "gemini", "antigravity"]
 
 
 class AgentSpec(msgspec.Struct, frozen=True, kw_only=True):
@@ -167,6 +167,20 @@ AGENTS: dict[AgentName, AgentSpec] = {
             # Found where `find_gemini` (process mode) finds it.
             path_env="GEMINI_CLI_PATH",
             common_locations=_COMMON_LOCATIONS,
+        ),
+        AgentSpec(
+            name="antigravity",
+            title="Antigravity (gemwire agent antigravity)",
+            # Shipped by gemwire itself: the `antigravity` extra (docs/antigravity.md).
+            package="google-antigravity",
+            version="0.1.22",
+            pinned_dir="",
+            executable="gemwire",
+            reported_name="antigravity",
+            args=("agent", "antigravity"),
+            auth_env=("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+            # The gemwire of the running Python, when none is on $PATH (an unactivated venv).
+            common_locations=(str(Path(sys.executable).with_name("gemwire")),),
         ),
     )
 }

@@ -30,6 +30,7 @@ from gemwire.testing.scenario import seed_workspace
 __all__ = (
     "SCRIPTED_MODEL_NAME",
     "IsolatedAgent",
+    "IsolatedAntigravity",
     "IsolatedClaude",
     "IsolatedCodex",
     "IsolatedOpenCode",
@@ -263,12 +264,27 @@ class _IsolatedGeminiAgent(IsolatedAgent):
         }
 
 
+class IsolatedAntigravity(IsolatedAgent):
+    """Antigravity (``gemwire agent antigravity``) on the Gemini API, configured as Gemini
+    CLI is; the model's network tools (``read_url_content``, ``search_web``) off."""
+
+    name = "antigravity"
+
+    def agent_environ(self) -> dict[str, str]:
+        return {
+            "GEMINI_API_KEY": self.api_key,
+            "GOOGLE_GEMINI_BASE_URL": self.model.url,
+            "GEMWIRE_ANTIGRAVITY_NETWORK_TOOLS": "0",
+        }
+
+
 _CLASSES: dict[AgentName, type[IsolatedAgent]] = {
     "claude": IsolatedClaude,
     "codex": IsolatedCodex,
     "qwen": IsolatedQwen,
     "opencode": IsolatedOpenCode,
     "gemini": _IsolatedGeminiAgent,
+    "antigravity": IsolatedAntigravity,
 }
 
 

@@ -343,7 +343,7 @@ async def test_the_built_in_agents_by_default_and_an_unknown_one_is_404() -> Non
             )
     assert response.status_code == 404
     assert response.json()["error"]["message"] == (
-        "unknown agent 'nope'; known: claude, codex, qwen, opencode, gemini"
+        "unknown agent 'nope'; known: claude, codex, qwen, opencode, gemini, antigravity"
     )
 
 

@@ -175,7 +175,7 @@ def test_ids_that_differ_only_in_case_unknown_agents_and_huge_prompts_are_refuse
             "line 2: id 'a' differs from 'A' (line 1) only in case: they would be one file on a "
             "case-insensitive file system"
         ),
-        "line 3: unknown agent 'goose'; known: claude, codex, qwen, opencode, gemini",
+        "line 3: unknown agent 'goose'; known: claude, codex, qwen, opencode, gemini, antigravity",
         (
             f"line 4: the prompt is {MAX_PROMPT_BYTES + 1} bytes; Gemini CLI reads at most "
             f"{MAX_PROMPT_BYTES} from stdin"
@@ -194,7 +194,7 @@ def test_tasks_made_in_code_are_checked_as_a_file_is() -> None:
             ]
         )
     assert caught.value.problems == [
-        "task 2: unknown agent 'goose'; known: claude, codex, qwen, opencode, gemini",
+        "task 2: unknown agent 'goose'; known: claude, codex, qwen, opencode, gemini, antigravity",
         (
             "task 2: id 'a' differs from 'A' (task 1) only in case: they would be one file on "
             "a case-insensitive file system"

@@ -18,7 +18,7 @@ def test_doctor_json_is_one_document_of_every_check(tmp_path: Path) -> None:
         "PATH": str(tmp_path),  # no node, no gemini, no agent
         "HOME": str(tmp_path),
     }
-    for name in ("CLAUDE", "CODEX", "QWEN", "OPENCODE", "GEMINI"):
+    for name in ("CLAUDE", "CODEX", "QWEN", "OPENCODE", "GEMINI", "ANTIGRAVITY"):
         env[f"GEMWIRE_AGENT_{name}"] = ""
     args = ["doctor", "--json", "--executable", str(tmp_path / "gemini"), "--cwd", str(tmp_path)]
     result = CliRunner().invoke(main, args, env=env)
@@ -40,6 +40,7 @@ def test_doctor_json_is_one_document_of_every_check(tmp_path: Path) -> None:
         ("agent qwen", "warn"),
         ("agent opencode", "warn"),
         ("agent gemini", "warn"),
+        ("agent antigravity", "warn"),
     ]
     assert checks[2] == {
         "name": "Node.js",
