@@ -50,8 +50,14 @@ async def health(request: Request) -> JsonResponse:
 
 
 async def ready(request: Request) -> JsonResponse:
-    is_ready = app_state(request).ready
-    return JsonResponse({"ready": is_ready}, 200 if is_ready else 503)
+    """``ready``, and ``degraded``: the sessions out of service, when there are any (a
+    log that could not be written or was found damaged: the server serves the rest)."""
+    state = app_state(request)
+    body: dict[str, object] = {"ready": state.ready}
+    degraded = state.sessions.degraded() if state.sessions is not None else []
+    if degraded:
+        body["degraded"] = degraded
+    return JsonResponse(body, 200 if state.ready else 503)
 
 
 def _routes(acp: AcpEndpoint) -> list[BaseRoute]:

@@ -83,6 +83,10 @@ class Subscription:
                 self.last = items[-1][0]
                 return items
             if self._stream.closed and not self._from_log:
+                final = self._stream.final
+                if final is not None and final[0] > self.last:
+                    self.last = final[0]
+                    return [final]
                 return []
             await self._changed.wait()
 
@@ -93,6 +97,8 @@ class EventStream:
     def __init__(self, log: EventLog) -> None:
         self.log = log
         self.closed = False
+        self.final: Item | None = None
+        """The envelope every subscription ends with, never logged (`end`)."""
         self._subscribers: set[Subscription] = set()
 
     @property
@@ -122,6 +128,12 @@ class EventStream:
         self.closed = True
         for subscription in self._subscribers:
             subscription.wake()
+
+    def end(self, seq: int, envelope: bytes) -> None:
+        """Close, each subscription ending with ``envelope`` (not in the log: the log
+        could not take it) once it has given what is logged."""
+        self.final = (seq, envelope)
+        self.close()
 
     def reopen(self) -> None:
         self.closed = False
