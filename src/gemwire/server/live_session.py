@@ -237,8 +237,7 @@ class LiveSession:
         """`Conflict` for a session out of service (`failure`)."""
         if self.failure is not None:
             raise Conflict(
-                f"session {self.id} is out of service until the server restarts: "
-                f"{self.failure}"
+                f"session {self.id} is out of service until the server restarts: {self.failure}"
             )
 
     # Subscribers and permissions --------------------------------------------------

@@ -138,8 +138,7 @@ class SessionManager:
         if log.damage is not None:
             session.failure = f"its log is damaged: {log.damage}"
             logger.warning(
-                "session %s: %s; its events are served up to there, and it cannot be "
-                "continued",
+                "session %s: %s; its events are served up to there, and it cannot be continued",
                 session.id,
                 session.failure,
             )
