@@ -227,8 +227,8 @@ async def test_a_damaged_log_is_served_up_to_the_damage_and_the_server_starts(
 
 async def hang(agent: ScriptedAgent, sid: str, params: dict[str, Any]) -> str:
     await agent.say(sid, "Working")
-    await anyio.sleep_forever()
-    raise AssertionError
+    await agent.cancelled.wait()
+    return "cancelled"
 
 
 async def test_a_turn_the_server_died_in_is_ended_once_when_it_starts_again(
