@@ -54,6 +54,10 @@ __all__ = ("LiveSession", "SessionView")
 logger = logging.getLogger("gemwire.server")
 
 _TITLE_CHARS = 80
+ANSWER_CHARS = 1 << 20
+"""A turn_completed's ``answer`` is cut to this many characters (the whole text is in the
+turn's ``message_delta`` events): one envelope and log line stays below the clients'
+caps however long the agent talks."""
 
 
 class SessionView(msgspec.Struct, frozen=True, kw_only=True):
@@ -77,6 +81,18 @@ class SessionView(msgspec.Struct, frozen=True, kw_only=True):
     commands: list[dict[str, Any]] | None
     usage: TokenUsage | None
     pending_permissions: list[PermissionRequested]
+
+
+def _bounded(turn: TurnCompleted) -> TurnCompleted:
+    """``turn`` with its answer cut to `ANSWER_CHARS`, and a marker saying so."""
+    over = len(turn.answer) - ANSWER_CHARS
+    if over <= 0:
+        return turn
+    marker = (
+        f"\n[gemwire: answer cut here, {over} more characters: the whole text is in "
+        "this turn's message_delta events]"
+    )
+    return msgspec.structs.replace(turn, answer=turn.answer[:ANSWER_CHARS] + marker)
 
 
 class _Pending:
@@ -188,8 +204,9 @@ class LiveSession:
             self.requested[event.request_id] = event
         elif isinstance(event, PermissionResolved):
             self.requested.pop(event.request_id, None)
-        elif isinstance(event, TurnCompleted) and event.usage is not None:
-            self.usage = event.usage
+        elif isinstance(event, TurnCompleted):
+            self.usage = event.usage or self.usage
+            event = _bounded(event)
         elif isinstance(event, UserMessage) and self.record.title is None:
             self.record.title = event.text[:_TITLE_CHARS]
         elif isinstance(event, SessionUpdated):

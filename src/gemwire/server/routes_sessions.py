@@ -17,6 +17,7 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route, WebSocketRoute
+from starlette.types import Message, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from gemwire.protocol._undecodable import UNDECODABLE, why_undecodable
@@ -38,6 +39,10 @@ __all__ = ("KEEPALIVE", "ROUTES")
 
 KEEPALIVE = 15.0
 """Seconds between SSE keep-alive comments."""
+SEND_TIMEOUT = 60.0
+"""Seconds a client has to take each write of its stream (SSE or WebSocket); one that
+takes none for longer is left, its stream ended there: it resumes from its last seq
+(``Last-Event-ID``, ``?after=``) and catches up from the log."""
 CHUNK_BYTES = 64 * 1024
 """About how much of an SSE stream is written at once."""
 DEFAULT_LIMIT = 1000
@@ -210,11 +215,29 @@ async def events(request: Request) -> Response:
         body = b'{"events":[%b],"last_seq":%d}' % (b",".join(lines), session.last_seq)
         return Response(body, media_type="application/json")
     subscription = session.subscribe(after)
-    return StreamingResponse(
+    return _TimedStream(
         _sse(session, subscription),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
+
+
+class _Stalled(Exception):
+    """A client took no write for `SEND_TIMEOUT`."""
+
+
+class _TimedStream(StreamingResponse):
+    """A stream whose client is left when it takes no write for `SEND_TIMEOUT`."""
+
+    async def stream_response(self, send: Send) -> None:
+        async def timed(message: Message) -> None:
+            with anyio.move_on_after(SEND_TIMEOUT) as waited:
+                await send(message)
+            if waited.cancelled_caught:
+                raise _Stalled
+
+        with contextlib.suppress(_Stalled):
+            await super().stream_response(timed)
 
 
 async def _sse(session: LiveSession, subscription: Subscription) -> AsyncIterator[bytes]:
@@ -280,7 +303,8 @@ async def session_ws(websocket: WebSocket) -> None:
         while batch := await subscription.next_batch():
             for _, line in batch:
                 async with lock:
-                    await websocket.send_text(line.decode())
+                    with anyio.fail_after(SEND_TIMEOUT):  # the handler ends: it is left
+                        await websocket.send_text(line.decode())
         code = WS_GOING_AWAY if state.shutting_down.is_set() else WS_NORMAL
         async with lock:
             await websocket.close(code=code)
@@ -337,8 +361,9 @@ async def session_ws(websocket: WebSocket) -> None:
         async with anyio.create_task_group() as tg:
 
             async def sender() -> None:
-                # The client left, or shutdown aborted a client that does not read.
-                with contextlib.suppress(WebSocketDisconnect):
+                # The client left, or shutdown aborted a client that does not read, or
+                # it took no frame for SEND_TIMEOUT (TimeoutError).
+                with contextlib.suppress(WebSocketDisconnect, TimeoutError):
                     await send_envelopes()
                 tg.cancel_scope.cancel()
 
