@@ -18,10 +18,10 @@ from acp_scripted import ScriptedAgent
 from anyio.abc import TaskGroup
 from browser import Watched, watched_page
 from playwright.sync_api import Browser, Page, expect
-from web_kit import TOKEN, CuttableProxy, LiveServer, ScriptedAgents, WebAgent, live_server
+from web_kit import CuttableProxy, LiveServer, ScriptedAgents, WebAgent, live_server
 
 from gemwire.server.routes_page import CONTENT_SECURITY_POLICY
-from gemwire.server.security import COOKIE
+from gemwire.server.security import session_cookie
 
 HOSTILE = (
     '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
@@ -385,7 +385,8 @@ def test_losing_the_network_mid_turn_loses_nothing(
         ):
             proxy.target = ("127.0.0.1", server.config.port)
             page = w.page
-            page.context.add_cookies([{"name": COOKIE, "value": TOKEN, "url": proxy.origin}])
+            name, value = session_cookie(server.config)
+            page.context.add_cookies([{"name": name, "value": value, "url": proxy.origin}])
             page.goto(f"{proxy.origin}/#/chat")
             start(page)
             send(page, "write notes")
