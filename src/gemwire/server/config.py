@@ -67,6 +67,25 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+MIN_TOKEN_CHARS = 16
+"""The shortest token a server bound beyond loopback takes."""
+
+
+def weak_token(token: str) -> str | None:
+    """Why ``token`` is too weak to guard a server others can reach; ``None`` if it is not.
+
+    >>> weak_token("  "), weak_token("aaaaaaaaaaaaaaaaaaaa"), weak_token("Zq3-v9PmX_t2rLk8wE5y")
+    ('with a token of 2 characters (at least 16)', 'with a token of one character repeated', None)
+    """
+    if len(token) < MIN_TOKEN_CHARS:
+        return f"with a token of {len(token)} characters (at least {MIN_TOKEN_CHARS})"
+    if any(char.isspace() for char in token):
+        return "with a token holding white space"
+    if len(set(token)) == 1:
+        return "with a token of one character repeated"
+    return None
+
+
 def default_state_dir(platform: str = sys.platform) -> str:
     """``$XDG_STATE_HOME/gemwire/server``, else ``~/.local/state/gemwire/server``; on
     Windows (``platform``) ``%LOCALAPPDATA%\\gemwire\\server``, where a user's programs keep

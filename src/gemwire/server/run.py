@@ -18,6 +18,7 @@ import socket
 import sys
 from collections.abc import Generator
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 import anyio
 import h11
@@ -30,7 +31,7 @@ from gemwire._normalize.masking import Masker
 from gemwire.server.config import ServerConfig
 from gemwire.server.state import AppState
 
-__all__ = ("MaskingFilter", "bind", "serve", "server_for")
+__all__ = ("MaskingFilter", "bind", "serve", "server_for", "token_spellings")
 
 _SHUTDOWN_GRACE = 30
 """Seconds uvicorn waits for requests still running once the connections are closed."""
@@ -79,10 +80,21 @@ class MaskingFilter(logging.Filter):
         return True
 
 
+def token_spellings(token: str) -> list[str]:
+    """``token`` as a log line may hold it: as it is, and URL-encoded (a request line's
+    ``?token=``, percent- or plus-encoded).
+
+    >>> token_spellings("a/b c+d")
+    ['a/b c+d', 'a%2Fb%20c%2Bd', 'a%2Fb+c%2Bd', 'a/b%20c%2Bd']
+    """
+    spellings = [token, quote(token, safe=""), quote_plus(token), quote(token)]
+    return list(dict.fromkeys(spellings))
+
+
 def _configure_logging(config: ServerConfig) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler.addFilter(MaskingFilter([config.token]))
+    handler.addFilter(MaskingFilter(token_spellings(config.token)))
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "gemwire.server"):
         logger = logging.getLogger(name)
         logger.handlers = [handler]
