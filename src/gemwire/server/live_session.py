@@ -16,6 +16,7 @@ came back. Any other preset answers by itself.
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -54,6 +55,7 @@ __all__ = ("LiveSession", "SessionView")
 logger = logging.getLogger("gemwire.server")
 
 _TITLE_CHARS = 80
+_ANSWERED_KEPT = 256
 ANSWER_CHARS = 1 << 20
 """A turn_completed's ``answer`` is cut to this many characters (the whole text is in the
 turn's ``message_delta`` events): one envelope and log line stays below the clients'
@@ -121,6 +123,8 @@ class LiveSession:
         self.turn_done = anyio.Event()
         self.turn_done.set()
         self.pending: dict[str, _Pending] = {}
+        self._answered: deque[str] = deque(maxlen=_ANSWERED_KEPT)
+        """The requests answered lately (a second answer to one is a 409, not a 404)."""
         self.requested: dict[str, PermissionRequested] = {}
         self.commands: list[dict[str, Any]] | None = None
         self.usage: TokenUsage | None = None
@@ -284,6 +288,7 @@ class LiveSession:
             return await permission_preset(preset)(request)  # type: ignore[arg-type]
         deny = choose_option(request.options, allow=False)
         if not self.stream.subscribers:
+            self._denied_alone(request, "no client follows the session")
             return deny
         pending = self.pending[request.request_id] = _Pending(request)
         try:
@@ -291,19 +296,26 @@ class LiveSession:
                 await pending.answered.wait()
         finally:
             del self.pending[request.request_id]
+            self._answered.append(request.request_id)
         if waited.cancelled_caught:
             timeout = self.config.permission_timeout
-            message = (
-                f"no client answered permission request {request.request_id} "
-                f"within {timeout:g} s: denied"
-            )
-            self.notice(message)
+            self._denied_alone(request, f"no client answered within {timeout:g} s")
             return deny
-        return pending.option_id if pending.by_client else deny
+        if not pending.by_client:
+            grace = self.config.permission_grace
+            self._denied_alone(request, f"the last client left {grace:g} s ago")
+            return deny
+        return pending.option_id
+
+    def _denied_alone(self, request: PermissionRequest, why: str) -> None:
+        """A notice that the server denied ``request`` itself (no client chose that)."""
+        self.notice(f"permission request {request.request_id} denied: no client ({why})")
 
     def resolve(self, request_id: str, option_id: str | None) -> None:
         """A client's answer; `NotFound`, `Conflict`, `BadRequest` as the API says."""
         pending = self.pending.get(request_id)
+        if pending is None and request_id in self._answered:
+            raise Conflict(f"permission request {request_id!r} is already answered")
         if pending is None:
             raise NotFound(f"no permission request {request_id!r} waits in session {self.id}")
         if pending.answered.is_set():

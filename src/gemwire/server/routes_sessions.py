@@ -208,8 +208,9 @@ async def events(request: Request) -> Response:
     after = after_seq(request)
     if "application/json" in request.headers.get("accept", ""):
         raw = request.query_params.get("limit", str(DEFAULT_LIMIT))
-        if not raw.isdigit() or int(raw) < 1:
-            raise BadRequest(f"limit must be a whole number >= 1, not {raw!r}")
+        # ASCII digits, at most 9: int() of "²" raises, and of 5,000 digits takes long.
+        if not (raw.isascii() and raw.isdigit() and len(raw) <= 9) or int(raw) < 1:
+            raise BadRequest(f"limit must be a whole number >= 1, not {raw[:40]!r}")
         found = await anyio.to_thread.run_sync(session.log.read, after, int(raw))
         lines = [line for _, line in found]
         body = b'{"events":[%b],"last_seq":%d}' % (b",".join(lines), session.last_seq)
@@ -349,8 +350,16 @@ async def session_ws(websocket: WebSocket) -> None:
             if message["type"] == "websocket.disconnect":
                 raise WebSocketDisconnect(message.get("code", WS_NORMAL))
             raw = message.get("text")
-            if raw is None:  # a binary frame
-                error = {"kind": "bad_request", "message": _BINARY}
+            limit = state.config.max_body_bytes
+            if raw is None or len(raw.encode(errors="surrogatepass")) > limit:
+                error = (
+                    {"kind": "bad_request", "message": _BINARY}
+                    if raw is None
+                    else {
+                        "kind": "too_large",
+                        "message": f"an op is at most {limit} bytes, as a request body",
+                    }
+                )
                 reply = msgspec.json.encode({"reply": None, "ok": False, "error": error}).decode()
             else:
                 reply = msgspec.json.encode(await answer(raw)).decode()
