@@ -31,6 +31,7 @@ __all__ = (
     "DEFAULT_PERMISSION_TIMEOUT",
     "DEFAULT_PORT",
     "MAX_BODY_BYTES",
+    "MAX_HEAD_BYTES",
     "PERMISSION_GRACE",
     "ServerConfig",
     "default_state_dir",
@@ -46,6 +47,9 @@ DEFAULT_PERMISSION_TIMEOUT = 300.0
 PERMISSION_GRACE = 10.0
 """Seconds a waiting permission request outlives its last subscriber: a page reloaded, or a
 stream reconnecting, comes back to it still open; then, with nobody back, it is denied."""
+MAX_HEAD_BYTES = 64 * 1024
+"""A request head larger than this is refused: 400 while it comes in pieces (uvicorn), 431
+when it came whole (`security`)."""
 MAX_BODY_BYTES = 1024 * 1024
 """A request body larger than this is refused with 413."""
 

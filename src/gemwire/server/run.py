@@ -28,7 +28,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.wsproto_impl import WSProtocol
 
 from gemwire._normalize.masking import Masker
-from gemwire.server.config import ServerConfig
+from gemwire.server.config import MAX_HEAD_BYTES, ServerConfig
 from gemwire.server.state import AppState
 
 __all__ = ("MaskingFilter", "bind", "serve", "server_for", "token_spellings")
@@ -40,8 +40,6 @@ HEAD_TIMEOUT = 10.0
 that connected and sent nothing, or half a head, was kept for ever)."""
 MAX_CONNECTIONS = 2048
 """Connections (and running requests) at once; a request beyond is answered 503."""
-MAX_HEAD_BYTES = 64 * 1024
-"""A request head larger than this is refused (400)."""
 CONNECTION_GRACE = 1.0
 """Seconds a connection has at shutdown, once the app ended its streams, to finish the
 response it is sending; then it is aborted (its client does not read)."""

@@ -39,7 +39,7 @@ import anyio
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from gemwire.server.config import ServerConfig
+from gemwire.server.config import MAX_HEAD_BYTES, ServerConfig
 from gemwire.server.responses import (
     ApiError,
     Forbidden,
@@ -109,6 +109,17 @@ def _cookie_value(headers: Headers, name: str) -> str | None:
     return morsel.value if morsel is not None else None
 
 
+def _check_head_size(scope: Scope) -> None:
+    """A head over `MAX_HEAD_BYTES` that came whole (uvicorn refuses one that comes in
+    pieces, and passes one read at once): 431."""
+    size = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"") + 16
+    size += sum(len(name) + len(value) + 4 for name, value in scope["headers"])
+    if size > MAX_HEAD_BYTES:
+        raise ApiError(
+            f"the request head is over {MAX_HEAD_BYTES} bytes", status=431, kind="too_large"
+        )
+
+
 def _bearer_token(headers: Headers) -> str | None:
     scheme, _, value = headers.get("authorization", "").partition(" ")
     return value.strip() if scheme.lower() == "bearer" else None
@@ -130,6 +141,7 @@ class SecurityMiddleware:
             return
         headers = Headers(scope=scope)
         try:
+            _check_head_size(scope)
             self._check_host_and_origin(headers)
             path = scope.get("path", "")
             if scope["type"] == "http" and path in PUBLIC_PATHS:

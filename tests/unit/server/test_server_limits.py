@@ -43,9 +43,7 @@ async def new_session(server: Served) -> str:
 
 
 def notices(envelopes: list[dict[str, Any]]) -> list[str]:
-    return [
-        e["event"]["message"] for e in envelopes if e.get("event", {}).get("type") == "notice"
-    ]
+    return [e["event"]["message"] for e in envelopes if e.get("event", {}).get("type") == "notice"]
 
 
 class SlowModes(LoadingAgent):
@@ -166,3 +164,14 @@ async def test_a_permission_the_server_denies_alone_says_so(dirs: tuple[str, str
     assert notices(logged[left]) == [
         "permission request 0 denied: no client (the last client left 0 s ago)"
     ]
+
+
+async def test_a_request_head_over_64_kib_read_at_once_is_a_431(dirs: tuple[str, str]) -> None:
+    async with scripted_server(*dirs) as (server, _):
+        response = await server.request("GET", "/v1/sessions", headers={"X-Pad": "x" * 70_000})
+        small = await server.request("GET", "/v1/sessions", headers={"X-Pad": "x" * 60_000})
+    assert response.status_code == 431
+    assert response.json() == {
+        "error": {"kind": "too_large", "message": "the request head is over 65536 bytes"}
+    }
+    assert small.status_code == 200
