@@ -35,6 +35,7 @@ from gemwire.events import (
     TurnCompleted,
     UserMessage,
 )
+from gemwire.protocol.gemini_content import INJECTED_PREFIXES
 from gemwire.runners.acp import (
     AcpClient,
     AcpSession,
@@ -212,7 +213,10 @@ class LiveSession:
             self.usage = event.usage or self.usage
             event = _bounded(event)
         elif isinstance(event, UserMessage) and self.record.title is None:
-            self.record.title = event.text[:_TITLE_CHARS]
+            # The user's first prompt, not what an agent injected before it (a continued
+            # Gemini session replays its <session_context> preamble first).
+            if not event.text.lstrip().startswith(INJECTED_PREFIXES):
+                self.record.title = event.text[:_TITLE_CHARS]
         elif isinstance(event, SessionUpdated):
             self._session_updated(event)
         seq = self.log.last_seq + 1

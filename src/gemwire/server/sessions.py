@@ -231,7 +231,12 @@ class SessionManager:
             return self._create_streamed(
                 cwd, permissions=permissions, model=model, mode=mode, resume=resume
             )
-        self.launcher.options(agent, cwd)  # an unknown agent is a 404 before anything
+        try:
+            self.launcher.options(agent, cwd)  # an unknown agent is a 404 before anything
+        except NotFound as exc:
+            if str(exc).startswith("unknown agent"):  # the launcher knows ACP agents only
+                raise NotFound(f"{exc}, {GEMINI_STREAM}") from exc
+            raise
         self._reserve()
         try:
             session_id = f"s_{secrets.token_hex(8)}"
