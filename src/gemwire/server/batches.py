@@ -198,6 +198,16 @@ class ServerBatch:
         self._scope: anyio.CancelScope | None = None
         self._run_started = 0.0
         self._finished_this_run = 0
+        self.ending = False
+        """Its run said how it ended (batch_finished, batch_stopped) and is letting go of
+        its output folder."""
+        self._ended = anyio.Event()
+        self._ended.set()
+
+    async def wait_ended(self) -> None:
+        """Until a run that said how it ended has let go of its output folder."""
+        if self.ending:
+            await self._ended.wait()
 
     @property
     def read_only(self) -> bool:
@@ -318,12 +328,17 @@ class ServerBatch:
         assert self.spec.tasks is not None
         self.status = "running"
         self.error = None
+        self.ending = False
+        self._ended = anyio.Event()
         self.running.clear()
         self._run_started = time.monotonic()
         self._finished_this_run = 0
         if options.retry_failed:
             self.results = {k: r for k, r in self.results.items() if r.ok}
         started = False
+        # What the run's last progress says it ended as; the status says it only once the
+        # run has let go of its output folder (a retry right after would find it held).
+        ended: Status = "stopped"
         try:
             with anyio.CancelScope() as self._scope:
                 async with run_batch(self.spec.tasks, self.spec.output, options) as batch:
@@ -331,10 +346,15 @@ class ServerBatch:
                     started = True
                     async for progress in batch:
                         self.add(progress)
+                        self.ending = isinstance(progress, BatchStopped | BatchFinished)
                         if isinstance(progress, BatchStopped):
-                            self.status = "stopped"
-                        elif isinstance(progress, BatchFinished) and self.status == "running":
-                            self.status = "stopped" if progress.remaining else "finished"
+                            ended = "failed"  # a stop: then never finished (kept below)
+                        elif isinstance(progress, BatchFinished) and ended != "failed":
+                            ended = "stopped" if progress.remaining else "finished"
+            if ended == "failed":
+                ended = "stopped"
+            if not self._scope.cancel_called:
+                self.status = ended
         except GemwireError as exc:
             if not started:
                 self.status = "stopped"
@@ -352,6 +372,8 @@ class ServerBatch:
             if self.status == "running":  # cancelled: shutdown, or stop()
                 self.status = "stopped"
             self.running.clear()
+            self.ending = False
+            self._ended.set()
             self._notify()
 
 

@@ -64,6 +64,8 @@ _TASK_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
 """A batch's task ids (`gemwire.batch.tasks`): file names in its output folder."""
 
 DEFAULT_EVENTS_LIMIT = 1000
+RUN_END_WAIT = 30.0
+"""Seconds a retry waits for a run whose end is logged to let go of its output folder."""
 MAX_EVENTS_FILE = 256 * 1024 * 1024
 """A task's events file read for ``/tasks/{id}/events``: larger is refused (422)."""
 MAX_TASKS_FILE = 256 * 1024 * 1024
@@ -344,6 +346,8 @@ async def retry_failed(request: Request) -> Response:
     if batch.read_only:
         raise Conflict(f"batch {batch.spec.id} was opened read-only: its tasks are not known")
     await anyio.to_thread.run_sync(_confine_again, batch.spec, app_state(request).config.roots)
+    with anyio.move_on_after(RUN_END_WAIT):  # its end is logged: it is closing its folder
+        await batch.wait_ended()
     if batch.status == "running":
         raise Conflict(f"batch {batch.spec.id} is running")
     _refuse_during_shutdown(request)
