@@ -25,13 +25,15 @@ import os
 import secrets
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, Self
 
 import anyio
 import msgspec
+from anyio import AsyncContextManagerMixin
 from anyio.abc import TaskGroup, TaskStatus
 
 from gemwire.batch import (
@@ -377,7 +379,7 @@ class ServerBatch:
             self._notify()
 
 
-class BatchManager:
+class BatchManager(AsyncContextManagerMixin):
     """Every batch of the server; runs them in its task group while entered."""
 
     def __init__(self, state_dir: str, shutting_down: anyio.Event) -> None:
@@ -386,17 +388,16 @@ class BatchManager:
         self.batches: dict[str, ServerBatch] = {}
         self._group: TaskGroup | None = None
 
-    async def __aenter__(self) -> Self:
+    @asynccontextmanager
+    async def __asynccontextmanager__(self) -> AsyncGenerator[Self]:
         await anyio.to_thread.run_sync(self._load_all)
-        self._group = await anyio.create_task_group().__aenter__()
-        self._group.start_soon(self._stop_at_shutdown)
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        assert self._group is not None
-        self.stop_all()
-        self._group.cancel_scope.cancel()
-        await self._group.__aexit__(None, None, None)
+        async with anyio.create_task_group() as self._group:
+            self._group.start_soon(self._stop_at_shutdown)
+            try:
+                yield self
+            finally:
+                self.stop_all()
+                self._group.cancel_scope.cancel()
         self._group = None
 
     async def _stop_at_shutdown(self) -> None:

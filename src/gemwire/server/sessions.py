@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Awaitable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Sequence
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any, Self
 
 import anyio
+from anyio import AsyncContextManagerMixin
 from anyio.abc import TaskGroup
 
 from gemwire.errors import AgentNotFound, AgentRequestFailed, GemwireError, RunFailed
@@ -84,7 +86,7 @@ async def _agent_call(call: Awaitable[None]) -> None:
         raise _agent_failure(exc) from exc
 
 
-class SessionManager:
+class SessionManager(AsyncContextManagerMixin):
     """Every session of the server, live, stopped or closed; use with ``async with``
     (the app's lifespan), which loads the sessions in the state folder and, on leaving,
     stops every agent (`drain`)."""
@@ -107,7 +109,8 @@ class SessionManager:
         self._unsubscribed = anyio.Event()
         self._tg: TaskGroup
 
-    async def __aenter__(self) -> Self:
+    @asynccontextmanager
+    async def __asynccontextmanager__(self) -> AsyncGenerator[Self]:
         self.store.create()
         for record in self.store.records():
             if isinstance(record, str):
@@ -116,14 +119,13 @@ class SessionManager:
             session = self._session(record)
             self.sessions[record.id] = session
             self._loaded(session)
-        self._tg = await anyio.create_task_group().__aenter__()
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        with anyio.CancelScope(shield=True):
-            await self.drain()
-        self._tg.cancel_scope.cancel()
-        await self._tg.__aexit__(None, None, None)
+        async with anyio.create_task_group() as self._tg:
+            try:
+                yield self
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await self.drain()
+                self._tg.cancel_scope.cancel()
 
     def _session(self, record: SessionRecord) -> LiveSession:
         session = LiveSession(self.config, record, self.store.log(record.id))

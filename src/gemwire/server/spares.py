@@ -43,11 +43,13 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import asynccontextmanager
 from typing import Self
 
 import anyio
 import msgspec
+from anyio import AsyncContextManagerMixin
 from anyio.abc import TaskGroup, TaskStatus
 
 from gemwire._normalize.masking import Masker, known_secrets
@@ -352,7 +354,7 @@ def _is_request(data: bytes) -> bool:
     return seen is not None and seen.request
 
 
-class SpareAgents:
+class SpareAgents(AsyncContextManagerMixin):
     """``launcher``, with one agent of each of ``warm`` started and primed ahead in
     ``cwd`` (the server's first root)."""
 
@@ -393,16 +395,15 @@ class SpareAgents:
                 spare.answered.set()
         return self._launcher.channel(options)
 
-    async def __aenter__(self) -> Self:
-        self._tg = await anyio.create_task_group().__aenter__()
-        for name in self._warm:
-            self._tg.start_soon(self._keep, name)
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        assert self._tg is not None
-        self._tg.cancel_scope.cancel()
-        await self._tg.__aexit__(None, None, None)
+    @asynccontextmanager
+    async def __asynccontextmanager__(self) -> AsyncGenerator[Self]:
+        async with anyio.create_task_group() as self._tg:
+            for name in self._warm:
+                self._tg.start_soon(self._keep, name)
+            try:
+                yield self
+            finally:
+                self._tg.cancel_scope.cancel()
 
     async def _keep(self, name: str) -> None:
         """Keeps one spare of ``name`` waiting: the next starts once the one taken is
