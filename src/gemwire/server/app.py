@@ -25,7 +25,14 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 
 from gemwire._version import __version__
-from gemwire.server import openapi, routes_batches, routes_page, routes_saved, routes_sessions
+from gemwire.server import (
+    openapi,
+    routes_batches,
+    routes_page,
+    routes_saved,
+    routes_sessions,
+    routes_ws,
+)
 from gemwire.server.acp_endpoint import AcpEndpoint, server_launcher
 from gemwire.server.agents import AgentLauncher, ProcessLauncher
 from gemwire.server.batches import BatchManager
@@ -69,6 +76,7 @@ def _routes(acp: AcpEndpoint) -> list[BaseRoute]:
     ]
     # ---- Route lists of the other modules: one line each, here. ----------------------
     routes += routes_sessions.ROUTES
+    routes += routes_ws.ROUTES
     routes += routes_saved.ROUTES
     routes += routes_batches.ROUTES
     routes += openapi.ROUTES
