@@ -67,8 +67,18 @@ class Health(msgspec.Struct, frozen=True):
     version: str
 
 
-class Ready(msgspec.Struct, frozen=True):
+class Degraded(msgspec.Struct, frozen=True):
+    """A session out of service until the server restarts."""
+
+    session: str
+    reason: str
+    """Its log could not be written, or was found damaged."""
+
+
+class Ready(msgspec.Struct, frozen=True, omit_defaults=True):
     ready: bool
+    degraded: list[Degraded] = []
+    """Present when sessions are out of service (the server serves the rest)."""
 
 
 class ProgressEnvelope(msgspec.Struct, frozen=True):
@@ -221,7 +231,9 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
     ),
     ("GET", "/ready"): Operation(
         "Readiness",
-        "`ready` once the state folder is there and the managers run; 503 while shutting down.",
+        "`ready` once the state folder is there and the managers run; 503 while shutting down. "
+        "`degraded`: the sessions out of service (a log that could not be written or was "
+        "found damaged).",
         response=Ready,
         errors=(503,),
         public=True,
