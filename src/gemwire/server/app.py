@@ -35,7 +35,7 @@ from gemwire.server import (
 )
 from gemwire.server.acp_endpoint import AcpEndpoint, server_launcher
 from gemwire.server.agents import AgentLauncher, ProcessLauncher
-from gemwire.server.batches import BatchManager
+from gemwire.server.batch_manager import BatchManager
 from gemwire.server.config import ServerConfig
 from gemwire.server.responses import (
     ApiError,

@@ -35,8 +35,8 @@ from gemwire._portable import O_BINARY, O_NOFOLLOW, O_NONBLOCK
 from gemwire.batch import BatchOptions, Task, read_tasks
 from gemwire.batch.tasks import check_tasks
 from gemwire.errors import BatchOutputError, InvalidOptions, InvalidTasks
+from gemwire.server.batch_manager import BatchManager
 from gemwire.server.batches import (
-    BatchManager,
     BatchSpec,
     ServerBatch,
     TaskRow,
