@@ -73,9 +73,7 @@ def test_every_string_of_the_event_is_masked_or_an_identifier(info: mi.StructTyp
     document["type"] = info.tag
     event = msgspec.convert(document, Event)
     masked = msgspec.to_builtins(Masker([SECRET]).event(event))
-    left = {
-        name for name, value in masked.items() if SECRET in msgspec.json.encode(value).decode()
-    }
+    left = {name for name, value in masked.items() if SECRET in msgspec.json.encode(value).decode()}
     name = info.cls.__name__
     assert left - COMMON == IDENTIFIERS.get(name, set()), name
 
