@@ -16,11 +16,11 @@ import anyio
 import pytest
 from anyio.abc import TaskGroup
 from kit.browser import Watched, watched_page
-from kit.web import TOKEN, CuttableProxy, LiveServer, ScriptedAgents, WebAgent, live_server
+from kit.web import CuttableProxy, LiveServer, ScriptedAgents, WebAgent, live_server
 from playwright.sync_api import Browser, Page, expect
 
 from gemwire.server.routes_page import CONTENT_SECURITY_POLICY
-from gemwire.server.security import COOKIE
+from gemwire.server.security import session_cookie
 from gemwire.testing import ScriptedAgent
 
 HOSTILE = (
@@ -385,7 +385,8 @@ def test_losing_the_network_mid_turn_loses_nothing(
         ):
             proxy.target = ("127.0.0.1", server.config.port)
             page = w.page
-            page.context.add_cookies([{"name": COOKIE, "value": TOKEN, "url": proxy.origin}])
+            name, value = session_cookie(server.config)
+            page.context.add_cookies([{"name": name, "value": value, "url": proxy.origin}])
             page.goto(f"{proxy.origin}/#/chat")
             start(page)
             send(page, "write notes")

@@ -25,7 +25,7 @@ from gemwire.server import ServerConfig, create_app
 from gemwire.server.agents import AgentEntry, AgentLauncher
 from gemwire.server.responses import NotFound
 from gemwire.server.run import bind
-from gemwire.server.security import COOKIE
+from gemwire.server.security import session_cookie
 from gemwire.testing import PromptHandler, ScriptedAgent
 from kit.threaded_server import serve_in_thread
 
@@ -46,11 +46,12 @@ class LiveServer:
 
     def log_in(self, page: Page) -> None:
         """The cookie the ``/?token=`` login sets, without loading the page."""
+        name, value = session_cookie(self.config)
         page.context.add_cookies(
             [
                 {
-                    "name": COOKIE,
-                    "value": TOKEN,
+                    "name": name,
+                    "value": value,
                     "url": self.origin,
                     "httpOnly": True,
                     "sameSite": "Strict",

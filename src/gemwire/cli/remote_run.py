@@ -94,24 +94,43 @@ def run_on_server(
                     await session.close()
 
     async def turn_of(session: RemoteSession) -> AcpTurnResult | TurnCompleted:
-        async with session.prompt(prompt) as turn:
-            stop.cancels(lambda reason: turn.cancel())
+        def ended(kind: str, message: str) -> TurnCompleted:
+            # The turn's own end will not come: still end with one turn_completed.
+            lost = TurnCompleted(
+                agent=shown["agent"],
+                session_id=session.session_id,
+                ok=False,
+                stop_reason="cancelled" if kind == "cancelled" else "error",
+                error=TurnError(kind=kind, message=message),
+                answer="",
+            )
+            output.show(lost)
+            return lost
+
+        # A signal cancels the turn on the server; when the server has no turn to cancel
+        # (it ended there, or the server went away), or at a second signal, the client
+        # stops waiting for it.
+        waiting = anyio.CancelScope()
+
+        async def cancel(reason: str) -> None:
             try:
-                async for event in turn:
-                    shown["agent"] = event.agent
-                    output.show(event)
-            except ServerUnreachable as exc:
-                # The turn's own end will not come: still end with one turn_completed.
-                lost = TurnCompleted(
-                    agent=shown["agent"],
-                    session_id=session.session_id,
-                    ok=False,
-                    stop_reason="error",
-                    error=TurnError(kind="crashed", message=str(exc)),
-                    answer="",
-                )
-                output.show(lost)
-                return lost
+                running = await turn.cancel()
+            except RemoteError:
+                running = False
+            if not running:
+                waiting.cancel()
+
+        with waiting:  # around the turn's exit too: it waits for nothing more
+            async with session.prompt(prompt) as turn:
+                stop.cancels(cancel, give_up=waiting.cancel)
+                try:
+                    async for event in turn:
+                        shown["agent"] = event.agent
+                        output.show(event)
+                except ServerUnreachable as exc:
+                    return ended("crashed", str(exc))
+        if waiting.cancelled_caught:
+            return ended("cancelled", "the run was stopped before the server ended its turn")
         return turn.result
 
     try:

@@ -32,7 +32,15 @@ def _agent_command(value: str) -> tuple[str, tuple[str, ...]]:
 @click.option(
     "--token",
     envvar="GEMWIRE_TOKEN",
-    help="The bearer token (also $GEMWIRE_TOKEN); default: a new random one.",
+    help=(
+        "The bearer token; default: a new random one. Prefer $GEMWIRE_TOKEN or --token-file: "
+        "a command line can be read by every process of the machine."
+    ),
+)
+@click.option(
+    "--token-file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Read the token from this file (its first line).",
 )
 @click.option(
     "--root",
@@ -85,6 +93,7 @@ def serve(
     host: str,
     port: int,
     token: str | None,
+    token_file: str | None,
     roots: tuple[str, ...],
     state_dir: str | None,
     allow_origins: tuple[str, ...],
@@ -107,20 +116,30 @@ def serve(
         sys.exit(EXIT_USAGE)
     import os
     import secrets
+    from urllib.parse import quote
 
     from gemwire.server import ServerConfig, create_app
-    from gemwire.server.config import default_state_dir, is_loopback
+    from gemwire.server.config import default_state_dir, is_loopback, weak_token
     from gemwire.server.paths import real_roots, under
     from gemwire.server.responses import ApiError
     from gemwire.server.run import bind, serve as run_server
 
-    if not token and not is_loopback(host):
-        click.echo(
-            f"gemwire serve: refusing to bind {host} (not loopback) without a token: "
-            "give --token or GEMWIRE_TOKEN",
-            err=True,
-        )
-        sys.exit(EXIT_USAGE)
+    # The agents the server starts inherit its environment: never the token.
+    os.environ.pop("GEMWIRE_TOKEN", None)
+    if token_file is not None:
+        if token:
+            raise click.UsageError("give the token once: --token-file, or --token/GEMWIRE_TOKEN")
+        with open(token_file, encoding="utf-8") as file:
+            token = file.readline().strip()
+    if not is_loopback(host):
+        why = weak_token(token) if token else "without a token"
+        if why is not None:
+            click.echo(
+                f"gemwire serve: refusing to bind {host} (not loopback) {why}: give a strong "
+                "one in GEMWIRE_TOKEN or --token-file",
+                err=True,
+            )
+            sys.exit(EXIT_USAGE)
     if bool(ssl_certfile) != bool(ssl_keyfile):
         raise click.UsageError("--ssl-certfile and --ssl-keyfile go together")
     try:
@@ -158,6 +177,6 @@ def serve(
         ssl_certfile=ssl_certfile,
         ssl_keyfile=ssl_keyfile,
     )
-    click.echo(f"gemwire serve: {config.url}/?token={config.token}")
+    click.echo(f"gemwire serve: {config.url}/?token={quote(config.token, safe='')}")
     sys.stdout.flush()
     run_server(create_app(config), config, sock)

@@ -97,15 +97,17 @@ class RemoteSession:
         self.info = await self.api.call("GET", self.path, RemoteSessionInfo)
         return self.info
 
-    async def cancel(self) -> None:
+    async def cancel(self) -> bool:
         """Cancel the running turn: it ends with stop reason ``cancelled``. Without a
-        running turn, nothing."""
+        running turn, nothing; whether one ran on the server."""
         self.cancel_asked = True
         try:
             await self.api.call("POST", f"{self.path}/cancel", Any)
         except RemoteError as exc:
             if exc.kind != "conflict":  # conflict: no turn runs
                 raise
+            return False
+        return True
 
     async def set_mode(self, mode_id: str) -> None:
         """Set the session's mode; `RemoteError` (``bad_request``) if the agent did not

@@ -10,7 +10,12 @@ A server that stops the session mid-turn (it is shutting down) ends the turn as
 ``cancelled``, as a cancel does: a turn cancelled that this client did not cancel is held
 until the session's next state says why, and one the server stopped ends as ``crashed``
 (the agent went away with it, as an ACP endpoint's closing connection ends a turn), never
-as the caller's own cancel.
+as the caller's own cancel. A session the server stopped with no ``turn_completed`` at all
+(its log could not be written) ends the turn as ``crashed`` too, with the server's reason.
+
+Leaving the turn early cancels it and reads what is left of it for at most
+`DRAIN_TIMEOUT` seconds; a cancel the server refuses (409: no turn runs there) reads
+nothing more, and the caller's own cancellation or timeout is never held back.
 """
 
 from __future__ import annotations
@@ -47,6 +52,9 @@ __all__ = ("BUFFERED_EVENTS", "RemoteTurn")
 
 BUFFERED_EVENTS = 1000
 """Events read ahead of the caller; then the stream is held back."""
+DRAIN_TIMEOUT = 30.0
+"""Seconds a turn left early has to end on the server (its cancel sent) before it is
+left to itself."""
 
 
 class _Accepted(msgspec.Struct):
@@ -77,6 +85,8 @@ class RemoteTurn:
         self._finished = False  # its turn_completed was iterated
         self._result: AcpTurnResult | None = None
         self._started = 0.0
+        self._agent: str | None = None
+        """The ``agent`` of the turn's events (a turn_completed made here has it too)."""
 
     @property
     def result(self) -> AcpTurnResult:
@@ -103,19 +113,28 @@ class RemoteTurn:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
-        with anyio.CancelScope(shield=True):
+        try:
             if not self._finished and self._completion is None and self._failure is None:
-                with contextlib.suppress(RemoteError):  # then the stream below fails too
-                    await self.cancel()
-            # What is left of this turn is nobody's; the next turn starts after it.
-            try:
-                async for _ in self:
-                    pass
-            except RemoteError:
-                pass  # the stream is gone: there is nothing left to read
-            self._reading.cancel()
-            await self._read.wait()
-            self._receive.close()
+                await self._end_early()
+        finally:
+            with anyio.CancelScope(shield=True):
+                self._reading.cancel()
+                await self._read.wait()
+                self._receive.close()
+
+    async def _end_early(self) -> None:
+        """Cancel the turn and read what is left of it (the next turn starts after it);
+        not shielded: the caller's cancellation and timeouts end this too."""
+        try:
+            with anyio.fail_after(DRAIN_TIMEOUT):
+                running = await self.cancel()
+        except (RemoteError, TimeoutError):
+            return  # the stream below fails too, or the server does not answer
+        if not running:
+            return  # it ended there: its end is logged (read by now), or never will be
+        with anyio.move_on_after(DRAIN_TIMEOUT), contextlib.suppress(RemoteError):
+            async for _ in self:
+                pass
 
     def __aiter__(self) -> AsyncIterator[Event]:
         return self
@@ -140,9 +159,9 @@ class RemoteTurn:
             pass
         return self.result
 
-    async def cancel(self) -> None:
-        """Same as ``session.cancel()``."""
-        await self.session.cancel()
+    async def cancel(self) -> bool:
+        """Same as ``session.cancel()``: whether a turn ran on the server."""
+        return await self.session.cancel()
 
     async def _follow(self) -> None:
         session = self.session
@@ -181,6 +200,13 @@ class RemoteTurn:
             return False
         self.session.seen = envelope.seq
         if event is None:
+            shown = envelope.state or {}
+            if envelope.seq > self._after and shown.get("status") in ("stopped", "closed"):
+                # Stopped with no turn_completed (its log could not be written): the
+                # turn's end will never come.
+                reason = str(shown.get("detail") or shown["status"])
+                lost = self._lost(f"the server stopped the session ({reason})")
+                return await self._deliver(lost)
             return False
         if envelope.seq <= self._after:
             # Logged before this turn, since this client last read: it opens the turn, as
@@ -198,6 +224,17 @@ class RemoteTurn:
         self._earlier.clear()
         return await self._deliver(event)
 
+    def _lost(self, why: str) -> TurnCompleted:
+        """A ``turn_completed`` for a turn whose own will not come."""
+        return TurnCompleted(
+            agent=self._agent or self.session.info.agent,
+            session_id=self.session.session_id,
+            ok=False,
+            stop_reason="error",
+            error=TurnError(kind="crashed", message=f"{why} before the turn ended"),
+            answer="",
+        )
+
     def _unasked_cancel(self, turn: TurnCompleted) -> bool:
         """``turn`` was cancelled, and not by this client."""
         cancelled = turn.error is not None and turn.error.kind == "cancelled"
@@ -206,6 +243,7 @@ class RemoteTurn:
     async def _deliver(self, event: Event) -> bool:
         """Give ``event`` to the caller; true once it is the turn's ``turn_completed``."""
         self._record.add(event)
+        self._agent = event.agent
         if isinstance(event, ToolCallStarted):
             self._calls[event.call_id] = event
         elif isinstance(event, PermissionRequested) and self.session.permission_handler:

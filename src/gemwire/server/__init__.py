@@ -10,6 +10,7 @@ gemwire``: the command line imports it when ``gemwire serve`` runs.
 
 from __future__ import annotations
 
+from gemwire.server import _extra  # noqa: F401 - first: without the extra, what to install
 from gemwire.server.app import create_app
 from gemwire.server.config import ServerConfig
 

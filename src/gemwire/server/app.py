@@ -25,10 +25,17 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 
 from gemwire._version import __version__
-from gemwire.server import openapi, routes_batches, routes_page, routes_saved, routes_sessions
+from gemwire.server import (
+    openapi,
+    routes_batches,
+    routes_page,
+    routes_saved,
+    routes_sessions,
+    routes_ws,
+)
 from gemwire.server.acp_endpoint import AcpEndpoint, server_launcher
 from gemwire.server.agents import AgentLauncher, ProcessLauncher
-from gemwire.server.batches import BatchManager
+from gemwire.server.batch_manager import BatchManager
 from gemwire.server.config import ServerConfig
 from gemwire.server.responses import (
     ApiError,
@@ -50,8 +57,14 @@ async def health(request: Request) -> JsonResponse:
 
 
 async def ready(request: Request) -> JsonResponse:
-    is_ready = app_state(request).ready
-    return JsonResponse({"ready": is_ready}, 200 if is_ready else 503)
+    """``ready``, and ``degraded``: the sessions out of service, when there are any (a
+    log that could not be written or was found damaged: the server serves the rest)."""
+    state = app_state(request)
+    body: dict[str, object] = {"ready": state.ready}
+    degraded = state.sessions.degraded() if state.sessions is not None else []
+    if degraded:
+        body["degraded"] = degraded
+    return JsonResponse(body, 200 if state.ready else 503)
 
 
 def _routes(acp: AcpEndpoint) -> list[BaseRoute]:
@@ -63,6 +76,7 @@ def _routes(acp: AcpEndpoint) -> list[BaseRoute]:
     ]
     # ---- Route lists of the other modules: one line each, here. ----------------------
     routes += routes_sessions.ROUTES
+    routes += routes_ws.ROUTES
     routes += routes_saved.ROUTES
     routes += routes_batches.ROUTES
     routes += openapi.ROUTES

@@ -25,14 +25,14 @@ import os
 import secrets
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal, Self
+from typing import Literal
 
 import anyio
 import msgspec
-from anyio.abc import TaskGroup, TaskStatus
+from anyio.abc import TaskStatus
 
 from gemwire.batch import (
     BatchFinished,
@@ -51,9 +51,7 @@ from gemwire.protocol._undecodable import UNDECODABLE
 from gemwire.runners.acp import PermissionPreset
 
 __all__ = (
-    "KEEP_ALIVE",
     "BatchError",
-    "BatchManager",
     "BatchSpec",
     "BatchView",
     "ServerBatch",
@@ -198,6 +196,16 @@ class ServerBatch:
         self._scope: anyio.CancelScope | None = None
         self._run_started = 0.0
         self._finished_this_run = 0
+        self.ending = False
+        """Its run said how it ended (batch_finished, batch_stopped) and is letting go of
+        its output folder."""
+        self._ended = anyio.Event()
+        self._ended.set()
+
+    async def wait_ended(self) -> None:
+        """Until a run that said how it ended has let go of its output folder."""
+        if self.ending:
+            await self._ended.wait()
 
     @property
     def read_only(self) -> bool:
@@ -318,12 +326,17 @@ class ServerBatch:
         assert self.spec.tasks is not None
         self.status = "running"
         self.error = None
+        self.ending = False
+        self._ended = anyio.Event()
         self.running.clear()
         self._run_started = time.monotonic()
         self._finished_this_run = 0
         if options.retry_failed:
             self.results = {k: r for k, r in self.results.items() if r.ok}
         started = False
+        # What the run's last progress says it ended as; the status says it only once the
+        # run has let go of its output folder (a retry right after would find it held).
+        ended: Status = "stopped"
         try:
             with anyio.CancelScope() as self._scope:
                 async with run_batch(self.spec.tasks, self.spec.output, options) as batch:
@@ -331,10 +344,15 @@ class ServerBatch:
                     started = True
                     async for progress in batch:
                         self.add(progress)
+                        self.ending = isinstance(progress, BatchStopped | BatchFinished)
                         if isinstance(progress, BatchStopped):
-                            self.status = "stopped"
-                        elif isinstance(progress, BatchFinished) and self.status == "running":
-                            self.status = "stopped" if progress.remaining else "finished"
+                            ended = "failed"  # a stop: then never finished (kept below)
+                        elif isinstance(progress, BatchFinished) and ended != "failed":
+                            ended = "stopped" if progress.remaining else "finished"
+            if ended == "failed":
+                ended = "stopped"
+            if not self._scope.cancel_called:
+                self.status = ended
         except GemwireError as exc:
             if not started:
                 self.status = "stopped"
@@ -352,112 +370,6 @@ class ServerBatch:
             if self.status == "running":  # cancelled: shutdown, or stop()
                 self.status = "stopped"
             self.running.clear()
+            self.ending = False
+            self._ended.set()
             self._notify()
-
-
-class BatchManager:
-    """Every batch of the server; runs them in its task group while entered."""
-
-    def __init__(self, state_dir: str, shutting_down: anyio.Event) -> None:
-        self.folder = Path(state_dir) / "batches"
-        self._shutting_down = shutting_down
-        self.batches: dict[str, ServerBatch] = {}
-        self._group: TaskGroup | None = None
-
-    async def __aenter__(self) -> Self:
-        await anyio.to_thread.run_sync(self._load_all)
-        self._group = await anyio.create_task_group().__aenter__()
-        self._group.start_soon(self._stop_at_shutdown)
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        assert self._group is not None
-        self.stop_all()
-        self._group.cancel_scope.cancel()
-        await self._group.__aexit__(None, None, None)
-        self._group = None
-
-    async def _stop_at_shutdown(self) -> None:
-        await self._shutting_down.wait()
-        self.stop_all()
-
-    def stop_all(self) -> None:
-        for batch in self.batches.values():
-            batch.stop()
-
-    def _load_all(self) -> None:
-        try:
-            entries = sorted(os.scandir(self.folder), key=lambda e: e.name)
-        except FileNotFoundError:
-            return
-        decode = msgspec.json.Decoder(BatchSpec).decode
-        for entry in entries:
-            try:
-                spec = decode((Path(entry.path) / "batch.json").read_bytes())
-                batch = ServerBatch(spec, Path(entry.path))
-                batch.load()
-            except (OSError, GemwireError, msgspec.ValidationError, *UNDECODABLE) as exc:
-                log.warning("batch %s is not listed: %s", entry.name, exc)
-                continue
-            self.batches[spec.id] = batch
-
-    def get(self, batch_id: str) -> ServerBatch | None:
-        return self.batches.get(batch_id)
-
-    def by_output(self, output: str) -> ServerBatch | None:
-        return next((b for b in self.batches.values() if b.spec.output == output), None)
-
-    async def add(self, spec: BatchSpec) -> ServerBatch:
-        """A batch made known (and kept in the state folder); not started."""
-        folder = self.folder / spec.id
-
-        def write() -> ServerBatch:
-            folder.mkdir(parents=True, mode=0o700)
-            (folder / "batch.json").write_bytes(_encode(spec))
-            batch = ServerBatch(spec, folder)
-            batch.load()
-            return batch
-
-        batch = await anyio.to_thread.run_sync(write)
-        self.batches[spec.id] = batch
-        return batch
-
-    async def forget(self, batch: ServerBatch) -> None:
-        self.batches.pop(batch.spec.id, None)
-
-        def remove() -> None:
-            for name in ("batch.json", "progress.jsonl"):
-                with contextlib.suppress(FileNotFoundError):
-                    (batch.folder / name).unlink()
-            with contextlib.suppress(OSError):
-                batch.folder.rmdir()
-
-        await anyio.to_thread.run_sync(remove)
-
-    async def start(self, batch: ServerBatch, options: BatchOptions) -> None:
-        """Run ``batch`` in the manager's task group; returns once its output folder is
-        open. Raises what stops it before that (`InvalidOptions`: the folder is in use;
-        `BatchOutputError`: its ``results.jsonl`` is damaged; `InvalidTasks`)."""
-        assert self._group is not None, "the manager is not running"
-        await self._group.start(batch.run, options)
-        if self._shutting_down.is_set():  # it began meanwhile: stopped as the others were
-            batch.stop()
-
-    async def follow(self, batch: ServerBatch, after: int) -> AsyncIterator[bytes | None]:
-        """The envelopes after seq ``after``, then each new one while the batch runs;
-        ``None`` when none came for `KEEP_ALIVE` seconds. Ends when the run does, or at
-        shutdown."""
-        while True:
-            while after < batch.last_seq:
-                after += 1
-                yield batch.envelopes[after - 1]
-            if batch.status != "running" or self._shutting_down.is_set():
-                return
-            with anyio.move_on_after(KEEP_ALIVE) as waiting:
-                await batch.changed()
-            if waiting.cancelled_caught:
-                yield None
-
-
-KEEP_ALIVE = 15.0
-"""Seconds between SSE keep-alive comments while nothing happens."""

@@ -31,6 +31,7 @@ __all__ = (
     "DEFAULT_PERMISSION_TIMEOUT",
     "DEFAULT_PORT",
     "MAX_BODY_BYTES",
+    "MAX_HEAD_BYTES",
     "PERMISSION_GRACE",
     "ServerConfig",
     "default_state_dir",
@@ -46,6 +47,9 @@ DEFAULT_PERMISSION_TIMEOUT = 300.0
 PERMISSION_GRACE = 10.0
 """Seconds a waiting permission request outlives its last subscriber: a page reloaded, or a
 stream reconnecting, comes back to it still open; then, with nobody back, it is denied."""
+MAX_HEAD_BYTES = 64 * 1024
+"""A request head larger than this is refused: 400 while it comes in pieces (uvicorn), 431
+when it came whole (`security`)."""
 MAX_BODY_BYTES = 1024 * 1024
 """A request body larger than this is refused with 413."""
 
@@ -65,6 +69,25 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+MIN_TOKEN_CHARS = 16
+"""The shortest token a server bound beyond loopback takes."""
+
+
+def weak_token(token: str) -> str | None:
+    """Why ``token`` is too weak to guard a server others can reach; ``None`` if it is not.
+
+    >>> weak_token("  "), weak_token("aaaaaaaaaaaaaaaaaaaa"), weak_token("Zq3-v9PmX_t2rLk8wE5y")
+    ('with a token of 2 characters (at least 16)', 'with a token of one character repeated', None)
+    """
+    if len(token) < MIN_TOKEN_CHARS:
+        return f"with a token of {len(token)} characters (at least {MIN_TOKEN_CHARS})"
+    if any(char.isspace() for char in token):
+        return "with a token holding white space"
+    if len(set(token)) == 1:
+        return "with a token of one character repeated"
+    return None
 
 
 def default_state_dir(platform: str = sys.platform) -> str:

@@ -32,11 +32,11 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
 from gemwire._portable import O_BINARY, O_NOFOLLOW, O_NONBLOCK
-from gemwire.batch import BatchOptions, Task, read_tasks
-from gemwire.batch.tasks import check_tasks
+from gemwire.batch import BatchOptions, Task
 from gemwire.errors import BatchOutputError, InvalidOptions, InvalidTasks
+from gemwire.server.batch_inputs import output_folder, placed_tasks
+from gemwire.server.batch_manager import BatchManager
 from gemwire.server.batches import (
-    BatchManager,
     BatchSpec,
     ServerBatch,
     TaskRow,
@@ -64,10 +64,10 @@ _TASK_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
 """A batch's task ids (`gemwire.batch.tasks`): file names in its output folder."""
 
 DEFAULT_EVENTS_LIMIT = 1000
+RUN_END_WAIT = 30.0
+"""Seconds a retry waits for a run whose end is logged to let go of its output folder."""
 MAX_EVENTS_FILE = 256 * 1024 * 1024
 """A task's events file read for ``/tasks/{id}/events``: larger is refused (422)."""
-MAX_TASKS_FILE = 256 * 1024 * 1024
-"""A tasks file larger than this is refused (400); so is one that is not a regular file."""
 
 
 class TaskRows(msgspec.Struct, frozen=True):
@@ -129,50 +129,6 @@ def _batch(request: Request) -> ServerBatch:
     return batch
 
 
-def _output_folder(path: str, roots: tuple[str, ...]) -> str:
-    """The real output folder under a root; one that does not exist yet must have its
-    parent under a root (the batch makes it)."""
-    if "\0" in path:
-        raise BadRequest("the path holds a NUL byte")
-    joined = os.path.normpath(os.path.join(roots[0], os.path.expanduser(path)))
-    if os.path.lexists(joined):
-        return confine(joined, roots)
-    parent, name = os.path.split(joined)
-    if not name:
-        raise BadRequest(f"{path!r} names no folder")
-    return os.path.join(confine(parent, roots), name)
-
-
-def _placed(task: Task, number: int, roots: tuple[str, ...]) -> Task:
-    """The task with its id, and its folders as real paths under the roots."""
-    folders = {
-        name: confine(value, roots)
-        for name in ("workspace", "template")
-        if (value := getattr(task, name)) is not None
-    }
-    if not folders:
-        folders["workspace"] = roots[0]
-    return msgspec.structs.replace(task, id=task.id or f"{number:05d}", **folders)
-
-
-def _tasks(given: str | list[Task], roots: tuple[str, ...]) -> list[Task]:
-    if isinstance(given, str):
-        try:
-            read = read_tasks(confine(given, roots, folder=False), max_bytes=MAX_TASKS_FILE)
-        except InvalidTasks as exc:
-            raise BadRequest(str(exc)) from exc
-    else:
-        if not given:
-            raise BadRequest("no tasks")
-        read = given
-    tasks = [_placed(task, n, roots) for n, task in enumerate(read, 1)]
-    try:
-        check_tasks(tasks)
-    except InvalidTasks as exc:
-        raise BadRequest(str(exc)) from exc
-    return tasks
-
-
 def _options(request: Request, spec: BatchSpec, *, retry_failed: bool = False) -> BatchOptions:
     """The batch's agent as the server runs it (`AgentLauncher.options`), with its timeout
     and permissions."""
@@ -210,8 +166,8 @@ async def create_batch(request: Request) -> Response:
         raise BadRequest(f"concurrency must be 1 to {state.config.max_sessions}")
     if body.timeout is not None and not body.timeout > 0:
         raise BadRequest("timeout must be over 0")
-    tasks = await anyio.to_thread.run_sync(_tasks, body.tasks, roots)
-    output = _output_folder(body.output, roots)
+    tasks = await anyio.to_thread.run_sync(placed_tasks, body.tasks, roots)
+    output = output_folder(body.output, roots)
     running = manager.by_output(output)
     if running is not None and running.status == "running":
         raise Conflict(f"batch {running.spec.id} is writing to {output}")
@@ -332,7 +288,7 @@ def _confine_again(spec: BatchSpec, roots: tuple[str, ...]) -> None:
         path for task in spec.tasks or () for path in (task.workspace, task.template) if path
     ]
     for path in kept:
-        real = _output_folder(path, roots) if path == spec.output else confine(path, roots)
+        real = output_folder(path, roots) if path == spec.output else confine(path, roots)
         if real != path:
             raise Forbidden(
                 f"{path!r} now leads to {real}, not to the folder the batch was made with"
@@ -344,6 +300,8 @@ async def retry_failed(request: Request) -> Response:
     if batch.read_only:
         raise Conflict(f"batch {batch.spec.id} was opened read-only: its tasks are not known")
     await anyio.to_thread.run_sync(_confine_again, batch.spec, app_state(request).config.roots)
+    with anyio.move_on_after(RUN_END_WAIT):  # its end is logged: it is closing its folder
+        await batch.wait_ended()
     if batch.status == "running":
         raise Conflict(f"batch {batch.spec.id} is running")
     _refuse_during_shutdown(request)

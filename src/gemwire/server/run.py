@@ -18,6 +18,7 @@ import socket
 import sys
 from collections.abc import Generator
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 import anyio
 import h11
@@ -27,10 +28,10 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.wsproto_impl import WSProtocol
 
 from gemwire._normalize.masking import Masker
-from gemwire.server.config import ServerConfig
+from gemwire.server.config import MAX_HEAD_BYTES, ServerConfig
 from gemwire.server.state import AppState
 
-__all__ = ("MaskingFilter", "bind", "serve", "server_for")
+__all__ = ("MaskingFilter", "bind", "serve", "server_for", "token_spellings")
 
 _SHUTDOWN_GRACE = 30
 """Seconds uvicorn waits for requests still running once the connections are closed."""
@@ -39,8 +40,6 @@ HEAD_TIMEOUT = 10.0
 that connected and sent nothing, or half a head, was kept for ever)."""
 MAX_CONNECTIONS = 2048
 """Connections (and running requests) at once; a request beyond is answered 503."""
-MAX_HEAD_BYTES = 64 * 1024
-"""A request head larger than this is refused (400)."""
 CONNECTION_GRACE = 1.0
 """Seconds a connection has at shutdown, once the app ended its streams, to finish the
 response it is sending; then it is aborted (its client does not read)."""
@@ -79,10 +78,21 @@ class MaskingFilter(logging.Filter):
         return True
 
 
+def token_spellings(token: str) -> list[str]:
+    """``token`` as a log line may hold it: as it is, and URL-encoded (a request line's
+    ``?token=``, percent- or plus-encoded).
+
+    >>> token_spellings("a/b c+d")
+    ['a/b c+d', 'a%2Fb%20c%2Bd', 'a%2Fb+c%2Bd', 'a/b%20c%2Bd']
+    """
+    spellings = [token, quote(token, safe=""), quote_plus(token), quote(token)]
+    return list(dict.fromkeys(spellings))
+
+
 def _configure_logging(config: ServerConfig) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler.addFilter(MaskingFilter([config.token]))
+    handler.addFilter(MaskingFilter(token_spellings(config.token)))
     for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "gemwire.server"):
         logger = logging.getLogger(name)
         logger.handlers = [handler]

@@ -6,10 +6,19 @@ In order, for every request:
    it is bound to every address (``0.0.0.0``), where the token alone guards it.
 2. A request with an ``Origin`` (a browser) must come from `ServerConfig.allowed_origins`.
 3. ``GET /health`` and ``GET /ready`` need nothing more.
-4. ``GET /?token=T`` with the right token sets the ``gemwire_token`` cookie (HttpOnly,
-   SameSite=Strict) and redirects to ``/``: how a browser page authenticates (EventSource
-   and WebSocket send the cookie; they cannot send headers).
-5. Everything else needs the token: ``Authorization: Bearer T`` or that cookie.
+4. ``GET /?token=T`` with the right token sets the login cookie (`session_cookie`,
+   HttpOnly, SameSite=Strict) and redirects to ``/``: how a browser page authenticates
+   (EventSource and WebSocket send the cookie; they cannot send headers).
+5. Everything else needs the token: ``Authorization: Bearer T``, or that cookie from a
+   page of the server's own origin.
+
+Browsers send a host's cookies to every port of it, and count other ports as the same
+site. So the cookie is named for the server's port and holds a value derived from the
+token, not the token (another server on that host that receives it cannot use it as a
+bearer, on the API or ``/acp/``), and it is taken only from a request the browser says
+comes from the server's own origin (``Sec-Fetch-Site: same-origin``, or ``none`` for
+what the user typed) or from no browser (no such header): a page on another port cannot
+use it.
 6. A body over ``max_body_bytes`` is refused with 413 before any route reads it, one that
    does not come whole within `BODY_TIMEOUT` with 408; but
    the ACP endpoint's (``/acp/...``) is left to the endpoint, which reads it as it comes
@@ -21,6 +30,7 @@ before it is accepted (the client sees HTTP 403 on the handshake).
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 from http.cookies import SimpleCookie
 from urllib.parse import parse_qs
@@ -29,7 +39,7 @@ import anyio
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from gemwire.server.config import ServerConfig
+from gemwire.server.config import MAX_HEAD_BYTES, ServerConfig
 from gemwire.server.responses import (
     ApiError,
     Forbidden,
@@ -38,9 +48,19 @@ from gemwire.server.responses import (
     error_body,
 )
 
-__all__ = ("BODY_TIMEOUT", "COOKIE", "PUBLIC_PATHS", "SecurityMiddleware", "token_matches")
+__all__ = (
+    "BODY_TIMEOUT",
+    "COOKIE",
+    "PUBLIC_PATHS",
+    "SecurityMiddleware",
+    "session_cookie",
+    "token_matches",
+)
 
-COOKIE = "gemwire_token"
+COOKIE = "gemwire_session"
+"""The login cookie's name, before the server's port."""
+_OWN_ORIGIN = frozenset({"same-origin", "none"})
+"""``Sec-Fetch-Site`` values of a request the cookie is taken from."""
 PUBLIC_PATHS = frozenset({"/health", "/ready"})
 ACP_PREFIX = "/acp/"
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -58,7 +78,25 @@ def token_matches(given: str | None, token: str) -> bool:
     return given is not None and hmac.compare_digest(given.encode(), token.encode())
 
 
-def _cookie_token(headers: Headers) -> str | None:
+def session_cookie(config: ServerConfig) -> tuple[str, str]:
+    """The login cookie's name (for the server's port) and value (derived from the token).
+
+    >>> from gemwire.server.config import ServerConfig
+    >>> config = ServerConfig(host="127.0.0.1", port=8765, token="t0k", roots=("/srv",),
+    ...                       state_dir="/var/gemwire")
+    >>> name, value = session_cookie(config)
+    >>> name, len(value), "t0k" in value
+    ('gemwire_session_8765', 64, False)
+    """
+    origin = f"gemwire login cookie for port {config.port}".encode()
+    return f"{COOKIE}_{config.port}", hmac.new(
+        config.token.encode(), origin, hashlib.sha256
+    ).hexdigest()
+
+
+def _cookie_value(headers: Headers, name: str) -> str | None:
+    if headers.get("sec-fetch-site", "same-origin") not in _OWN_ORIGIN:
+        return None  # a page of another origin (another port of this host)
     raw = headers.get("cookie")
     if not raw:
         return None
@@ -67,8 +105,19 @@ def _cookie_token(headers: Headers) -> str | None:
         cookie.load(raw)
     except Exception:  # noqa: BLE001 - a malformed cookie header is no token
         return None
-    morsel = cookie.get(COOKIE)
+    morsel = cookie.get(name)
     return morsel.value if morsel is not None else None
+
+
+def _check_head_size(scope: Scope) -> None:
+    """A head over `MAX_HEAD_BYTES` that came whole (uvicorn refuses one that comes in
+    pieces, and passes one read at once): 431."""
+    size = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"") + 16
+    size += sum(len(name) + len(value) + 4 for name, value in scope["headers"])
+    if size > MAX_HEAD_BYTES:
+        raise ApiError(
+            f"the request head is over {MAX_HEAD_BYTES} bytes", status=431, kind="too_large"
+        )
 
 
 def _bearer_token(headers: Headers) -> str | None:
@@ -84,6 +133,7 @@ class SecurityMiddleware:
         self.config = config
         self._hosts = config.allowed_hosts()
         self._origins = config.allowed_origins()
+        self._cookie = session_cookie(config)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -91,6 +141,7 @@ class SecurityMiddleware:
             return
         headers = Headers(scope=scope)
         try:
+            _check_head_size(scope)
             self._check_host_and_origin(headers)
             path = scope.get("path", "")
             if scope["type"] == "http" and path in PUBLIC_PATHS:
@@ -101,8 +152,12 @@ class SecurityMiddleware:
                 if "token" in query:
                     await self._login(query["token"][-1], send)
                     return
-            given = _bearer_token(headers) or _cookie_token(headers)
-            if not token_matches(given, self.config.token):
+            bearer = _bearer_token(headers)
+            cookie = None if bearer else _cookie_value(headers, self._cookie[0])
+            if not (
+                token_matches(bearer, self.config.token) or token_matches(cookie, self._cookie[1])
+            ):
+                given = bearer or cookie
                 raise Unauthorized("missing or wrong token" if given else "a token is required")
             if (
                 scope["type"] == "http"
@@ -127,7 +182,8 @@ class SecurityMiddleware:
         if not token_matches(given, self.config.token):
             raise Unauthorized("wrong token")
         secure = "; Secure" if self.config.scheme == "https" else ""
-        cookie = f"{COOKIE}={given}; HttpOnly; SameSite=Strict; Path=/{secure}"
+        name, value = self._cookie
+        cookie = f"{name}={value}; HttpOnly; SameSite=Strict; Path=/{secure}"
         await send(
             {
                 "type": "http.response.start",

@@ -5,53 +5,39 @@ WebSocket, plain HTTP) and the session's agent runs on. Its agent stops when the
 is deleted, when it has been idle for ``idle_timeout`` (status ``stopped``), or when the
 server shuts down; a prompt continues a stopped session (``session/load``).
 
-Each session runs in one task (`SessionManager._run_agent`) that owns its `AcpClient`
-(one agent process per session) and a task group for its turn and for the events that
-come between turns. Every event is masked, put in an envelope with the next seq, appended
-to the log and only then offered to subscribers (`EventStream`).
+The manager keeps what every session shares: the registry, the capacity (``--max-sessions``,
+counted from the moment a request is taken), the store and the drain. Turns, settings and
+stopping go to the session's `SessionBackend` (`backend_acp`: an agent process kept between
+turns; `backend_stream`: a ``gemini -p`` run a turn). Every change of a session's status
+goes through its `ServedState` (`session_state`); a request its state does not allow is a
+409.
 
-Permission requests: with the preset ``ask`` a request goes to the session's subscribers
-(answered over HTTP or WebSocket) and is denied after ``permission_timeout``, at once when
-no client is subscribed, or ``permission_grace`` seconds after the last one left unless one
-came back. Any other preset answers by itself.
+A session whose log ends mid-turn when the server starts (the server was killed, or
+the machine lost power) gets the end its clients wait for, logged once: a
+``turn_completed`` (error kind ``crashed``) and a ``stopped`` state. A session whose log
+is damaged is served up to the damage and never continued (`LiveSession.failure`);
+``/ready`` lists it with any session whose log could not be written (`degraded`).
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any, Self
 
 import anyio
-import msgspec
+from anyio import AsyncContextManagerMixin
 from anyio.abc import TaskGroup
 
-from gemwire._normalize.masking import Masker
-from gemwire._normalize.notices import notice
-from gemwire.errors import AgentNotFound, AgentRequestFailed, GemwireError, RunFailed
-from gemwire.events import (
-    Event,
-    PermissionRequested,
-    PermissionResolved,
-    SessionStarted,
-    SessionUpdated,
-    TokenUsage,
-    TurnCompleted,
-    TurnError,
-    UserMessage,
-)
-from gemwire.runners.acp import (
-    AcpClient,
-    AcpSession,
-    AcpTurn,
-    PermissionRequest,
-    choose_option,
-    permission_preset,
-)
+from gemwire.events import TurnCompleted, TurnError
+from gemwire.server.backend import SessionBackend
+from gemwire.server.backend_acp import AcpBackend
+from gemwire.server.backend_stream import StreamBackend
 from gemwire.server.config import ServerConfig
-from gemwire.server.envelopes import SessionState, Status, event_envelope, state_envelope
+from gemwire.server.live_session import LiveSession, SessionView
 from gemwire.server.paths import confine
 from gemwire.server.responses import (
     ApiError,
@@ -62,9 +48,8 @@ from gemwire.server.responses import (
     NotFound,
 )
 from gemwire.server.spares import SpareAgents
-from gemwire.server.store import SESSION_ID, EventLog, SessionRecord, SessionStore
-from gemwire.server.stream import GEMINI_STREAM, GeminiStreamLauncher, StreamLauncher, StreamRun
-from gemwire.server.streams import EventStream, Subscription
+from gemwire.server.store import SESSION_ID, SessionRecord, SessionStore
+from gemwire.server.stream import GEMINI_STREAM, GeminiStreamLauncher, StreamLauncher
 from gemwire.wire import acp
 
 __all__ = ("PERMISSIONS", "LiveSession", "SessionManager", "SessionView")
@@ -72,281 +57,19 @@ __all__ = ("PERMISSIONS", "LiveSession", "SessionManager", "SessionView")
 logger = logging.getLogger("gemwire.server")
 
 PERMISSIONS = ("ask", "deny", "reads", "edits", "all")
-_TITLE_CHARS = 80
 STREAM_END_GRACE = 3.0
 """Seconds streams have at shutdown to send what is logged and end."""
-
-
-class SessionView(msgspec.Struct, frozen=True, kw_only=True):
-    """A session as the API shows it."""
-
-    id: str
-    agent: str
-    cwd: str
-    agent_session_id: str | None
-    status: Status
-    created: str
-    title: str | None
-    last_seq: int
-    modes: list[dict[str, Any]] | None
-    current_mode: str | None
-    models: list[dict[str, Any]] | None
-    current_model: str | None
-    """The model that runs: the agent's ``currentModelId`` or the last one set (a
-    ``gemini-stream`` session's ``--model``); ``None`` when the agent did not say."""
-    config_options: list[dict[str, Any]] | None
-    commands: list[dict[str, Any]] | None
-    usage: TokenUsage | None
-    pending_permissions: list[PermissionRequested]
-
-
-class _Pending:
-    """A permission request waiting for a client's answer."""
-
-    def __init__(self, request: PermissionRequest) -> None:
-        self.request = request
-        self.answered = anyio.Event()
-        self.option_id: str | None = None
-        self.by_client = False
-
-
-class LiveSession:
-    """One server session: its record, log and stream, and its agent while it runs."""
-
-    def __init__(self, config: ServerConfig, record: SessionRecord, log: EventLog) -> None:
-        self.config = config
-        self.record = record
-        self.log = log
-        self.stream = EventStream(log)
-        self.status: Status = "closed" if record.closed else "stopped"
-        self.client: AcpClient | None = None
-        self.acp: AcpSession | None = None
-        self.busy = False
-        """A turn runs, or a prompt is starting one."""
-        self.stop_reason: str | None = None
-        self.agent_done = anyio.Event()
-        self.agent_done.set()
-        self.turn_done = anyio.Event()
-        self.turn_done.set()
-        self.pending: dict[str, _Pending] = {}
-        self.requested: dict[str, PermissionRequested] = {}
-        self.commands: list[dict[str, Any]] | None = None
-        self.usage: TokenUsage | None = None
-        self.tg: TaskGroup | None = None
-        self.stream_run: StreamRun | None = None
-        """A ``gemini-stream`` session's run, while its turn runs."""
-        self.cancel_asked = False
-        self._wake = anyio.Event()
-        self._masker = Masker([config.token])
-        self.between_turns: anyio.CancelScope | None = None
-        """The scope of the task that publishes events between turns."""
-        self.on_unsubscribe: Callable[[], None] = lambda: None
-        """Called when a subscriber leaves (the manager waits for them at shutdown)."""
-        self._left = 0
-        """How often the last subscriber left (the grace of the latest leaving counts)."""
-        self.log_replay = False
-        """Log the agent's replay: a saved agent session continued in a new server
-        session, whose log does not hold that history yet."""
-
-    @property
-    def id(self) -> str:
-        return self.record.id
-
-    @property
-    def streamed(self) -> bool:
-        """A ``gemini-stream`` session: a ``gemini -p`` run a turn, no agent between."""
-        return self.record.agent == GEMINI_STREAM
-
-    @property
-    def live(self) -> bool:
-        """The agent runs (or is starting)."""
-        return not self.agent_done.is_set()
-
-    @property
-    def last_seq(self) -> int:
-        return self.log.last_seq
-
-    @property
-    def agent_name(self) -> str:
-        """The ``agent`` of events the server itself makes for this session."""
-        return self.client.agent if self.client is not None else f"server:{self.record.agent}"
-
-    def wake(self) -> None:
-        """Have `serve` look again (a stop asked for, a turn begun or ended, an exit)."""
-        self._wake.set()
-
-    async def serve(self, idle_timeout: float) -> str:
-        """Wait until the session is stopped, idle too long, or its agent exits; why."""
-        assert self.client is not None
-        while True:
-            self._wake = anyio.Event()
-            if self.stop_reason is not None:
-                return self.stop_reason
-            if not self.client.running:
-                return "the agent exited"
-            with anyio.move_on_after(float("inf") if self.busy else idle_timeout) as waited:
-                await self._wake.wait()
-            if waited.cancelled_caught:
-                return "idle timeout"
-
-    # Publishing ----------------------------------------------------------------------
-
-    def publish_event(self, event: Event) -> None:
-        if event.replay is True and not self.log_replay:
-            return  # a loaded session's history: already in the log
-        event = self._masker.event(event)
-        if isinstance(event, PermissionRequested):
-            self.requested[event.request_id] = event
-        elif isinstance(event, PermissionResolved):
-            self.requested.pop(event.request_id, None)
-        elif isinstance(event, TurnCompleted) and event.usage is not None:
-            self.usage = event.usage
-        elif isinstance(event, UserMessage) and self.record.title is None:
-            self.record.title = event.text[:_TITLE_CHARS]
-        elif isinstance(event, SessionUpdated):
-            self._session_updated(event)
-        seq = self.log.last_seq + 1
-        self._append(seq, event_envelope(seq, event))
-
-    def publish_state(self, status: Status, detail: str | None = None) -> None:
-        self.status = status
-        seq = self.log.last_seq + 1
-        self._append(seq, state_envelope(seq, SessionState(status=status, detail=detail)))
-
-    def notice(self, message: str) -> None:
-        session_id = self.acp.session_id if self.acp is not None else None
-        self.publish_event(notice(self.agent_name, session_id, message))
-
-    def _append(self, seq: int, envelope: bytes) -> None:
-        self.log.append(seq, envelope)
-        self.stream.publish(seq, envelope)
-
-    def _session_updated(self, event: SessionUpdated) -> None:
-        data = event.data
-        if event.update == "available_commands_update":
-            commands = data.get("availableCommands")
-            self.commands = commands if isinstance(commands, list) else None
-        elif event.update == "session_info_update" and isinstance(data.get("title"), str):
-            self.record.title = data["title"]
-
-    # Subscribers and permissions --------------------------------------------------
-
-    def subscribe(self, after: int) -> Subscription:
-        return self.stream.subscribe(after)
-
-    def unsubscribe(self, subscription: Subscription) -> None:
-        self.stream.unsubscribe(subscription)
-        self.on_unsubscribe()
-        if not self.stream.subscribers and self.pending and self.tg is not None:
-            self._left += 1
-            self.tg.start_soon(self._deny_unwatched, self._left)
-
-    async def _deny_unwatched(self, left: int) -> None:
-        """Deny what waits once nobody has followed the session for the grace (a reload
-        comes back in time, and answers)."""
-        await anyio.sleep(self.config.permission_grace)
-        if left == self._left and not self.stream.subscribers:
-            for pending in self.pending.values():
-                pending.answered.set()
-
-    async def answer_permission(self, request: PermissionRequest) -> str | None:
-        """The `PermissionHandler` of this session's client."""
-        preset = self.record.permissions
-        if preset != "ask":
-            return await permission_preset(preset)(request)  # type: ignore[arg-type]
-        deny = choose_option(request.options, allow=False)
-        if not self.stream.subscribers:
-            return deny
-        pending = self.pending[request.request_id] = _Pending(request)
-        try:
-            with anyio.move_on_after(self.config.permission_timeout) as waited:
-                await pending.answered.wait()
-        finally:
-            del self.pending[request.request_id]
-        if waited.cancelled_caught:
-            timeout = self.config.permission_timeout
-            message = (
-                f"no client answered permission request {request.request_id} "
-                f"within {timeout:g} s: denied"
-            )
-            self.notice(message)
-            return deny
-        return pending.option_id if pending.by_client else deny
-
-    def resolve(self, request_id: str, option_id: str | None) -> None:
-        """A client's answer; `NotFound`, `Conflict`, `BadRequest` as the API says."""
-        pending = self.pending.get(request_id)
-        if pending is None:
-            raise NotFound(f"no permission request {request_id!r} waits in session {self.id}")
-        if pending.answered.is_set():
-            raise Conflict(f"permission request {request_id!r} is already answered")
-        offered = [o.option_id for o in pending.request.options]
-        if option_id is not None and option_id not in offered:
-            raise BadRequest(f"{option_id!r} was not offered; one of {offered} or null")
-        pending.option_id = option_id
-        pending.by_client = True
-        pending.answered.set()
-
-    # The view --------------------------------------------------------------------------
-
-    def view(self) -> SessionView:
-        acp_session = self.acp if self.live else None
-        modes = models = config_options = None
-        current_mode = None
-        current_model = self.record.model if self.streamed else None
-        if acp_session is not None:
-            if acp_session.modes is not None:
-                modes = msgspec.to_builtins(acp_session.modes.available_modes)
-                current_mode = acp_session.modes.current_mode_id
-            if acp_session.models is not None:
-                models = msgspec.to_builtins(acp_session.models.available_models)
-                current_model = acp_session.models.current_model_id
-            config_options = acp_session.config_options
-        return SessionView(
-            id=self.id,
-            agent=self.record.agent,
-            cwd=self.record.cwd,
-            agent_session_id=self.record.agent_session_id,
-            status=self.status,
-            created=self.record.created,
-            title=self.record.title,
-            last_seq=self.last_seq,
-            modes=modes,
-            current_mode=current_mode,
-            models=models,
-            current_model=current_model,
-            config_options=config_options,
-            commands=self.commands,
-            usage=self.usage,
-            pending_permissions=list(self.requested.values()),
-        )
+CRASHED = (
+    "the server stopped during this turn (it was killed, crashed or lost power): "
+    "the turn never ended"
+)
 
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _agent_failure(exc: BaseException) -> ApiError:
-    """An agent that could not start, load or answer, as the API's error."""
-    if isinstance(exc, ApiError):
-        return exc
-    if isinstance(exc, AgentNotFound):
-        return NotFound(f"the agent could not be started: {exc}")
-    kind = exc.kind if isinstance(exc, RunFailed) else "agent"
-    return ApiError(f"the agent failed: {exc}", status=502, kind=kind)
-
-
-async def _agent_call(call: Awaitable[None]) -> None:
-    """A request to the agent, its refusal a 400 and its failure a 502."""
-    try:
-        await call
-    except AgentRequestFailed as exc:
-        raise BadRequest(f"the agent refused: {exc}") from exc
-    except RunFailed as exc:
-        raise _agent_failure(exc) from exc
-
-
-class SessionManager:
+class SessionManager(AsyncContextManagerMixin):
     """Every session of the server, live, stopped or closed; use with ``async with``
     (the app's lifespan), which loads the sessions in the state folder and, on leaving,
     stops every agent (`drain`)."""
@@ -359,14 +82,19 @@ class SessionManager:
     ) -> None:
         self.config = config
         self.launcher = launcher
-        self.stream_launcher = stream_launcher or GeminiStreamLauncher()
+        self.acp = AcpBackend(self, launcher)
+        self.streamed = StreamBackend(self, stream_launcher or GeminiStreamLauncher())
         self.store = SessionStore(config.state_dir)
         self.sessions: dict[str, LiveSession] = {}
-        self._starting = 0
+        self._reserved = 0
+        """Agents being started (a create, a continuation): counted against the limit
+        from the moment the request is taken."""
         self._draining = False
         self._unsubscribed = anyio.Event()
+        self._tg: TaskGroup
 
-    async def __aenter__(self) -> Self:
+    @asynccontextmanager
+    async def __asynccontextmanager__(self) -> AsyncGenerator[Self]:
         self.store.create()
         for record in self.store.records():
             if isinstance(record, str):
@@ -374,24 +102,66 @@ class SessionManager:
                 continue
             session = self._session(record)
             self.sessions[record.id] = session
-            if session.log.torn:
-                session.notice(
-                    "the end of this session's log was torn (the server stopped "
-                    "while writing it): that line was dropped"
-                )
-        self._tg = await anyio.create_task_group().__aenter__()
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        with anyio.CancelScope(shield=True):
-            await self.drain()
-        self._tg.cancel_scope.cancel()
-        await self._tg.__aexit__(None, None, None)
+            self._loaded(session)
+        async with anyio.create_task_group() as self._tg:
+            try:
+                yield self
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await self.drain()
+                self._tg.cancel_scope.cancel()
 
     def _session(self, record: SessionRecord) -> LiveSession:
         session = LiveSession(self.config, record, self.store.log(record.id))
         session.on_unsubscribe = lambda: self._unsubscribed.set()
+        session.on_failure = lambda why: self._failed(session, why)
         return session
+
+    def _loaded(self, session: LiveSession) -> None:
+        """A session read from the state folder: its log's damage said, its torn end
+        noted, and a turn the server died in ended (once: then its log ends stopped)."""
+        log = session.log
+        if log.damage is not None:
+            session.failure = f"its log is damaged: {log.damage}"
+            logger.warning(
+                "session %s: %s; its events are served up to there, and it cannot be continued",
+                session.id,
+                session.failure,
+            )
+            return
+        if log.torn:
+            session.notice(
+                "the end of this session's log was torn (the server stopped "
+                "while writing it): that line was dropped"
+            )
+        if session.record.closed or log.last_status not in ("starting", "running"):
+            return
+        if log.turn_open:
+            error = TurnError(kind="crashed", message=CRASHED)
+            session.publish_event(
+                TurnCompleted(
+                    agent=session.agent_name,
+                    session_id=session.record.agent_session_id,
+                    ok=False,
+                    stop_reason="error",
+                    error=error,
+                    answer="",
+                )
+            )
+        session.state.handle("crashed", "the server stopped (it was killed, or crashed)")
+
+    def _failed(self, session: LiveSession, why: str) -> None:
+        """A session's log could not be written: stop it (alone)."""
+        if session.live or session.busy:
+            self._tg.start_soon(self._stop, session, why)
+
+    def degraded(self) -> list[dict[str, str]]:
+        """The sessions out of service (`LiveSession.failure`), for ``/ready``."""
+        return [
+            {"session": s.id, "reason": s.failure}
+            for s in self.sessions.values()
+            if s.failure is not None
+        ]
 
     # Lookups -------------------------------------------------------------------------
 
@@ -410,12 +180,21 @@ class SessionManager:
         if self._draining:
             raise ApiError("the server is shutting down", status=503, kind="limit")
 
-    def _check_capacity(self) -> None:
+    @property
+    def tg(self) -> TaskGroup:
+        return self._tg
+
+    def _backend(self, session: LiveSession) -> SessionBackend:
+        return self.streamed if session.streamed else self.acp
+
+    def reserve(self) -> None:
+        """Count one more agent against ``--max-sessions`` (`_release` it): no await
+        comes between the check and the count, so concurrent creates cannot pass it."""
         self._check_draining()
         # An idle session's agent runs on (until --idle-timeout); a gemini-stream
         # session runs one only while its turn does.
-        live = self._starting + sum(
-            1 for s in self.sessions.values() if s.live or (s.streamed and s.busy)
+        live = self._reserved + sum(
+            1 for s in self.sessions.values() if self._backend(s).runs_agent(s)
         )
         if live >= self.config.max_sessions:
             raise LimitReached(
@@ -423,6 +202,10 @@ class SessionManager:
                 "close one (DELETE /v1/sessions/{id}) or wait for one to stop (an idle "
                 f"session stops after --idle-timeout {self.config.idle_timeout:g} s)"
             )
+        self._reserved += 1
+
+    def release(self) -> None:
+        self._reserved -= 1
 
     async def create(
         self,
@@ -441,34 +224,42 @@ class SessionManager:
             return self._create_streamed(
                 cwd, permissions=permissions, model=model, mode=mode, resume=resume
             )
-        self.launcher.options(agent, cwd)  # an unknown agent is a 404 before anything
-        self._check_capacity()
-        session_id = f"s_{secrets.token_hex(8)}"
-        record = SessionRecord(
-            id=session_id,
-            agent=agent,
-            cwd=cwd,
-            created=_now(),
-            permissions=permissions,
-            agent_session_id=resume,
-        )
-        self.store.save(record)
-        session = self._session(record)
-        session.log_replay = resume is not None
         try:
-            await self._start(session, load=resume is not None)
-            session.log_replay = False  # a later continuation's replay is logged already
-            if model is not None:
-                await self.set_model(session, model)
-            if mode is not None:
-                await self.set_mode(session, mode)
-        except BaseException:
-            with anyio.CancelScope(shield=True):
-                await self._stop(session, "the session could not be set up")
-            session.log.close()
-            self.store.remove(session_id)
+            self.launcher.options(agent, cwd)  # an unknown agent is a 404 before anything
+        except NotFound as exc:
+            if str(exc).startswith("unknown agent"):  # the launcher knows ACP agents only
+                raise NotFound(f"{exc}, {GEMINI_STREAM}") from exc
             raise
-        self.sessions[session_id] = session
+        self.reserve()
+        try:
+            session_id = f"s_{secrets.token_hex(8)}"
+            record = SessionRecord(
+                id=session_id,
+                agent=agent,
+                cwd=cwd,
+                created=_now(),
+                permissions=permissions,
+                agent_session_id=resume,
+            )
+            self.store.save(record)
+            session = self._session(record)
+            session.log_replay = resume is not None
+            try:
+                await self.acp.start(session, "start", load=resume is not None)
+                session.log_replay = False  # a later continuation's replay is logged already
+                if model is not None:
+                    await self.set_model(session, model)
+                if mode is not None:
+                    await self.set_mode(session, mode)
+            except BaseException:
+                with anyio.CancelScope(shield=True):
+                    await self._stop(session, "the session could not be set up")
+                session.log.close()
+                self.store.remove(session_id)
+                raise
+            self.sessions[session_id] = session
+        finally:
+            self.release()
         return session
 
     def _create_streamed(
@@ -482,7 +273,7 @@ class SessionManager:
     ) -> LiveSession:
         if mode is not None:
             raise BadRequest(f"{GEMINI_STREAM} has no modes (its permissions choose one)")
-        self.stream_launcher.check()
+        self.streamed.check()
         record = SessionRecord(
             id=f"s_{secrets.token_hex(8)}",
             agent=GEMINI_STREAM,
@@ -494,11 +285,11 @@ class SessionManager:
         )
         self.store.save(record)
         session = self._session(record)
-        session.publish_state("idle")
+        session.state.handle("ready")
         self.sessions[record.id] = session
         return session
 
-    def _confined(self, session: LiveSession) -> str:
+    def confined(self, session: LiveSession) -> str:
         """The session's folder, confined to the roots again (it was when the session was
         made, but since then the folder may have been replaced by a symlink, the server
         restarted with other roots, or ``session.json`` edited): `Forbidden` or
@@ -515,283 +306,43 @@ class SessionManager:
             raise
         return real
 
-    async def _start(self, session: LiveSession, *, load: bool) -> None:
-        """Start the session's agent (``load``: continue the agent's session); returns
-        once the session is ready, raising what kept it from starting."""
-        self._check_capacity()
-        cwd = self._confined(session)
-        self._starting += 1
+    def save(self, session: LiveSession) -> None:
+        """Save the session's record; a failure is said, and the session goes on (its
+        record is rewritten whole at the next change)."""
         try:
-            session.stop_reason = None
-            session.agent_done = anyio.Event()
-            session.stream.reopen()
-            session.publish_state("starting")
-            started = anyio.Event()
-            failure: list[BaseException] = []
-            self._tg.start_soon(self._run_agent, session, cwd, load, started, failure)
-            await started.wait()
-        finally:
-            self._starting -= 1
-        if failure:
-            raise _agent_failure(failure[0]) from failure[0]
-
-    async def _run_agent(
-        self,
-        session: LiveSession,
-        cwd: str,
-        load: bool,
-        started: anyio.Event,
-        failure: list[BaseException],
-    ) -> None:
-        record = session.record
-        detail = "the agent exited"
-        try:
-            options = self.launcher.options(record.agent, cwd)
-            channel = self.launcher.session_channel(options)
-            async with (
-                AcpClient(
-                    options, channel=channel, permission_handler=session.answer_permission
-                ) as client,
-                anyio.create_task_group() as tg,
-            ):
-                session.client, session.tg = client, tg
-                if load and record.agent_session_id is not None:
-                    if not (client.offers("session/resume") or client.offers("session/load")):
-                        raise Conflict(
-                            f"{client.agent} cannot load sessions (no loadSession): "
-                            f"session {record.id} cannot be continued"
-                        )
-                    acp_session = await client.continue_session(record.agent_session_id, cwd=cwd)
-                else:
-                    acp_session = await client.new_session(cwd=cwd)
-                session.acp = acp_session
-                record.agent_session_id = acp_session.session_id
-                self.store.save(record)
-                for event in client.take_events():
-                    session.publish_event(event)
-                session.publish_state("idle")
-                started.set()
-                tg.start_soon(self._watch_exit, session, client)
-                self._start_between_turns(session, tg)
-                detail = await session.serve(self.config.idle_timeout)
-                if session.busy:  # a turn runs: it ends with its turn_completed first
-                    await acp_session.cancel()
-                    await session.turn_done.wait()
-                tg.cancel_scope.cancel()
-        except Exception as exc:  # noqa: BLE001 - the agent's failure, said to the client
-            if not started.is_set():
-                failure.append(exc)
-                detail = str(exc)
-            else:
-                detail = f"the agent failed: {exc}"
-                logger.warning("session %s: %s", record.id, detail)
-        finally:
-            session.client = None
-            session.tg = None
-            session.busy = False
-            session.turn_done.set()
-            if session.stop_reason == "closed":
-                session.publish_state("closed")
-            else:
-                session.publish_state("stopped", session.stop_reason or detail)
-            session.log.close()
-            session.agent_done.set()
-            started.set()
-
-    async def _watch_exit(self, session: LiveSession, client: AcpClient) -> None:
-        await client.wait_exited()
-        session.wake()
-
-    def _start_between_turns(self, session: LiveSession, tg: TaskGroup) -> None:
-        # The scope is made here, not in the task: a prompt that comes before the task
-        # runs must still be able to cancel it.
-        scope = session.between_turns = anyio.CancelScope()
-        tg.start_soon(self._between_turns, session, scope)
-
-    async def _between_turns(self, session: LiveSession, scope: anyio.CancelScope) -> None:
-        """Publish what the agent sends while no turn runs (mode changes, commands)."""
-        acp_session = session.acp
-        assert acp_session is not None
-        with scope:
-            while True:
-                # The session's own queue: events no turn reads (AcpSession.take_events
-                # has no way to wait for them).
-                session.publish_event(await acp_session.queue.get())
+            self.store.save(session.record)
+        except OSError as exc:
+            logger.error("session %s: its record could not be saved: %s", session.id, exc)
 
     async def _stop(self, session: LiveSession, reason: str) -> None:
-        """Stop the session's agent (its turn first) and wait until it has."""
-        if session.live:
-            session.stop_reason = reason
-            session.wake()
-            await session.agent_done.wait()
-        elif session.streamed and session.busy:
-            await self._cancel_streamed(session, reason)
-            await session.turn_done.wait()
+        await self._backend(session).stop(session, reason)
 
-    # Turns ---------------------------------------------------------------------------
+    # Turns and settings ----------------------------------------------------------------
 
     async def prompt(self, session: LiveSession, prompt: str | Sequence[acp.ContentBlock]) -> int:
         """Start a turn; the seq after which its events come. A stopped session is
         continued first."""
-        if session.status == "closed":
-            raise Conflict(f"session {session.id} is closed")
-        if session.busy:
-            raise Conflict(f"a turn is running in session {session.id}")
+        session.check_in_service()
         self._check_draining()  # a turn now would only be cancelled
-        if session.streamed:
-            return self._prompt_streamed(session, prompt)
-        session.busy = True
-        try:
-            if not session.live:
-                await self._continue(session)
-            assert session.acp is not None
-            assert session.tg is not None
-            try:
-                turn = session.acp.prompt(prompt)
-            except AgentRequestFailed as exc:
-                raise BadRequest(str(exc)) from exc
-        except BaseException:
-            session.busy = False
-            raise
-        after = session.last_seq
-        if session.between_turns is not None:
-            session.between_turns.cancel()
-        session.turn_done = anyio.Event()
-        session.publish_state("running")
-        session.tg.start_soon(self._run_turn, session, turn)
-        session.wake()
-        return after
-
-    def _prompt_streamed(
-        self, session: LiveSession, prompt: str | Sequence[acp.ContentBlock]
-    ) -> int:
-        if not isinstance(prompt, str):
-            if not all(isinstance(block, acp.TextContent) for block in prompt):
-                raise BadRequest(f"{GEMINI_STREAM} takes text prompts only")
-            prompt = "".join(block.text for block in prompt if isinstance(block, acp.TextContent))
-        self._check_capacity()
-        cwd = self._confined(session)  # each turn is a new `gemini -p` there
-        after = session.last_seq
-        session.busy = True
-        session.turn_done = anyio.Event()
-        session.publish_state("running")
-        self._tg.start_soon(self._run_streamed_turn, session, prompt, cwd)
-        return after
-
-    async def _run_streamed_turn(self, session: LiveSession, prompt: str, cwd: str) -> None:
-        record = session.record
-        try:
-            async with self.stream_launcher.run(
-                prompt,
-                cwd,
-                resume=record.agent_session_id,
-                permissions=record.permissions,
-                model=record.model,
-            ) as run:
-                session.stream_run = run
-                if session.cancel_asked:
-                    await run.cancel("the turn was cancelled")
-                async for event in run:
-                    if isinstance(event, SessionStarted) and record.agent_session_id is None:
-                        record.agent_session_id = event.session_id
-                    session.publish_event(event)
-        except GemwireError as exc:  # it could not start: still one turn_completed
-            kind = exc.kind if isinstance(exc, RunFailed) else "agent"
-            error = TurnError(kind=kind, message=str(exc))
-            session.publish_event(
-                TurnCompleted(
-                    agent=session.agent_name,
-                    session_id=record.agent_session_id,
-                    ok=False,
-                    stop_reason="error",
-                    error=error,
-                    answer="",
-                )
-            )
-        finally:
-            session.stream_run = None
-            session.cancel_asked = False
-            session.busy = False
-            if self._draining:
-                session.publish_state("stopped", "server shutdown")
-            else:
-                session.publish_state("idle")
-            self.store.save(record)
-            session.turn_done.set()
-
-    async def _cancel_streamed(self, session: LiveSession, reason: str) -> None:
-        session.cancel_asked = True  # a run not started yet is cancelled as it starts
-        if session.stream_run is not None:
-            await session.stream_run.cancel(reason)
-
-    async def _continue(self, session: LiveSession) -> None:
-        if session.record.agent_session_id is None:
-            raise Conflict(f"session {session.id} never started: nothing to continue")
-        await self._start(session, load=True)
-
-    async def _run_turn(self, session: LiveSession, turn: AcpTurn) -> None:
-        try:
-            async with turn:
-                async for event in turn:
-                    session.publish_event(event)
-        except GemwireError as exc:
-            session.notice(f"the turn could not run: {exc}")
-        finally:
-            session.busy = False
-            client = session.client
-            if client is not None and client.running and session.stop_reason is None:
-                session.publish_state("idle")
-            self.store.save(session.record)  # its title, once there is one
-            session.turn_done.set()
-            if session.tg is not None and session.stop_reason is None:
-                self._start_between_turns(session, session.tg)
-            session.wake()
+        return await self._backend(session).prompt(session, prompt)
 
     async def cancel(self, session: LiveSession) -> None:
-        if session.busy and session.streamed:
-            await self._cancel_streamed(session, "the turn was cancelled")
-            return
-        if not session.busy or session.acp is None:
-            raise Conflict(f"no turn runs in session {session.id}")
-        await session.acp.cancel()
+        """Cancel the running turn (`IllegalTransition`, a 409, when none runs)."""
+        await self._backend(session).cancel(session)
 
-    # Settings ------------------------------------------------------------------------
-
-    async def _ready(self, session: LiveSession) -> AcpSession:
+    def _settable(self, session: LiveSession) -> SessionBackend:
         if session.status == "closed":
             raise Conflict(f"session {session.id} is closed")
-        if session.streamed:
-            raise BadRequest(f"{GEMINI_STREAM} sessions have a model, and no modes or options")
-        if not session.live:
-            await self._continue(session)
-        assert session.acp is not None
-        return session.acp
+        return self._backend(session)
 
     async def set_mode(self, session: LiveSession, mode_id: str) -> None:
-        acp_session = await self._ready(session)
-        offered = [m.id for m in acp_session.modes.available_modes] if acp_session.modes else []
-        if mode_id not in offered:
-            raise BadRequest(f"the agent offers no mode {mode_id!r}; its modes: {offered}")
-        await _agent_call(acp_session.set_mode(mode_id))
+        await self._settable(session).set_mode(session, mode_id)
 
     async def set_model(self, session: LiveSession, model_id: str) -> None:
-        if session.streamed and session.status != "closed":
-            session.record.model = model_id  # the next run's --model
-            self.store.save(session.record)
-            return
-        acp_session = await self._ready(session)
-        if acp_session.models is not None:
-            offered = [m.model_id for m in acp_session.models.available_models]
-            if model_id not in offered:
-                raise BadRequest(f"the agent offers no model {model_id!r}; its models: {offered}")
-        await _agent_call(acp_session.set_model(model_id))
+        await self._settable(session).set_model(session, model_id)
 
     async def set_config(self, session: LiveSession, config_id: str, value: Any) -> None:
-        acp_session = await self._ready(session)
-        offered = [str(o.get("id")) for o in acp_session.config_options or []]
-        if config_id not in offered:
-            raise BadRequest(f"the agent offers no option {config_id!r}; its options: {offered}")
-        await _agent_call(acp_session.set_config_option(config_id, value))
+        await self._settable(session).set_config(session, config_id, value)
 
     # Closing -------------------------------------------------------------------------
 
@@ -799,13 +350,12 @@ class SessionManager:
         """Stop the agent for good; the log stays (status ``closed``)."""
         if session.status == "closed":
             return
-        live = session.live
         await self._stop(session, "closed")
-        if not live:  # else the agent's task said it
-            session.publish_state("closed")
+        if session.state.phase != "closed":  # no agent ran to say it
+            session.state.handle("close")
             session.log.close()
         session.record.closed = True
-        self.store.save(session.record)
+        self.save(session)
         session.stream.close()
 
     async def drain(self) -> None:

@@ -17,7 +17,7 @@ from gemwire.server.config import ServerConfig
 
 if TYPE_CHECKING:
     from gemwire.server.acp_endpoint import AcpEndpoint
-    from gemwire.server.batches import BatchManager
+    from gemwire.server.batch_manager import BatchManager
     from gemwire.server.sessions import SessionManager
 
 __all__ = ("AppState", "app_state")

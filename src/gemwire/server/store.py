@@ -4,7 +4,10 @@
 server needs to list the session and continue it); ``events.jsonl`` is the `EventLog`,
 one envelope a line (``{"seq": N, "event": ...}`` or ``{"seq": N, "state": ...}``),
 appended and flushed as each is produced. A torn last line (the server died while
-writing it) is cut off when the log is opened again and reported (`EventLog.torn`).
+writing it) is cut off when the log is opened again and reported (`EventLog.torn`). A log
+that is damaged otherwise (a line that is no envelope, a FIFO or folder in its place) is
+read up to the damage and never written again (`EventLog.damage`); an append that fails
+(a full disk) cuts what it wrote of its line, so the file still ends in a whole line.
 
     >>> import tempfile
     >>> log = EventLog(os.path.join(tempfile.mkdtemp(), "events.jsonl"))
@@ -18,14 +21,18 @@ writing it) is cut off when the log is opened again and reported (`EventLog.torn
 from __future__ import annotations
 
 import bisect
+import contextlib
 import os
 import re
 import shutil
+import stat
 import sys
 from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 import msgspec
+
+from gemwire._portable import not_regular
 
 __all__ = ("SESSION_ID", "EventLog", "SessionRecord", "SessionStore")
 
@@ -59,6 +66,18 @@ class _Seq(msgspec.Struct):
 
 
 _seq_decoder = msgspec.json.Decoder(_Seq)
+
+
+class _State(msgspec.Struct):
+    status: str
+
+
+class _StateLine(msgspec.Struct):
+    state: _State
+
+
+_state_decoder = msgspec.json.Decoder(_StateLine)
+_TURN_COMPLETED = b'"event":{"type":"turn_completed"'
 
 
 def _whole_lines(file: BinaryIO) -> Iterator[bytes]:
@@ -98,6 +117,13 @@ class EventLog:
         self.path = path
         self.torn = False
         """The file ended in a torn line, cut off when opened."""
+        self.damage: str | None = None
+        """What is wrong with a log found damaged when opened: it is read up to there,
+        and never written."""
+        self.last_status: str | None = None
+        """The last status the log held when opened."""
+        self.turn_open = False
+        """The log held a turn begun (status ``running``) and not completed when opened."""
         self.last_seq = 0
         self._file: Any = None
         self._size = 0
@@ -110,21 +136,37 @@ class EventLog:
 
     def _scan(self) -> None:
         try:
-            file = open(self.path, "rb")  # noqa: SIM115 - closed below
+            mode = os.lstat(self.path).st_mode
         except FileNotFoundError:
             return
-        last = b""
-        with file:
-            for line in _whole_lines(file):
-                self._add(line, None)
-                last = line or last
+        if not stat.S_ISREG(mode):  # a FIFO would block the server's start
+            self.damage = f"{self.path} is {not_regular(mode)}, not a log"
+            return
+        with open(self.path, "rb") as file:
+            for number, line in enumerate(_whole_lines(file), 1):
+                try:
+                    seq = _seq_decoder.decode(line).seq if line else None
+                except msgspec.DecodeError as exc:
+                    self.damage = f"line {number} of {self.path} is not an envelope ({exc})"
+                    return
+                self._add(line, seq)
+                if seq is not None:
+                    self.last_seq = seq
+                    self._follow_turn(line)
             end = file.tell()
         if end > self._size:
             self.torn = True
             with open(self.path, "r+b") as torn:
                 torn.truncate(self._size)
-        if last:
-            self.last_seq = _seq_decoder.decode(last).seq
+
+    def _follow_turn(self, line: bytes) -> None:
+        """Keep `last_status` and `turn_open` up to date with a line read at load."""
+        head = line[:64]
+        if b',"state":' in head:
+            self.last_status = _state_decoder.decode(line).state.status
+            self.turn_open = self.last_status == "running"
+        elif _TURN_COMPLETED in head:
+            self.turn_open = False
 
     def _add(self, line: bytes, seq: int | None) -> None:
         """Count a whole line (its seq, if known), kept in the index if its turn."""
@@ -136,11 +178,17 @@ class EventLog:
         self._size += len(line) + 1
 
     def append(self, seq: int, envelope: bytes) -> None:
-        """Write ``envelope`` (one line, no newline) and flush it."""
-        if self._file is None:
-            self._file = open(self.path, "ab")  # noqa: SIM115 - open while the session lives
-        self._file.write(envelope + b"\n")
-        self._file.flush()
+        """Write ``envelope`` (one line, no newline) and flush it; an `OSError` leaves the
+        file as it was (what was written of the line is cut off)."""
+        assert self.damage is None
+        try:
+            if self._file is None:
+                self._file = open(self.path, "ab")  # noqa: SIM115 - open while the session lives
+            self._file.write(envelope + b"\n")
+            self._file.flush()
+        except OSError:
+            self._cut()
+            raise
         self._add(envelope, seq)
         self.last_seq = seq
 
@@ -165,7 +213,21 @@ class EventLog:
                 break
         return found
 
+    def _cut(self) -> None:
+        """Close the file and cut it back to its whole lines (a write failed mid-line)."""
+        file, self._file = self._file, None
+        # Its buffer may fail to be written too (cut below); a cut that fails leaves a
+        # torn line, which the next start cuts.
+        with contextlib.suppress(OSError):
+            if file is not None:
+                file.close()
+        with contextlib.suppress(OSError):
+            os.truncate(self.path, self._size)
+
     def _lines_from(self, offset: int) -> Iterator[tuple[int, bytes]]:
+        if self.damage is not None and not self._size:
+            return  # no line before the damage (or no regular file to read)
+        end = self._size if self.damage is not None else sys.maxsize
         try:
             file = open(self.path, "rb")  # noqa: SIM115 - closed below
         except FileNotFoundError:
@@ -173,6 +235,9 @@ class EventLog:
         with file:
             file.seek(offset)
             for line in _whole_lines(file):
+                if offset >= end:
+                    return  # the damaged line and what follows it
+                offset += len(line) + 1
                 if line:
                     yield _seq_decoder.decode(line).seq, line
 
@@ -222,6 +287,10 @@ class SessionStore:
                 continue
             path = os.path.join(self.folder, name, "session.json")
             try:
+                mode = os.lstat(path).st_mode
+                if not stat.S_ISREG(mode):  # a FIFO would block the server's start
+                    yield f"{path}: {not_regular(mode)}, not a session record"
+                    continue
                 with open(path, "rb") as file:
                     record = msgspec.json.decode(file.read(), type=SessionRecord)
             except (OSError, msgspec.DecodeError) as exc:

@@ -3,8 +3,9 @@
 Every envelope is in the log (`EventLog`) before any subscriber sees it. A subscriber
 registers first, then reads the log from its ``after``, then takes what was published
 meanwhile, skipping seqs it already sent: no gap, no duplicate. Each subscriber buffers at
-most `SUBSCRIBER_BUFFER` envelopes; one that falls further behind (a slow or stalled
-client) drops its buffer and reads on from the log when it catches up. So a client that
+most `SUBSCRIBER_BUFFER` envelopes and `SUBSCRIBER_BYTES` bytes of them; one that falls
+further behind (a slow or stalled client) drops its buffer and reads on from the log when
+it catches up. So a client that
 never reads costs a bounded buffer, never growing memory, and never holds the agent back.
 The log is read in a worker thread, from the nearest line whose offset it keeps: a client
 catching up on a long log blocks no one, and reads it about once.
@@ -18,10 +19,13 @@ import anyio
 
 from gemwire.server.store import EventLog
 
-__all__ = ("LOG_BATCH", "SUBSCRIBER_BUFFER", "EventStream", "Subscription")
+__all__ = ("LOG_BATCH", "SUBSCRIBER_BUFFER", "SUBSCRIBER_BYTES", "EventStream", "Subscription")
 
 SUBSCRIBER_BUFFER = 1024
 """Envelopes buffered per subscriber; beyond, it reads from the log instead."""
+SUBSCRIBER_BYTES = 4 << 20
+"""Bytes of envelopes buffered per subscriber; beyond, it reads from the log instead (a
+few large tool outputs would otherwise pin their count times their size)."""
 LOG_BATCH = 1000
 """Envelopes read from the log at a time (fewer when they are over `store.READ_BYTES`)."""
 
@@ -36,6 +40,8 @@ class Subscription:
         self.last = after
         """The seq of the last envelope given."""
         self._buffer: deque[Item] = deque()
+        self._bytes = 0
+        """Bytes of envelopes in ``_buffer``."""
         self._from_log = True
         self._changed = anyio.Event()
 
@@ -43,15 +49,26 @@ class Subscription:
     def buffered(self) -> int:
         return len(self._buffer)
 
+    @property
+    def buffered_bytes(self) -> int:
+        return self._bytes
+
     def offer(self, item: Item) -> None:
         if self._from_log:
             pass  # it will be read from the log
-        elif len(self._buffer) >= SUBSCRIBER_BUFFER:
-            self._buffer.clear()
+        elif (
+            len(self._buffer) >= SUBSCRIBER_BUFFER or self._bytes + len(item[1]) > SUBSCRIBER_BYTES
+        ):
+            self._clear()
             self._from_log = True
         else:
             self._buffer.append(item)
+            self._bytes += len(item[1])
         self._changed.set()
+
+    def _clear(self) -> None:
+        self._buffer.clear()
+        self._bytes = 0
 
     def wake(self) -> None:
         self._changed.set()
@@ -65,7 +82,7 @@ class Subscription:
                 # Following live from here: what is published while the log is read is
                 # buffered (the read skips it, or it skips what the read gave).
                 self._from_log = False
-                self._buffer.clear()
+                self._clear()
                 try:
                     items = await anyio.to_thread.run_sync(
                         self._stream.log.read, self.last, LOG_BATCH
@@ -75,14 +92,18 @@ class Subscription:
                     raise
                 if items and items[-1][0] < self._stream.log.last_seq:
                     self._from_log = True  # more to read there
-                    self._buffer.clear()
+                    self._clear()
             else:
                 items = [item for item in self._buffer if item[0] > self.last]
-                self._buffer.clear()
+                self._clear()
             if items:
                 self.last = items[-1][0]
                 return items
             if self._stream.closed and not self._from_log:
+                final = self._stream.final
+                if final is not None and final[0] > self.last:
+                    self.last = final[0]
+                    return [final]
                 return []
             await self._changed.wait()
 
@@ -93,6 +114,8 @@ class EventStream:
     def __init__(self, log: EventLog) -> None:
         self.log = log
         self.closed = False
+        self.final: Item | None = None
+        """The envelope every subscription ends with, never logged (`end`)."""
         self._subscribers: set[Subscription] = set()
 
     @property
@@ -122,6 +145,12 @@ class EventStream:
         self.closed = True
         for subscription in self._subscribers:
             subscription.wake()
+
+    def end(self, seq: int, envelope: bytes) -> None:
+        """Close, each subscription ending with ``envelope`` (not in the log: the log
+        could not take it) once it has given what is logged."""
+        self.final = (seq, envelope)
+        self.close()
 
     def reopen(self) -> None:
         self.closed = False

@@ -28,7 +28,7 @@ def test_a_non_loopback_host_without_a_token_is_refused(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert result.output == (
         "gemwire serve: refusing to bind 0.0.0.0 (not loopback) without a token: "
-        "give --token or GEMWIRE_TOKEN\n"
+        "give a strong one in GEMWIRE_TOKEN or --token-file\n"
     )
 
 

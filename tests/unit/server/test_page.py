@@ -14,6 +14,7 @@ from kit.server import BASE, TOKEN, Served, make_config, served
 
 from gemwire.server import create_app
 from gemwire.server.routes_page import CONTENT_SECURITY_POLICY
+from gemwire.server.security import session_cookie
 
 pytestmark = pytest.mark.anyio
 
@@ -41,8 +42,9 @@ async def test_the_token_url_logs_in_with_a_cookie_and_the_page_has_a_strict_csp
         assert login.status_code == 303
         assert login.headers["location"] == "/"
         cookie = login.headers["set-cookie"]
-        assert cookie == f"gemwire_token={TOKEN}; HttpOnly; SameSite=Strict; Path=/"
-        page = await bare_get(server, "/", Cookie=f"gemwire_token={TOKEN}")
+        name, value = session_cookie(make_config("/srv", "/var/gemwire"))
+        assert cookie == f"{name}={value}; HttpOnly; SameSite=Strict; Path=/"
+        page = await bare_get(server, "/", Cookie=f"{name}={value}")
         assert page.status_code == 200
         assert page.headers["content-type"] == "text/html; charset=utf-8"
         assert page.headers["content-security-policy"] == CONTENT_SECURITY_POLICY

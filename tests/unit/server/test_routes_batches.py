@@ -630,3 +630,32 @@ async def test_no_batch_starts_once_shutdown_began(scripted: Scripted, root: Pat
     shutting_down = error("limit", "the server is shutting down")
     assert [(r.status_code, r.json()) for r in (new, retry)] == [(503, shutting_down)] * 2
     assert not (root / "out2").exists()
+
+
+async def test_a_retry_right_after_the_end_waits_for_the_run_to_let_go_of_its_folder(
+    server: Served, scripted: Scripted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The agents of a run stop after its batch_finished is logged (seconds, for real
+    # agents): a retry then was a false 409 ("another batch is writing to ...").
+    letting_go = anyio.Event()
+
+    async def slow_exit(*exc_info: object) -> None:
+        await letting_go.wait()
+
+    monkeypatch.setattr(Scripted, "__aexit__", lambda self, *exc: slow_exit())
+    created = await start(server)
+    await seen(server, created["id"], 8)  # batch_finished
+    statuses: list[int] = []
+
+    async def retry() -> None:
+        path = f"/v1/batches/{created['id']}/retry-failed"
+        statuses.append((await server.request("POST", path)).status_code)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(retry)
+        await anyio.wait_all_tasks_blocked()
+        assert statuses == []  # it waits for the run to end
+        view = (await server.request("GET", f"/v1/batches/{created['id']}")).json()
+        assert view["status"] == "running"
+        letting_go.set()
+    assert statuses == [202]

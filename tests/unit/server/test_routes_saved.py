@@ -503,3 +503,19 @@ async def test_a_home_that_cannot_be_read_is_named_with_why(tmp_path: Path, home
         homes.gemini_id,
     ]
     assert (found["hits"], found["unread"]) == ([], listed["unread"])
+
+
+async def test_search_masks_the_secret_values_of_the_servers_environment(
+    server: Served, homes: Homes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The Qwen session quotes its workspace in its tool calls: as a secret value, it is
+    # masked like in every export (it was shown as it is).
+    secret = str(homes.workspace)
+    params = {"text": secret, "agent": "qwen"}
+    shown = await server.request("GET", "/v1/saved-sessions/search", params=params)
+    assert secret in shown.text
+    monkeypatch.setenv("PROBE_API_KEY", secret)
+    response = await server.request("GET", "/v1/saved-sessions/search", params=params)
+    [hit] = response.json()["hits"]
+    assert secret not in response.text
+    assert all("***" in quote["text"] for quote in hit["quotes"])

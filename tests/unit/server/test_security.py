@@ -14,8 +14,12 @@ from starlette.applications import Starlette
 
 from gemwire._version import __version__
 from gemwire.server import create_app
+from gemwire.server.security import session_cookie
 
 pytestmark = pytest.mark.anyio
+
+
+COOKIE_NAME, COOKIE_VALUE = session_cookie(make_config("/srv", "/var/gemwire"))
 
 
 def app_for(tmp_path: Path) -> Starlette:
@@ -46,7 +50,7 @@ async def test_health_and_ready_need_no_token(tmp_path: Path) -> None:
         ({}, "a token is required"),
         ({"Authorization": "Bearer wrong"}, "missing or wrong token"),
         ({"Authorization": f"Basic {TOKEN}"}, "a token is required"),
-        ({"Cookie": "gemwire_token=wrong"}, "missing or wrong token"),
+        ({"Cookie": f"{COOKIE_NAME}=wrong"}, "missing or wrong token"),
     ],
 )
 async def test_every_other_route_needs_the_token(
@@ -72,9 +76,9 @@ async def test_the_token_url_sets_the_cookie_and_redirects(tmp_path: Path) -> No
         assert response.status_code == 303
         assert response.headers["location"] == "/"
         assert response.headers["set-cookie"] == (
-            f"gemwire_token={TOKEN}; HttpOnly; SameSite=Strict; Path=/"
+            f"{COOKIE_NAME}={COOKIE_VALUE}; HttpOnly; SameSite=Strict; Path=/"
         )
-        past = await get(server, "/v1/anything", Cookie=f"gemwire_token={TOKEN}")
+        past = await get(server, "/v1/anything", Cookie=f"{COOKIE_NAME}={COOKIE_VALUE}")
         assert past.status_code == 404  # past the door
 
 

@@ -371,7 +371,7 @@ async def test_an_unanswered_permission_is_denied_after_the_timeout(dirs: tuple[
             envelopes = await wait_logged(server, sid, "turn_completed")
     assert answers[0]["result"]["outcome"] == {"outcome": "selected", "optionId": "no"}
     notices = [e["event"]["message"] for e in envelopes if kinds([e]) == ["notice"]]
-    assert notices == ["no client answered permission request 0 within 0.01 s: denied"]
+    assert notices == ["permission request 0 denied: no client (no client answered within 0.01 s)"]
 
 
 async def test_cancel_ends_the_turn_once_and_conflicts_are_409(dirs: tuple[str, str]) -> None:

@@ -29,7 +29,8 @@ from gemwire.runners.acp import (
 )
 from gemwire.server.agents import AgentEntry
 from gemwire.server.responses import NotFound
-from gemwire.server.spares import SpareAgents, _Messages, _Unused
+from gemwire.server.spare import Messages as _Messages, Unused as _Unused
+from gemwire.server.spares import SpareAgents
 from gemwire.testing import AgentScenario, ScriptedAgent, ScriptedError
 from gemwire.wire import acp
 
