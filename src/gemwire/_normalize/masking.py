@@ -30,12 +30,15 @@ from typing import Any, TypeVar, cast
 import msgspec
 
 from gemwire.events import (
+    AuthStatus,
     Event,
     MessageDelta,
     Notice,
     PermissionRequested,
     PlanUpdated,
+    SessionMessage,
     SessionUpdated,
+    SubagentUpdated,
     ThoughtDelta,
     ToolCallFinished,
     ToolCallStarted,
@@ -83,7 +86,10 @@ TEXT_FIELDS: dict[type[Any], tuple[str, ...]] = {
     ToolCallUpdated: ("content",),
     ToolCallFinished: ("output", "error", "diff"),
     PermissionRequested: ("title", "diff", "content"),
-    PlanUpdated: ("entries",),
+    PlanUpdated: ("entries", "markdown"),
+    SubagentUpdated: ("title", "description"),
+    SessionMessage: ("text",),
+    AuthStatus: ("label", "detail"),
     Notice: ("message",),
     TurnCompleted: ("answer", "error"),
     SessionUpdated: ("data",),

@@ -31,6 +31,12 @@ IDENTIFIERS: dict[str, set[str]] = {
     "PermissionRequested": {"request_id", "call_id", "options"},
     "PermissionResolved": {"request_id", "call_id", "option_id"},
     "SessionUpdated": {"update"},
+    "PlanUpdated": {"plan_id", "uri"},
+    "PlanRemoved": {"plan_id"},
+    "SubagentUpdated": {"child_session_id", "state", "stop_reason"},
+    "SessionMessage": {"message_id", "sender_session_id", "recipient_session_id"},
+    "AuthStatus": {"kind"},
+    "TurnCompleted": {"agent_cost"},  # its currency's code
     "Unknown": {"upstream_type"},
 }
 """Per event type, the fields besides `COMMON` that are names, ids or paths."""
