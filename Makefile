@@ -4,7 +4,7 @@
 # Both do their own setup (README.md lists it, with sizes): a .venv with pinned tools, and
 # the pinned Gemini CLIs installed by `npm ci` from the committed lockfiles in clis/ (the
 # demo only needs the current one). `make test` also installs the other pinned ACP agents
-# (`make agents`, ~850 MB in clis/), Ray (requirements-ray.txt, in .venv) and, system-wide
+# (`make agents`, ~1.9 GB in clis/), Ray (requirements-ray.txt, in .venv) and, system-wide
 # with apt-get, Debian's chromium for the browser tests if none is on PATH (Playwright drives it).
 
 PYTHON ?= python3
@@ -13,7 +13,8 @@ BIN := $(VENV)/bin
 CLI_VERSIONS := 0.61.0 0.30.0 0.15.4
 CLI_STAMPS := $(foreach v,$(CLI_VERSIONS),clis/gemini-$(v)/node_modules/.gemwire-installed)
 CURRENT_CLI_STAMP := $(firstword $(CLI_STAMPS))
-AGENT_DIRS := claude-code-acp-0.16.2 codex-acp-0.16.0 qwen-code-0.24.4 opencode-1.18.33
+AGENT_DIRS := claude-agent-acp-0.101.0 codex-acp-2.6.0 claude-code-acp-0.16.2 codex-acp-0.16.0 \
+	qwen-code-0.24.4 opencode-1.18.33
 AGENT_STAMPS := $(foreach d,$(AGENT_DIRS),clis/$(d)/node_modules/.gemwire-installed)
 LINTED := src tests bench
 # The tests the portable CI workflow runs on Windows, type-checked as Windows sees them.
