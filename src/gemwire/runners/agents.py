@@ -58,6 +58,7 @@ __all__ = (
     "agent_identity",
     "clis_dir",
     "command_from_text",
+    "launched_release",
     "release_of",
     "resolve_agent",
 )
@@ -416,6 +417,30 @@ def release_of(agent: str) -> AgentRelease | None:
         for release in spec.releases:
             if release.identity == agent:
                 return release
+    return None
+
+
+def launched_release(command: Sequence[str]) -> AgentRelease | None:
+    """The built-in agent's release ``command`` starts, as far as its launcher tells before
+    it runs: the release of the package the launcher (or the script node runs) belongs to;
+    for an agent released as one package, that one even when nothing on disk says so.
+    ``None`` for any other command.
+
+    >>> launched_release(("qwen", "--acp")).version
+    '0.24.4'
+    >>> launched_release(("my-agent",)) is None
+    True
+    """
+    spec = _built_in(command)
+    if spec is None:
+        return None
+    if len(spec.releases) == 1:
+        return spec.current
+    program = command[1] if Path(command[0]).name in ("node", "node.exe") else command[0]
+    found = shutil.which(program) if os.sep not in program else program
+    for release in spec.releases:
+        if found is not None and package_version(Path(found), release.package) is not None:
+            return release
     return None
 
 
