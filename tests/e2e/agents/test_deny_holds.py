@@ -25,7 +25,7 @@ from serve_process import Server, event, sse
 from gemwire.events import Event, PermissionRequested, ToolCallFinished
 from gemwire.runners.acp import AcpClient
 from gemwire.runners.agents import AGENTS, AgentName
-from gemwire.testing import FunctionCall, Reply, Scenario, ScriptedModel, Text
+from gemwire.testing import Fail, FunctionCall, Reply, Scenario, ScriptedModel, Text
 from gemwire.testing.agents import isolated_agent
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -125,7 +125,7 @@ def scenario(agent: AgentName, version: str, workspace: Path) -> Scenario:
     """Per attempt, turns only its own session's prompt (``task <attempt>``) can take: an
     agent that ends its turn at a denial leaves the rest to no other session."""
     tools = TOOLS[(agent, version)]
-    turns: list[Reply] = []
+    turns: list[Reply | Fail] = []
     for attempt in ATTEMPTS:
         when = f"task {attempt}"
         if attempt == "edit" and "read" in tools:  # Claude Code edits only a file it read
@@ -133,6 +133,12 @@ def scenario(agent: AgentName, version: str, workspace: Path) -> Scenario:
         turns.append(Reply([Text("On it."), tools[attempt](workspace)], when=when))
         turns.append(Reply([Text("Done.")], when=when))
     return Scenario(turns=turns, files=SEED)
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """The test's folder as the agents report it (symlinks resolved)."""
+    return tmp_path.resolve()
 
 
 def snapshot(folder: Path) -> dict[str, bytes | None]:
@@ -155,9 +161,8 @@ def refusals(events: list[Event]) -> list[str]:
 
 @pytest.mark.parametrize(("agent", "version"), PINNED)
 async def test_deny_leaves_the_workspace_unchanged(
-    agent: AgentName, version: str, tmp_path: Path
+    agent: AgentName, version: str, root: Path
 ) -> None:
-    root = tmp_path.resolve()
     workspace = root / "workspace"
     script = scenario(agent, version, workspace)
     with ScriptedModel(script) as model:
@@ -178,8 +183,7 @@ async def test_deny_leaves_the_workspace_unchanged(
 
 
 @pytest.mark.parametrize(("agent", "version"), NEVER_ASK_BY_DEFAULT)
-async def test_deny_holds_through_serve(agent: AgentName, version: str, tmp_path: Path) -> None:
-    root = tmp_path.resolve()
+async def test_deny_holds_through_serve(agent: AgentName, version: str, root: Path) -> None:
     workspace = root / "workspace"
     script = scenario(agent, version, workspace)
     with ScriptedModel(script) as model:
@@ -210,8 +214,7 @@ async def test_deny_holds_through_serve(agent: AgentName, version: str, tmp_path
 
 
 @pytest.mark.parametrize(("agent", "version"), NEVER_ASK_BY_DEFAULT)
-def test_deny_holds_through_batch(agent: AgentName, version: str, tmp_path: Path) -> None:
-    root = tmp_path.resolve()
+def test_deny_holds_through_batch(agent: AgentName, version: str, root: Path) -> None:
     workspace = root / "workspace"
     script = scenario(agent, version, workspace)
     tasks = root / "tasks.jsonl"

@@ -63,8 +63,7 @@ ASKING: dict[str, Asking] = {
     ),
     "acp:@zed-industries/claude-code-acp": Asking(
         mode="default",
-        measured="asks in default (its default); acceptEdits, dontAsk and "
-        "bypassPermissions do not",
+        measured="asks in default (its default); acceptEdits, dontAsk and bypassPermissions do not",
     ),
     "acp:@agentclientprotocol/codex-acp": Asking(
         mode="read-only",
@@ -139,6 +138,10 @@ async def hold_asking_mode(
             )
         return
     offered = _modes(session)
+    if not offered:
+        # The answer names no modes (a load answered with nothing): nothing to switch or
+        # check; every measured release names them in each answer that opens a session.
+        return
     if rule.mode not in offered:
         raise PermissionsUnenforceable(
             f"{agent} offers no mode {rule.mode!r}, the one that asks before acting "
