@@ -31,7 +31,7 @@ WINDOWS_TESTS := tests/unit/wire tests/unit/protocol tests/unit/normalize \
 	tests/unit/cli/test_ctrl_c.py tests/unit/batch/test_tasks_and_output.py
 DIST ?= dist
 
-.PHONY: setup agents demo test test-fast check record record-agents bench browser dist
+.PHONY: setup agents demo test test-fast check record record-agents try-agent bench browser dist
 
 setup: $(BIN)/.gemwire-installed $(CLI_STAMPS)
 
@@ -91,6 +91,12 @@ record: setup
 # Re-record the agents' golden events (tests/fixtures/acp/), one agent after another.
 record-agents: setup agents
 	GEMWIRE_RECORD=1 $(BIN)/pytest tests/e2e/agents
+
+# Try a newer release of a built-in agent beside the pinned one (installed into clis/try/,
+# nothing else changes), offline, and report what changed: make try-agent AGENT=claude
+# VERSION=0.102.0 (tests/e2e/agents/try_release.py; REPORT=file.json keeps the report).
+try-agent: setup agents
+	$(BIN)/python tests/e2e/agents/try_release.py $(AGENT) $(VERSION) $(if $(REPORT),--json $(REPORT))
 
 # A wheel in dist/ (gemwire is not on PyPI yet): pip install dist/gemwire-*.whl, or
 # 'dist/gemwire-<version>-py3-none-any.whl[cli]' for the command line too.
