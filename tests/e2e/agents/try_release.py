@@ -26,6 +26,7 @@ import argparse
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -146,10 +147,12 @@ def main() -> int:
     if (agent, AGENTS[agent].version) not in TOOLS:
         parser.error(f"no tools spelled for {agent} in test_deny_holds.py")
     command = install(agent, args.version)
-    work = clis_dir() / "try" / f"{agent}-{args.version}-run"
-    subprocess.run(["rm", "-rf", str(work)], check=True)
-    pinned = anyio.run(probe, agent, resolve_agent(agent).command, work / "pinned")
-    tried = anyio.run(probe, agent, command, work / "tried")
+    with tempfile.TemporaryDirectory() as folder:  # outside the checkout, as a user's
+        work = Path(folder).resolve()
+        print(f"probing the pinned {agent} {AGENTS[agent].version} ...", file=sys.stderr)
+        pinned = anyio.run(probe, agent, resolve_agent(agent).command, work / "pinned")
+        print(f"probing {agent} {args.version} ...", file=sys.stderr)
+        tried = anyio.run(probe, agent, command, work / "tried")
     found = report(pinned, tried)
     text = json.dumps(found, indent=2)
     print(f"{agent} {args.version} beside the pinned {AGENTS[agent].version}:\n{text}")
