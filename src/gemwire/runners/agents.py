@@ -421,27 +421,36 @@ def release_of(agent: str) -> AgentRelease | None:
 
 
 def launched_release(command: Sequence[str]) -> AgentRelease | None:
-    """The built-in agent's release ``command`` starts, as far as its launcher tells before
-    it runs: the release of the package the launcher (or the script node runs) belongs to;
-    for an agent released as one package, that one even when nothing on disk says so.
-    ``None`` for any other command.
+    """The built-in agent's release ``command`` starts, as far as its words tell before it
+    runs: the first word that is a built-in agent's launcher (or a script of its package),
+    also behind a wrapper (``npx``, ``env``, a frame tap); then the release of the package
+    that launcher belongs to, or, for an agent released as one package, that one. ``None``
+    for any other command.
 
     >>> launched_release(("qwen", "--acp")).version
     '0.24.4'
+    >>> launched_release(("python", "tap.py", "frames", "/opt/bin/opencode", "acp")).version
+    '1.18.33'
     >>> launched_release(("my-agent",)) is None
     True
     """
-    spec = _built_in(command)
-    if spec is None:
+    for index, word in enumerate(command):
+        spec = _built_in(command[index:])
+        if spec is None:
+            continue
+        if len(spec.releases) == 1:
+            return spec.current
+        program = command[index + 1] if _program(word) in ("node", "node.exe") else word
+        found = shutil.which(program) if os.sep not in program else program
+        for release in spec.releases:
+            if found is not None and package_version(Path(found), release.package) is not None:
+                return release
         return None
-    if len(spec.releases) == 1:
-        return spec.current
-    program = command[1] if Path(command[0]).name in ("node", "node.exe") else command[0]
-    found = shutil.which(program) if os.sep not in program else program
-    for release in spec.releases:
-        if found is not None and package_version(Path(found), release.package) is not None:
-            return release
     return None
+
+
+def _program(word: str) -> str:
+    return re.split(r"[\\/]", word)[-1].lower()
 
 
 def agent_identity(command: Sequence[str], reported: str | None = None) -> str:

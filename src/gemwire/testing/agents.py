@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -124,6 +125,9 @@ class IsolatedAgent(Isolated):
         }
         env.update(HOME=str(self.home), TMPDIR=str(self.tmp), GEMWIRE_AGENT_HOME=str(self.home))
         env.update(self.agent_environ())
+        if self.release is not self.spec.current:
+            # gemwire run by name (acp --agent, serve, batch --agent) runs this release too.
+            env[self.spec.configured_env] = shlex.join(self.command)
         env.update(extra or {})
         return env
 
