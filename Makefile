@@ -4,7 +4,7 @@
 # Both do their own setup (README.md lists it, with sizes): a .venv with pinned tools, and
 # the pinned Gemini CLIs installed by `npm ci` from the committed lockfiles in clis/ (the
 # demo only needs the current one). `make test` also installs the other pinned ACP agents
-# (`make agents`, ~850 MB in clis/), Ray (requirements-ray.txt, in .venv), google-antigravity
+# (`make agents`, ~1.9 GB in clis/), Ray (requirements-ray.txt, in .venv), google-antigravity
 # (requirements-antigravity.txt, in .venv, ~130 MB: Antigravity's harness) and, system-wide
 # with apt-get, Debian's chromium for the browser tests if none is on PATH (Playwright drives it).
 
@@ -14,7 +14,8 @@ BIN := $(VENV)/bin
 CLI_VERSIONS := 0.61.0 0.30.0 0.15.4
 CLI_STAMPS := $(foreach v,$(CLI_VERSIONS),clis/gemini-$(v)/node_modules/.gemwire-installed)
 CURRENT_CLI_STAMP := $(firstword $(CLI_STAMPS))
-AGENT_DIRS := claude-code-acp-0.16.2 codex-acp-0.16.0 qwen-code-0.24.4 opencode-1.18.33
+AGENT_DIRS := claude-agent-acp-0.101.0 codex-acp-2.6.0 claude-code-acp-0.16.2 codex-acp-0.16.0 \
+	qwen-code-0.24.4 opencode-1.18.33
 AGENT_STAMPS := $(foreach d,$(AGENT_DIRS),clis/$(d)/node_modules/.gemwire-installed)
 LINTED := src tests bench
 # The tests the portable CI workflow runs on Windows, type-checked as Windows sees them.
@@ -31,7 +32,7 @@ WINDOWS_TESTS := tests/unit/wire tests/unit/protocol tests/unit/normalize \
 	tests/unit/cli/test_ctrl_c.py tests/unit/batch/test_tasks_and_output.py
 DIST ?= dist
 
-.PHONY: setup agents demo test test-thorough test-fast check record record-agents bench browser dist
+.PHONY: setup agents demo test test-thorough test-fast check record record-agents try-agent bench browser dist
 
 setup: $(BIN)/.gemwire-installed $(CLI_STAMPS)
 
@@ -101,6 +102,12 @@ record: setup
 # Re-record the agents' golden events (tests/fixtures/acp/), one agent after another.
 record-agents: setup agents $(BIN)/.gemwire-antigravity-installed
 	GEMWIRE_RECORD=1 $(BIN)/pytest tests/e2e/agents
+
+# Try a newer release of a built-in agent beside the pinned one (installed into clis/try/,
+# nothing else changes), offline, and report what changed: make try-agent AGENT=claude
+# VERSION=0.102.0 (tests/e2e/agents/try_release.py; REPORT=file.json keeps the report).
+try-agent: setup agents
+	$(BIN)/python tests/e2e/agents/try_release.py $(AGENT) $(VERSION) $(if $(REPORT),--json $(REPORT))
 
 # A wheel in dist/ (gemwire is not on PyPI yet): pip install dist/gemwire-*.whl, or
 # 'dist/gemwire-<version>-py3-none-any.whl[cli]' for the command line too.

@@ -10,7 +10,9 @@ chained with ``raise ... from exc``.
     ├── UnsupportedVersion         the agent is older than gemwire supports
     ├── PromptTooLarge             the prompt is over what the agent accepts on stdin
     ├── InvalidOptions             options that contradict each other (also a ValueError)
-    │   └── InvalidTasks           a batch's tasks file has bad lines (``.problems``)
+    │   ├── InvalidTasks           a batch's tasks file has bad lines (``.problems``)
+    │   └── PermissionsUnenforceable  a preset or callback the agent cannot be made to ask for
+    │                              (its modes unknown, or none asks); ``--mode`` overrides
     ├── ProtocolError              the bytes are not the protocol (only raised in strict mode;
     │   │                          lenient decoding reports problems as records instead)
     │   └── MalformedMessageError  a line that is not a known message of the known shape
@@ -73,6 +75,7 @@ __all__ = (
     "InvalidTasks",
     "LockFolderUnsafe",
     "MalformedMessageError",
+    "PermissionsUnenforceable",
     "PromptTooLarge",
     "ProtocolError",
     "QuotaExhausted",
@@ -145,6 +148,14 @@ class InvalidTasks(InvalidOptions):
     def __init__(self, message: str, *, problems: list[str] | None = None) -> None:
         super().__init__(message)
         self.problems = problems or []
+
+
+class PermissionsUnenforceable(InvalidOptions):
+    """A session has a permission preset other than ``all`` (or a callback), and gemwire
+    cannot put the agent into a mode that asks before acting: its modes are unknown to
+    gemwire, the asking mode is not offered, or the agent did not take it. The message
+    says which, and that ``--mode`` (`AcpOptions.mode`) runs it in a mode of the user's
+    choosing instead."""
 
 
 class RunFailed(GemwireError):

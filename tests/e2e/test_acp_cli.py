@@ -146,9 +146,9 @@ def test_ctrl_c_at_the_permission_prompt_exits_130_at_once(
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="Claude Code refuses only as root")
 def test_claude_as_root_outside_a_sandbox_says_why_it_failed(tmp_path: Path) -> None:
-    # claude-code-acp said only "Query closed before response received".
+    # claude-code-acp 0.16.2 said only "Query closed before response received".
     with ScriptedModel(Scenario(turns=[Reply([Text("Hi.")])])) as model:
-        env = isolated_agent("claude", model, root=tmp_path)
+        env = isolated_agent("claude", model, root=tmp_path, version="0.16.2")
         argv = [GEMWIRE, "acp", "--agent", "claude", "--json", "--cwd", str(env.workspace), "go"]
         environ = env.environ({"IS_SANDBOX": "yes"})
         done = subprocess.run(argv, check=False, env=environ, capture_output=True, timeout=150)

@@ -275,7 +275,7 @@ def test_acp_mode_drives_another_agent(tmp_path: Path) -> None:
     n = 3
     scenario = Scenario(turns=[Reply([Text("Hi from Claude.")], repeat=n)])
     with ScriptedModel(scenario) as model:
-        env = isolated_agent("claude", model, root=tmp_path / "claude")
+        env = isolated_agent("claude", model, root=tmp_path / "claude", version="0.16.2")
         options = BatchOptions(mode="acp", concurrency=n, acp=env.acp_options(permissions="all"))
         summary = run_batch_sync(read_tasks(tasks_file(tmp_path, n)), tmp_path / "out", options)
         assert env.live_processes() == []

@@ -1,5 +1,7 @@
 """``gemwire serve`` as a process, driving the real claude-code-acp 0.16.2 (scripted model).
 
+The older pinned release: test_deny_holds.py drives the current one through serve.
+
 The same story as test_serve.py's with Gemini, for a second agent: a session over HTTP, a
 prompt whose write waits for a permission answered over HTTP, the file on disk and its
 ``file_changed``, every envelope in order; then SIGTERM leaves no agent behind.
@@ -32,7 +34,7 @@ async def test_serve_drives_claude_code_over_http(tmp_path: Path) -> None:
     )
     scenario = Scenario(turns=[Reply([write]), Reply([Text("Written.")])])
     with ScriptedModel(scenario) as model:
-        env = isolated_agent("claude", model, root=tmp_path)
+        env = isolated_agent("claude", model, root=tmp_path, version="0.16.2")
         server = Server(env, tmp_path / "state")
         try:
             with anyio.fail_after(240):

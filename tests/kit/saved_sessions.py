@@ -186,7 +186,10 @@ async def check_multi_turn(
     )
     live: list[Event] = []
     with ScriptedModel(script) as model:
-        env = isolated_agent(agent, model, files=script.files, root=root)
+        # The releases these saved-session tests were written for (claude-code-acp 0.16.2,
+        # codex-acp 0.16.0 with Codex 0.137).
+        older = {"claude": "0.16.2", "codex": "0.16.0"}.get(agent)
+        env = isolated_agent(agent, model, files=script.files, root=root, version=older)
         with anyio.fail_after(240):
             async with AcpClient(env.acp_options(permissions="all")) as client:
                 session = await client.new_session()

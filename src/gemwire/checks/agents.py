@@ -16,7 +16,7 @@ from pathlib import Path
 from gemwire.checks.check import Check
 from gemwire.errors import AgentNotFound
 from gemwire.runners.acp.claude_code import ROOT_FIX, ROOT_REFUSAL, refuses_root
-from gemwire.runners.agents import AGENTS, AgentSpec, resolve_agent
+from gemwire.runners.agents import AGENTS, AgentSpec, launched_release, resolve_agent
 
 __all__ = ("check_agents",)
 
@@ -61,8 +61,15 @@ def _agent(
         )
     version = agent.version or "version unknown"
     details = [f"command: {' '.join(agent.command)} (from {agent.source})"]
-    if agent.version is not None and agent.version != spec.version:
-        details.append(f"gemwire is tested with {spec.version}")
+    release = launched_release(agent.command)
+    if release is not None and release is not spec.current:
+        details.append(
+            f"{release.package} is its older package: the current one is {spec.package} "
+            f"(npm install -g {spec.package}@{spec.version})"
+        )
+    tested = [r.version for r in spec.releases]
+    if agent.version is not None and agent.version not in tested:
+        details.append(f"gemwire is tested with {' and '.join(tested)}")
     if spec.name == "claude" and refuses_root(environ, uid=uid):
         sandbox = environ.get("IS_SANDBOX", "")
         return Check(

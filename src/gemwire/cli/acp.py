@@ -40,7 +40,11 @@ _PERMISSIONS = ("ask", "deny", "reads", "edits", "all")
     help="Answer the agent's permission requests: ask at the keyboard, or a preset "
     "(deny, reads, edits, all). Default: ask on a terminal, else deny.",
 )
-@click.option("--mode", help="Session mode to set first (e.g. Gemini's yolo, plan).")
+@click.option(
+    "--mode",
+    help="Session mode to set first (e.g. Gemini's yolo, plan), instead of the mode that asks "
+    "which gemwire sets under --permissions other than all (docs/acp.md).",
+)
 @click.option("--model", help="Model to set first.")
 @click.option("--load", "load_session", help="Load this saved session instead of a new one.")
 @click.option(

@@ -3,13 +3,18 @@
 gemwire ships a dated table (``prices.json`` beside this module: USD per million tokens,
 with the page it was read from; a model read from another page, Anthropic's, OpenAI's or
 Qwen's, names its own page and date); a user's own table (JSON or TOML, same shape, only the
-models it names) is laid over it. Every cost gemwire shows is an **estimate**: the prices
+models it names) is laid over it. A model under ``unpriced`` is known and has no price: the
+agents' current default models (claude-agent-acp 0.101's ``claude-opus-5-5``, codex-acp 2.6's
+``gpt-5.5``) until a provider's own page is read, with its date; never guessed, and never
+priced as a shorter name it starts with. Every cost gemwire shows is an **estimate**: the prices
 change, free tiers and discounts are unknown to it, and audio or image input costs more.
 
     >>> table = load_prices()
     >>> round(table.cost("gemini-2.5-flash", input=1_000_000, output=0), 2)
     0.3
     >>> table.cost("some-model-nobody-priced", input=10, output=10) is None
+    True
+    >>> table.price("gpt-5.5") is None and "gpt-5.5" in table.unpriced
     True
     >>> price = table.price("claude-sonnet-4-5-20250929")
     >>> price.input, price.output, price.as_of
@@ -62,10 +67,15 @@ class PriceTable(msgspec.Struct, frozen=True, kw_only=True):
     as_of: str
     source: str
     models: dict[str, ModelPrice]
+    unpriced: dict[str, str] = {}
+    """Models known to have no price here, and why (no provider page read, by date)."""
 
     def price(self, model: str) -> ModelPrice | None:
         """The model's price: its own entry, else the longest entry its name starts with
-        (``gemini-2.5-flash-preview-09-2025`` is priced as ``gemini-2.5-flash``)."""
+        (``gemini-2.5-flash-preview-09-2025`` is priced as ``gemini-2.5-flash``); ``None``
+        for a model under ``unpriced`` (or one whose name starts with it)."""
+        if any(model == name or model.startswith(name + "-") for name in self.unpriced):
+            return None
         found = self.models.get(model)
         if found is not None:
             return found
@@ -134,6 +144,7 @@ def load_prices(path: str | os.PathLike[str] | None = None) -> PriceTable:
         as_of=overrides.as_of or table.as_of,
         source=overrides.source or f"{path} over {table.source}",
         models={**table.models, **overrides.models},
+        unpriced={k: v for k, v in table.unpriced.items() if k not in overrides.models},
     )
 
 

@@ -26,6 +26,7 @@ from gemwire.testing.scenario import (
 
 __all__ = (
     "SIDE_CALL_TEXT",
+    "SUGGESTION_REQUEST",
     "TITLE_TEXT",
     "Dialect",
     "Piece",
@@ -56,15 +57,24 @@ non-empty line of the answer (cut at 100 characters) as the title: `SIDE_CALL_TE
 become a title of JSON."""
 
 _TITLE_REQUEST = "Generate a title for this conversation:"
+SUGGESTION_REQUEST = "[SUGGESTION MODE:"
+"""How the request Claude Code (2.1.318, in claude-agent-acp 0.101.0) sends after a turn for
+a prompt suggestion ends: the conversation so far, tools and all, streamed like a turn, and
+a last user message that begins so. It is not a turn of the scenario."""
 
 
 def side_call_text(texts: list[str]) -> str:
     r"""What a side call whose user texts are ``texts`` is answered with: `TITLE_TEXT` for
-    a title request, else `SIDE_CALL_TEXT`.
+    a title request, nothing for a prompt suggestion (Claude Code's, whose instructions
+    say an empty answer suggests nothing), else `SIDE_CALL_TEXT`.
 
     >>> side_call_text(["Generate a title for this conversation:\n", "go"])
     'Scripted session'
+    >>> side_call_text(["go", "[SUGGESTION MODE: Suggest what the user might type next]"])
+    ''
     """
+    if texts and texts[-1].lstrip().startswith(SUGGESTION_REQUEST):
+        return ""
     return TITLE_TEXT if any(t.startswith(_TITLE_REQUEST) for t in texts) else SIDE_CALL_TEXT
 
 

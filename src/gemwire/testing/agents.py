@@ -5,16 +5,19 @@
 
 Like `IsolatedGemini`: a throwaway home (and ``TMPDIR``) and a workspace seeded with the
 scenario's files; the agent's own configuration points it at the scripted model (base URL,
-a fake key, a scripted model name), with telemetry, update checks and other traffic off.
+a fake key, a model name it knows), with telemetry, update checks and other traffic off.
 Every inherited variable that would change the agent's account, endpoint or home is
 dropped, so a developer's real keys cannot leak into a test. The agent itself is the
-pinned install (`resolve_agent`), or another command given as ``command``.
+pinned install of its current release (`resolve_agent`), of an older pinned one
+(``version``), or another command given as ``command``. gemwire makes each agent ask
+before acting (`asking`) whatever its configuration says; Codex's leaves it to gemwire.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -22,7 +25,7 @@ from typing import Any
 import msgspec
 
 from gemwire.runners.acp import AcpOptions
-from gemwire.runners.agents import AGENTS, AgentName, AgentSpec, resolve_agent
+from gemwire.runners.agents import AGENTS, AgentName, AgentRelease, AgentSpec, resolve_agent
 from gemwire.testing.environment import FAKE_API_KEY, Isolated, IsolatedGemini
 from gemwire.testing.model_server import ScriptedModel
 from gemwire.testing.scenario import seed_workspace
@@ -40,7 +43,9 @@ __all__ = (
 
 SCRIPTED_MODEL_NAME = "gemwire-scripted"
 """The model name the OpenAI-speaking agents are configured with."""
-CODEX_MODEL_NAME = "gpt-5.4-mini"
+CODEX_MODEL_NAMES = {"0.16.0": "gpt-5.4-mini", "2.6.0": "gpt-5.5"}
+"""A model in each Codex release's catalog: with one it does not list, codex-acp 2.6.0 says
+so in the answer and may not offer apply_patch."""
 
 _DROPPED_PREFIXES = (
     "ANTHROPIC_",
@@ -66,6 +71,8 @@ class IsolatedAgent(Isolated):
         root: create the home and workspace under this folder (kept afterwards, e.g.
             pytest's ``tmp_path``); by default a temporary folder removed on `cleanup()`.
         command: the argv that starts the agent in ACP mode; by default the pinned one.
+        version: which pinned release (default: the current one); with ``command``, the
+            release that command starts, for its configuration.
     """
 
     name: AgentName
@@ -79,11 +86,13 @@ class IsolatedAgent(Isolated):
         root: Path | None = None,
         command: tuple[str, ...] | None = None,
         api_key: str = FAKE_API_KEY,
+        version: str | None = None,
     ) -> None:
         self.model = model
         self.api_key = api_key
+        self.release = self.spec.release(version) if version else self.spec.current
         # Found before the root is made: an agent that is not installed leaves no folder.
-        self.command = command or resolve_agent(self.name).command
+        self.command = command or resolve_agent(self.name, version=version).command
         super().__init__(root)
         self.workspace = self.root / "workspace"
         self.tmp = self.root / "tmp"
@@ -95,6 +104,9 @@ class IsolatedAgent(Isolated):
         except BaseException:
             self.cleanup()
             raise
+
+    release: AgentRelease
+    """The release it runs."""
 
     @property
     def spec(self) -> AgentSpec:
@@ -114,6 +126,9 @@ class IsolatedAgent(Isolated):
         }
         env.update(HOME=str(self.home), TMPDIR=str(self.tmp), GEMWIRE_AGENT_HOME=str(self.home))
         env.update(self.agent_environ())
+        if self.release is not self.spec.current:
+            # gemwire run by name (acp --agent, serve, batch --agent) runs this release too.
+            env[self.spec.configured_env] = shlex.join(self.command)
         env.update(extra or {})
         return env
 
@@ -130,7 +145,7 @@ class IsolatedAgent(Isolated):
 
 
 class IsolatedClaude(IsolatedAgent):
-    """Claude Code (claude-code-acp) on the Anthropic Messages API.
+    """Claude Code (claude-agent-acp, or claude-code-acp) on the Anthropic Messages API.
 
     ``IS_SANDBOX=1``: as root, Claude Code refuses the permission mode claude-code-acp
     starts it in unless it is told it runs in a sandbox.
@@ -162,13 +177,14 @@ class IsolatedCodex(IsolatedAgent):
         codex_home.mkdir(exist_ok=True)
         (codex_home / "config.toml").write_text(
             # A model Codex knows: with an unknown one it tells the user so, as answer text.
-            f'model = "{CODEX_MODEL_NAME}"\n'
+            f'model = "{CODEX_MODEL_NAMES[self.release.version]}"\n'
             'model_provider = "gemwire"\n'
             "check_for_update_on_startup = false\n"
             # Codex's Linux sandbox needs bubblewrap and user namespaces, which containers
             # (and CI runners) often lack; the client's permission requests guard instead.
-            'sandbox_mode = "danger-full-access"\n'
-            'approval_policy = "untrusted"\n\n'
+            # No approval_policy: 2.6.0 refuses "untrusted" at start, and gemwire makes
+            # every release ask (asking.py).
+            'sandbox_mode = "danger-full-access"\n\n'
             "[model_providers.gemwire]\n"
             'name = "gemwire scripted model"\n'
             f'base_url = "{self.model.openai_url}"\n'
@@ -295,6 +311,8 @@ def isolated_agent(
     files: Mapping[str, str] | None = None,
     root: Path | None = None,
     command: tuple[str, ...] | None = None,
+    version: str | None = None,
 ) -> IsolatedAgent:
-    """The isolated environment for agent ``name`` (``gemini`` too, for side-by-side tests)."""
-    return _CLASSES[name](model, files=files, root=root, command=command)
+    """The isolated environment for agent ``name`` (``gemini`` too, for side-by-side tests),
+    of its pinned release ``version`` (default: the current one)."""
+    return _CLASSES[name](model, files=files, root=root, command=command, version=version)

@@ -23,7 +23,10 @@ drives them all (one module per API, named as the API names things):
 A streamed Anthropic or OpenAI request that declares tools is a model turn; one without
 tools, or not streamed, is a side call (titles, next-speaker checks) and is answered with
 the same JSON text, without consuming a turn; but a request for a session's title (OpenCode's)
-gets a plain title, as its title agent would answer (`TITLE_TEXT`).
+gets a plain title, as its title agent would answer (`TITLE_TEXT`). So is a request that is
+streamed like a turn but its dialect knows is not one (`_anthropic.is_side_request`: Claude
+Code's prompt suggestion after each turn, answered with nothing to suggest). Side calls are
+in `requests` (``turn`` ``None``), never in `problems`.
 
 Every request is recorded. Anything a scenario did not foresee (no turn left, an unknown
 endpoint) is answered with an HTTP 400 (404 for an endpoint) that names the problem, so the
@@ -295,6 +298,8 @@ class _Handler(BaseHTTPRequestHandler):
             if name == "gemini":  # a 400 from Gemini, a 401 in the API's own error shape elsewhere
                 return self._send_json(400, _gemini.BAD_KEY_BODY)
             return self._send_error(dialect, Fail(status=401))
+        if action == "turn" and name == "anthropic" and _anthropic.is_side_request(body):
+            action = "side"
         if action == "turn":
             turn = model._take_turn(dialect, body)
         self._record(url.path, name, rpc, model_name, body, api_key, turn)

@@ -116,6 +116,9 @@ TOOLS: dict[AgentName, Tools] = {
 }
 
 AGENT_NAMES = tuple(TOOLS)
+GOLDEN_VERSIONS: dict[AgentName, str] = {"claude": "0.16.2", "codex": "0.16.0"}
+"""The release these golden files were recorded from, where it is no longer the current one
+(test_deny_holds.py covers every pinned release)."""
 SEED = {"a.txt": "old line\n"}
 NO_MATCH = {"a.txt": "nothing to replace\n"}
 
@@ -185,10 +188,16 @@ async def run_case(
     script = scenario(case, TOOLS[agent], workspace)
     tapped = root / "frames"
     # Recording: the frames go through frame_tap.py, which copies them into `tapped`.
-    tap = (sys.executable, str(TAP), str(tapped), *resolve_agent(agent).command)
+    version = GOLDEN_VERSIONS.get(agent)
+    tap = (sys.executable, str(TAP), str(tapped), *resolve_agent(agent, version=version).command)
     with ScriptedModel(script) as model:
         env = isolated_agent(
-            agent, model, files=script.files, root=root, command=tap if RECORD else None
+            agent,
+            model,
+            files=script.files,
+            root=root,
+            command=tap if RECORD else None,
+            version=version,
         )
         with anyio.fail_after(150):
             async with run_acp("go", env.acp_options(permissions=PERMISSIONS[case])) as turn:
@@ -278,7 +287,7 @@ async def test_claude_reads_through_the_client_even_when_not_offered(root: Path)
         turns=[Reply([TOOLS["claude"].edit(workspace)]), Reply([Text("Done.")])], files=SEED
     )
     with ScriptedModel(script) as model:
-        env = isolated_agent("claude", model, files=SEED, root=root)
+        env = isolated_agent("claude", model, files=SEED, root=root, version="0.16.2")
         options = env.acp_options(permissions="edits", serve_reads=False)
         with anyio.fail_after(150):
             async with run_acp("go", options) as turn:
@@ -304,4 +313,4 @@ def test_gemwire_acp_runs_a_built_in_agent_by_name(root: Path) -> None:
     assert done.returncode == 0, done.stderr
     last = json.loads(done.stdout.splitlines()[-1])
     assert (last["type"], last["ok"], last["answer"]) == ("turn_completed", True, "Hi from Claude.")
-    assert last["agent"] == "acp:@zed-industries/claude-code-acp"
+    assert last["agent"] == "acp:@agentclientprotocol/claude-agent-acp"

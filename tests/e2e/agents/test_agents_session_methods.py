@@ -26,6 +26,10 @@ from gemwire.testing import Reply, Scenario, ScriptedModel, Text
 from gemwire.testing.agents import IsolatedAgent, isolated_agent
 from gemwire.testing.environment import live_processes
 
+OLDER: dict[str, str] = {"claude": "0.16.2", "codex": "0.16.0"}
+"""The releases these cases were measured on (codex-acp 2.6.0 answers no
+$/cancel_request, logs out otherwise, and costs more per session: not measured here yet)."""
+
 pytestmark = [pytest.mark.e2e]
 
 RESUMING: tuple[AgentName, ...] = ("claude", "qwen", "codex", "opencode")
@@ -42,7 +46,7 @@ def test_gemwire_acp_resume_continues_without_replaying_history(
     root = tmp_path.resolve()
     script = Scenario(turns=[Reply([Text("Noted.")]), Reply([Text("It was 42.")])])
     with ScriptedModel(script) as model:
-        env = isolated_agent(agent, model, root=root)
+        env = isolated_agent(agent, model, root=root, version=OLDER.get(agent))
 
         async def first() -> str:
             with anyio.fail_after(150):
@@ -176,7 +180,7 @@ def test_closed_sessions_are_freed_and_one_process_serves_400(
 ) -> None:
     root = tmp_path.resolve()
     with ScriptedModel(Scenario(turns=[Reply([Text("unused")])])) as model:
-        env = isolated_agent(agent, model, root=root)
+        env = isolated_agent(agent, model, root=root, version=OLDER.get(agent))
         rss: list[int] = []
 
         async def main() -> str:
@@ -224,9 +228,14 @@ def test_a_request_the_caller_abandons_is_cancelled_and_the_agent_goes_on(
 ) -> None:
     root = tmp_path.resolve()
     frames = root / "frames"
-    tap = (sys.executable, str(TAP), str(frames), *resolve_agent(agent).command)
+    tap = (
+        sys.executable,
+        str(TAP),
+        str(frames),
+        *resolve_agent(agent, version=OLDER.get(agent)).command,
+    )
     with ScriptedModel(Scenario(turns=[Reply([Text("Still here.")])])) as model:
-        env = isolated_agent(agent, model, root=root, command=tap)
+        env = isolated_agent(agent, model, root=root, command=tap, version=OLDER.get(agent))
 
         async def main() -> tuple[list[Event], str]:
             with anyio.fail_after(150):
@@ -264,7 +273,7 @@ def test_a_fork_starts_with_the_history_of_its_session(agent: AgentName, tmp_pat
     root = tmp_path.resolve()
     script = Scenario(turns=[Reply([Text("Noted.")]), Reply([Text("It was 42.")])])
     with ScriptedModel(script) as model:
-        env = isolated_agent(agent, model, root=root)
+        env = isolated_agent(agent, model, root=root, version=OLDER.get(agent))
 
         async def main() -> tuple[str, str, list[Event]]:
             with anyio.fail_after(150):
@@ -292,7 +301,7 @@ def test_logout_ends_codexs_login(tmp_path: Path) -> None:
     keeps the key in ``CODEX_HOME/auth.json``, and ``logout`` removes it."""
     root = tmp_path.resolve()
     with ScriptedModel(Scenario(turns=[Reply([Text("unused")])])) as model:
-        env = isolated_agent("codex", model, root=root)
+        env = isolated_agent("codex", model, root=root, version=OLDER["codex"])
         stored = env.home / ".codex" / "auth.json"
         options = msgspec.structs.replace(env.acp_options(), auth_method="openai-api-key")
 

@@ -41,7 +41,7 @@ async def test_a_task_subagent_is_saved_apart_and_linked_to_its_call(root: Path)
         files={"a.txt": "old line\n"},
     )
     with ScriptedModel(script) as model:
-        env = isolated_agent("claude", model, files=script.files, root=root)
+        env = isolated_agent("claude", model, files=script.files, root=root, version="0.16.2")
         with anyio.fail_after(150):
             async with run_acp("go", env.acp_options(permissions="all")) as turn:
                 live = [event async for event in turn]

@@ -76,7 +76,7 @@ def test_the_default_gemini_is_found_as_process_mode_finds_it(
     # Named by its built-in identity, whatever its launcher is called.
     assert executor.agent_of(Task(prompt="p")) == "acp:gemini-cli"
     assert executor.agent_of(Task(prompt="p", agent="claude")) == (
-        "acp:@zed-industries/claude-code-acp"
+        "acp:@agentclientprotocol/claude-agent-acp"
     )
     # `--agent gemini` looks at GEMINI_CLI_PATH too.
     assert resolve_agent("gemini", cwd=str(tmp_path)).command == (str(gemini), "--acp")

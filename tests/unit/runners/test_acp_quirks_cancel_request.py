@@ -34,7 +34,8 @@ async def notices_after_answer(name: str, error: dict[str, Any]) -> list[str]:
         raise AssertionError
 
     async with scripted_client(
-        AcpOptions(request_timeout=0.05),
+        # "all": codex-acp 0.16 is made to ask only when gemwire starts it (asking.py).
+        AcpOptions(request_timeout=0.05, permissions="all"),
         scenario=AgentScenario(
             agent_info=acp.Implementation(name=name, version="1.0"), agent_capabilities=RESUMABLE
         ),

@@ -79,7 +79,7 @@ def test_nothing_found_names_the_places_and_the_install(clis: Path, tmp_path: Pa
         resolve_agent("codex", cwd=str(tmp_path), environ={"PATH": ""})
     assert str(caught.value) == (
         "Codex (codex-acp) not found (looked at $GEMWIRE_AGENT_CODEX, the pinned install, "
-        "node_modules/.bin and $PATH): npm install -g @zed-industries/codex-acp, or set "
+        "node_modules/.bin and $PATH): npm install -g @agentclientprotocol/codex-acp, or set "
         "GEMWIRE_AGENT_CODEX to the command that starts it in ACP mode"
     )
     with pytest.raises(AgentNotFound, match="unknown agent 'goose'"):
@@ -98,9 +98,9 @@ def test_doctor_says_which_agents_are_there_and_whether_they_have_credentials(
     claude = checks["agent claude"]
     assert (claude.status, claude.summary) == (
         "warn",
-        "Claude Code (claude-code-acp) 0.16.1, but no credentials found",
+        "Claude Code (claude-agent-acp) 0.16.1, but no credentials found",
     )
-    assert claude.details[1] == "gemwire is tested with 0.16.2"
+    assert claude.details[1] == "gemwire is tested with 0.101.0 and 0.16.2"
     codex = checks["agent codex"]
     assert (codex.status, codex.summary) == ("warn", "Codex (codex-acp) is not installed")
     with_key = check_agents(
@@ -127,7 +127,7 @@ def test_doctor_says_claude_will_not_start_as_root_outside_a_sandbox(
         return
     assert (claude.status, claude.summary, claude.details[1:], claude.fix) == (
         "warn",
-        f"Claude Code (claude-code-acp) 0.16.2 will not start: root, IS_SANDBOX={sandbox!r}",
+        f"Claude Code (claude-agent-acp) 0.101.0 will not start: root, IS_SANDBOX={sandbox!r}",
         (
             (
                 "as root, Claude Code exits when it may skip permission checks (claude-code-acp "

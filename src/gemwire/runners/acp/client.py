@@ -37,6 +37,7 @@ from gemwire.errors import AgentRequestFailed, sole_exception
 from gemwire.events import Event
 from gemwire.protocol import acp as protocol
 from gemwire.protocol.acp import AcpClientConnection
+from gemwire.runners.acp.asking import hold_asking_mode
 from gemwire.runners.acp.channel import AgentChannel
 from gemwire.runners.acp.elicitation import ElicitationHandler, decline_elicitation
 from gemwire.runners.acp.options import AcpOptions, McpServer
@@ -114,6 +115,8 @@ class AcpClient:
         if channel is None and not options.command:
             raise ValueError("AcpOptions.command is empty: name the agent to run")
         self.options = options
+        # Anything but "allow everything" holds only if the agent asks (asking.py).
+        self._asks = permission_handler is not None or options.permissions != "all"
         self._permission_handler = permission_handler or permission_preset(
             options.permissions, always=options.allow_always
         )
@@ -306,7 +309,7 @@ class AcpClient:
         folder, extra, params = self._session_params(cwd, include_directories, mcp_servers)
         call = protocol.new_session(acp.NewSessionRequest(**params))
         response = await self._request_session(call)
-        return self._opened(response.session_id, folder, extra, response)
+        return await self._held(self._opened(response.session_id, folder, extra, response))
 
     async def load_session(
         self,
@@ -348,7 +351,7 @@ class AcpClient:
         warning = await self._quirks.protect_loaded_session(environment, folder, session_id)
         if warning is not None:
             session.emit([self._context.notice(warning, session_id)])
-        return session
+        return await self._held(session)
 
     async def resume_session(
         self,
@@ -365,7 +368,7 @@ class AcpClient:
         folder, extra, params = self._session_params(cwd, include_directories, mcp_servers)
         call = protocol.resume_session(acp.ResumeSessionRequest(session_id=session_id, **params))
         response = await self._request_session(call)
-        return self._opened(session_id, folder, extra, response)
+        return await self._held(self._opened(session_id, folder, extra, response))
 
     async def fork_session(
         self,
@@ -382,7 +385,7 @@ class AcpClient:
         folder, extra, params = self._session_params(cwd, include_directories, mcp_servers)
         call = protocol.fork_session(acp.ForkSessionRequest(session_id=session_id, **params))
         response = await self._request_session(call)
-        return self._opened(response.session_id, folder, extra, response)
+        return await self._held(self._opened(response.session_id, folder, extra, response))
 
     async def continue_session(
         self,
@@ -483,6 +486,13 @@ class AcpClient:
         # Its model: models.currentModelId, else the model config option (claude-agent-acp's).
         new = isinstance(response, acp.NewSessionResponse)
         self._register(session, session.current_model, new=new)
+        return session
+
+    async def _held(self, session: AcpSession) -> AcpSession:
+        """``session``, in its agent's asking mode where the answers need it (`asking`)."""
+        await hold_asking_mode(
+            session, asks=self._asks, override=self.options.mode, command=self.options.command
+        )
         return session
 
     def _register(self, session: AcpSession, model: str | None, *, new: bool = False) -> None:

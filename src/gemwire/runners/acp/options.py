@@ -9,6 +9,7 @@ import msgspec
 from msgspec import UNSET
 
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
+from gemwire.runners.acp.asking import asking_launch
 from gemwire.runners.acp.permissions import PermissionPreset
 from gemwire.runners.acp.process_channel import AgentLaunch
 from gemwire.runners.turn_result import TurnResult
@@ -65,7 +66,9 @@ class AcpOptions(msgspec.Struct, frozen=True, kw_only=True):
     ``session/resume`` where the agent offers it (no history replayed), else by
     ``session/load`` (`AcpClient.continue_session`)."""
     mode: str | None = None
-    """`run_acp` sets this mode before the prompt."""
+    """`run_acp` sets this mode before the prompt. Given, it overrides the asking mode
+    gemwire otherwise puts every session in when the answers are not "allow everything"
+    (`asking`): the agent then asks only as this mode does."""
     model: str | None = None
     """`run_acp` sets this model before the prompt."""
     timeout: float | None = None
@@ -89,9 +92,12 @@ class AcpOptions(msgspec.Struct, frozen=True, kw_only=True):
 
     @property
     def launch(self) -> AgentLaunch:
-        """What starts the agent process (`ProcessChannel`)."""
-        return AgentLaunch(
-            command=self.command, cwd=self.cwd, env=self.env, inherit_env=self.inherit_env
+        """What starts the agent process (`ProcessChannel`): for an agent that has no mode
+        that asks, with what makes it ask (`asking.asking_launch`)."""
+        return asking_launch(
+            AgentLaunch(
+                command=self.command, cwd=self.cwd, env=self.env, inherit_env=self.inherit_env
+            )
         )
 
     def environment(self) -> dict[str, str]:

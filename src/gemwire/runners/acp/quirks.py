@@ -2,7 +2,8 @@
 
 An agent's quirks are known by its name: the ``agentInfo.name`` it gives in
 ``initialize``, or, when it gives none, the name its built-in `AgentSpec` reports
-(``agent_identity``). An agent without quirks of its own gets `NoQuirks`, and every
+(``agent_identity``). A renamed package is the same agent with another release
+(`AgentRelease`): its quirks are keyed by the release that has them. An agent without quirks of its own gets `NoQuirks`, and every
 protocol violation it commits is a ``notice`` (`drops_violation`).
 
     >>> type(quirks_for("acp:gemini-cli")).__name__, type(quirks_for("acp:qwen-code")).__name__
@@ -121,7 +122,9 @@ def _codex_cancel_request_answer(violation: ProtocolViolation) -> bool:
 
 
 _HARMLESS_VIOLATIONS: dict[str, Callable[[ProtocolViolation], bool]] = {
-    f"acp:{AGENTS['codex'].reported_name}": _codex_cancel_request_answer,
+    # The Rust codex-acp's; 2.x, a TypeScript adapter of another package, answers no
+    # notification.
+    AGENTS["codex"].release("0.16.0").identity: _codex_cancel_request_answer,
 }
 """By an agent's ``agent`` field: the protocol violations it commits that harm nothing."""
 

@@ -241,6 +241,9 @@ class AcpSession:
         )
         if self.modes is not None:
             self.modes = msgspec.structs.replace(self.modes, current_mode_id=mode_id)
+        for option in self.config_options or []:
+            if option.get("category") == "mode":  # the same mode, as a config option
+                option["currentValue"] = mode_id
 
     async def set_model(self, model_id: str) -> None:
         """Choose the model: by ``session/set_model`` where the agent lists ``models``
@@ -280,6 +283,11 @@ class AcpSession:
         result = await self._call(protocol.set_config_option(request))
         if isinstance(result.get("configOptions"), list):
             self.config_options = result["configOptions"]
+        option = next((o for o in self.config_options or [] if o.get("id") == config_id), {})
+        current = option.get("currentValue")
+        # The same mode as `modes` (claude-agent-acp, codex-acp 2 offer both).
+        if option.get("category") == "mode" and isinstance(current, str) and self.modes:
+            self.modes = msgspec.structs.replace(self.modes, current_mode_id=current)
 
     async def _call(self, call: protocol.Call[protocol.Json]) -> dict[str, Any]:
         result = await self.context.peer.call(call, self.context.options.request_timeout)
