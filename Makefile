@@ -13,7 +13,7 @@ BIN := $(VENV)/bin
 CLI_VERSIONS := 0.61.0 0.30.0 0.15.4
 CLI_STAMPS := $(foreach v,$(CLI_VERSIONS),clis/gemini-$(v)/node_modules/.gemwire-installed)
 CURRENT_CLI_STAMP := $(firstword $(CLI_STAMPS))
-AGENT_DIRS := claude-code-acp-0.16.2 codex-acp-0.16.0 qwen-code-0.24.4 opencode-1.18.33
+AGENT_DIRS := claude-code-acp-0.16.2 codex-acp-0.16.0 qwen-code-0.24.4 opencode-1.18.33 acp-sdk-ts-2.4.0
 AGENT_STAMPS := $(foreach d,$(AGENT_DIRS),clis/$(d)/node_modules/.gemwire-installed)
 LINTED := src tests bench
 # The tests the portable CI workflow runs on Windows, type-checked as Windows sees them.
