@@ -13,13 +13,9 @@ import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-
-from gemwire.events import Event
-from gemwire.runners.acp import AcpClient, AcpOptions
-from gemwire.runners.acp.remote import remote_channel
+from acp_interop import seven_steps
 
 SDK = Path(__file__).parents[3] / "clis" / "acp-sdk-ts-2.4.0"
 pytestmark = [
@@ -50,36 +46,6 @@ def ts_server() -> Iterator[str]:
         process.stdin.close()  # it exits when its stdin ends
         process.wait(10)
         process.stdout.close()
-
-
-def _seen(events: list[Event]) -> list[tuple[str, Any]]:
-    return [(e.type, getattr(e, "text", None)) for e in events if e.type != "usage"]
-
-
-async def seven_steps(url: str, cwd: str) -> list[tuple[str, Any]]:
-    """The seven steps through gemwire's client: what each showed."""
-    steps: list[tuple[str, Any]] = []
-    options = AcpOptions(permissions="all")
-    async with AcpClient(options, channel=remote_channel(url)) as client:
-        steps.append(("initialize", client.agent_capabilities.load_session))
-        session = await client.new_session(cwd=cwd)
-        steps.append(("session/new", bool(session.session_id)))
-        for text in ("hello", "permission"):
-            async with session.prompt(text) as turn:
-                events = [e async for e in turn]
-            steps.append((text, (turn.result.stop_reason, turn.result.answer, _seen(events))))
-        async with session.prompt("hang") as turn:
-            async for event in turn:
-                if event.type == "message_delta":
-                    await turn.cancel()
-            steps.append(("cancel", turn.result.stop_reason))
-    async with AcpClient(options, channel=remote_channel(url)) as client:
-        loaded = await client.load_session(session.session_id, cwd=cwd)
-        steps.append(("session/load", _seen(loaded.take_events())))
-        async with loaded.prompt("hello") as turn:
-            await turn.wait()
-        steps.append(("prompt after load", (turn.result.stop_reason, turn.result.answer)))
-    return steps
 
 
 @pytest.fixture
