@@ -55,7 +55,13 @@ clis/%/node_modules/.gemwire-installed: clis/%/package-lock.json clis/%/package.
 		|| (cat npm-ci.log; rm -f npm-ci.log; exit 1)) && rm -f npm-ci.log
 	touch $@
 
-agents: $(AGENT_STAMPS)
+agents: $(AGENT_STAMPS) .venv-acp-rc3/.gemwire-installed
+
+# The ACP Python SDK 1.0 rc beside .venv's 0.12 (the transport interop tests), a venv of its own.
+.venv-acp-rc3/.gemwire-installed: requirements-acp-rc3.txt
+	$(PYTHON) -m venv .venv-acp-rc3
+	.venv-acp-rc3/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-acp-rc3.txt
+	touch $@
 
 demo: $(BIN)/.gemwire-installed $(CURRENT_CLI_STAMP)
 	$(BIN)/gemwire demo

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from acp_scripted import ScriptedAgent
+from served import LoadingAgent
+
 from gemwire.events import Event
 from gemwire.runners.acp import AcpClient, AcpOptions
 from gemwire.runners.acp.remote import remote_channel
@@ -42,5 +45,102 @@ async def seven_steps(url: str, cwd: str, *, token: str | None = None) -> list[S
         steps.append(("session/load", seen(loaded.take_events())))
         async with loaded.prompt("hello") as turn:
             await turn.wait()
-        steps.append(("prompt after load", (turn.result.stop_reason, turn.result.answer)))
+        result = turn.result
+        said = result.error.message if result.error is not None else result.answer
+        steps.append(("prompt after load", (result.stop_reason, said)))
     return steps
+
+
+# What the steps show against a trivial agent (the SDKs' servers' in the interop tests).
+HELLO = [("session_started", None), ("user_message", "hello"), ("message_delta", "Hello there.")]
+FIRST_FIVE = [
+    ("initialize", True),
+    ("session/new", True),
+    ("hello", ("end_turn", "Hello there.", [*HELLO, ("turn_completed", None)])),
+    (
+        "permission",
+        (
+            "end_turn",
+            "yes",
+            [
+                ("user_message", "permission"),
+                ("tool_call_started", None),
+                ("permission_requested", None),
+                ("permission_resolved", None),
+                ("message_delta", "yes"),
+                ("notice", None),  # the tool call never ended: the turn closes it
+                ("tool_call_finished", None),
+                ("turn_completed", None),
+            ],
+        ),
+    ),
+    ("cancel", "cancelled"),
+]
+
+
+# The scripted agent behind gemwire's endpoint in the interop tests, and what the SDKs'
+# clients (their JSON lines) see of it.
+async def scripted_turn(agent: ScriptedAgent, session_id: str, params: dict[str, Any]) -> str:
+    """``hello`` says hello; ``permission`` asks for one; ``hang`` waits for the cancel."""
+    text = params["prompt"][0]["text"]
+    if text == "permission":
+        tool_call = {"toolCallId": "t1", "title": "write a", "kind": "edit"}
+        options = [
+            {"optionId": "yes", "name": "Allow", "kind": "allow_once"},
+            {"optionId": "no", "name": "Reject", "kind": "reject_once"},
+        ]
+        answer = await agent.request(
+            "session/request_permission",
+            {"sessionId": session_id, "toolCall": tool_call, "options": options},
+        )
+        await agent.say(session_id, answer["result"]["outcome"]["optionId"])
+        return "end_turn"
+    if text == "hang":
+        await agent.say(session_id, "Thinking")
+        await agent.cancelled.wait()
+        return "cancelled"
+    await agent.say(session_id, "Hello there.")
+    return "end_turn"
+
+
+class ScriptedLoadingAgent(LoadingAgent):
+    """tests/served.py's `LoadingAgent`, saying it loads sessions."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.capabilities = {"loadSession": True}
+
+
+EXPECTED = [
+    {"step": "initialize", "protocolVersion": 1, "loadSession": True, "updates": [], "asked": []},
+    {"step": "session/new", "sessionId": "s0", "updates": [], "asked": []},
+    {
+        "step": "prompt",
+        "stopReason": "end_turn",
+        "updates": [["agent_message_chunk", "Hello there."]],
+        "asked": [],
+    },
+    {
+        "step": "permission",
+        "stopReason": "end_turn",
+        "updates": [["agent_message_chunk", "yes"]],
+        "asked": ["t1"],
+    },
+    {
+        "step": "cancel",
+        "stopReason": "cancelled",
+        "updates": [["agent_message_chunk", "Thinking"]],
+        "asked": [],
+    },
+    {
+        "step": "session/load",
+        "updates": [["user_message_chunk", "earlier"], ["agent_message_chunk", "before"]],
+        "asked": [],
+    },
+    {
+        "step": "prompt after load",
+        "stopReason": "end_turn",
+        "updates": [["agent_message_chunk", "Hello there."]],
+        "asked": [],
+    },
+]

@@ -11,17 +11,17 @@ as they came.
 
 A ``session/load``, ``session/resume`` or ``session/fork`` opens the stream of the session
 its params name as it arrives (`deliver`), as does a client's GET of that session (the
-RFD's resume flow opens it before it POSTs the load): so what the agent replays before it
-answers goes on the session's stream. The answer follows the replay on that stream when
-the client has it open (on two streams the client could read the answer first, and take
-the session as loaded without its history), else on the connection's. An attach the
-agent refuses closes that stream again, unless the session was open on the connection
+RFD's resume flow opens it before it POSTs the load). While the attach waits for its
+answer, the replay and then the answer go on one stream, so that no client reads the answer
+before the end of the replay (and takes the session as loaded without its history): the
+session's when the client reads it, else the connection's (the ACP Python SDK's clients
+open the session's only once the replay or the answer names it). An attach the agent
+refuses closes the session's stream again, unless the session was open on the connection
 before.
 
 Every stream is an `Outbox` of bounded size: while one is full the agent is not read,
 so a client that never reads holds the agent back (its stdout pipe fills) instead of
-filling the server's memory. A session's replay is the exception: while its attach is
-unanswered it is kept whole, as a client may open the stream only once the answer came.
+filling the server's memory.
 """
 
 from __future__ import annotations
@@ -70,11 +70,9 @@ class Outbox:
         self.attached = False
         """A client is reading it (one at a time)."""
 
-    async def put(self, message: bytes, *, bounded: bool = True) -> None:
-        """Wait for room (unless not ``bounded``), then add ``message`` (dropped once closed)."""
-        while (
-            bounded and self._items and self._size + len(message) > self._limit and not self.closed
-        ):
+    async def put(self, message: bytes) -> None:
+        """Wait for room, then add ``message`` (dropped once closed)."""
+        while self._items and self._size + len(message) > self._limit and not self.closed:
             await self._changed.wait()
         if not self.closed:
             self._items.append(message)
@@ -253,7 +251,6 @@ class HttpConnection:
         seen = peek(message)
         self.activity.agent_sent(seen)
         box = self.stream
-        bounded = True
         if seen is not None and seen.response:
             assert seen.key is not None
             answer = self._answers.pop(seen.key, None)
@@ -266,7 +263,7 @@ class HttpConnection:
                 assert session_id is not None
                 self._attached(session_id, ok=not seen.failed)
                 replay = self.sessions.get(session_id)
-                if replay is not None and replay.attached:  # the answer after the replay
+                if replay is not None and replay.attached:  # after the replay, on its stream
                     box = replay
             elif session_id is not None and session_id in self.sessions:
                 box = self.sessions[session_id]
@@ -280,8 +277,9 @@ class HttpConnection:
                 self.open_session(opened)
         elif seen is not None and seen.session_id is not None and seen.session_id in self.sessions:
             box = self.sessions[seen.session_id]
-            bounded = not self._attaching(seen.session_id)
-        await box.put(message, bounded=bounded)
+            if not box.attached and self._attaching(seen.session_id):
+                box = self.stream  # a replay: where its answer will go (the module docstring)
+        await box.put(message)
 
     def knows(self, session_id: str) -> bool:
         """Whether ``session_id`` is on the connection: the agent opened or attached it

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from acp_interop import seven_steps
+from acp_interop import FIRST_FIVE, HELLO, seven_steps
 
 SDK = Path(__file__).parents[3] / "clis" / "acp-sdk-ts-2.4.0"
 pytestmark = [
@@ -51,32 +51,6 @@ def ts_server() -> Iterator[str]:
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"  # the steps are the server's; the client's backends are tested elsewhere
-
-
-HELLO = [("session_started", None), ("user_message", "hello"), ("message_delta", "Hello there.")]
-FIRST_FIVE = [
-    ("initialize", True),
-    ("session/new", True),
-    ("hello", ("end_turn", "Hello there.", [*HELLO, ("turn_completed", None)])),
-    (
-        "permission",
-        (
-            "end_turn",
-            "yes",
-            [
-                ("user_message", "permission"),
-                ("tool_call_started", None),
-                ("permission_requested", None),
-                ("permission_resolved", None),
-                ("message_delta", "yes"),
-                ("notice", None),  # the tool call never ended: the turn closes it
-                ("tool_call_finished", None),
-                ("turn_completed", None),
-            ],
-        ),
-    ),
-    ("cancel", "cancelled"),
-]
 
 
 async def test_gemwire_runs_the_seven_steps_against_the_typescript_sdk_server_over_websocket(

@@ -139,6 +139,12 @@ class StreamableHttpChannel:
                 await self._open_stream(session_id)  # if it is not (it closed, say)
         try:
             response = await self._client.post(self.url, content=message, headers=headers)
+            if response.status_code == 404 and session_id is not None and _attach(seen):
+                # The ACP Python SDK's server (0.12, 1.0) knows only the sessions opened on
+                # the connection, and takes an attach without the header, as its client
+                # sends it (a 404 reached no agent).
+                del headers[SESSION_ID_HEADER]
+                response = await self._client.post(self.url, content=message, headers=headers)
         except self._httpx.HTTPError as exc:
             if opening:
                 raise unreachable(self.url, exc) from exc
@@ -266,6 +272,10 @@ class StreamableHttpChannel:
             self._reason = reason
         self._ended.set()
         self._send_inbox.close()
+
+
+def _attach(seen: Peeked | None) -> bool:
+    return seen is not None and seen.request and attaches_session(seen.method)
 
 
 def _error_answer(request_id: bytes | None, message: str) -> bytes:
