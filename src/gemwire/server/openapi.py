@@ -181,6 +181,9 @@ _PROJECT = Param("project", "Only this project (its root folder).")
 _BATCH = Param("batch_id", "The batch's id (`b_` and 16 hex digits).", where="path")
 _SESSION = Param("session_id", "The server's session id (`s_` and 16 hex digits).", where="path")
 _ACP_AGENT = Param("agent", "The agent: a built-in one or an `--agent` one.", where="path")
+_ACP_AGENT_QUERY = Param(
+    "agent", "The agent: a built-in one or an `--agent` one (default `gemini`).", where="query"
+)
 _ACP_CONNECTION = Param(
     "Acp-Connection-Id", "The connection (the answer to `initialize` names it).", where="header"
 )
@@ -500,9 +503,48 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
         errors=(400, 404, 422),
         tag="batches",
     ),
+    ("GET", "/acp"): Operation(
+        "An ACP agent (`?agent=`): a WebSocket, or a Streamable HTTP stream",
+        "The Agent Client Protocol's transport RFD (docs/server.md says where it departs). "
+        "A WebSocket upgrade starts one agent for the socket: each text frame is one "
+        "JSON-RPC message, both ways; the socket closing stops the agent (1001 at shutdown "
+        "or after `--idle-timeout` with no message and no turn, 1009 for a message over "
+        "64 MiB; refused with 1008 for a wrong token or Origin). "
+        "Otherwise (`Accept: text/event-stream`), the SSE stream of a Streamable HTTP "
+        "connection (`Acp-Connection-Id`), or of one of its sessions (`Acp-Session-Id`): "
+        "the agent's messages, one an event; one reader at a time (409); the connection's "
+        "stream closing stops the agent.",
+        params=(_ACP_AGENT_QUERY, _ACP_CONNECTION, _ACP_SESSION),
+        response={_SSE: {"type": "string", "description": "`data: <JSON-RPC message>`"}},
+        errors=(400, 404, 406, 409),
+        tag="acp",
+    ),
+    ("POST", "/acp"): Operation(
+        "Send an ACP message (Streamable HTTP)",
+        "`initialize` starts the connection's agent and is answered in the body, with the "
+        "`Acp-Connection-Id` header; every other message needs that header (and "
+        "`Acp-Session-Id` for a method on a session) and is answered 202, its answer coming "
+        "on a stream. A message naming a session's folder outside the roots is answered on "
+        "the stream with its JSON-RPC error (-32602), and never reaches the agent; a batch "
+        "is 501. The body "
+        "may be up to 64 MiB, the stdio line cap (413 above it). Past `--max-sessions` "
+        "connections at once, `initialize` is 503.",
+        params=(_ACP_AGENT_QUERY, _ACP_CONNECTION, _ACP_SESSION),
+        body={"application/json": _ACP_MESSAGE},
+        response={"application/json": _ACP_MESSAGE},
+        errors=(400, 404, 413, 415, 501, 502, 503, 504),
+        tag="acp",
+    ),
+    ("DELETE", "/acp"): Operation(
+        "End an ACP connection (Streamable HTTP): its agent stops",
+        params=(_ACP_AGENT_QUERY, _ACP_CONNECTION),
+        status=202,
+        errors=(400, 404),
+        tag="acp",
+    ),
     ("GET", "/acp/{agent}"): Operation(
         "An ACP agent: a WebSocket, or a Streamable HTTP stream",
-        "The Agent Client Protocol's transport RFD, as the ACP Python SDK 0.12 speaks it. "
+        "The Agent Client Protocol's transport RFD (docs/server.md says where it departs). "
         "A WebSocket upgrade starts one agent for the socket: each text frame is one "
         "JSON-RPC message, both ways; the socket closing stops the agent (1001 at shutdown "
         "or after `--idle-timeout` with no message and no turn, 1009 for a message over "
@@ -521,14 +563,15 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
         "`initialize` starts the connection's agent and is answered in the body, with the "
         "`Acp-Connection-Id` header; every other message needs that header (and "
         "`Acp-Session-Id` for a method on a session) and is answered 202, its answer coming "
-        "on a stream. A message naming a session's folder outside the roots is answered "
-        "here, 200, with its JSON-RPC error (-32602), and never reaches the agent. The body "
+        "on a stream. A message naming a session's folder outside the roots is answered on "
+        "the stream with its JSON-RPC error (-32602), and never reaches the agent; a batch "
+        "is 501. The body "
         "may be up to 64 MiB, the stdio line cap (413 above it). Past `--max-sessions` "
         "connections at once, `initialize` is 503.",
         params=(_ACP_AGENT, _ACP_CONNECTION, _ACP_SESSION),
         body={"application/json": _ACP_MESSAGE},
         response={"application/json": _ACP_MESSAGE},
-        errors=(400, 404, 413, 415, 502, 503, 504),
+        errors=(400, 404, 413, 415, 501, 502, 503, 504),
         tag="acp",
     ),
     ("DELETE", "/acp/{agent}"): Operation(
@@ -649,6 +692,7 @@ _REASONS = {
     415: "Unsupported media type",
     422: "Cannot be read",
     429: "A limit is reached",
+    501: "Not implemented (a JSON-RPC batch)",
     502: "The agent ended first",
     503: "Shutting down",
     504: "The agent did not answer in time",
