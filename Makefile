@@ -15,7 +15,7 @@ CLI_VERSIONS := 0.61.0 0.30.0 0.15.4
 CLI_STAMPS := $(foreach v,$(CLI_VERSIONS),clis/gemini-$(v)/node_modules/.gemwire-installed)
 CURRENT_CLI_STAMP := $(firstword $(CLI_STAMPS))
 AGENT_DIRS := claude-agent-acp-0.101.0 codex-acp-2.6.0 claude-code-acp-0.16.2 codex-acp-0.16.0 \
-	qwen-code-0.24.4 opencode-1.18.33
+	qwen-code-0.24.4 opencode-1.18.33 acp-sdk-ts-2.4.0
 AGENT_STAMPS := $(foreach d,$(AGENT_DIRS),clis/$(d)/node_modules/.gemwire-installed)
 LINTED := src tests bench
 # The tests the portable CI workflow runs on Windows, type-checked as Windows sees them.
@@ -62,7 +62,13 @@ clis/%/node_modules/.gemwire-installed: clis/%/package-lock.json clis/%/package.
 		|| (cat npm-ci.log; rm -f npm-ci.log; exit 1)) && rm -f npm-ci.log
 	touch $@
 
-agents: $(AGENT_STAMPS)
+agents: $(AGENT_STAMPS) .venv-acp-rc3/.gemwire-installed
+
+# The ACP Python SDK 1.0 rc beside .venv's 0.12 (the transport interop tests), a venv of its own.
+.venv-acp-rc3/.gemwire-installed: requirements-acp-rc3.txt
+	$(PYTHON) -m venv .venv-acp-rc3
+	.venv-acp-rc3/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-acp-rc3.txt
+	touch $@
 
 demo: $(BIN)/.gemwire-installed $(CURRENT_CLI_STAMP)
 	$(BIN)/gemwire demo

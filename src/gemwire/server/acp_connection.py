@@ -2,13 +2,22 @@
 
 `HttpConnection` owns the agent's channel for as long as the connection lives (a task of
 the endpoint's task group: the agent outlives each request). It routes each message the
-agent writes as the transport RFD says (and the ACP Python SDK does): the answer to a
-request is found by its ``id``; an answer that opens a session goes on the connection's
-stream, which the client has open, and opens that session's stream; the answer to a
-request on a session, and a request or notification naming a session whose stream exists,
-go on that session's stream; the rest on the connection's. Messages pass as they came.
-Beyond the SDK, a ``session/load`` (or ``session/resume``) that succeeds opens its
-session's stream too (its answer names no session).
+agent writes as the transport RFD says: the answer to a request is found by its ``id``;
+an answer that opens a session (``session/new``'s, ``session/fork``'s) goes on the
+connection's stream, which the client has open, and opens that session's stream; the
+answer to a request on a session, and a request or notification naming a session whose
+stream exists, go on that session's stream; the rest on the connection's. Messages pass
+as they came.
+
+A ``session/load``, ``session/resume`` or ``session/fork`` opens the stream of the session
+its params name as it arrives (`deliver`), as does a client's GET of that session (the
+RFD's resume flow opens it before it POSTs the load). While the attach waits for its
+answer, the replay and then the answer go on one stream, so that no client reads the answer
+before the end of the replay (and takes the session as loaded without its history): the
+session's when the client reads it, else the connection's (the ACP Python SDK's clients
+open the session's only once the replay or the answer names it). An attach the agent
+refuses closes the session's stream again, unless the session was open on the connection
+before.
 
 Every stream is an `Outbox` of bounded size: while one is full the agent is not read,
 so a client that never reads holds the agent back (its stdout pipe fills) instead of
@@ -148,6 +157,7 @@ class HttpConnection:
         """Its traffic either way (the endpoint ends it once idle)."""
         self.stream = Outbox()
         self.sessions: dict[str, Outbox] = {}
+        self._opened: set[str] = set()  # sessions the agent opened or attached here
         self.ended = anyio.Event()
         self.stopped = anyio.Event()
         self.attached = anyio.Event()
@@ -200,14 +210,30 @@ class HttpConnection:
         self._answers.pop(seen.key, None)
         return answer.message
 
+    def open_session(self, session_id: str) -> Outbox:
+        """The stream of ``session_id``, opened if it is not (a GET of it, an attach)."""
+        return self.sessions.setdefault(session_id, Outbox())
+
     async def deliver(self, message: bytes, seen: Peeked) -> None:
         """A client's message, to the agent; its answer will find the session's stream."""
         self.activity.client_sent(seen)
         if seen.request and seen.session_id is not None:
             assert seen.key is not None
-            self._routes[seen.key] = (seen.session_id, attaches_session(seen.method))
+            attaching = attaches_session(seen.method)
+            self._routes[seen.key] = (seen.session_id, attaching)
+            if attaching:
+                self.open_session(seen.session_id)
         async with self._write:
             await self.channel.send(one_line(message) + b"\n")
+
+    async def answer(self, message: bytes, seen: Peeked) -> None:
+        """The endpoint's own answer to the client's message ``seen``, which the agent
+        never saw (its folders refused, no method): on the connection's stream, as the
+        agent's would be; a refused attach closes the session's stream it opened."""
+        self.activity.client_sent(None)
+        if attaches_session(seen.method) and seen.session_id is not None:
+            self._attached(seen.session_id, ok=False)
+        await self.stream.put(message)
 
     async def _pump(self) -> None:
         async for message in agent_messages(self.channel):
@@ -232,13 +258,42 @@ class HttpConnection:
                 answer.message = message
                 answer.ready.set()
                 return
-            session_id, attaching = self._routes.pop(seen.key, (seen.session_id, False))
-            if seen.session_id is not None or (attaching and not seen.failed):
-                # It opened (or loaded) a session: the answer stays here, the client has
-                # this stream open; the session's stream opens now.
-                self.sessions.setdefault(str(session_id), Outbox())
+            session_id, attaching = self._routes.pop(seen.key, (None, False))
+            if attaching:  # the answer stays here; a refused attach closes what it opened
+                assert session_id is not None
+                self._attached(session_id, ok=not seen.failed)
+                replay = self.sessions.get(session_id)
+                if replay is not None and replay.attached:  # after the replay, on its stream
+                    box = replay
             elif session_id is not None and session_id in self.sessions:
                 box = self.sessions[session_id]
+            opened = (
+                None
+                if seen.failed or (session_id is not None and not attaching)
+                else seen.session_id
+            )
+            if opened is not None:  # session/new's answer, fork's: its session's stream opens
+                self._opened.add(opened)
+                self.open_session(opened)
         elif seen is not None and seen.session_id is not None and seen.session_id in self.sessions:
             box = self.sessions[seen.session_id]
+            if not box.attached and self._attaching(seen.session_id):
+                box = self.stream  # a replay: where its answer will go (the module docstring)
         await box.put(message)
+
+    def knows(self, session_id: str) -> bool:
+        """Whether ``session_id`` is on the connection: the agent opened or attached it
+        here, or an attach of it waits for its answer (a GET alone does not make it so)."""
+        return session_id in self._opened or self._attaching(session_id)
+
+    def _attached(self, session_id: str, *, ok: bool) -> None:
+        if ok:
+            self._opened.add(session_id)
+        elif session_id not in self._opened and not self._attaching(session_id):
+            box = self.sessions.pop(session_id, None)
+            if box is not None:
+                box.close()
+
+    def _attaching(self, session_id: str) -> bool:
+        """Whether an attach of ``session_id`` waits for its answer."""
+        return (session_id, True) in self._routes.values()

@@ -42,6 +42,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, MutableMapping,
 from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any
+from urllib.parse import parse_qs
 
 import anyio
 import msgspec
@@ -53,9 +54,13 @@ from gemwire.protocol.acp.remote import (
     CONNECTION_ID_HEADER,
     SESSION_ID_HEADER,
     Peeked,
+    attaches_session,
     carries_session_header,
+    invalid_request,
+    is_batch,
     parse_error,
     peek,
+    with_connection_id,
 )
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.protocol.sse import KEEP_ALIVE, encode_event
@@ -69,7 +74,15 @@ from gemwire.server.agents import AgentLauncher as ServerLauncher
 from gemwire.server.config import DEFAULT_IDLE_TIMEOUT
 from gemwire.server.responses import NotFound
 
-__all__ = ("AcpEndpoint", "AgentLauncher", "launch_built_in", "server_launcher")
+__all__ = (
+    "AGENT_PARAMETER",
+    "DEFAULT_AGENT",
+    "AcpEndpoint",
+    "AgentLauncher",
+    "agent_named",
+    "launch_built_in",
+    "server_launcher",
+)
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -85,6 +98,11 @@ _TOO_BIG = 1009
 _GOING_AWAY = 1001
 _SHUTTING_DOWN = "the server is shutting down"
 _NOT_JSON = "the message is not a JSON-RPC message (a JSON object, UTF-8)"
+_NOT_A_METHOD = "method must be a string"
+AGENT_PARAMETER = "agent"
+"""The query parameter naming the agent at ``/acp`` (``/acp?agent=claude``)."""
+DEFAULT_AGENT = "gemini"
+"""The agent of ``/acp`` when the URL names none."""
 
 
 def launch_built_in(name: str) -> AgentChannel:
@@ -285,10 +303,15 @@ class AcpEndpoint:
                 reason = "the message is too big"
                 await send({"type": "websocket.close", "code": _TOO_BIG, "reason": reason})
                 return
+            if text is None:  # a binary frame: the RFD has them ignored
+                continue
             seen = peek(data) if data.strip() else None
-            if seen is None:
+            if seen is None or seen.invalid:
                 activity.client_sent(None)
-                if data.strip():
+                if seen is not None:
+                    answer = invalid_request(seen.key, _NOT_A_METHOD)
+                    await send({"type": "websocket.send", "text": answer.decode()})
+                elif data.strip():
                     await send({"type": "websocket.send", "text": parse_error(_NOT_JSON).decode()})
                 continue
             checked = self._folders.check(data)
@@ -314,7 +337,10 @@ class AcpEndpoint:
             return
         seen = peek(body)
         if seen is None:
-            await _error(send, 400, "bad_request", _NOT_JSON)
+            if is_batch(body):
+                await _error(send, 501, "not_implemented", "ACP takes no JSON-RPC batches")
+            else:
+                await _error(send, 400, "bad_request", _NOT_JSON)
             return
         if seen.request and seen.method == "initialize":
             await self._open(scope, body, seen, send)
@@ -326,13 +352,19 @@ class AcpEndpoint:
         if session_id is None and carries_session_header(seen.method):
             await _error(send, 400, "bad_request", f"{seen.method} needs {SESSION_ID_HEADER}")
             return
-        if session_id is not None and session_id not in connection.sessions:
+        attaching = seen.request and attaches_session(seen.method)
+        if session_id is not None and not connection.knows(session_id) and not attaching:
             await _error(send, 404, "not_found", f"no session {session_id!r} on this connection")
             return
+        if seen.invalid:
+            await _respond(send, 202, b"")
+            await connection.answer(invalid_request(seen.key, _NOT_A_METHOD), seen)
+            return
         checked = self._folders.check(body)
-        if isinstance(checked, Refused):  # answered here, as both the SDK's clients read it
-            connection.activity.client_sent(None)
-            await _respond(send, 202 if checked.answer is None else 200, checked.answer or b"")
+        if isinstance(checked, Refused):
+            await _respond(send, 202, b"")
+            if checked.answer is not None:
+                await connection.answer(checked.answer, seen)
             return
         if checked is not body:  # its folders as their real paths: the id as encoded anew
             seen = peek(checked) or seen
@@ -372,7 +404,7 @@ class AcpEndpoint:
                 await _error(send, 504, "timeout", "the agent did not answer initialize in time")
             return
         header = (CONNECTION_ID_HEADER.lower().encode(), connection.connection_id.encode())
-        await _respond(send, 200, answer, [header])
+        await _respond(send, 200, with_connection_id(answer, connection.connection_id), [header])
 
     async def _get(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = _headers(scope)
@@ -384,10 +416,9 @@ class AcpEndpoint:
         if connection is None:
             return
         session_id = headers.get(SESSION_ID_HEADER.lower())
-        box = connection.stream if session_id is None else connection.sessions.get(session_id)
-        if box is None:
-            await _error(send, 404, "not_found", f"no session {session_id!r} on this connection")
-            return
+        # A session's stream opens before the session is on the connection: the RFD's
+        # resume flow opens it, then POSTs the load (docs/server.md).
+        box = connection.stream if session_id is None else connection.open_session(session_id)
         if box.attached:
             await _error(send, 409, "conflict", "this stream is open already")
             return
@@ -473,10 +504,7 @@ class AcpEndpoint:
         return None
 
     def _launch(self, scope: Scope) -> AgentChannel:
-        name = scope.get("path_params", {}).get("agent")
-        if not isinstance(name, str) or not name:
-            raise AgentNotFound("the URL names no agent (mount the endpoint at /acp/{agent})")
-        return self._launcher(name)
+        return self._launcher(agent_named(scope))
 
 
 class _Socket:
@@ -519,6 +547,16 @@ async def _close_when_asked(socket: _Socket, scope: anyio.CancelScope, send: Sen
     scope.cancel()
     with anyio.CancelScope(shield=True), contextlib.suppress(OSError):
         await send({"type": "websocket.close", "code": socket.code, "reason": socket.reason})
+
+
+def agent_named(scope: Scope) -> str:
+    """The agent a request names: the ``agent`` path parameter (``/acp/{agent}``), else
+    the ``agent`` query parameter (``/acp?agent=NAME``), else `DEFAULT_AGENT`."""
+    name = scope.get("path_params", {}).get(AGENT_PARAMETER)
+    if isinstance(name, str) and name:
+        return name
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    return (query.get(AGENT_PARAMETER) or [DEFAULT_AGENT])[-1] or DEFAULT_AGENT
 
 
 def _headers(scope: Scope) -> dict[str, str]:

@@ -74,8 +74,8 @@ class SessionFolders:
     def check(self, data: bytes) -> bytes | Refused:
         """``data`` (one JSON object, checked as JSON) as the agent gets it, or why not."""
         method = _method_of.decode(data).method  # the rest skipped: a prompt may be 64 MiB
-        if method not in _OPENING and method not in _FILTERING:
-            return data
+        if not isinstance(method, str) or (method not in _OPENING and method not in _FILTERING):
+            return data  # (a method that is no string is no message: the caller answers it)
         message = msgspec.json.decode(data)
         try:
             message["params"] = self._placed(message.get("params"), required=method in _OPENING)

@@ -5,8 +5,8 @@ is the one place they are put together. `SecurityMiddleware` runs before every r
 (token, Origin, Host, body size). The lifespan starts what the routes share (`AppState`)
 and, at shutdown, ends every turn, stream and agent before the process exits.
 
-The ACP endpoint (`AcpEndpoint`, a pure ASGI app) is mounted at ``/acp/{agent}`` for HTTP
-and WebSocket alike; it starts the server's agents (`server_launcher`), at most
+The ACP endpoint (`AcpEndpoint`, a pure ASGI app) is mounted at ``/acp`` (the agent named
+by ``?agent=``) and ``/acp/{agent}`` for HTTP and WebSocket alike; it starts the server's agents (`server_launcher`), at most
 ``max_sessions`` at once, in sessions under the roots, ending a connection idle for
 ``idle_timeout``; shutdown ends its connections (`AcpEndpoint.drain`).
 """
@@ -71,6 +71,8 @@ def _routes(acp: AcpEndpoint) -> list[BaseRoute]:
     routes: list[BaseRoute] = [
         Route("/health", health),
         Route("/ready", ready),
+        Route("/acp", acp, methods=["GET", "POST", "DELETE"]),
+        WebSocketRoute("/acp", acp),
         Route("/acp/{agent}", acp, methods=["GET", "POST", "DELETE"]),
         WebSocketRoute("/acp/{agent}", acp),
     ]

@@ -157,6 +157,7 @@ _REASONS = {
     415: "Unsupported media type",
     422: "Cannot be read",
     429: "A limit is reached",
+    501: "Not implemented (a JSON-RPC batch)",
     502: "The agent ended first",
     503: "Shutting down",
     504: "The agent did not answer in time",

@@ -189,6 +189,9 @@ PROJECT = Param("project", "Only this project (its root folder).")
 BATCH = Param("batch_id", "The batch's id (`b_` and 16 hex digits).", where="path")
 SESSION = Param("session_id", "The server's session id (`s_` and 16 hex digits).", where="path")
 ACP_AGENT = Param("agent", "The agent: a built-in one or an `--agent` one.", where="path")
+ACP_AGENT_QUERY = Param(
+    "agent", "The agent: a built-in one or an `--agent` one (default `gemini`).", where="query"
+)
 ACP_CONNECTION = Param(
     "Acp-Connection-Id", "The connection (the answer to `initialize` names it).", where="header"
 )

@@ -48,7 +48,7 @@ def test_any_json_object_peeks_and_anything_else_does_not(message: dict[str, obj
         ({"id": None, "error": {"code": -32700, "message": "x"}}, None, None, None),
         ({"id": 4, "error": {"code": -32603, "message": "x"}}, b"4", None, None),
         ({"id": 1, "method": "m", "params": [1, 2]}, b"1", "m", None),
-        ({"id": 1, "method": 7}, None, None, None),  # odd, still JSON: routed nowhere special
+        ({"id": 1, "params": {"sessionId": 5}}, None, None, None),  # odd, still JSON: routed nowhere special
     ],
 )  # fmt: skip
 def test_the_routing_fields(

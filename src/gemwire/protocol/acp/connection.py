@@ -18,6 +18,7 @@ from gemwire.protocol.acp.items import (
     UnknownUpdate,
     UnservedRequest,
 )
+from gemwire.protocol.acp.lenient import lenient
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.protocol.jsonrpc import (
     DECODE_ERRORS,
@@ -201,6 +202,15 @@ def _result(message: Response, result_type: type[Any] | None) -> list[AcpItem]:
     try:
         result = _decoder_for(result_type).decode(message.result)
     except DECODE_ERRORS as exc:
+        fitted = lenient(result_type, message.result)
+        if fitted is not None:  # a malformed optional part: dropped, and said
+            line = message.result[:2000].decode(errors="replace")
+            reason = f"dropped %s of the result of {message.method}: it does not fit its type"
+            result, dropped = fitted
+            return [
+                *(ProtocolViolation(reason=reason % path, line=line) for path in dropped),
+                AgentResult(id=message.id, method=message.method, result=result),
+            ]
         reason = f"the result of {message.method} does not fit its type: {exc}"
         return [
             ProtocolViolation(reason=reason, line=message.result[:2000].decode(errors="replace")),

@@ -16,6 +16,10 @@ passed on as it came.
     's2'
     >>> peek(b'[1, 2]') is None, peek(b'{"id": 1') is None, peek(b'{"a": "\\xff"}') is None
     (True, True, True)
+    >>> peek(b'{"jsonrpc":"2.0","id":3,"method":["session/new"]}')
+    Peeked(key=b'3', method=None, session_id=None, failed=False, invalid=True)
+    >>> is_batch(b' [{"jsonrpc":"2.0","method":"a"}]'), is_batch(b'[1')
+    (True, False)
 """
 
 from __future__ import annotations
@@ -31,8 +35,11 @@ __all__ = (
     "attaches_session",
     "carries_session_header",
     "invalid_params",
+    "invalid_request",
+    "is_batch",
     "parse_error",
     "peek",
+    "with_connection_id",
 )
 
 CONNECTION_ID_HEADER = "Acp-Connection-Id"
@@ -40,8 +47,10 @@ SESSION_ID_HEADER = "Acp-Session-Id"
 
 # The methods on a session that exists: a POST of one carries Acp-Session-Id and its
 # answer comes on that session's stream. Those that open a session (session/new, /load)
-# do not: their answers come on the connection's stream, which the client has open.
-_ATTACHING = frozenset({"session/load", "session/resume"})
+# answer on the connection's stream, which the client has open; those that attach one
+# (load, resume, fork: its params name a session) carry the header too, as the RFD's
+# resume flow has it, but a server takes them without.
+_ATTACHING = frozenset({"session/load", "session/resume", "session/fork"})
 _SESSION_SCOPED = frozenset(
     {
         "session/set_mode",
@@ -82,6 +91,9 @@ class Peeked(msgspec.Struct, frozen=True, kw_only=True):
     """The ``sessionId`` of its params, else of its result."""
     failed: bool = False
     """An error answer."""
+    invalid: bool = False
+    """An object whose ``method`` is not a string: no JSON-RPC message (`invalid_request`
+    answers it, ``key`` its ``id`` when that is one)."""
 
     @property
     def request(self) -> bool:
@@ -105,7 +117,14 @@ def peek(data: bytes) -> Peeked | None:
             whole = msgspec.json.decode(data)
         except UNDECODABLE:
             return None
-        return Peeked(key=None, method=None, session_id=None) if isinstance(whole, dict) else None
+        if not isinstance(whole, dict):
+            return None
+        if "method" in whole and not isinstance(whole["method"], str):
+            raw = whole.get("id")
+            valid = isinstance(raw, str | int) and not isinstance(raw, bool)
+            key = msgspec.json.encode(raw) if valid else None
+            return Peeked(key=key, method=None, session_id=None, invalid=True)
+        return Peeked(key=None, method=None, session_id=None)
     except UNDECODABLE:
         return None
     raw_id = bytes(message.id)
@@ -123,9 +142,22 @@ def peek(data: bytes) -> Peeked | None:
 
 
 def attaches_session(method: str | None) -> bool:
-    """Whether ``method`` attaches a session that exists (``session/load``, ``session/resume``):
-    its answer names no session, so the session's stream opens once it succeeds."""
+    """Whether ``method`` attaches a session that exists, named in its params
+    (``session/load``, ``session/resume``, ``session/fork``): the session's stream is
+    open from the request on (the RFD's resume flow opens it first), and its answer
+    comes on the connection's stream."""
     return method in _ATTACHING
+
+
+def is_batch(data: bytes) -> bool:
+    """Whether ``data`` is a JSON array (a JSON-RPC batch, which ACP does not use)."""
+    if not data.lstrip().startswith(b"["):
+        return False
+    try:
+        msgspec.json.decode(data)
+    except UNDECODABLE:
+        return False
+    return True
 
 
 def carries_session_header(method: str | None) -> bool:
@@ -141,6 +173,36 @@ def parse_error(reason: str) -> bytes:
     """
     error = {"code": -32700, "message": f"Parse error: {reason}"}
     return msgspec.json.encode({"jsonrpc": "2.0", "id": None, "error": error})
+
+
+def invalid_request(key: bytes | None, reason: str) -> bytes:
+    """The JSON-RPC answer to an object that is no JSON-RPC message (code -32600; id
+    null when it has none).
+
+    >>> invalid_request(b'3', "method must be a string")
+    b'{"jsonrpc":"2.0","id":3,"error":{"code":-32600,"message":"Invalid Request: method must be a string"}}'
+    """
+    error = {"code": -32600, "message": f"Invalid Request: {reason}"}
+    raw = msgspec.Raw(key) if key is not None else None
+    return msgspec.json.encode({"jsonrpc": "2.0", "id": raw, "error": error})
+
+
+def with_connection_id(answer: bytes, connection_id: str) -> bytes:
+    """``initialize``'s answer with ``connectionId`` in its result, as the RFD's flow
+    shows it (an error answer, or a result that is no object, as it came).
+
+    >>> with_connection_id(b'{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}', "c1")
+    b'{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"connectionId":"c1"}}'
+    """
+    try:
+        message = msgspec.json.decode(answer)
+    except UNDECODABLE:
+        return answer
+    result = message.get("result") if isinstance(message, dict) else None
+    if not isinstance(result, dict):
+        return answer
+    result["connectionId"] = connection_id
+    return msgspec.json.encode(message)
 
 
 def invalid_params(key: bytes, reason: str) -> bytes:

@@ -2,10 +2,18 @@
 
 The client POSTs each of its messages. ``initialize`` opens the connection: its answer
 is the body, with the ``Acp-Connection-Id`` every later request carries; the others get
-``202 Accepted``, and a method on an open session also carries ``Acp-Session-Id``. The
-agent's messages come on SSE streams: the connection's (a GET opened after
-``initialize``) and one per session (opened when ``session/new`` answers with it, or a
-``session/load`` of it succeeds), merged here into one `receive`. ``close`` DELETEs the connection: the server stops the agent.
+``202 Accepted``. Every message scoped to a session carries ``Acp-Session-Id``: those whose
+params name it, and the answers to the agent's requests that named it (a permission's).
+The agent's messages come on SSE streams: the connection's (a GET opened after
+``initialize``) and one per session (opened when ``session/new`` answers with it, and
+before a ``session/load``, ``resume`` or ``fork`` of it is POSTed, as the RFD's resume
+flow has it, so its replay comes on it), merged here into one `receive`. ``close``
+DELETEs the connection: the server stops the agent. Cookies the server sets are sent back
+for as long as the connection lives (the RFD requires it: a load balancer's affinity).
+
+A request the server refuses (an HTTP error) fails alone, as the agent's error would; a
+refused answer or notification is reported (a JSON-RPC error with no id, which the client
+shows as a notice), and the connection goes on.
 
 Each stream is read only as fast as the client takes messages (a small queue between),
 so a slow client holds the agent back rather than filling memory; an event over the
@@ -28,8 +36,8 @@ from gemwire.errors import PromptTooLarge
 from gemwire.protocol.acp.remote import (
     CONNECTION_ID_HEADER,
     SESSION_ID_HEADER,
+    Peeked,
     attaches_session,
-    carries_session_header,
     peek,
 )
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES, OversizedLine
@@ -67,6 +75,7 @@ class StreamableHttpChannel:
         self._ended = anyio.Event()
         self._streams: dict[str | None, anyio.Event] = {}  # open streams, set when done
         self._attaching: dict[bytes, str] = {}  # session/load requests: their session
+        self._asked: dict[bytes, str] = {}  # the agent's requests on a session: its id
         self._send_inbox: MemoryObjectSendStream[bytes]
         self._inbox: MemoryObjectReceiveStream[bytes]
         self.connection_id: str | None = None
@@ -119,14 +128,23 @@ class StreamableHttpChannel:
         opening = self.connection_id is None
         if not opening:
             headers[CONNECTION_ID_HEADER] = str(self.connection_id)
-        if not opening and seen is not None and seen.session_id:
-            if carries_session_header(seen.method):
-                headers[SESSION_ID_HEADER] = seen.session_id
-                self._open_stream(seen.session_id)  # if it is not (it closed, say)
-            elif seen.request and attaches_session(seen.method):
-                self._attaching[seen.key or b""] = seen.session_id
+        session_id = self._session_of(seen) if not opening else None
+        if session_id is not None:
+            assert seen is not None
+            headers[SESSION_ID_HEADER] = session_id
+            if seen.request and attaches_session(seen.method):
+                self._attaching[seen.key or b""] = session_id
+                await self._open_stream(session_id, ready=True)  # its replay comes on it
+            else:
+                await self._open_stream(session_id)  # if it is not (it closed, say)
         try:
             response = await self._client.post(self.url, content=message, headers=headers)
+            if response.status_code == 404 and session_id is not None and _attach(seen):
+                # The ACP Python SDK's server (0.12, 1.0) knows only the sessions opened on
+                # the connection, and takes an attach without the header, as its client
+                # sends it (a 404 reached no agent).
+                del headers[SESSION_ID_HEADER]
+                response = await self._client.post(self.url, content=message, headers=headers)
         except self._httpx.HTTPError as exc:
             if opening:
                 raise unreachable(self.url, exc) from exc
@@ -140,12 +158,10 @@ class StreamableHttpChannel:
             what = seen.method if seen is not None and seen.method else "a message"
             refusal = f"the server refused {what} (HTTP {response.status_code}: "
             refusal += f"{error_detail(response.content)})"
-            if seen is not None and seen.request:
-                # That request fails, as the agent's error would; a connection that is gone
-                # shows as the end of its stream.
-                await self._deliver(_error_answer(seen.key, refusal))
-            else:  # an answer or a notice was lost: the agent may wait for it forever
-                self._end(refusal)
+            # A request fails alone, as the agent's error would; an answer or notification
+            # lost is reported (no id: a notice), the connection kept. A connection that is
+            # gone shows as the end of its stream.
+            await self._deliver(_error_answer(seen.key if seen is not None else None, refusal))
 
     async def _opened(self, response: Any) -> None:
         connection_id = response.headers.get(CONNECTION_ID_HEADER)
@@ -154,7 +170,7 @@ class StreamableHttpChannel:
             raise refused(self.url, response.status_code, detail)
         self.connection_id = connection_id
         await self._deliver(response.content)
-        self._open_stream(None)
+        await self._open_stream(None)
 
     async def receive(self) -> bytes:
         try:
@@ -176,13 +192,27 @@ class StreamableHttpChannel:
 
     # The streams -----------------------------------------------------------------
 
-    def _open_stream(self, session_id: str | None) -> None:
+    def _session_of(self, seen: Peeked | None) -> str | None:
+        """The session a message of ours is scoped to: its params', else (an answer) that
+        of the agent's request it answers."""
+        if seen is None:
+            return None
+        if seen.response:
+            return self._asked.pop(seen.key or b"", None)
+        return seen.session_id
+
+    async def _open_stream(self, session_id: str | None, *, ready: bool = False) -> None:
+        """Open the stream (if it is not); with ``ready``, wait until the server answered
+        the GET (refused or not: a server that opens it only on the answer gets it then)."""
         if session_id in self._streams or self._ended.is_set():
             return
         self._streams[session_id] = anyio.Event()
-        self._tg.start_soon(self._read_stream, session_id)
+        opened = anyio.Event()
+        self._tg.start_soon(self._read_stream, session_id, opened)
+        if ready:
+            await opened.wait()
 
-    async def _read_stream(self, session_id: str | None) -> None:
+    async def _read_stream(self, session_id: str | None, opened: anyio.Event) -> None:
         headers = {
             "Accept": "text/event-stream",
             CONNECTION_ID_HEADER: str(self.connection_id),
@@ -193,6 +223,7 @@ class StreamableHttpChannel:
         reason = "the server ended the connection's stream"
         try:
             async with self._client.stream("GET", self.url, headers=headers) as response:
+                opened.set()
                 if response.status_code != 200:
                     await response.aread()
                     detail = error_detail(response.content)
@@ -209,6 +240,7 @@ class StreamableHttpChannel:
         except self._httpx.HTTPError as exc:
             reason = f"the connection was lost ({exc!r})"
         finally:
+            opened.set()
             self._streams.pop(session_id).set()
         if session_id is None:  # a session's stream may end; the connection's is the agent
             with anyio.move_on_after(CLOSE_GRACE):  # what the sessions' streams still hold
@@ -224,10 +256,12 @@ class StreamableHttpChannel:
         seen = peek(message) if self._attaching or b"sessionId" in message else None
         if seen is not None and seen.response:
             attached = self._attaching.pop(seen.key or b"", None)
-            if seen.session_id is not None:  # session/new's answer: the session exists
-                self._open_stream(seen.session_id)
-            elif attached is not None and not seen.failed:
-                self._open_stream(attached)
+            if seen.session_id is not None and not seen.failed:  # new's, fork's answer
+                await self._open_stream(seen.session_id)
+            if attached is not None and not seen.failed:  # (a server that refused it first)
+                await self._open_stream(attached)
+        elif seen is not None and seen.request and seen.session_id is not None:
+            self._asked[seen.key or b""] = seen.session_id  # our answer carries the header
         with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
             await self._send_inbox.send(message)
 
@@ -238,6 +272,10 @@ class StreamableHttpChannel:
             self._reason = reason
         self._ended.set()
         self._send_inbox.close()
+
+
+def _attach(seen: Peeked | None) -> bool:
+    return seen is not None and seen.request and attaches_session(seen.method)
 
 
 def _error_answer(request_id: bytes | None, message: str) -> bytes:

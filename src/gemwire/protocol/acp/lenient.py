@@ -1,0 +1,88 @@
+"""`lenient`: a result that does not fit its type, with its malformed optional parts dropped.
+
+Peers are lax where the schema marks a part optional: qwen serve 0.24.4 answers
+``session/new`` with ``models.availableModels: [{"id": ...}]`` (no ``modelId``), and both
+ACP SDKs carry on. A malformed optional part is dropped (the caller reports each as a
+notice) and the rest decoded strictly: a required field that does not fit still fails
+the whole result, and a list's items are dropped only where the list itself is optional.
+
+    >>> from gemwire.wire.acp.sessions import NewSessionResponse
+    >>> answer = b'{"sessionId":"s","models":{"currentModelId":"q","availableModels":[{"id":"q"}]}}'
+    >>> result, dropped = lenient(NewSessionResponse, answer)
+    >>> result.models, dropped
+    (SessionModelState(current_model_id='q'), ['$.models.availableModels[0]'])
+    >>> lenient(NewSessionResponse, b'{"sessionId":7}') is None  # a required field stays strict
+    True
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any, Union, get_args, get_origin
+
+import msgspec
+
+from gemwire.protocol._undecodable import UNDECODABLE
+
+__all__ = ("lenient",)
+
+
+def lenient(result_type: type[Any], data: bytes) -> tuple[Any, list[str]] | None:
+    """``data`` as ``result_type`` with the optional parts that do not fit dropped, and
+    the paths dropped (``$.models.availableModels[0]``); ``None`` when it still fails."""
+    try:
+        value = msgspec.json.decode(data)
+    except UNDECODABLE:
+        return None
+    dropped: list[str] = []
+    fitted = _fit(result_type, value, "$", dropped, optional=False)
+    try:
+        return msgspec.convert(fitted, result_type), dropped
+    except msgspec.ValidationError:
+        return None
+
+
+def _fit(typ: Any, value: Any, path: str, dropped: list[str], *, optional: bool) -> Any:
+    typ = _present(typ)
+    if isinstance(typ, type) and issubclass(typ, msgspec.Struct) and isinstance(value, dict):
+        fitted = dict(value)
+        for field in msgspec.structs.fields(typ):
+            name = field.encode_name
+            if name not in fitted:
+                continue
+            here = f"{path}.{name}"
+            part = _fit(field.type, fitted[name], here, dropped, optional=not field.required)
+            if field.required or _fits(field.type, part):
+                fitted[name] = part
+            else:
+                dropped.append(here)
+                del fitted[name]
+        return fitted
+    if get_origin(typ) is list and isinstance(value, list) and optional:
+        (item_type,) = get_args(typ)
+        kept = []
+        for i, item in enumerate(value):
+            part = _fit(item_type, item, f"{path}[{i}]", dropped, optional=False)
+            if _fits(item_type, part):
+                kept.append(part)
+            else:
+                dropped.append(f"{path}[{i}]")
+        return kept
+    return value
+
+
+def _present(typ: Any) -> Any:
+    """``X`` of ``X | None`` (a part that is there is an ``X``), else ``typ``."""
+    if get_origin(typ) in (Union, types.UnionType):
+        others = [t for t in get_args(typ) if t is not type(None)]
+        if len(others) == 1:
+            return others[0]
+    return typ
+
+
+def _fits(typ: Any, value: Any) -> bool:
+    try:
+        msgspec.convert(value, typ)
+    except msgspec.ValidationError:
+        return False
+    return True
