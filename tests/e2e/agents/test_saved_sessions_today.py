@@ -9,13 +9,11 @@ adapters' defaults never ask); the session it saved is loaded, recorded with
 with the live run as tests/saved_sessions.py compares the older pins' (`summary`), but for
 what ``DIFFERENCES`` names.
 
-The adapter is the command in ``GEMWIRE_TODAY_<AGENT>`` (e.g. ``GEMWIRE_TODAY_CODEX=
-/path/to/node_modules/.bin/codex-acp``); without it the agent's cases are skipped.
+The adapters are the pinned installs of those releases (`make agents`).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +31,7 @@ from kit.saved_sessions import (
 
 from gemwire.events import Event, MessageDelta, UserMessage
 from gemwire.runners.acp import AcpClient
-from gemwire.runners.agents import AgentName
+from gemwire.runners.agents import AgentName, resolve_agent
 from gemwire.sessions import ClaudeHome, CodexHome, SessionSource, load_session
 from gemwire.testing import FunctionCall, Reply, Scenario, ScriptedModel, Text
 from gemwire.testing.agents import isolated_agent
@@ -147,11 +145,9 @@ catalog."""
 CASES = [*OFFLINE.PERMISSIONS, "multi_turn"]
 
 
-def _command(agent: str) -> tuple[str, ...]:
-    command = os.environ.get(f"GEMWIRE_TODAY_{agent.upper()}")
-    if not command:
-        pytest.skip(f"GEMWIRE_TODAY_{agent.upper()} names no adapter")
-    return (command,)
+def _command(agent: AgentName) -> tuple[str, ...]:
+    """The pinned install of today's release (`make agents`)."""
+    return resolve_agent(agent, version=TODAY[agent].version).command
 
 
 TITLE = Reply([Text('{"title": "Go"}')], when="generate a very short title")
