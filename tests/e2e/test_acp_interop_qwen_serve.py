@@ -37,11 +37,6 @@ def _turns(workspace: Path, scheme: str) -> list[Reply | Fail]:
     ]
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

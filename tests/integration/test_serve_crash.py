@@ -25,12 +25,6 @@ from gemwire.remote import connect
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    """One backend: what is tested runs in other processes."""
-    return "asyncio"
-
-
 TOKEN = "crash-token-0123456789"
 
 HANGING_AGENT = r"""

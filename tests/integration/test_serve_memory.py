@@ -49,12 +49,6 @@ for line in sys.stdin:
 """
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    """One backend: what is measured runs in another process."""
-    return "asyncio"
-
-
 class Flooded:
     """``gemwire serve`` of the flooding agent, and a client of it."""
 

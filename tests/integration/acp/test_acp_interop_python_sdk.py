@@ -42,12 +42,7 @@ SDKS = [
         ),
     ),
 ]
-pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
+pytestmark = [pytest.mark.anyio, pytest.mark.anyio_backends("asyncio")]
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,7 @@ from kit.acp_interop import FIRST_FIVE, HELLO, seven_steps
 SDK = Path(__file__).parents[3] / "clis" / "acp-sdk-ts-2.4.0"
 pytestmark = [
     pytest.mark.anyio,
+    pytest.mark.anyio_backends("asyncio"),
     pytest.mark.skipif(
         shutil.which("node") is None or not (SDK / "node_modules").is_dir(),
         reason="the ACP TypeScript SDK is installed by `make agents` (clis/acp-sdk-ts-2.4.0)",
@@ -46,11 +47,6 @@ def ts_server() -> Iterator[str]:
         process.stdin.close()  # it exits when its stdin ends
         process.wait(10)
         process.stdout.close()
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"  # the steps are the server's; the client's backends are tested elsewhere
 
 
 async def test_gemwire_runs_the_seven_steps_against_the_typescript_sdk_server_over_websocket(

@@ -38,11 +38,6 @@ def rpc(request_id: int | None, method: str, **params: Any) -> bytes:
 
 
 @pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[str, str, list[ScriptedAgent]]]:
     agents: list[ScriptedAgent] = []
     endpoint = AcpEndpoint(
