@@ -37,8 +37,9 @@ from gemwire.batch.progress import (
 )
 from gemwire.batch.results import BatchSummary, FileChange, Outcome, TaskResult, summarize
 from gemwire.batch.tasks import Task, check_tasks
+from gemwire.batch.verify import verify
 from gemwire.errors import GemwireError, InvalidOptions
-from gemwire.events import Event
+from gemwire.events import Event, ToolCallStarted
 from gemwire.runners import GeminiOptions
 from gemwire.runners.acp import AcpOptions
 
@@ -304,8 +305,17 @@ class _Engine:
     async def _attempt(self, task: Task, attempt: int) -> TaskResult:
         workspace, log = await anyio.to_thread.run_sync(self._output.begin, task)
         started = time.monotonic()
+        tool_calls = 0
+
+        def on_event(event: Event) -> None:
+            nonlocal tool_calls
+            tool_calls += isinstance(event, ToolCallStarted)
+            log.write(event)
+
         try:
-            outcome = await self._executor.run(task, workspace, log.write)
+            outcome = await self._executor.run(task, workspace, on_event)
+            # Graded before the attempt counts as finished: a crash mid-verify re-runs it.
+            grade = await verify(task, workspace) if task.verify is not None else None
         except BaseException:
             log.stop(self._executor.agent_of(task))
             raise
@@ -330,6 +340,8 @@ class _Engine:
             else None,
             workspace=workspace,
             agent=agent,
+            grade=grade,
+            tool_calls=tool_calls,
         )
 
 
