@@ -43,7 +43,15 @@ from gemwire.events import Event, ToolCallStarted
 from gemwire.runners import GeminiOptions
 from gemwire.runners.acp import AcpOptions
 
-__all__ = ("Batch", "BatchOptions", "only_gemwire_error", "run_batch", "run_batch_sync")
+__all__ = (
+    "Batch",
+    "BatchOptions",
+    "Executor",
+    "only_gemwire_error",
+    "run_batch",
+    "run_batch_sync",
+    "run_with",
+)
 
 RETRIED_KINDS = frozenset({"rate_limited", "crashed"})
 """Failures another attempt may fix; every other kind is final."""
@@ -96,7 +104,7 @@ class BatchOptions(msgspec.Struct, frozen=True, kw_only=True):
             raise InvalidOptions("an ACP agent (acp, agent) needs mode='acp'")
 
 
-class _Executor(Protocol):
+class Executor(Protocol):
     """Runs one task at a time (many at once); entered once for the whole batch."""
 
     def agent_of(self, task: Task) -> str: ...
@@ -138,9 +146,17 @@ async def run_batch(
                 f"task {named.id} names agent {named.agent!r}: agents other than gemini "
                 "need mode 'acp'"
             )
+    async with run_with(tasks, output, options, _executor(options)) as batch:
+        yield batch
+
+
+@asynccontextmanager
+async def run_with(
+    tasks: Sequence[Task], output: str | Path, options: BatchOptions, executor: Executor
+) -> AsyncGenerator[Batch]:
+    """`run_batch` with the given executor (``gemwire eval``'s, which mixes modes)."""
     folder = BatchOutput(output)
     try:
-        executor = _executor(options)
         send, receive = anyio.create_memory_object_stream[Progress](64)
         engine = _Engine(tasks, folder, options, executor, send)
         async with anyio.create_task_group() as group, receive:
@@ -170,7 +186,7 @@ def run_batch_sync(
     return anyio.run(go)
 
 
-def _executor(options: BatchOptions) -> _Executor:
+def _executor(options: BatchOptions) -> Executor:
     if options.ray:
         from gemwire.batch._ray import RayExecutor
 
@@ -178,7 +194,7 @@ def _executor(options: BatchOptions) -> _Executor:
     return local_executor(options)
 
 
-def local_executor(options: BatchOptions) -> _Executor:
+def local_executor(options: BatchOptions) -> Executor:
     """The executor of ``options.mode`` on this machine (a Ray worker's too)."""
     if options.mode == "process":
         from gemwire.batch._process import ProcessExecutor
@@ -202,7 +218,7 @@ class _Engine:
         tasks: Sequence[Task],
         output: BatchOutput,
         options: BatchOptions,
-        executor: _Executor,
+        executor: Executor,
         send: ObjectSendStream[Progress],
     ) -> None:
         finished = output.finished
