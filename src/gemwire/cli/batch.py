@@ -262,6 +262,8 @@ class _Display:
             result = progress.result
             self._tokens += result.usage.total_tokens if result.usage else 0
             mark = "ok" if result.ok else f"failed ({result.error_kind})"
+            if result.grade is not None:  # a task that grades itself (eval)
+                mark += f" · {result.grade.status}"
             if self._bar is None:
                 self._console.print(f"{result.task_id}: {mark} · {result.duration_s:.1f} s")
             else:
