@@ -11,9 +11,11 @@ from typing import ClassVar, Self
 import anyio
 import pytest
 from click.testing import CliRunner
+from kit.waiting import eventually
 
 from gemwire.batch import BatchOptions, Task, TaskFinished, eval as eval_module, read_results
 from gemwire.batch.eval import EvalOptions, expand, parse_attempt_id, run_eval
+from gemwire.batch.output import STOPPED
 from gemwire.cli import main
 from gemwire.errors import InvalidOptions, InvalidTasks
 from gemwire.events import Event, FileChanged, TokenUsage, TurnError
@@ -157,3 +159,34 @@ async def test_the_report_command(tasks: list[Task], tmp_path: Path) -> None:
     assert table.exit_code == 0, table.output
     assert "one" in table.output
     assert "1/2" in table.output
+
+
+async def test_an_eval_stopped_while_verifying_runs_that_attempt_again_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(eval_module, "_Mixed", Solver)
+    (tmp_path / "repo").mkdir()
+    started, release = tmp_path / "started", tmp_path / "release"
+    verify = f"test -e {release} && exit 0; touch {started}; exec sleep 60"
+    tasks = [Task(id="one", prompt="p", template=str(tmp_path / "repo"), verify=verify)]
+    options = EvalOptions(agents=("qwen",))
+    out = tmp_path / "out"
+
+    async def consume() -> None:
+        async with run_eval(tasks, out, options) as running:
+            async for _ in running:
+                pass
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(consume)
+        await eventually(started.exists)
+        group.cancel_scope.cancel()  # as SIGTERM does
+    assert read_results(out) == []
+    stopped = (out / "events" / "one.qwen.1.jsonl.part").read_text().splitlines()
+    assert json.loads(stopped[-1])["message"] == STOPPED
+    release.touch()
+    await consume()
+    lines = (out / "results.jsonl").read_text().splitlines()
+    assert [
+        (json.loads(line)["task_id"], json.loads(line)["grade"]["status"]) for line in lines
+    ] == [("one.qwen.1", "passed")]
