@@ -54,6 +54,8 @@ class AgentReport(msgspec.Struct, frozen=True, kw_only=True):
     """The agents' error kinds and the verifiers' (``verify_crashed``, ``verify_timeout``)."""
     cost_usd: float | None
     """Estimated from gemwire's price table, over the attempts it could price."""
+    agent_cost_usd: float | None
+    """What the agent itself reported (in USD), over the attempts it reported one for."""
     tokens: int
     seconds: float
     """Wall time of the attempts, added up."""
@@ -123,6 +125,11 @@ def _pass_at(rows: list[TaskRow], k: int) -> float:
 def _agent(rows: list[TaskRow], results: list[TaskResult]) -> AgentReport:
     rewards = [r for r in map(_reward, results) if r is not None]
     most = max((row.graded for row in rows), default=0)
+    reported = [
+        r.agent_cost.amount
+        for r in results
+        if r.agent_cost is not None and r.agent_cost.currency == "USD"
+    ]
     costs = [r.usage.cost_usd for r in results if r.usage and isinstance(r.usage.cost_usd, float)]
     return AgentReport(
         pass_at={str(k): _pass_at(rows, k) for k in range(1, most + 1)},
@@ -131,6 +138,7 @@ def _agent(rows: list[TaskRow], results: list[TaskResult]) -> AgentReport:
         graded=len(rewards),
         errors=_errors(results),
         cost_usd=round(sum(costs), 6) if costs else None,
+        agent_cost_usd=round(sum(reported), 6) if reported else None,
         tokens=sum(r.usage.total_tokens for r in results if r.usage),
         seconds=round(sum(r.duration_s for r in results), 3),
     )

@@ -11,7 +11,7 @@ import msgspec
 
 from gemwire.events import FileChanged, TokenUsage, TurnError
 
-__all__ = ("BatchSummary", "FileChange", "Grade", "Outcome", "TaskResult", "summarize")
+__all__ = ("AgentCost", "BatchSummary", "FileChange", "Grade", "Outcome", "TaskResult", "summarize")
 
 
 class Outcome(Protocol):
@@ -52,6 +52,13 @@ class Grade(msgspec.Struct, frozen=True, kw_only=True):
     duration_s: float
 
 
+class AgentCost(msgspec.Struct, frozen=True, kw_only=True):
+    """What the agent itself said the session cost (ACP's ``usage_update``), as it said it."""
+
+    amount: float
+    currency: str
+
+
 class TaskResult(msgspec.Struct, frozen=True, kw_only=True):
     """How one task ended; one line of ``results.jsonl``, written once the task is over."""
 
@@ -73,6 +80,9 @@ class TaskResult(msgspec.Struct, frozen=True, kw_only=True):
     """The verdict of the task's ``verify``, where it has one."""
     tool_calls: int = 0
     """Tool calls the agent started in the last attempt."""
+    agent_cost: AgentCost | None = None
+    """The session's cost as the agent last reported it, where it does (gemwire's own
+    estimate is ``usage.cost_usd``)."""
 
     @property
     def error_kind(self) -> str | None:

@@ -35,11 +35,18 @@ from gemwire.batch.progress import (
     TaskFinished,
     TaskStarted,
 )
-from gemwire.batch.results import BatchSummary, FileChange, Outcome, TaskResult, summarize
+from gemwire.batch.results import (
+    AgentCost,
+    BatchSummary,
+    FileChange,
+    Outcome,
+    TaskResult,
+    summarize,
+)
 from gemwire.batch.tasks import Task, check_tasks
 from gemwire.batch.verify import verify
 from gemwire.errors import GemwireError, InvalidOptions
-from gemwire.events import Event, ToolCallStarted
+from gemwire.events import Event, SessionUpdated, ToolCallStarted
 from gemwire.runners import GeminiOptions
 from gemwire.runners.acp import AcpOptions
 
@@ -322,10 +329,13 @@ class _Engine:
         workspace, log = await anyio.to_thread.run_sync(self._output.begin, task)
         started = time.monotonic()
         tool_calls = 0
+        cost: AgentCost | None = None
 
         def on_event(event: Event) -> None:
-            nonlocal tool_calls
+            nonlocal tool_calls, cost
             tool_calls += isinstance(event, ToolCallStarted)
+            if isinstance(event, SessionUpdated) and event.update == "usage_update":
+                cost = _agent_cost(event.data.get("cost")) or cost
             log.write(event)
 
         try:
@@ -358,7 +368,16 @@ class _Engine:
             agent=agent,
             grade=grade,
             tool_calls=tool_calls,
+            agent_cost=cost,
         )
+
+
+def _agent_cost(data: object) -> AgentCost | None:
+    """The cost in an ACP ``usage_update``'s fields, where there is a well-formed one."""
+    try:
+        return msgspec.convert(data, AgentCost) if data is not None else None
+    except msgspec.ValidationError:
+        return None
 
 
 def _relative(path: str, workspace: str) -> str:

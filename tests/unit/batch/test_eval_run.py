@@ -18,7 +18,7 @@ from gemwire.batch.eval import EvalOptions, expand, parse_attempt_id, run_eval
 from gemwire.batch.output import STOPPED
 from gemwire.cli import main
 from gemwire.errors import InvalidOptions, InvalidTasks
-from gemwire.events import Event, FileChanged, TokenUsage, TurnError
+from gemwire.events import Event, FileChanged, SessionUpdated, TokenUsage, TurnError
 
 pytestmark = pytest.mark.anyio
 
@@ -49,6 +49,11 @@ class Solver:
         assert (task.agent is None) == (agent == "gemini")
         if n == 2 and Solver.hold:
             await anyio.sleep_forever()
+        if agent == "qwen":  # an ACP agent that reports its cost, twice in a turn
+            for amount in (0.25, 0.5):
+                cost = {"amount": amount, "currency": "USD"}
+                data = {"used": 1, "size": 2, "cost": cost}
+                on_event(SessionUpdated(agent="qwen", update="usage_update", data=data))
         right = agent == "qwen" or n % 2 == 0
         (Path(cwd) / "answer").write_text("42" if right else "41")
         return Outcome()
@@ -155,6 +160,8 @@ async def test_the_report_command(tasks: list[Task], tmp_path: Path) -> None:
         "gemini": {"1": 0.25, "2": 1.0},
         "qwen": {"1": 1.0, "2": 1.0},
     }
+    assert agents["qwen"]["agent_cost_usd"] == 1.5  # the last report of each of 3 attempts
+    assert agents["gemini"]["agent_cost_usd"] is None
     table = CliRunner().invoke(main, ["eval", "report", str(out)])
     assert table.exit_code == 0, table.output
     assert "one" in table.output
