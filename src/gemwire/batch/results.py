@@ -5,13 +5,13 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable
-from typing import Protocol
+from typing import Literal, Protocol
 
 import msgspec
 
 from gemwire.events import FileChanged, TokenUsage, TurnError
 
-__all__ = ("BatchSummary", "FileChange", "Outcome", "TaskResult", "summarize")
+__all__ = ("AgentCost", "BatchSummary", "FileChange", "Grade", "Outcome", "TaskResult", "summarize")
 
 
 class Outcome(Protocol):
@@ -37,6 +37,28 @@ class FileChange(msgspec.Struct, frozen=True, kw_only=True):
     change: str
 
 
+class Grade(msgspec.Struct, frozen=True, kw_only=True):
+    """The verdict of a task's ``verify`` on its workspace, once the agent had finished."""
+
+    status: Literal["passed", "failed", "crashed", "timeout"]
+    """``passed``: a reward of 1 or more; ``crashed`` (it could not start, was killed by a
+    signal, or wrote a reward that is not a number) and ``timeout`` are the verifier's own
+    errors: no reward, counted apart from a 0."""
+    reward: float | None
+    """1 for exit status 0, else 0; or the number written to ``$GEMWIRE_REWARD_FILE``."""
+    exit_code: int | None
+    output: str
+    """The last 4 KiB of what the verifier wrote (stdout, then stderr)."""
+    duration_s: float
+
+
+class AgentCost(msgspec.Struct, frozen=True, kw_only=True):
+    """What the agent itself said the session cost (ACP's ``usage_update``), as it said it."""
+
+    amount: float
+    currency: str
+
+
 class TaskResult(msgspec.Struct, frozen=True, kw_only=True):
     """How one task ended; one line of ``results.jsonl``, written once the task is over."""
 
@@ -54,6 +76,13 @@ class TaskResult(msgspec.Struct, frozen=True, kw_only=True):
     """The command that continues the task's session, where there is one."""
     workspace: str
     agent: str
+    grade: Grade | None = None
+    """The verdict of the task's ``verify``, where it has one."""
+    tool_calls: int = 0
+    """Tool calls the agent started in the last attempt."""
+    agent_cost: AgentCost | None = None
+    """The session's cost as the agent last reported it, where it does (gemwire's own
+    estimate is ``usage.cost_usd``)."""
 
     @property
     def error_kind(self) -> str | None:

@@ -35,14 +35,30 @@ from gemwire.batch.progress import (
     TaskFinished,
     TaskStarted,
 )
-from gemwire.batch.results import BatchSummary, FileChange, Outcome, TaskResult, summarize
+from gemwire.batch.results import (
+    AgentCost,
+    BatchSummary,
+    FileChange,
+    Outcome,
+    TaskResult,
+    summarize,
+)
 from gemwire.batch.tasks import Task, check_tasks
+from gemwire.batch.verify import verify
 from gemwire.errors import GemwireError, InvalidOptions
-from gemwire.events import Event
+from gemwire.events import Event, SessionUpdated, ToolCallStarted
 from gemwire.runners import GeminiOptions
 from gemwire.runners.acp import AcpOptions
 
-__all__ = ("Batch", "BatchOptions", "only_gemwire_error", "run_batch", "run_batch_sync")
+__all__ = (
+    "Batch",
+    "BatchOptions",
+    "Executor",
+    "only_gemwire_error",
+    "run_batch",
+    "run_batch_sync",
+    "run_with",
+)
 
 RETRIED_KINDS = frozenset({"rate_limited", "crashed"})
 """Failures another attempt may fix; every other kind is final."""
@@ -95,7 +111,7 @@ class BatchOptions(msgspec.Struct, frozen=True, kw_only=True):
             raise InvalidOptions("an ACP agent (acp, agent) needs mode='acp'")
 
 
-class _Executor(Protocol):
+class Executor(Protocol):
     """Runs one task at a time (many at once); entered once for the whole batch."""
 
     def agent_of(self, task: Task) -> str: ...
@@ -137,9 +153,17 @@ async def run_batch(
                 f"task {named.id} names agent {named.agent!r}: agents other than gemini "
                 "need mode 'acp'"
             )
+    async with run_with(tasks, output, options, _executor(options)) as batch:
+        yield batch
+
+
+@asynccontextmanager
+async def run_with(
+    tasks: Sequence[Task], output: str | Path, options: BatchOptions, executor: Executor
+) -> AsyncGenerator[Batch]:
+    """`run_batch` with the given executor (``gemwire eval``'s, which mixes modes)."""
     folder = BatchOutput(output)
     try:
-        executor = _executor(options)
         send, receive = anyio.create_memory_object_stream[Progress](64)
         engine = _Engine(tasks, folder, options, executor, send)
         async with anyio.create_task_group() as group, receive:
@@ -169,7 +193,7 @@ def run_batch_sync(
     return anyio.run(go)
 
 
-def _executor(options: BatchOptions) -> _Executor:
+def _executor(options: BatchOptions) -> Executor:
     if options.ray:
         from gemwire.batch._ray import RayExecutor
 
@@ -177,7 +201,7 @@ def _executor(options: BatchOptions) -> _Executor:
     return local_executor(options)
 
 
-def local_executor(options: BatchOptions) -> _Executor:
+def local_executor(options: BatchOptions) -> Executor:
     """The executor of ``options.mode`` on this machine (a Ray worker's too)."""
     if options.mode == "process":
         from gemwire.batch._process import ProcessExecutor
@@ -201,7 +225,7 @@ class _Engine:
         tasks: Sequence[Task],
         output: BatchOutput,
         options: BatchOptions,
-        executor: _Executor,
+        executor: Executor,
         send: ObjectSendStream[Progress],
     ) -> None:
         finished = output.finished
@@ -304,8 +328,20 @@ class _Engine:
     async def _attempt(self, task: Task, attempt: int) -> TaskResult:
         workspace, log = await anyio.to_thread.run_sync(self._output.begin, task)
         started = time.monotonic()
+        tool_calls = 0
+        cost: AgentCost | None = None
+
+        def on_event(event: Event) -> None:
+            nonlocal tool_calls, cost
+            tool_calls += isinstance(event, ToolCallStarted)
+            if isinstance(event, SessionUpdated) and event.update == "usage_update":
+                cost = _agent_cost(event.data.get("cost")) or cost
+            log.write(event)
+
         try:
-            outcome = await self._executor.run(task, workspace, log.write)
+            outcome = await self._executor.run(task, workspace, on_event)
+            # Graded before the attempt counts as finished: a crash mid-verify re-runs it.
+            grade = await verify(task, workspace) if task.verify is not None else None
         except BaseException:
             log.stop(self._executor.agent_of(task))
             raise
@@ -330,7 +366,18 @@ class _Engine:
             else None,
             workspace=workspace,
             agent=agent,
+            grade=grade,
+            tool_calls=tool_calls,
+            agent_cost=cost,
         )
+
+
+def _agent_cost(data: object) -> AgentCost | None:
+    """The cost in an ACP ``usage_update``'s fields, where there is a well-formed one."""
+    try:
+        return msgspec.convert(data, AgentCost) if data is not None else None
+    except msgspec.ValidationError:
+        return None
 
 
 def _relative(path: str, workspace: str) -> str:

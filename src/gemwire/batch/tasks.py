@@ -55,6 +55,16 @@ class Task(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     """Model turns before the task is stopped (kind ``cancelled``)."""
     agent: str | None = None
     """An agent name (``acp`` mode); the batch's own agent when not given."""
+    verify: str | list[str] | None = None
+    """A command run in the workspace once the agent's turn has ended: a string for
+    ``/bin/sh -c``, or a program and its arguments. It grades the attempt (`Grade`)."""
+    verify_files: str | None = None
+    """A folder copied into the workspace only after the agent has finished (hidden tests);
+    needs ``template``, so the next attempt starts without them."""
+    verify_timeout: float = 300.0
+    """Seconds for the verifier; then the grade is ``timeout`` (an error, not a 0)."""
+    attempts: int | None = None
+    """``gemwire eval``: attempts of this task per agent (else the run's ``-k``)."""
 
 
 def read_tasks(path: str | Path, *, max_bytes: int | None = None) -> list[Task]:
@@ -137,6 +147,24 @@ def _content(task: Task) -> list[str]:
         )
     if task.agent is not None and task.agent not in AGENTS:
         problems.append(f"unknown agent {task.agent!r}; known: {', '.join(AGENTS)}")
+    return problems + _grading(task)
+
+
+def _grading(task: Task) -> list[str]:
+    """What is wrong with a task's grading fields."""
+    problems = []
+    if task.verify is not None and not (
+        task.verify if isinstance(task.verify, list) else task.verify.strip()
+    ):
+        problems.append("empty verify")
+    if task.verify_files is not None and task.verify is None:
+        problems.append("verify_files without verify")
+    if task.verify_files is not None and task.template is None:
+        problems.append("verify_files needs template (each attempt a fresh copy without them)")
+    if not task.verify_timeout > 0:
+        problems.append("verify_timeout must be over 0")
+    if task.attempts is not None and task.attempts < 1:
+        problems.append("attempts must be 1 or more")
     return problems
 
 
@@ -154,7 +182,7 @@ def _checked(task: Task, lineno: int, base: Path, problems: list[str]) -> Task:
     if task.max_turns is not None and task.max_turns < 1:
         problems.append(f"line {lineno}: max_turns must be 1 or more")
     folders = {}
-    for name in ("workspace", "template"):
+    for name in ("workspace", "template", "verify_files"):
         value = getattr(task, name)
         if value is None:
             continue

@@ -24,6 +24,7 @@ from gemwire.cli.batch import batch
 from gemwire.cli.config import config
 from gemwire.cli.demo import demo
 from gemwire.cli.doctor import doctor
+from gemwire.cli.eval import eval_
 from gemwire.cli.exit_codes import (
     EXIT_BROKEN_PIPE,
     EXIT_CANCELLED,
@@ -127,5 +128,6 @@ main.add_command(sessions)
 main.add_command(acp)
 main.add_command(agent)
 main.add_command(batch)
+main.add_command(eval_)
 main.add_command(usage)
 main.add_command(serve)

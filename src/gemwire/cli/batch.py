@@ -12,9 +12,12 @@ from gemwire.cli.exit_codes import EXIT_IO, EXIT_NOT_FOUND, EXIT_QUOTA, EXIT_TUR
 from gemwire.cli.options import AGENT_NAMES, SECONDS, approval_options
 
 if TYPE_CHECKING:
-    from gemwire.batch import BatchSummary, Progress, TaskResult
+    from collections.abc import Callable
+    from contextlib import AbstractAsyncContextManager
 
-__all__ = ("batch",)
+    from gemwire.batch import Batch, BatchSummary, Progress, TaskResult
+
+__all__ = ("batch", "run_shown")
 
 
 class _RunByDefault(click.Group):
@@ -108,7 +111,7 @@ def run(
     "approval_mode": ..., "timeout": ..., "max_turns": ...}; docs/batch.md.
     """
     from gemwire import AgentNotFound, BatchOutputError, GeminiOptions, InvalidOptions
-    from gemwire.batch import BatchOptions, read_tasks
+    from gemwire.batch import BatchOptions, read_tasks, run_batch
 
     if yolo:
         gemini["approval_mode"] = "yolo"
@@ -128,7 +131,7 @@ def run(
     except InvalidOptions as exc:
         raise click.UsageError(str(exc)) from exc
     try:
-        status = _run(tasks, out, options, as_json=as_json)
+        status = run_shown(len(tasks), lambda: run_batch(tasks, out, options), as_json=as_json)
     except InvalidOptions as exc:
         raise click.UsageError(str(exc)) from exc
     except AgentNotFound as exc:
@@ -175,20 +178,23 @@ def report(out: str, as_json: bool) -> None:
         _print_failed(failed, console)
 
 
-def _run(tasks: list[Any], out: str, options: Any, *, as_json: bool) -> int:
-    """Run the batch shown on stdout; the exit status."""
-    from gemwire.batch import BatchFinished, BatchStopped, run_batch
+def run_shown(
+    total: int, start: Callable[[], AbstractAsyncContextManager[Batch]], *, as_json: bool
+) -> int:
+    """Run the batch ``start`` starts (of ``total`` tasks) shown on stdout; the exit
+    status. ``gemwire eval`` runs its batch through here too."""
+    from gemwire.batch import BatchFinished, BatchStopped
     from gemwire.batch.runner import only_gemwire_error
     from gemwire.cli.signals import SignalStop
 
-    display = None if as_json else _Display(len(tasks))
+    display = None if as_json else _Display(total)
     show = _json_line if display is None else display.show
     stop = SignalStop()  # a signal cancels it all: run_batch stops every task cleanly
 
     async def go() -> BatchSummary | None:
         """The summary; ``None`` when the batch stopped starting tasks (a quota)."""
         stopped, summary = False, None
-        async with run_batch(tasks, out, options) as running:
+        async with start() as running:
             async for progress in running:
                 show(progress)
                 if isinstance(progress, BatchStopped):
@@ -256,6 +262,8 @@ class _Display:
             result = progress.result
             self._tokens += result.usage.total_tokens if result.usage else 0
             mark = "ok" if result.ok else f"failed ({result.error_kind})"
+            if result.grade is not None:  # a task that grades itself (eval)
+                mark += f" · {result.grade.status}"
             if self._bar is None:
                 self._console.print(f"{result.task_id}: {mark} · {result.duration_s:.1f} s")
             else:

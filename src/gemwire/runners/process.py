@@ -37,12 +37,16 @@ async def run_process(
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
     timeout: float | None = None,  # noqa: ASYNC109 - timing out is an outcome (timed_out)
+    keep: int | None = None,
 ) -> ProcessOutput:
     """Run ``argv`` to completion with ``input`` on stdin (written at once, then closed).
 
     stdout and stderr are drained concurrently, so a chatty stderr cannot block the
     child. On timeout or cancellation the whole process group is stopped. After the child
     exits, anything it left running in its group (background shell commands) is killed.
+
+    With ``keep``, only the last ``keep`` bytes of each stream are kept (a verifier that
+    writes gigabytes costs no memory).
 
     Raises `AgentNotFound` when ``argv[0]`` cannot be executed.
     """
@@ -51,6 +55,8 @@ async def run_process(
     async def drain(child: Child, stream: str) -> None:
         while data := await child.read(stream):
             captured[stream] += data
+            if keep is not None and len(captured[stream]) > 2 * keep:
+                del captured[stream][:-keep]
 
     async with await Child.spawn(argv, cwd=cwd, env=env) as child, anyio.create_task_group() as tg:
         tg.start_soon(drain, child, "stdout")
@@ -64,7 +70,7 @@ async def run_process(
     assert child.returncode is not None
     return ProcessOutput(
         returncode=child.returncode,
-        stdout=bytes(captured["stdout"]),
-        stderr=bytes(captured["stderr"]),
+        stdout=bytes(captured["stdout"][-keep:] if keep else captured["stdout"]),
+        stderr=bytes(captured["stderr"][-keep:] if keep else captured["stderr"]),
         timed_out=scope.cancelled_caught,
     )

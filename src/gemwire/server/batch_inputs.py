@@ -57,6 +57,10 @@ def placed_tasks(given: str | list[Task], roots: tuple[str, ...]) -> list[Task]:
         if not given:
             raise BadRequest("no tasks")
         read = given
+    if any(task.verify is not None or task.verify_files is not None for task in read):
+        # A verifier is a command the server would run itself, past the agent's permissions,
+        # and verify_files a folder it would copy from anywhere: not offered to a client.
+        raise BadRequest("a task's verify and verify_files are not offered by the server")
     tasks = [_placed(task, n, roots) for n, task in enumerate(read, 1)]
     try:
         check_tasks(tasks)

@@ -1,0 +1,143 @@
+"""``gemwire eval``: every task, several attempts, several agents, each attempt graded.
+
+    async with run_eval(read_tasks("tasks.jsonl"), "out", EvalOptions(agents=("gemini", "qwen"), k=5)) as run:
+        async for progress in run:
+            ...
+
+An eval is a batch (docs/batch.md) over its attempts: task ``fix-1``'s third attempt by
+``qwen`` is the batch task ``fix-1.qwen.3``, with its own fresh copy of the template and
+its own line in ``results.jsonl`` (graded by the task's ``verify``). So an eval resumes as
+a batch does, every attempt exactly once across a SIGTERM or a ``kill -9``. ``gemini`` runs
+as Gemini CLI over stream-json (one process an attempt); every other agent over ACP, in
+long-lived pools serving many attempts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Callable, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import Self
+
+import msgspec
+
+from gemwire.batch._acp import AcpExecutor, gemini_acp_options
+from gemwire.batch._process import ProcessExecutor
+from gemwire.batch.results import Outcome
+from gemwire.batch.runner import Batch, BatchOptions, run_with
+from gemwire.batch.tasks import Task, check_tasks
+from gemwire.errors import InvalidOptions, InvalidTasks
+from gemwire.events import Event
+from gemwire.runners.agents import AGENTS
+
+__all__ = ("EvalOptions", "attempt_id", "expand", "parse_attempt_id", "run_eval")
+
+STREAM_JSON = "gemini"
+"""The agent run as ``gemini -p`` over stream-json; the others run over ACP."""
+
+
+class EvalOptions(msgspec.Struct, frozen=True, kw_only=True):
+    """Which agents, how many attempts each, and the batch that runs them."""
+
+    agents: tuple[str, ...]
+    """Agent names (docs/agents.md): ``gemini`` over stream-json, the others over ACP."""
+    k: int = 1
+    """Attempts of each task by each agent (a task's ``attempts`` wins)."""
+    batch: BatchOptions = BatchOptions()
+    """Concurrency, Gemini CLI's options, retries, ...; ``mode`` and ``agent`` are eval's."""
+
+    def __post_init__(self) -> None:
+        if not self.agents:
+            raise InvalidOptions("name at least one agent")
+        unknown = [a for a in self.agents if a not in AGENTS]
+        if unknown:
+            raise InvalidOptions(f"unknown agent {unknown[0]!r}; known: {', '.join(AGENTS)}")
+        if len(set(self.agents)) != len(self.agents):
+            raise InvalidOptions("an agent is named twice")
+        if self.k < 1:
+            raise InvalidOptions("k must be 1 or more")
+
+
+def attempt_id(task_id: str, agent: str, attempt: int) -> str:
+    return f"{task_id}.{agent}.{attempt}"
+
+
+def parse_attempt_id(batch_id: str) -> tuple[str, str, int]:
+    """The task, agent and attempt number of an eval's batch task id."""
+    task_id, agent, attempt = batch_id.rsplit(".", 2)  # agents' names hold no dot
+    return task_id, agent, int(attempt)
+
+
+def expand(tasks: Sequence[Task], options: EvalOptions) -> list[Task]:
+    """The batch tasks of an eval: attempt by attempt, so every agent's first attempts of
+    every task come before anyone's second (a run stopped early has evened-out results)."""
+    check_tasks(tasks)
+    most = max(t.attempts or options.k for t in tasks)
+    attempts = [
+        msgspec.structs.replace(
+            task,
+            id=attempt_id(task.id, agent, n),
+            agent=None if agent == STREAM_JSON else agent,
+        )
+        for n in range(1, most + 1)
+        for task in tasks
+        if n <= (task.attempts or options.k)
+        for agent in options.agents
+    ]
+    too_long = [a.id for a in attempts if len(a.id) > 128]
+    if too_long:
+        raise InvalidTasks(
+            f"attempt id {too_long[0]!r} is over 128 characters: shorten the task's id",
+            problems=[f"attempt id {i!r} is over 128 characters" for i in too_long],
+        )
+    return attempts
+
+
+@asynccontextmanager
+async def run_eval(
+    tasks: Sequence[Task], output: str | Path, options: EvalOptions
+) -> AsyncGenerator[Batch]:
+    """Run the eval's attempts not yet finished in ``output`` (a batch's progress)."""
+    attempts = expand(tasks, options)
+    batch = msgspec.structs.replace(options.batch, mode="acp", agent=None)
+    executor = _Mixed(batch, stream_json=STREAM_JSON in options.agents)
+    async with run_with(attempts, output, batch, executor) as running:
+        yield running
+
+
+class _Mixed:
+    """Gemini CLI over stream-json for tasks naming no agent; ACP pools for the others."""
+
+    def __init__(self, options: BatchOptions, *, stream_json: bool) -> None:
+        self._process = ProcessExecutor(options.gemini) if stream_json else None
+        self._acp = AcpExecutor(
+            gemini_acp_options(options.gemini),
+            agent=None,
+            agents=options.agents,
+            sessions_per_agent=options.sessions_per_agent,
+            concurrency=options.concurrency,
+        )
+        self._stack = AsyncExitStack()
+
+    def _of(self, task: Task) -> ProcessExecutor | AcpExecutor:
+        if task.agent is None:
+            assert self._process is not None
+            return self._process
+        return self._acp
+
+    def agent_of(self, task: Task) -> str:
+        return self._of(task).agent_of(task)
+
+    async def run(self, task: Task, cwd: str, on_event: Callable[[Event], None]) -> Outcome:
+        return await self._of(task).run(task, cwd, on_event)
+
+    async def __aenter__(self) -> Self:
+        async with AsyncExitStack() as stack:
+            if self._process is not None:
+                await stack.enter_async_context(self._process)
+            await stack.enter_async_context(self._acp)
+            self._stack = stack.pop_all()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self._stack.aclose()
