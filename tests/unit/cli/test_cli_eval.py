@@ -17,7 +17,7 @@ EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "eval" / "tasks.jso
     [
         (
             ["--agents", "gemini,foo"],
-            "Error: unknown agent 'foo'; known: claude, codex, qwen, opencode, gemini",
+            "Error: unknown agent 'foo'; known: claude, codex, qwen, opencode, gemini, antigravity",
         ),
         (["--agents", " , "], "Error: name at least one agent"),
         (["--agents", "qwen,qwen"], "Error: an agent is named twice"),
