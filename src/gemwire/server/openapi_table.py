@@ -4,12 +4,10 @@
 from __future__ import annotations
 
 from gemwire.server.batches import BatchView
+from gemwire.server.openapi_acp import acp_operations
 from gemwire.server.openapi_shapes import (
     ACP_AGENT,
     ACP_AGENT_QUERY,
-    ACP_CONNECTION,
-    ACP_MESSAGE,
-    ACP_SESSION,
     AFTER,
     AGENTS,
     BATCH,
@@ -354,83 +352,13 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
         errors=(400, 404, 422),
         tag="batches",
     ),
-    ("GET", "/acp"): Operation(
+    **acp_operations(
+        "/acp",
+        ACP_AGENT_QUERY,
         "An ACP agent (`?agent=`): a WebSocket, or a Streamable HTTP stream",
-        "The Agent Client Protocol's transport RFD (docs/server.md says where it departs). "
-        "A WebSocket upgrade starts one agent for the socket: each text frame is one "
-        "JSON-RPC message, both ways; the socket closing stops the agent (1001 at shutdown "
-        "or after `--idle-timeout` with no message and no turn, 1009 for a message over "
-        "64 MiB; refused with 1008 for a wrong token or Origin). "
-        "Otherwise (`Accept: text/event-stream`), the SSE stream of a Streamable HTTP "
-        "connection (`Acp-Connection-Id`), or of one of its sessions (`Acp-Session-Id`): "
-        "the agent's messages, one an event; one reader at a time (409); the connection's "
-        "stream closing stops the agent.",
-        params=(ACP_AGENT_QUERY, ACP_CONNECTION, ACP_SESSION),
-        response={SSE: {"type": "string", "description": "`data: <JSON-RPC message>`"}},
-        errors=(400, 404, 406, 409),
-        tag="acp",
     ),
-    ("POST", "/acp"): Operation(
-        "Send an ACP message (Streamable HTTP)",
-        "`initialize` starts the connection's agent and is answered in the body, with the "
-        "`Acp-Connection-Id` header; every other message needs that header (and "
-        "`Acp-Session-Id` for a method on a session) and is answered 202, its answer coming "
-        "on a stream. A message naming a session's folder outside the roots is answered on "
-        "the stream with its JSON-RPC error (-32602), and never reaches the agent; a batch "
-        "is 501. The body "
-        "may be up to 64 MiB, the stdio line cap (413 above it). Past `--max-sessions` "
-        "connections at once, `initialize` is 503.",
-        params=(ACP_AGENT_QUERY, ACP_CONNECTION, ACP_SESSION),
-        body={"application/json": ACP_MESSAGE},
-        response={"application/json": ACP_MESSAGE},
-        errors=(400, 404, 413, 415, 501, 502, 503, 504),
-        tag="acp",
-    ),
-    ("DELETE", "/acp"): Operation(
-        "End an ACP connection (Streamable HTTP): its agent stops",
-        params=(ACP_AGENT_QUERY, ACP_CONNECTION),
-        status=202,
-        errors=(400, 404),
-        tag="acp",
-    ),
-    ("GET", "/acp/{agent}"): Operation(
-        "An ACP agent: a WebSocket, or a Streamable HTTP stream",
-        "The Agent Client Protocol's transport RFD (docs/server.md says where it departs). "
-        "A WebSocket upgrade starts one agent for the socket: each text frame is one "
-        "JSON-RPC message, both ways; the socket closing stops the agent (1001 at shutdown "
-        "or after `--idle-timeout` with no message and no turn, 1009 for a message over "
-        "64 MiB; refused with 1008 for a wrong token or Origin). "
-        "Otherwise (`Accept: text/event-stream`), the SSE stream of a Streamable HTTP "
-        "connection (`Acp-Connection-Id`), or of one of its sessions (`Acp-Session-Id`): "
-        "the agent's messages, one an event; one reader at a time (409); the connection's "
-        "stream closing stops the agent.",
-        params=(ACP_AGENT, ACP_CONNECTION, ACP_SESSION),
-        response={SSE: {"type": "string", "description": "`data: <JSON-RPC message>`"}},
-        errors=(400, 404, 406, 409),
-        tag="acp",
-    ),
-    ("POST", "/acp/{agent}"): Operation(
-        "Send an ACP message (Streamable HTTP)",
-        "`initialize` starts the connection's agent and is answered in the body, with the "
-        "`Acp-Connection-Id` header; every other message needs that header (and "
-        "`Acp-Session-Id` for a method on a session) and is answered 202, its answer coming "
-        "on a stream. A message naming a session's folder outside the roots is answered on "
-        "the stream with its JSON-RPC error (-32602), and never reaches the agent; a batch "
-        "is 501. The body "
-        "may be up to 64 MiB, the stdio line cap (413 above it). Past `--max-sessions` "
-        "connections at once, `initialize` is 503.",
-        params=(ACP_AGENT, ACP_CONNECTION, ACP_SESSION),
-        body={"application/json": ACP_MESSAGE},
-        response={"application/json": ACP_MESSAGE},
-        errors=(400, 404, 413, 415, 501, 502, 503, 504),
-        tag="acp",
-    ),
-    ("DELETE", "/acp/{agent}"): Operation(
-        "End an ACP connection (Streamable HTTP): its agent stops",
-        params=(ACP_AGENT, ACP_CONNECTION),
-        status=202,
-        errors=(400, 404),
-        tag="acp",
+    **acp_operations(
+        "/acp/{agent}", ACP_AGENT, "An ACP agent: a WebSocket, or a Streamable HTTP stream"
     ),
 }
 """Every route of the app, by (method, path as Starlette spells it)."""
