@@ -135,13 +135,13 @@ def run(
     except InvalidOptions as exc:
         raise click.UsageError(str(exc)) from exc
     except AgentNotFound as exc:
-        _fail(exc, EXIT_NOT_FOUND)
+        fail(exc, EXIT_NOT_FOUND)
     except BatchOutputError as exc:
-        _fail(exc, EXIT_IO)
+        fail(exc, EXIT_IO)
     sys.exit(status)
 
 
-def _fail(exc: Exception, status: int) -> NoReturn:
+def fail(exc: Exception, status: int) -> NoReturn:
     """One line on stderr, and the exit status."""
     from gemwire.cli.safe_text import terminal_safe
 
@@ -162,7 +162,7 @@ def report(out: str, as_json: bool) -> None:
     try:
         results = read_results(out)
     except BatchOutputError as exc:
-        _fail(exc, EXIT_IO)
+        fail(exc, EXIT_IO)
     if not results:
         raise click.UsageError(f"no finished tasks in {out} (no results.jsonl lines)")
     summary = summarize(results)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from gemwire.cli.batch import run_shown
+from gemwire.cli.batch import fail, run_shown
 from gemwire.cli.exit_codes import EXIT_IO, EXIT_NOT_FOUND, EXIT_TURN_FAILED
 from gemwire.cli.options import SECONDS
 
@@ -123,9 +123,9 @@ def run(
     except InvalidOptions as exc:
         raise click.UsageError(str(exc)) from exc
     except AgentNotFound as exc:
-        _fail(exc, EXIT_NOT_FOUND)
+        fail(exc, EXIT_NOT_FOUND)
     except BatchOutputError as exc:
-        _fail(exc, EXIT_IO)
+        fail(exc, EXIT_IO)
     # A failed attempt is a result (graded on what it left), not the eval's failure.
     sys.exit(0 if status == EXIT_TURN_FAILED else status)
 
@@ -145,7 +145,7 @@ def report(out: str, as_json: bool) -> None:
         results = read_results(out)
         built = build(results)
     except BatchOutputError as exc:
-        _fail(exc, EXIT_IO)
+        fail(exc, EXIT_IO)
     except ValueError as exc:  # a line whose id is not an eval attempt's
         raise click.UsageError(f"{out} is not an eval's output folder ({exc})") from exc
     if not results:
@@ -204,11 +204,3 @@ def _print_report(built: EvalReport, console: Console) -> None:
 
 def _share(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
-
-
-def _fail(exc: Exception, status: int) -> NoReturn:
-    """One line on stderr, and the exit status."""
-    from gemwire.cli.safe_text import terminal_safe
-
-    click.echo(f"gemwire: {terminal_safe(str(exc))}", err=True)
-    sys.exit(status)
