@@ -11,7 +11,15 @@ import msgspec
 
 from gemwire.events import FileChanged, TokenUsage, TurnError
 
-__all__ = ("AgentCost", "BatchSummary", "FileChange", "Grade", "Outcome", "TaskResult", "summarize")
+__all__ = (
+    "BatchSummary",
+    "FileChange",
+    "Grade",
+    "Outcome",
+    "ReportedCost",
+    "TaskResult",
+    "summarize",
+)
 
 
 class Outcome(Protocol):
@@ -52,8 +60,9 @@ class Grade(msgspec.Struct, frozen=True, kw_only=True):
     duration_s: float
 
 
-class AgentCost(msgspec.Struct, frozen=True, kw_only=True):
-    """What the agent itself said the session cost (ACP's ``usage_update``), as it said it."""
+class ReportedCost(msgspec.Struct, frozen=True, kw_only=True):
+    """What the agent itself said the session cost (ACP's ``usage_update``), as it said it
+    (`gemwire.events.AgentCost` is the same, as a turn's end carries it)."""
 
     amount: float
     currency: str
@@ -80,7 +89,7 @@ class TaskResult(msgspec.Struct, frozen=True, kw_only=True):
     """The verdict of the task's ``verify``, where it has one."""
     tool_calls: int = 0
     """Tool calls the agent started in the last attempt."""
-    agent_cost: AgentCost | None = None
+    agent_cost: ReportedCost | None = None
     """The session's cost as the agent last reported it, where it does (gemwire's own
     estimate is ``usage.cost_usd``)."""
 

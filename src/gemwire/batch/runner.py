@@ -36,10 +36,10 @@ from gemwire.batch.progress import (
     TaskStarted,
 )
 from gemwire.batch.results import (
-    AgentCost,
     BatchSummary,
     FileChange,
     Outcome,
+    ReportedCost,
     TaskResult,
     summarize,
 )
@@ -329,7 +329,7 @@ class _Engine:
         workspace, log = await anyio.to_thread.run_sync(self._output.begin, task)
         started = time.monotonic()
         tool_calls = 0
-        cost: AgentCost | None = None
+        cost: ReportedCost | None = None
 
         def on_event(event: Event) -> None:
             nonlocal tool_calls, cost
@@ -372,10 +372,10 @@ class _Engine:
         )
 
 
-def _agent_cost(data: object) -> AgentCost | None:
+def _agent_cost(data: object) -> ReportedCost | None:
     """The cost in an ACP ``usage_update``'s fields, where there is a well-formed one."""
     try:
-        return msgspec.convert(data, AgentCost) if data is not None else None
+        return msgspec.convert(data, ReportedCost) if data is not None else None
     except msgspec.ValidationError:
         return None
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from gemwire.batch.eval_report import pass_at_k, report
-from gemwire.batch.results import AgentCost, Grade, TaskResult
+from gemwire.batch.results import Grade, ReportedCost, TaskResult
 from gemwire.events import TokenUsage, TurnError
 
 
@@ -54,7 +54,7 @@ def line(
     error: str | None = None,
     tokens: int = 10,
     cost: float | None = None,
-    agent_cost: AgentCost | None = None,
+    agent_cost: ReportedCost | None = None,
 ) -> TaskResult:
     reward = {"passed": 1.0, "failed": 0.0}.get(status or "")
     grade = (
@@ -89,8 +89,8 @@ def test_the_report_per_agent_and_per_task() -> None:
         line("a.gemini.2", "failed", error="timeout", cost=0.02),
         line("b.x.y.gemini.1", "failed"),
         line("b.x.y.gemini.2", "failed"),
-        line("a.qwen.1", "passed", agent_cost=AgentCost(amount=0.5, currency="USD")),
-        line("a.qwen.2", "crashed", agent_cost=AgentCost(amount=9.0, currency="EUR")),
+        line("a.qwen.1", "passed", agent_cost=ReportedCost(amount=0.5, currency="USD")),
+        line("a.qwen.2", "crashed", agent_cost=ReportedCost(amount=9.0, currency="EUR")),
         line("b.x.y.qwen.1", "timeout"),
         line("b.x.y.qwen.2", "passed"),
     ]
