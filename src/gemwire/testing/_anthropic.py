@@ -13,14 +13,13 @@ import json
 from typing import Any
 
 from gemwire.testing import _dialect
-from gemwire.testing._dialect import SIDE_CALL_TEXT, SUGGESTION_REQUEST, Step, call_id, pieces, sse
+from gemwire.testing._dialect import SIDE_CALL_TEXT, Step, call_id, pieces, sse
 from gemwire.testing.scenario import Delay, Fail, FunctionCall, Hang, Reply, Text, Thought, Truncate
 
 __all__ = (
     "TRUNCATED",
     "count_tokens_response",
     "error",
-    "is_side_request",
     "side_call_response",
     "stream",
     "user_texts",
@@ -51,17 +50,6 @@ _ERRORS = {
 }
 
 _STOP_REASONS = {"STOP": "end_turn", "MAX_TOKENS": "max_tokens"}
-
-
-def is_side_request(body: Any) -> bool:
-    """A request streamed like a turn that is not one (`SUGGESTION_REQUEST`).
-
-    >>> is_side_request({"messages": [{"role": "user", "content": "[SUGGESTION MODE: ..."}]})
-    True
-    """
-    messages = (body or {}).get("messages") or []
-    last = _dialect.user_texts(messages[-1:], "text")
-    return bool(last) and last[0].lstrip().startswith(SUGGESTION_REQUEST)
 
 
 def user_texts(body: Any) -> list[str]:

@@ -32,6 +32,7 @@ __all__ = (
     "Piece",
     "Step",
     "call_id",
+    "is_side_request",
     "pieces",
     "side_call_text",
     "sse",
@@ -61,12 +62,30 @@ SUGGESTION_REQUEST = "[SUGGESTION MODE:"
 """How the request Claude Code (2.1.318, in claude-agent-acp 0.101.0) sends after a turn for
 a prompt suggestion ends: the conversation so far, tools and all, streamed like a turn, and
 a last user message that begins so. It is not a turn of the scenario."""
+CODEX_TITLE_REQUEST = "Your task is to generate a very short title for a conversation"
+"""How the request codex-acp 2.6.0 sends beside a session's first turn, on a thread of its
+own, for the session's title begins: streamed like a turn, one user text holding the user's
+first message too (so a scripted turn chosen by the prompt's text would take it), answered
+with a JSON object. It is not a turn of the scenario."""
+
+
+def is_side_request(texts: list[str]) -> bool:
+    """Whether a request streamed like a turn whose user texts are ``texts`` is a side call
+    (`SUGGESTION_REQUEST`, `CODEX_TITLE_REQUEST`).
+
+    >>> is_side_request(["go", "[SUGGESTION MODE: Suggest what the user might type next]"])
+    True
+    >>> is_side_request(["go"])
+    False
+    """
+    return bool(texts) and texts[-1].lstrip().startswith((SUGGESTION_REQUEST, CODEX_TITLE_REQUEST))
 
 
 def side_call_text(texts: list[str]) -> str:
     r"""What a side call whose user texts are ``texts`` is answered with: `TITLE_TEXT` for
-    a title request, nothing for a prompt suggestion (Claude Code's, whose instructions
-    say an empty answer suggests nothing), else `SIDE_CALL_TEXT`.
+    a title request (as codex-acp's JSON object for its own), nothing for a prompt
+    suggestion (Claude Code's, whose instructions say an empty answer suggests nothing),
+    else `SIDE_CALL_TEXT`.
 
     >>> side_call_text(["Generate a title for this conversation:\n", "go"])
     'Scripted session'
@@ -75,6 +94,8 @@ def side_call_text(texts: list[str]) -> str:
     """
     if texts and texts[-1].lstrip().startswith(SUGGESTION_REQUEST):
         return ""
+    if texts and texts[-1].lstrip().startswith(CODEX_TITLE_REQUEST):
+        return json.dumps({"title": TITLE_TEXT})
     return TITLE_TEXT if any(t.startswith(_TITLE_REQUEST) for t in texts) else SIDE_CALL_TEXT
 
 

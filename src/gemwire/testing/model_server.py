@@ -24,8 +24,9 @@ A streamed Anthropic or OpenAI request that declares tools is a model turn; one 
 tools, or not streamed, is a side call (titles, next-speaker checks) and is answered with
 the same JSON text, without consuming a turn; but a request for a session's title (OpenCode's)
 gets a plain title, as its title agent would answer (`TITLE_TEXT`). So is a request that is
-streamed like a turn but its dialect knows is not one (`_anthropic.is_side_request`: Claude
-Code's prompt suggestion after each turn, answered with nothing to suggest). Side calls are
+streamed like a turn but is known not to be one (`_dialect.is_side_request`: Claude Code's
+prompt suggestion after each turn, answered with nothing to suggest; codex-acp's request
+for a session's title, answered with its JSON object). Side calls are
 in `requests` (``turn`` ``None``), never in `problems`.
 
 Every request is recorded. Anything a scenario did not foresee (no turn left, an unknown
@@ -50,7 +51,7 @@ from urllib.parse import parse_qs, urlsplit
 import msgspec
 
 from gemwire.testing import _anthropic, _gemini, _openai_chat, _openai_responses
-from gemwire.testing._dialect import SIDE_CALL_TEXT, Dialect, Step, side_call_text
+from gemwire.testing._dialect import SIDE_CALL_TEXT, Dialect, Step, is_side_request, side_call_text
 from gemwire.testing._routes import DialectName, route
 from gemwire.testing.scenario import Delay, Fail, Hang, Reply, Scenario, Text, Truncate, Turn
 
@@ -298,7 +299,7 @@ class _Handler(BaseHTTPRequestHandler):
             if name == "gemini":  # a 400 from Gemini, a 401 in the API's own error shape elsewhere
                 return self._send_json(400, _gemini.BAD_KEY_BODY)
             return self._send_error(dialect, Fail(status=401))
-        if action == "turn" and name == "anthropic" and _anthropic.is_side_request(body):
+        if action == "turn" and is_side_request(dialect.user_texts(body)):
             action = "side"
         if action == "turn":
             turn = model._take_turn(dialect, body)

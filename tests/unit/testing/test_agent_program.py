@@ -191,6 +191,6 @@ def test_a_bad_scenario_is_one_line_and_exit_2(
 def test_an_unknown_update_kind_names_the_known_ones() -> None:
     with pytest.raises(
         ScenarioError,
-        match=r"sessionUpdate 'plan_update' is none of ACP's kinds \(user_message_chunk, ",
+        match=r"sessionUpdate 'no_such_update' is none of ACP's kinds \(user_message_chunk, ",
     ):
-        Update(update={"sessionUpdate": "plan_update"})
+        Update(update={"sessionUpdate": "no_such_update"})
