@@ -150,25 +150,18 @@ def _command(agent: AgentName) -> tuple[str, ...]:
     return resolve_agent(agent, version=TODAY[agent].version).command
 
 
-TITLE = Reply([Text('{"title": "Go"}')], when="generate a very short title")
-"""Codex 0.166 asks for a session's title on a thread of its own, beside the turn (a
-streamed request the scripted model would otherwise serve from the script); first, so that
-only that request takes it."""
-
-
 def _scenario(
     agent: str, case: str, today: Today, workspace: Path
 ) -> tuple[Scenario, tuple[str, ...]]:
-    side = [TITLE] if agent == "codex" else []
     if case == "multi_turn":
         turns = [
             Reply([Text("First answer.")]),
             Reply([Text("On it."), today.tools.shell(workspace)]),
             Reply([Text("Done.")]),
         ]
-        return Scenario(turns=[*side, *turns], files=OFFLINE.SEED), PROMPTS
+        return Scenario(turns=turns, files=OFFLINE.SEED), PROMPTS
     script = OFFLINE.scenario(case, today.tools, workspace)
-    return Scenario(turns=[*side, *script.turns], files=script.files), ("go",)
+    return Scenario(turns=script.turns, files=script.files), ("go",)
 
 
 async def _run(agent: AgentName, case: str, root: Path) -> list[Event]:
