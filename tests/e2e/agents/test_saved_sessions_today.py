@@ -33,7 +33,7 @@ from gemwire.events import Event, MessageDelta, UserMessage
 from gemwire.runners.acp import AcpClient
 from gemwire.runners.agents import AgentName, resolve_agent
 from gemwire.sessions import ClaudeHome, CodexHome, SessionSource, load_session
-from gemwire.testing import FunctionCall, Reply, Scenario, ScriptedModel, Text
+from gemwire.testing import FunctionCall, Reply, Scenario, ScriptedModel, Text, Turn
 from gemwire.testing.agents import isolated_agent
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
@@ -154,7 +154,7 @@ def _scenario(
     agent: str, case: str, today: Today, workspace: Path
 ) -> tuple[Scenario, tuple[str, ...]]:
     if case == "multi_turn":
-        turns = [
+        turns: list[Turn] = [
             Reply([Text("First answer.")]),
             Reply([Text("On it."), today.tools.shell(workspace)]),
             Reply([Text("Done.")]),
