@@ -140,7 +140,8 @@ async def test_other_agents_load_without_waiting(name: str) -> None:
         return {}
 
     async with scripted_client(
-        AcpOptions(),
+        # "all": codex-acp 0.16 is made to ask only when gemwire starts it (asking.py).
+        AcpOptions(permissions="all"),
         scenario=AgentScenario(
             agent_info=acp.Implementation(name=name, version="1.0"),
             agent_capabilities=acp.AgentCapabilities(load_session=True),
