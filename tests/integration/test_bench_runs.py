@@ -27,6 +27,7 @@ RUN_CLIS = {
 }
 TINY = {
     "acp_sessions.py": ["--sessions", "1"],
+    "antigravity.py": ["--runs", "1", "--chunks", "20"],
     "batch.py": ["--tasks", "1", "--big", "1", "--ray", "0"],
     "cli_startup.py": ["--runs", "1"],
     "decode_normalize.py": ["--lines", "500", "--mb", "0.5", "--repeat", "1"],
