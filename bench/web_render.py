@@ -36,8 +36,17 @@ from playwright.sync_api import sync_playwright
 
 from gemwire.server import ServerConfig, create_app
 from gemwire.server.run import bind
+from gemwire.server.security import session_cookie
 
 TOKEN = "bench-token"
+
+
+def login_cookie(origin: str) -> tuple[str, str]:
+    """The login cookie (name, value) of the server at ``origin``: named for its port,
+    derived from `TOKEN`."""
+    port = int(origin.rsplit(":", 1)[1])
+    config = ServerConfig(host="127.0.0.1", port=port, token=TOKEN, roots=("/",), state_dir="/")
+    return session_cookie(config)
 
 
 @contextmanager
@@ -162,7 +171,8 @@ def main() -> None:
             executable_path=shutil.which("chromium"), args=["--no-sandbox", "--disable-gpu"]
         )
         page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-        page.context.add_cookies([{"name": "gemwire_token", "value": TOKEN, "url": origin}])
+        name, value = login_cookie(origin)
+        page.context.add_cookies([{"name": name, "value": value, "url": origin}])
         page.goto(f"{origin}/static/js/render.js")
         parse = min(page.evaluate(FIRST_SCREEN, [lines, True]) for _ in range(args.repeat))
         render = min(page.evaluate(FIRST_SCREEN, [lines, False]) for _ in range(args.repeat))

@@ -29,7 +29,7 @@ from playwright.sync_api import Page, sync_playwright
 # Beside this file (a script's folder is first on the path): bench/sessions.py's home, and
 # bench/web_render.py's server.
 from sessions import make_home
-from web_render import TOKEN, serving
+from web_render import login_cookie, serving
 
 FIRST_PAGE = """async () => {
     const started = performance.now();
@@ -76,7 +76,8 @@ def main() -> None:
                 executable_path=shutil.which("chromium"), args=["--no-sandbox", "--disable-gpu"]
             )
             page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-            page.context.add_cookies([{"name": "gemwire_token", "value": TOKEN, "url": origin}])
+            name, value = login_cookie(origin)
+            page.context.add_cookies([{"name": name, "value": value, "url": origin}])
             sizes: list[int] = []
 
             def listed(response: Any) -> None:

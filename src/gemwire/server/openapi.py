@@ -195,7 +195,13 @@ def openapi_document(routes: Sequence[BaseRoute]) -> dict[str, Any]:
             "schemas": dict(sorted(components.items())),
             "securitySchemes": {
                 "bearer": {"type": "http", "scheme": "bearer"},
-                "cookie": {"type": "apiKey", "in": "cookie", "name": "gemwire_token"},
+                "cookie": {
+                    "type": "apiKey",
+                    "in": "cookie",
+                    "name": "gemwire_session_PORT",
+                    "description": "PORT is the server's; the value is derived from the token "
+                    "(`/?token=` sets it).",
+                },
             },
         },
     }

@@ -84,7 +84,8 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
     ),
     ("GET", "/"): Operation(
         "The web page (docs/web.md)",
-        "`/?token=T` sets the `gemwire_token` cookie (HttpOnly, SameSite=Strict) and redirects "
+        "`/?token=T` sets the `gemwire_session_PORT` cookie (derived from the token, bound to "
+        "the server's port; HttpOnly, SameSite=Strict) and redirects "
         "(303) to `/`. Served with a strict Content-Security-Policy (`default-src 'self'`).",
         params=(Param("token", "The server's token, once: it becomes the cookie."),),
         response={"text/html": {"type": "string"}},
