@@ -64,6 +64,7 @@ def test_doctor_exits_1_on_a_failure_and_prints_no_secret(tmp_path: Path, home: 
         "agent qwen",
         "agent opencode",
         "agent gemini",
+        "agent antigravity",
     ]
     result = CliRunner().invoke(main, args, env={**env, "GEMINI_CLI_TRUST_WORKSPACE": "true"})
     assert result.exit_code == 0
