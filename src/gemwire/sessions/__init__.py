@@ -13,8 +13,8 @@ normalized events of `gemwire.events`, the same vocabulary a live run streams.
 as a transcript to read or share, `nested_events` puts each subagent's events after the call
 that ran it, `search` finds the sessions holding a text, and `usage` adds up tokens and
 estimated cost across a home. Each agent's sessions are a `SessionSource` (`source("gemini")` is a
-`GeminiHome`; ``source("claude")`` a `ClaudeHome`, and so on for Codex, Qwen Code and
-OpenCode). See docs/sessions.md.
+`GeminiHome`; ``source("claude")`` a `ClaudeHome`, and so on for Codex, Qwen Code,
+OpenCode and Antigravity). See docs/sessions.md.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ from gemwire.sessions._usage import (
     parse_when,
     usage,
 )
+from gemwire.sessions.antigravity import AntigravityConversation, AntigravityHome
 from gemwire.sessions.claude import ClaudeConversation, ClaudeHome, nested_claude_events
 from gemwire.sessions.codex import CodexConversation, CodexHome
 from gemwire.sessions.gemini import (
@@ -73,6 +74,8 @@ __all__ = (
     "EXPORT_FORMATS",
     "GROUPINGS",
     "Agent",
+    "AntigravityConversation",
+    "AntigravityHome",
     "ClaudeConversation",
     "ClaudeHome",
     "CodexConversation",

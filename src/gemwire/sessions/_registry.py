@@ -17,6 +17,7 @@ from gemwire.errors import InvalidOptions, SessionError
 from gemwire.events import Event
 from gemwire.sessions._reading import NotRead, open_session_file
 from gemwire.sessions._source import Agent, LoadedSession, SessionSource
+from gemwire.sessions.antigravity import AntigravityHome
 from gemwire.sessions.claude import ClaudeHome
 from gemwire.sessions.codex import CodexHome
 from gemwire.sessions.gemini import GeminiHome
@@ -46,7 +47,14 @@ class _Source(Protocol):
     def __call__(self, home: str | os.PathLike[str] | None = None) -> SessionSource: ...
 
 
-_SOURCES: tuple[_Source, ...] = (GeminiHome, ClaudeHome, CodexHome, QwenHome, OpenCodeHome)
+_SOURCES: tuple[_Source, ...] = (
+    GeminiHome,
+    ClaudeHome,
+    CodexHome,
+    QwenHome,
+    OpenCodeHome,
+    AntigravityHome,
+)
 """Every agent whose sessions gemwire reads; the first is the default."""
 
 AGENTS: tuple[Agent, ...] = tuple(made.agent for made in _SOURCES)
@@ -76,7 +84,7 @@ def source(agent: str, home: str | os.PathLike[str] | None = None) -> SessionSou
     >>> source("aider")
     Traceback (most recent call last):
       ...
-    gemwire.errors.InvalidOptions: unknown agent 'aider': one of gemini, claude, codex, qwen, opencode, or all
+    gemwire.errors.InvalidOptions: unknown agent 'aider': one of gemini, claude, codex, qwen, opencode, antigravity, or all
     """
     for make in _SOURCES:
         if make.agent == agent:

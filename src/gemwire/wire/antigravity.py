@@ -98,9 +98,13 @@ class TranscriptRecord(msgspec.Struct, frozen=True, kw_only=True, gc=False):
     """``USER_INPUT``, ``PLANNER_RESPONSE`` (a model response), ``CODE_ACTION``,
     ``RUN_COMMAND``, ``VIEW_FILE``, … (a tool's result), ``ERROR_MESSAGE``, …"""
     status: str = ""
+    """``DONE``, ``ERROR`` (a denied or failed call: ``error`` says why), …"""
     created_at: str = ""
     content: str = ""
     thinking: str = ""
+    error: str = ""
+    exit_code: int | None = None
+    """A ``RUN_COMMAND``'s."""
     tool_calls: list[TranscriptToolCall] = []
     input_tokens: int | None = None
     cache_read_tokens: int | None = None

@@ -3,14 +3,17 @@
 The harness keeps a conversation in two places under its app data folder
 (``$HOME/.gemini/antigravity`` for ``gemwire agent antigravity``): a SQLite database,
 ``conversations/<id>.db`` (its steps as protobuf blobs; gemwire reads only the workspace it
-records, opened ``mode=ro``), and a JSON-lines transcript,
+records and the model of each model call, opened ``mode=ro``, and only a regular file: a
+FIFO would block the open), and a JSON-lines transcript,
 ``brain/<id>/.system_generated/logs/transcript.jsonl`` (`wire.antigravity.TranscriptRecord`),
 which is what a conversation's prompts, answers, calls and tokens are read from.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import stat
 from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,13 +21,17 @@ from urllib.parse import unquote, urlparse
 
 import msgspec
 
+from gemwire.errors import SessionError
 from gemwire.sessions._reading import NotRead, open_session_file
+from gemwire.sessions.antigravity._events import prompt_text
 from gemwire.wire.antigravity import TranscriptRecord
 
 __all__ = (
     "SavedConversation",
     "conversation_records",
+    "database_path",
     "first_prompt",
+    "models_of",
     "saved_conversations",
     "transcript_path",
     "workspace_of",
@@ -106,24 +113,72 @@ def _file_uri(blob: bytes, depth: int = 0) -> str | None:
     return None
 
 
+def database_path(app_data_dir: str | Path, session_id: str) -> Path:
+    return Path(app_data_dir) / "conversations" / f"{session_id}.db"
+
+
+def _rows(database: Path, query: str) -> list[tuple[object, ...]]:
+    """``query``'s rows, read-only; ``[]`` for anything but a readable SQLite file."""
+    try:
+        real = database.resolve()
+        if not stat.S_ISREG(os.stat(real).st_mode):
+            return []
+        with closing(sqlite3.connect(f"{real.as_uri()}?mode=ro", uri=True, timeout=1.0)) as db:
+            return db.execute(query).fetchall()
+    except (sqlite3.Error, OSError, ValueError, RuntimeError):
+        return []
+
+
 def workspace_of(database: Path) -> str | None:
     """The workspace a conversation's database records (``None``: unreadable, or none)."""
-    try:
-        uri = f"{database.resolve().as_uri()}?mode=ro"
-        with closing(sqlite3.connect(uri, uri=True, timeout=1.0)) as db:
-            row = db.execute("SELECT data FROM trajectory_metadata_blob LIMIT 1").fetchone()
-    except (sqlite3.Error, OSError, ValueError):
+    rows = _rows(database, "SELECT data FROM trajectory_metadata_blob LIMIT 1")
+    if not rows or not isinstance(rows[0][0], bytes):
         return None
-    if row is None or not isinstance(row[0], bytes):
-        return None
-    found = _file_uri(row[0])
+    found = _file_uri(rows[0][0])
     return unquote(urlparse(found).path) if found else None
+
+
+def _packed(blob: bytes) -> list[int]:
+    """A packed repeated varint field's values (``[]`` if cut short)."""
+    values: list[int] = []
+    value = shift = 0
+    for byte in blob:
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            values.append(value)
+            value = shift = 0
+    return values if shift == 0 else []
+
+
+def models_of(database: Path) -> dict[int, str]:
+    """The model of each model call, by the transcript's ``step_index`` of what it answered.
+
+    A ``gen_metadata`` row is one model call: field 2 the steps it produced (packed), field 1
+    its request, whose field 19 is the model it ran on (the name prices are looked up by).
+    A step two rows name keeps the first.
+    """
+    models: dict[int, str] = {}
+    for (data,) in _rows(database, "SELECT data FROM gen_metadata ORDER BY idx"):
+        if not isinstance(data, bytes):
+            continue
+        fields = _fields(data)
+        request = next((v for n, w, v in fields if n == 1 and isinstance(v, bytes)), b"")
+        model = next((v for n, w, v in _fields(request) if n == 19 and isinstance(v, bytes)), b"")
+        if not model:
+            continue
+        name = model.decode("utf-8", "replace")
+        steps = next((v for n, w, v in fields if n == 2 and isinstance(v, bytes)), b"")
+        for step in _packed(steps):
+            models.setdefault(step, name)
+    return models
 
 
 def conversation_records(transcript: Path) -> list[TranscriptRecord]:
     """A transcript's records; a line that does not decode is skipped.
 
-    Raises `NotRead` for a transcript that cannot be opened (missing, too large, not a file).
+    Raises `NotRead` for a transcript too large or not a file, `SessionNotFound` for a
+    missing one, `SessionError` for one that cannot be read.
     """
     with open_session_file(transcript) as file:
         data = file.read()
@@ -144,23 +199,18 @@ def first_prompt(records: list[TranscriptRecord]) -> str | None:
     return None
 
 
-def prompt_text(content: str) -> str:
-    """``<USER_REQUEST>\\n…\\n</USER_REQUEST>`` and the metadata after it → the prompt.
-
-    >>> prompt_text("<USER_REQUEST>\\nhi\\n</USER_REQUEST>\\n<ADDITIONAL_METADATA>x")
-    'hi'
-    """
-    start, end = content.find("<USER_REQUEST>"), content.find("</USER_REQUEST>")
-    if start < 0 or end < start:
-        return content.strip()
-    return content[start + len("<USER_REQUEST>") : end].strip()
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def saved_conversations(app_data_dir: str | Path) -> list[SavedConversation]:
     """Every conversation with a database, newest first."""
     folder = Path(app_data_dir) / "conversations"
     try:
-        databases = [path for path in folder.iterdir() if path.suffix == ".db" and path.is_file()]
+        databases = [path for path in folder.iterdir() if path.suffix == ".db" and _regular(path)]
     except OSError:
         return []
     saved: list[SavedConversation] = []
@@ -168,9 +218,12 @@ def saved_conversations(app_data_dir: str | Path) -> list[SavedConversation]:
         session_id = database.stem
         try:
             title = first_prompt(conversation_records(transcript_path(app_data_dir, session_id)))
-        except NotRead:
+        except (NotRead, SessionError):  # no transcript (yet), or not a file: untitled
             title = None
-        modified = datetime.fromtimestamp(database.stat().st_mtime, tz=UTC)
+        try:
+            modified = datetime.fromtimestamp(database.stat().st_mtime, tz=UTC)
+        except OSError:  # gone since listed
+            continue
         saved.append(
             SavedConversation(
                 session_id=session_id,
