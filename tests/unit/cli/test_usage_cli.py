@@ -177,7 +177,7 @@ def test_agent_all_reads_every_source_and_names_them(home: Path) -> None:
     code_all, every, _ = usage("--gemini-home", str(home), "--agent", "all", "--json", env=claude)
     assert (code, code_all) == (0, 0)
     # Claude Code saved nothing here: the same rows, read from both agents.
-    agents = ["gemini", "claude", "codex", "qwen", "opencode"]
+    agents = ["gemini", "claude", "codex", "qwen", "opencode", "antigravity"]
     assert json.loads(every) == {**json.loads(gemini), "agents": agents}
 
 

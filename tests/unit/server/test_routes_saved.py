@@ -98,6 +98,7 @@ AGENTS = [
     {"name": "codex", "title": "Codex"},
     {"name": "qwen", "title": "Qwen Code"},
     {"name": "opencode", "title": "OpenCode"},
+    {"name": "antigravity", "title": "Antigravity"},
 ]
 
 
@@ -265,7 +266,7 @@ async def test_search_names_a_file_whose_name_is_not_utf8(server: Served, homes:
         ("?text=a&limit=-1", "limit must be 1 to 200, not '-1'"),
         ("?text=a&limit=%D9%A1", "limit must be 1 to 200, not '\u0661'"),
         ("?text=a&agent=nobody",
-         "unknown agent 'nobody': one of gemini, claude, codex, qwen, opencode, or all"),
+         "unknown agent 'nobody': one of gemini, claude, codex, qwen, opencode, antigravity, or all"),
         ("?text=a&project=%00", "project holds a NUL byte"),
         ("?text=a&since=soon", ("since: 'soon' is not a day or a time: 2026-11-23, today, "
          "yesterday, 7d (days ago), 12h (hours ago) or 2026-11-23T09:00")),
@@ -335,7 +336,7 @@ async def test_another_agent_s_session_reads_in_every_format_but_json(
         ("/v1/saved-sessions/gemini/" + "x" * 5000, 404,
          "no gemini session: the id is over 256 characters"),
         ("/v1/saved-sessions/%2e%2e/x", 404,
-         "unknown agent '..': one of gemini, claude, codex, qwen, opencode, or all"),
+         "unknown agent '..': one of gemini, claude, codex, qwen, opencode, antigravity, or all"),
     ],
 )  # fmt: skip
 async def test_a_hostile_id_is_a_json_error(
@@ -364,7 +365,7 @@ async def test_an_unknown_agent_id_or_option_is_named(server: Served, homes: Hom
             404,
             error(
                 "not_found",
-                "unknown agent 'nobody': one of gemini, claude, codex, qwen, opencode, or all",
+                "unknown agent 'nobody': one of gemini, claude, codex, qwen, opencode, antigravity, or all",
             ),
         ),
         f"/v1/saved-sessions/gemini/{homes.gemini_id}?format=pdf": (
@@ -375,7 +376,7 @@ async def test_an_unknown_agent_id_or_option_is_named(server: Served, homes: Hom
             400,
             error(
                 "bad_request",
-                "unknown agent 'nobody': one of gemini, claude, codex, qwen, opencode, or all",
+                "unknown agent 'nobody': one of gemini, claude, codex, qwen, opencode, antigravity, or all",
             ),
         ),
         "/v1/saved-sessions?since=soon": (

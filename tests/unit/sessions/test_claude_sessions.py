@@ -87,6 +87,7 @@ def test_load_session_tells_the_formats_apart(tmp_path: Path) -> None:
         "CodexHome",
         "QwenHome",
         "OpenCodeHome",
+        "AntigravityHome",
     ]
 
 

@@ -276,7 +276,7 @@ def test_the_cli_lists_shows_and_exports_opencode_sessions(tmp_path: Path) -> No
     assert f"- created `{workspace / 'hello.txt'}`" in markdown.stdout  # the write case's
     every = runner.invoke(main, ["usage", "--agent", "all", "--json"])
     assert every.exit_code == 0, every.stderr
-    assert json.loads(every.stdout)["agents"][-1] == "opencode"
+    assert "opencode" in json.loads(every.stdout)["agents"]
 
 
 _VALUES = st.text(max_size=60) | st.binary(max_size=60) | st.sampled_from(CUT_TEXT)

@@ -16,6 +16,7 @@ from gemwire.errors import InvalidOptions
 from gemwire.sessions import (
     AGENT_NAMES,
     AGENTS,
+    AntigravityHome,
     ClaudeHome,
     CodexHome,
     GeminiHome,
@@ -45,6 +46,7 @@ def test_every_agent_has_a_source(tmp_path: Path) -> None:
         CodexHome,
         QwenHome,
         OpenCodeHome,
+        AntigravityHome,
     ]
     assert [s.agent for s in sources("all", tmp_path)] == list(AGENTS)
     assert sources("claude", home) == [home]  # a source handed in is used as it is
@@ -54,7 +56,7 @@ def test_an_unknown_agent_is_refused_with_the_choices() -> None:
     with pytest.raises(InvalidOptions) as caught:
         source("aider")
     assert str(caught.value) == (
-        "unknown agent 'aider': one of gemini, claude, codex, qwen, opencode, or all"
+        "unknown agent 'aider': one of gemini, claude, codex, qwen, opencode, antigravity, or all"
     )
 
 
