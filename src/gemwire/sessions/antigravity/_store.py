@@ -17,7 +17,7 @@ import stat
 from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
-from urllib.parse import unquote, urlparse
+from urllib.parse import unquote
 
 import msgspec
 
@@ -135,7 +135,8 @@ def workspace_of(database: Path) -> str | None:
     if not rows or not isinstance(rows[0][0], bytes):
         return None
     found = _file_uri(rows[0][0])
-    return unquote(urlparse(found).path) if found else None
+    # Not `urlparse`: a recording's placeholder (``file://__WORKSPACE__``) is a path too.
+    return unquote(found.removeprefix("file://")) if found else None
 
 
 def _packed(blob: bytes) -> list[int]:
