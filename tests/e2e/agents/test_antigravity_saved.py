@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from gemwire.events import (
     Event,
     MessageDelta,
     ThoughtDelta,
+    TokenUsage,
     TurnCompleted,
     UsageReported,
     UserMessage,
@@ -146,14 +148,13 @@ def _said(events: list[Event]) -> dict[str, object]:
     }
 
 
-def _tokens(usages: list[object]) -> tuple[int, int, int, list[str]]:
+def _tokens(usages: Sequence[TokenUsage | None]) -> tuple[int, int, int, list[str]]:
     spent = [u for u in usages if u is not None]
-    models = sorted({m for u in spent for m in u.by_model})  # type: ignore[attr-defined]
     return (
-        sum(u.input_tokens for u in spent),  # type: ignore[attr-defined]
-        sum(u.output_tokens for u in spent),  # type: ignore[attr-defined]
-        sum(u.total_tokens for u in spent),  # type: ignore[attr-defined]
-        models,
+        sum(u.input_tokens for u in spent),
+        sum(u.output_tokens for u in spent),
+        sum(u.total_tokens for u in spent),
+        sorted({m for u in spent for m in u.by_model}),
     )
 
 

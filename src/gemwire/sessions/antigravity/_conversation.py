@@ -16,6 +16,7 @@ from pathlib import Path
 import msgspec
 
 from gemwire.events import Event
+from gemwire.protocol.gemini_session import Problem
 from gemwire.sessions._jsonl import (
     JsonlConversation,
     JsonlFormat,
@@ -27,7 +28,12 @@ from gemwire.sessions._jsonl import (
 )
 from gemwire.sessions._summary import SessionInfo
 from gemwire.sessions.antigravity._events import TranscriptNormalizer, model_at, prompt_text
-from gemwire.sessions.antigravity._store import database_path, models_of, workspace_of
+from gemwire.sessions.antigravity._store import (
+    database_path,
+    database_problem,
+    models_of,
+    workspace_of,
+)
 from gemwire.wire.antigravity import TranscriptRecord
 
 __all__ = (
@@ -133,17 +139,22 @@ def load_antigravity_session(path: str | os.PathLike[str]) -> AntigravityConvers
         return loaded
     session_id, app_data = found
     database = database_path(app_data, session_id)
+    unread = database_problem(database)
+    problems = loaded.problems
+    if unread is not None:  # the transcript is still read: no workspace, no models
+        problems = [*problems, Problem(line=0, message=f"database not read: {unread}")]
     return msgspec.structs.replace(
         loaded,
         session_id=session_id,
         cwd=workspace_of(database),
         models=models_of(database),
+        problems=problems,
     )
 
 
 def read_antigravity_info(path: str | os.PathLike[str]) -> SessionInfo:
-    """Summarize a transcript for listing: resumable when its conversation has a database
-    (what the harness resumes from) and a prompt.
+    """Summarize a transcript for listing: resumable when its conversation has a readable
+    database (what the harness resumes from) and a prompt.
 
     Raises `SessionNotFound` if there is no such file, `SessionError` if it cannot be read.
     """
@@ -153,10 +164,11 @@ def read_antigravity_info(path: str | os.PathLike[str]) -> SessionInfo:
         return info
     session_id, app_data = found
     database = database_path(app_data, session_id)
-    saved = database.is_file()
+    unread = database_problem(database)
     return msgspec.structs.replace(
         info,
         id=session_id,
-        project=workspace_of(database) if saved else None,
-        resumable=saved and info.first_prompt is not None,
+        project=workspace_of(database) if unread is None else None,
+        resumable=unread is None and info.first_prompt is not None,
+        problems=info.problems + (unread is not None),
     )

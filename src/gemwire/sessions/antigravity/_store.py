@@ -30,6 +30,7 @@ __all__ = (
     "SavedConversation",
     "conversation_records",
     "database_path",
+    "database_problem",
     "first_prompt",
     "models_of",
     "saved_conversations",
@@ -117,16 +118,39 @@ def database_path(app_data_dir: str | Path, session_id: str) -> Path:
     return Path(app_data_dir) / "conversations" / f"{session_id}.db"
 
 
-def _rows(database: Path, query: str) -> list[tuple[object, ...]]:
-    """``query``'s rows, read-only; ``[]`` for anything but a readable SQLite file."""
+class _Unreadable(Exception):
+    """Why a database is not read."""
+
+
+def _query(database: Path, query: str) -> list[tuple[object, ...]]:
+    """``query``'s rows, read-only. Raises `_Unreadable` for anything but a SQLite file
+    holding the table (missing, a FIFO, damaged, another schema)."""
     try:
         real = database.resolve()
         if not stat.S_ISREG(os.stat(real).st_mode):
-            return []
+            raise _Unreadable("not a regular file")
         with closing(sqlite3.connect(f"{real.as_uri()}?mode=ro", uri=True, timeout=1.0)) as db:
             return db.execute(query).fetchall()
-    except (sqlite3.Error, OSError, ValueError, RuntimeError):
+    except FileNotFoundError as exc:
+        raise _Unreadable("no such file") from exc
+    except (sqlite3.Error, OSError, ValueError, RuntimeError) as exc:
+        raise _Unreadable(str(exc)) from exc
+
+
+def _rows(database: Path, query: str) -> list[tuple[object, ...]]:
+    try:
+        return _query(database, query)
+    except _Unreadable:
         return []
+
+
+def database_problem(database: Path) -> str | None:
+    """Why the conversation's database cannot be read (``None``: it can)."""
+    try:
+        _query(database, "SELECT count(*) FROM gen_metadata")
+    except _Unreadable as exc:
+        return f"{database}: {exc}"
+    return None
 
 
 def workspace_of(database: Path) -> str | None:
