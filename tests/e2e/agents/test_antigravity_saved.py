@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,9 +19,11 @@ from pathlib import Path
 import anyio
 import msgspec
 import pytest
+from click.testing import CliRunner
 from kit.antigravity_store import record_store
 from kit.saved_sessions import scrub, summary
 
+from gemwire.cli import main
 from gemwire.events import (
     Event,
     MessageDelta,
@@ -45,7 +45,6 @@ pytestmark = [pytest.mark.e2e]
 
 RECORD = os.environ.get("GEMWIRE_RECORD") == "1"
 RECORDINGS = Path(__file__).parents[2] / "fixtures" / "antigravity" / "0.1.22"
-GEMWIRE = str(Path(sys.executable).with_name("gemwire"))
 SAYS = {"toolSummary": "a step", "toolAction": "Working"}
 SEED = {"a.txt": "old line\n"}
 
@@ -189,14 +188,13 @@ def test_the_saved_conversation_is_the_live_one(run: Run, case: str) -> None:
 
 
 def test_gemwire_sessions_and_usage_read_them(run: Run) -> None:
-    """The CLI, on the isolated home: every case listed, one shown as it was, its usage."""
-    env = {**os.environ, "HOME": str(run.env.home)}
+    """The CLI, its home found as the adapter's harness finds it (``HOME``): every case
+    listed, one shown as it was, the usage of all, a search."""
+    runner = CliRunner(env={"HOME": str(run.env.home)})
 
     def gemwire(*argv: str) -> str:
-        done = subprocess.run(
-            [GEMWIRE, *argv], check=False, env=env, capture_output=True, text=True, timeout=60
-        )
-        assert done.returncode == 0, done.stderr
+        done = runner.invoke(main, list(argv))
+        assert done.exit_code == 0, done.output
         return done.stdout
 
     listed = [json.loads(line) for line in gemwire(
