@@ -155,3 +155,24 @@ def test_the_cli_shows_a_damaged_store_with_a_notice(store: Path) -> None:
     types = [json.loads(line)["type"] for line in shown.stdout.splitlines()]
     assert types[:2] == ["session_started", "notice"]
     assert "Traceback" not in shown.output
+
+
+def test_links_in_the_store_that_lead_nowhere_readable(store: Path) -> None:
+    """A transcript linked to an endless device, a database linked to itself, a
+    conversation's folder that loops: each read as nothing, with why."""
+    database, transcript = _database(store), _transcript(store)
+    transcript.unlink()
+    transcript.symlink_to("/dev/zero")
+    database.unlink()
+    database.symlink_to(database)
+    loop = store / ".gemini" / "antigravity" / "brain" / "loop"
+    loop.symlink_to(loop)
+    home = AntigravityHome(store)
+    assert home.all_sessions() == []
+    said = [e.message for e in home.load(transcript).events() if isinstance(e, Notice)]
+    assert [("not a regular file" in m, "database not read" in m) for m in said] == [
+        (True, False),
+        (False, True),
+    ]
+    report = usage(home)
+    assert (report.files, report.problems, report.total.requests) == (1, 2, 0)
