@@ -176,3 +176,15 @@ def test_links_in_the_store_that_lead_nowhere_readable(store: Path) -> None:
     ]
     report = usage(home)
     assert (report.files, report.problems, report.total.requests) == (1, 2, 0)
+
+
+def test_the_adapter_lists_a_conversation_whose_transcript_is_gone(store: Path) -> None:
+    """``session/list`` reads the same store: a database alone is an untitled conversation
+    (its transcript missing used to fail the listing)."""
+    _transcript(store).unlink()
+    [saved] = saved_conversations(store / ".gemini" / "antigravity")
+    assert (saved.session_id, saved.cwd, saved.title) == (
+        _database(store).stem,
+        "__ROOT__/multi_turn",
+        None,
+    )
