@@ -8,8 +8,11 @@ home of its own, talking to one scripted model: each case gets a session of its 
 events. The agent runs on an event loop of its own in a thread (`SharedAgent.call`), so a
 module's cases share it whatever loop each test runs on.
 
-A case that needs a fresh process (a crash, a kill, the next process resuming, another
-environment, what a process leaves behind) starts its own, as before.
+Cases that allow everything get an agent of their own kind: a client whose answers allow
+everything does not make the agent ask (`gemwire.runners.acp.asking`), one that may deny
+does, so the two never share a process. A case that needs a fresh process (a crash, a
+kill, the next process resuming, another environment, what a process leaves behind) starts
+its own, as before.
 """
 
 from __future__ import annotations
@@ -39,17 +42,30 @@ T = TypeVar("T")
 
 
 class SharedAgent:
-    """One agent process, its isolated home under ``root``, and the scripted model it
-    talks to; `session` opens each case's session."""
+    """One agent process, its isolated home under `root`, and the scripted model it talks
+    to; `session` opens each case's session. ``asks``: whether its client may deny (and so
+    makes the agent ask); its cases' presets are all ``all``, or none is."""
 
     def __init__(
-        self, env: IsolatedAgent, model: ScriptedModel, client: AcpClient, portal: BlockingPortal
+        self,
+        env: IsolatedAgent,
+        model: ScriptedModel,
+        portal: BlockingPortal,
+        *,
+        asks: bool,
     ) -> None:
         self.env = env
         self.model = model
-        self.client = client
+        self.asks = asks
         self._portal = portal
         self._handlers: dict[str, PermissionHandler] = {}
+        self.opened = 0
+        """Sessions opened so far: the first one gets what the agent says to the process
+        (``auth_status``: gemwire holds it for the next session opened)."""
+        self.client = AcpClient(
+            env.acp_options(permissions="deny" if asks else "all"),
+            permission_handler=self._decide if asks else None,
+        )
 
     @property
     def root(self) -> Path:
@@ -68,7 +84,9 @@ class SharedAgent:
     async def session(self, workspace: Path, permissions: PermissionPreset) -> AcpSession:
         """A new session in ``workspace`` whose permission requests ``permissions`` answers
         (the client's handler looks each request's session up)."""
+        assert self.asks == (permissions != "all"), (self.asks, permissions)
         session = await self.client.new_session(cwd=str(workspace))
+        self.opened += 1
         self._handlers[session.session_id] = permission_preset(permissions)
         return session
 
@@ -78,22 +96,15 @@ class SharedAgent:
 
 @contextmanager
 def shared_agent(
-    name: AgentName, root: Path, *, version: str | None = None
+    name: AgentName, root: Path, *, version: str | None = None, asks: bool = True
 ) -> Iterator[SharedAgent]:
     """Start agent ``name`` (pinned release ``version``) once, under ``root``; on exit stop
     it and check nothing it started is left."""
     with ScriptedModel(Scenario(turns=[])) as model:
         env = isolated_agent(name, model, root=root, version=version)
         with start_blocking_portal() as portal:
-            shared: SharedAgent | None = None
-
-            async def decide(request: PermissionRequest) -> str | None:
-                assert shared is not None
-                return await shared._decide(request)
-
-            client = AcpClient(env.acp_options(), permission_handler=decide)
-            with portal.wrap_async_context_manager(client):
-                shared = SharedAgent(env, model, client, portal)
+            shared = SharedAgent(env, model, portal, asks=asks)
+            with portal.wrap_async_context_manager(shared.client):
                 yield shared
         assert env.live_processes() == []
 
@@ -106,24 +117,31 @@ def agent_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AgentPool]:
 
 
 class AgentPool:
-    """The module's shared agent, by name and release, started on first use. Asked for
-    another, it stops the one running first: a module's cases come grouped by agent (the
-    order of their parameters), so each agent starts once, and one runs at a time."""
+    """The module's shared agents, by name, release and preset kind (`SharedAgent.asks`),
+    started on first use. Asked for another agent or release, it stops those running
+    first: a module's cases come grouped by agent (the order of their parameters), so each
+    starts once, and one agent runs at a time (two processes of it at most)."""
 
     def __init__(self, tmp_path_factory: pytest.TempPathFactory, stack: ExitStack) -> None:
         self._factory = tmp_path_factory
         self._stack = stack
-        self._running: tuple[tuple[AgentName, str | None], ExitStack, SharedAgent] | None = None
+        self._agent: tuple[AgentName, str | None] | None = None
+        self._running: dict[bool, SharedAgent] = {}
+        self._stops = ExitStack()
 
-    def get(self, name: AgentName, version: str | None = None) -> SharedAgent:
-        if self._running is not None:
-            key, stack, agent = self._running
-            if key == (name, version):
-                return agent
-            self._running = None
-            stack.close()
-        stack = self._stack.enter_context(ExitStack())
-        root = self._factory.mktemp(f"shared-{name}").resolve()
-        agent = stack.enter_context(shared_agent(name, root, version=version))
-        self._running = ((name, version), stack, agent)
-        return agent
+    def get(
+        self, name: AgentName, permissions: PermissionPreset, version: str | None = None
+    ) -> SharedAgent:
+        """The shared agent for a case of agent ``name`` (``version``) under preset
+        ``permissions``."""
+        if self._agent != (name, version):
+            self._running.clear()
+            self._stops.close()
+            self._stops = self._stack.enter_context(ExitStack())
+            self._agent = (name, version)
+        asks = permissions != "all"
+        if asks not in self._running:
+            root = self._factory.mktemp(f"shared-{name}").resolve()
+            agent = shared_agent(name, root, version=version, asks=asks)
+            self._running[asks] = self._stops.enter_context(agent)
+        return self._running[asks]
