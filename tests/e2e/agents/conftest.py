@@ -53,6 +53,7 @@ class SharedAgent:
         portal: BlockingPortal,
         *,
         asks: bool,
+        environ: Mapping[str, str] | None = None,
     ) -> None:
         self.env = env
         self.model = model
@@ -63,7 +64,7 @@ class SharedAgent:
         """Sessions opened so far: the first one gets what the agent says to the process
         (``auth_status``: gemwire holds it for the next session opened)."""
         self.client = AcpClient(
-            env.acp_options(permissions="deny" if asks else "all"),
+            env.acp_options(permissions="deny" if asks else "all", env=env.environ(environ)),
             permission_handler=self._decide if asks else None,
         )
 
@@ -96,14 +97,20 @@ class SharedAgent:
 
 @contextmanager
 def shared_agent(
-    name: AgentName, root: Path, *, version: str | None = None, asks: bool = True
+    name: AgentName,
+    root: Path,
+    *,
+    version: str | None = None,
+    asks: bool = True,
+    environ: Mapping[str, str] | None = None,
 ) -> Iterator[SharedAgent]:
-    """Start agent ``name`` (pinned release ``version``) once, under ``root``; on exit stop
-    it and check nothing it started is left."""
+    """Start agent ``name`` (pinned release ``version``, ``environ`` added to its
+    environment) once, under ``root``; on exit stop it and check nothing it started is
+    left."""
     with ScriptedModel(Scenario(turns=[])) as model:
         env = isolated_agent(name, model, root=root, version=version)
         with start_blocking_portal() as portal:
-            shared = SharedAgent(env, model, portal, asks=asks)
+            shared = SharedAgent(env, model, portal, asks=asks, environ=environ)
             with portal.wrap_async_context_manager(shared.client):
                 yield shared
         assert env.live_processes() == []
@@ -130,10 +137,15 @@ class AgentPool:
         self._stops = ExitStack()
 
     def get(
-        self, name: AgentName, permissions: PermissionPreset, version: str | None = None
+        self,
+        name: AgentName,
+        permissions: PermissionPreset,
+        version: str | None = None,
+        environ: Mapping[str, str] | None = None,
     ) -> SharedAgent:
         """The shared agent for a case of agent ``name`` (``version``) under preset
-        ``permissions``."""
+        ``permissions``; started with ``environ`` added, if it is not running yet (a
+        module asks for an agent with the same ``environ`` each time)."""
         if self._agent != (name, version):
             self._running.clear()
             self._stops.close()
@@ -142,6 +154,6 @@ class AgentPool:
         asks = permissions != "all"
         if asks not in self._running:
             root = self._factory.mktemp(f"shared-{name}").resolve()
-            agent = shared_agent(name, root, version=version, asks=asks)
+            agent = shared_agent(name, root, version=version, asks=asks, environ=environ)
             self._running[asks] = self._stops.enter_context(agent)
         return self._running[asks]
