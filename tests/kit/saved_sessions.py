@@ -19,8 +19,9 @@ import shutil
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import msgspec
@@ -41,7 +42,19 @@ from gemwire.testing.agents import isolated_agent
 from gemwire.testing.recorder import MachinePaths
 from kit.saved_differences import DIFFERENCES
 
-__all__ = ("CASES", "JSONL", "PROMPTS", "Recording", "check_multi_turn", "check_saved", "summary")
+if TYPE_CHECKING:
+    from e2e.agents.conftest import AgentPool
+
+__all__ = (
+    "CASES",
+    "JSONL",
+    "PROMPTS",
+    "Recording",
+    "check_multi_turn",
+    "check_saved",
+    "check_saved_shared",
+    "summary",
+)
 
 MACHINE = MachinePaths()
 
@@ -130,6 +143,62 @@ def record_gemini_session(path: Path, root: Path, folder: Path) -> None:
 def _real(folder: Path) -> Path:
     """``folder`` as the agents report it (symlinks resolved)."""
     return folder.resolve()
+
+
+SAVED_AT_EXIT = {
+    ("qwen", "cancel"): "Qwen Code saves a cancelled turn's streamed text only later: on a "
+    "process that goes on, the session read after the turn's end has no answer (or no "
+    "message at all), where its process's exit leaves the text saved",
+}
+"""Cases whose session is complete only once the agent's process ends: each runs on a
+process of its own, stopped before its session is read."""
+
+
+def check_saved_shared(
+    pool: AgentPool,
+    agent: AgentName,
+    case: str,
+    tmp_path: Path,
+    *,
+    saved_at: str,
+    home: Callable[[Path], SessionSource],
+    recordings: Path,
+    recording: Recording = JSONL,
+) -> None:
+    """`check_saved`, with the case run on the module's shared agent (``pool``, in
+    tests/e2e/agents/conftest.py): its session is the one of its id under the shared home,
+    the one ``home`` lists for the case's own workspace. Recording, the case runs on an
+    agent of its own (`check_saved`): a recording is of a home that holds nothing else;
+    so do the cases of `SAVED_AT_EXIT`."""
+    if OFFLINE.RECORD or (agent, case) in SAVED_AT_EXIT:
+        anyio.run(
+            partial(
+                check_saved,
+                saved_at=saved_at,
+                home=home,
+                recordings=recordings,
+                recording=recording,
+            ),
+            agent,
+            case,
+            tmp_path,
+        )
+        return
+    root = _real(tmp_path)
+    shared = pool.get(agent, OFFLINE.PERMISSIONS[case], OFFLINE.GOLDEN_VERSIONS.get(agent))
+    live, _, _ = OFFLINE.run_shared_case(shared, OFFLINE.TOOLS[agent], case, root)
+    _check(
+        live,
+        root,
+        case,
+        saved_at,
+        home,
+        recordings / f"{case}{recording.suffix}",
+        recording,
+        DIFFERENCES[agent].get(case, {}),
+        home_dir=shared.env.home,
+        session_id=live[0].session_id,
+    )
 
 
 async def check_saved(
@@ -222,13 +291,18 @@ def _check(
     recorded: Path,
     recording: Recording,
     differ: dict[str, str],
+    *,
+    home_dir: Path | None = None,
+    session_id: str | None = None,
 ) -> list[Event]:
-    """The session saved under ``root`` agrees with ``live`` but for what ``differ`` names;
-    kept as ``recorded`` when recording. Its events."""
-    [path] = (root / "home").glob(saved_at)
+    """The session saved under ``root`` (or the one of ``session_id`` in ``home_dir``, a
+    shared agent's) agrees with ``live`` but for what ``differ`` names; kept as
+    ``recorded`` when recording. Its events."""
+    home_dir = home_dir or root / "home"
+    path = _saved(home_dir, saved_at, session_id)
     loaded = load_session(path)
     saved = list(loaded.events())
-    listed = home(root / "home").sessions(root / "workspace")[0].path
+    listed = home(home_dir).sessions(root / "workspace")[0].path
     assert listed in (str(path), f"{path}#{loaded.session_id}")  # a file, or a database's
     if OFFLINE.RECORD:
         _record(path, root, recorded, recording)
@@ -242,3 +316,15 @@ def _check(
         theirs,
     )
     return saved
+
+
+def _saved(home_dir: Path, saved_at: str, session_id: str | None) -> Path:
+    """The session file a run saved under ``home_dir`` (``saved_at``, a glob): the one there
+    is, or the one of ``session_id`` in a home many sessions share: named by its id, or
+    the database that holds it (``<database>#<session id>``, OpenCode's)."""
+    found = list(home_dir.glob(saved_at))
+    if session_id is None:
+        [path] = found
+        return path
+    [path] = [p for p in found if session_id in p.name] or found
+    return path if session_id in path.name else Path(f"{path}#{session_id}")

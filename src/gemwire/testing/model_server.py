@@ -167,6 +167,18 @@ class ScriptedModel:
         with self._lock:
             return len(self._unserved)
 
+    def play(self, scenario: Scenario) -> None:
+        """Serve ``scenario`` from now on, as a new server would (its turns, no requests,
+        no problems), at the same address: an agent started once, pointed here, can run
+        case after case. A reply of the last scenario still hanging hangs on until `stop`."""
+        with self._lock:
+            self.scenario = scenario
+            self._turns = scenario.expanded_turns()
+            self._unserved = list(range(len(self._turns)))
+            self._requests = []
+            self._problems = []
+            self._turn_requests = 0
+
     def start(self) -> Self:
         if self._thread is None:
             self._thread = threading.Thread(

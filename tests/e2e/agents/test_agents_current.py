@@ -13,6 +13,7 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 import pytest
@@ -25,16 +26,23 @@ from test_agents_offline import (  # type: ignore[import-not-found]
     TOOLS,
     Tools,
     files_in,
+    numbered_requests,
+    of_session,
+    run_shared_case,
     scenario,
     scrub,
     scrub_text,
+    until_cancelled,
 )
 
-from gemwire.events import MessageDelta
-from gemwire.runners.acp import run_acp
+from gemwire.events import Event
+from gemwire.runners.acp import AcpTurnResult, run_acp
 from gemwire.runners.agents import AGENTS, AgentName, resolve_agent
 from gemwire.testing import FunctionCall, ScriptedModel
 from gemwire.testing.agents import isolated_agent
+
+if TYPE_CHECKING:
+    from e2e.agents.conftest import AgentPool
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -81,41 +89,54 @@ on disk are still checked."""
 
 @pytest.mark.parametrize("case", list(PERMISSIONS))
 @pytest.mark.parametrize("agent", list(CURRENT))
-async def test_current_release_case(agent: AgentName, case: str, root: Path) -> None:
+def test_current_release_case(
+    agent: AgentName, case: str, root: Path, agent_pool: AgentPool
+) -> None:
+    """One agent process serves the module's cases of ``agent`` (conftest.py); recording,
+    each case runs an agent of its own behind the frame tap."""
     version = AGENTS[agent].version
     golden = GOLDEN / agent / version
-    workspace = root / "workspace"
-    script = scenario(case, CURRENT[agent], workspace)
-    tapped = root / "frames"
-    tap = (sys.executable, str(TAP), str(tapped), *resolve_agent(agent).command)
-    with ScriptedModel(script) as model:
-        env = isolated_agent(
-            agent, model, files=script.files, root=root, command=tap if RECORD else None
-        )
-        with anyio.fail_after(150):
-            async with run_acp("go", env.acp_options(permissions=PERMISSIONS[case])) as turn:
-                events = []
-                async for event in turn:
-                    events.append(event)
-                    if case == "cancel" and isinstance(event, MessageDelta) and event.text:
-                        await turn.cancel()
-        assert env.live_processes() == []
-    assert model.problems == []
-    found = [e for e in scrub(events, root) if not _timing(e)]
+    if RECORD:
+        events, result, workspace = anyio.run(record_case, agent, case, root)
+        roots, first = [root], True
+    else:
+        shared = agent_pool.get(agent, PERMISSIONS[case])
+        events, result, workspace = run_shared_case(shared, CURRENT[agent], case, root)
+        roots, first = [root, shared.root], shared.opened == 1
+    found = [e for e in scrub(events, *roots) if not _timing(e)]
     found = json.loads(MODEL_PORT.sub("127.0.0.1:0", json.dumps(found)))
     path = golden / f"{case}.jsonl"
     if (agent, case) not in UNSTABLE and RECORD:
         golden.mkdir(parents=True, exist_ok=True)
-        frames = MODEL_PORT.sub("127.0.0.1:0", scrub_text(tapped.read_text(), root))
+        frames = MODEL_PORT.sub("127.0.0.1:0", scrub_text((root / "frames").read_text(), root))
         (golden / f"{case}.frames").write_text(frames)
         path.write_text("".join(json.dumps(e, sort_keys=True) + "\n" for e in found))
     elif (agent, case) not in UNSTABLE:
         assert path.exists(), f"no golden file {path}: make record-agents"
-        assert found == [json.loads(line) for line in path.read_text().splitlines()]
+        golden_events = [json.loads(line) for line in path.read_text().splitlines()]
+        expected = of_session(golden_events, first=first)
+        assert numbered_requests(found) == numbered_requests(expected)
     assert files_in(workspace) == FILES_AFTER[case]
     types = [e.type for e in events]
     assert types.count("turn_completed") == 1
     assert types[-1] == "turn_completed"
     if case in ("write", "edit", "shell"):
-        assert turn.result.ok, turn.result
-        assert turn.result.answer.endswith("Done.")
+        assert result.ok, result
+        assert result.answer.endswith("Done.")
+
+
+async def record_case(
+    agent: AgentName, case: str, root: Path
+) -> tuple[list[Event], AcpTurnResult, Path]:
+    """A fresh agent for the case, its frames copied through frame_tap.py into ``root``."""
+    workspace = root / "workspace"
+    script = scenario(case, CURRENT[agent], workspace)
+    tap = (sys.executable, str(TAP), str(root / "frames"), *resolve_agent(agent).command)
+    with ScriptedModel(script) as model:
+        env = isolated_agent(agent, model, files=script.files, root=root, command=tap)
+        with anyio.fail_after(150):
+            async with run_acp("go", env.acp_options(permissions=PERMISSIONS[case])) as turn:
+                events = [event async for event in until_cancelled(turn, case)]
+        assert env.live_processes() == []
+    assert model.problems == []
+    return events, turn.result, workspace

@@ -16,10 +16,10 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import msgspec
@@ -27,11 +27,14 @@ import pytest
 from kit.corpus import AGENT_GOLDEN as GOLDEN
 
 from gemwire.events import Event, MessageDelta, SessionUpdated, ToolCallFinished
-from gemwire.runners.acp import AcpTurnResult, run_acp
+from gemwire.runners.acp import AcpTurn, AcpTurnResult, PermissionPreset, run_acp
 from gemwire.runners.agents import AgentName, resolve_agent
 from gemwire.testing import FunctionCall, Hang, Reply, Scenario, ScriptedModel, Text, Thought
 from gemwire.testing.agents import isolated_agent
 from gemwire.testing.recorder import MachinePaths
+
+if TYPE_CHECKING:
+    from e2e.agents.conftest import AgentPool, SharedAgent
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -151,7 +154,7 @@ def scenario(case: str, tools: Tools, workspace: Path) -> Scenario:
     return Scenario(turns=[Reply([Text("On it."), call]), Reply([Text("Done.")])], files=SEED)
 
 
-PERMISSIONS = {
+PERMISSIONS: dict[str, PermissionPreset] = {
     "answer": "deny",
     "cancel": "deny",
     "write": "edits",
@@ -184,6 +187,8 @@ def root(tmp_path: Path) -> Path:
 async def run_case(
     agent: AgentName, case: str, root: Path
 ) -> tuple[list[Event], AcpTurnResult, Path, ScriptedModel]:
+    """Run ``case`` on an agent of its own, in ``root`` (the saved-session tests read the
+    one session it saved, tests/kit/saved_sessions.py); recording, behind the frame tap."""
     workspace = root / "workspace"
     script = scenario(case, TOOLS[agent], workspace)
     tapped = root / "frames"
@@ -201,11 +206,7 @@ async def run_case(
         )
         with anyio.fail_after(150):
             async with run_acp("go", env.acp_options(permissions=PERMISSIONS[case])) as turn:
-                events = []
-                async for event in turn:
-                    events.append(event)
-                    if case == "cancel" and isinstance(event, MessageDelta) and event.text:
-                        await turn.cancel()
+                events = [event async for event in until_cancelled(turn, case)]
         assert env.live_processes() == []
     assert model.problems == []
     if RECORD:
@@ -215,20 +216,52 @@ async def run_case(
     return events, turn.result, workspace, model
 
 
-def scrub(events: list[Event], root: Path) -> list[dict[str, Any]]:
+def run_shared_case(
+    shared: SharedAgent, tools: Tools, case: str, root: Path
+) -> tuple[list[Event], AcpTurnResult, Path]:
+    """Run ``case`` (its calls spelled in ``tools``) on the module's ``shared`` agent: a
+    session of its own, in ``root``/workspace, the model playing the case's scenario."""
+    workspace = root / "workspace"
+    script = scenario(case, tools, workspace)
+    shared.play(script, workspace, script.files)
+    events, result = shared.call(shared_turn, shared, case, workspace)
+    assert shared.model.problems == []
+    return events, result, workspace
+
+
+async def shared_turn(
+    shared: SharedAgent, case: str, workspace: Path
+) -> tuple[list[Event], AcpTurnResult]:
+    with anyio.fail_after(150):
+        session = await shared.session(workspace, PERMISSIONS[case])
+        async with session.prompt("go") as turn:
+            events = [event async for event in until_cancelled(turn, case)]
+    return events, turn.result
+
+
+async def until_cancelled(turn: AcpTurn, case: str) -> AsyncIterator[Event]:
+    """The turn's events; in case ``cancel``, the turn is cancelled at its first text."""
+    async for event in turn:
+        yield event
+        if case == "cancel" and isinstance(event, MessageDelta) and event.text:
+            await turn.cancel()
+
+
+def scrub(events: list[Event], *roots: Path) -> list[dict[str, Any]]:
     """The events as golden JSON: no ``session_updated`` (their timing against the rest
-    varies run to run), paths under ``{root}``, generated ids and clocks replaced."""
+    varies run to run), paths under each of ``roots`` (the case's, the shared agent's home)
+    under ``{root}``, generated ids and clocks replaced."""
     text = json.dumps([msgspec.to_builtins(e) for e in events if not isinstance(e, SessionUpdated)])
-    return json.loads(scrub_text(text, root))  # type: ignore[no-any-return]
+    return json.loads(scrub_text(text, *roots))  # type: ignore[no-any-return]
 
 
 MACHINE = MachinePaths()
 
 
-def scrub_text(text: str, root: Path) -> str:
-    """``text`` with paths under ``{root}``, this machine's other paths (the pinned agents'
-    own files, ...: `MachinePaths`), generated ids and clocks replaced."""
-    text = MACHINE.scrub(text, lambda name: f"{{{name}}}", [(str(root), "{root}")])
+def scrub_text(text: str, *roots: Path) -> str:
+    """``text`` with paths under each of ``roots`` as ``{root}``, this machine's other paths
+    (the pinned agents' own files, ...: `MachinePaths`), generated ids and clocks replaced."""
+    text = MACHINE.scrub(text, lambda name: f"{{{name}}}", [(str(r), "{root}") for r in roots])
     text = re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "{uuid}", text)
     text = re.sub(r"ses_[0-9A-Za-z]{26}", "{uuid}", text)  # OpenCode's session ids
     text = re.sub(r"(?<!\d)\d{13}(?!\d)", "0", text)  # millisecond clocks: Gemini's call ids, Codex
@@ -238,7 +271,9 @@ def scrub_text(text: str, root: Path) -> str:
     return re.sub(r"PGID: \d+", "PGID: 0", text)  # Qwen Code's shell output
 
 
-def check_golden(agent: str, case: str, events: list[dict[str, Any]]) -> None:
+def check_golden(
+    agent: str, case: str, events: list[dict[str, Any]], *, first: bool = True
+) -> None:
     path = GOLDEN / agent / f"{case}.jsonl"
     if RECORD:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -246,7 +281,32 @@ def check_golden(agent: str, case: str, events: list[dict[str, Any]]) -> None:
         return
     assert path.exists(), f"no golden file {path}: make record-agents"
     golden = [json.loads(line) for line in path.read_text().splitlines()]
-    assert events == golden
+    assert numbered_requests(events) == numbered_requests(of_session(golden, first=first))
+
+
+PROCESS_WIDE = {"auth_status"}
+"""Events of what an agent says to its process, not to a session (``_auth/status_update``):
+gemwire gives them to the first session opened (`SessionRouter.hold`)."""
+
+
+def of_session(golden: list[dict[str, Any]], *, first: bool) -> list[dict[str, Any]]:
+    """The golden events (each recorded from a process of its own, so its first session)
+    that a session gets when it is, or is not, its process's ``first``."""
+    return [e for e in golden if first or e["type"] not in PROCESS_WIDE]
+
+
+def numbered_requests(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``events`` with each agent request's JSON-RPC id replaced by its order among the
+    case's requests: the agent numbers the requests of its whole process, and a shared
+    one has made others before the case's (a permission's request and answer must still
+    name the same one)."""
+    order: dict[str, str] = {}
+    return [
+        {**e, "request_id": order.setdefault(e["request_id"], str(len(order)))}
+        if "request_id" in e
+        else e
+        for e in events
+    ]
 
 
 def files_in(workspace: Path) -> dict[str, str]:
@@ -259,9 +319,17 @@ def files_in(workspace: Path) -> dict[str, str]:
 
 @pytest.mark.parametrize("case", list(PERMISSIONS))
 @pytest.mark.parametrize("agent", AGENT_NAMES)
-async def test_agent_case(agent: AgentName, case: str, root: Path) -> None:
-    events, result, workspace, _ = await run_case(agent, case, root)
-    check_golden(agent, case, scrub(events, root))
+def test_agent_case(agent: AgentName, case: str, root: Path, agent_pool: AgentPool) -> None:
+    """One agent process serves the module's cases of ``agent``, a session each
+    (conftest.py); recording, each case runs an agent of its own behind the frame tap."""
+    if RECORD:
+        events, result, workspace, _ = anyio.run(run_case, agent, case, root)
+        roots = [root]
+    else:
+        shared = agent_pool.get(agent, PERMISSIONS[case], GOLDEN_VERSIONS.get(agent))
+        events, result, workspace = run_shared_case(shared, TOOLS[agent], case, root)
+        roots = [root, shared.root]
+    check_golden(agent, case, scrub(events, *roots), first=RECORD or shared.opened == 1)
     assert files_in(workspace) == FILES_AFTER[case]
     types = [e.type for e in events]
     assert types.count("turn_completed") == 1

@@ -5,12 +5,16 @@ same run streamed live over ACP (saved_sessions.py; what differs: saved_differen
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from kit.corpus import FIXTURES
-from kit.saved_sessions import CASES, check_multi_turn, check_saved
+from kit.saved_sessions import CASES, check_multi_turn, check_saved_shared
 
 from gemwire.sessions import CodexHome
+
+if TYPE_CHECKING:
+    from e2e.agents.conftest import AgentPool
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -19,8 +23,12 @@ RECORDINGS = FIXTURES / "codex" / "0.16.0"
 
 
 @pytest.mark.parametrize("case", CASES)
-async def test_saved_session_agrees_with_the_live_run(case: str, tmp_path: Path) -> None:
-    await check_saved(
+def test_saved_session_agrees_with_the_live_run(
+    case: str, tmp_path: Path, agent_pool: AgentPool
+) -> None:
+    """The cases share one agent process (conftest.py), each saving a session of its own."""
+    check_saved_shared(
+        agent_pool,
         "codex",
         case,
         tmp_path,

@@ -6,13 +6,17 @@ saved_differences.py)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from kit.corpus import FIXTURES
 from kit.opencode_db import build, dump
-from kit.saved_sessions import CASES, Recording, check_multi_turn, check_saved
+from kit.saved_sessions import CASES, Recording, check_multi_turn, check_saved_shared
 
 from gemwire.sessions import OpenCodeHome
+
+if TYPE_CHECKING:
+    from e2e.agents.conftest import AgentPool
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -25,8 +29,12 @@ SQL = Recording(
 
 
 @pytest.mark.parametrize("case", CASES)
-async def test_saved_session_agrees_with_the_live_run(case: str, tmp_path: Path) -> None:
-    await check_saved(
+def test_saved_session_agrees_with_the_live_run(
+    case: str, tmp_path: Path, agent_pool: AgentPool
+) -> None:
+    """The cases share one agent process (conftest.py), each saving a session of its own."""
+    check_saved_shared(
+        agent_pool,
         "opencode",
         case,
         tmp_path,

@@ -9,12 +9,16 @@ denied call fails with the same refusal in both), the files changed.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from kit.corpus import FIXTURES
-from kit.saved_sessions import CASES, check_multi_turn, check_saved
+from kit.saved_sessions import CASES, check_multi_turn, check_saved_shared
 
 from gemwire.sessions import QwenHome
+
+if TYPE_CHECKING:
+    from e2e.agents.conftest import AgentPool
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -23,8 +27,12 @@ RECORDINGS = FIXTURES / "qwen" / "0.24.4"
 
 
 @pytest.mark.parametrize("case", CASES)
-async def test_saved_session_agrees_with_the_live_run(case: str, tmp_path: Path) -> None:
-    await check_saved(
+def test_saved_session_agrees_with_the_live_run(
+    case: str, tmp_path: Path, agent_pool: AgentPool
+) -> None:
+    """The cases share one agent process (conftest.py), each saving a session of its own."""
+    check_saved_shared(
+        agent_pool,
         "qwen",
         case,
         tmp_path,

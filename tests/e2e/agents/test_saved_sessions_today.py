@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import pytest
@@ -30,11 +30,14 @@ from kit.saved_sessions import (
 )
 
 from gemwire.events import Event, MessageDelta, UserMessage
-from gemwire.runners.acp import AcpClient
+from gemwire.runners.acp import AcpClient, AcpSession
 from gemwire.runners.agents import AgentName, resolve_agent
 from gemwire.sessions import ClaudeHome, CodexHome, SessionSource, load_session
 from gemwire.testing import FunctionCall, Reply, Scenario, ScriptedModel, Text, Turn
 from gemwire.testing.agents import isolated_agent
+
+if TYPE_CHECKING:
+    from e2e.agents.conftest import AgentPool, SharedAgent
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
@@ -164,12 +167,17 @@ def _scenario(
     return Scenario(turns=script.turns, files=script.files), ("go",)
 
 
+QUIET = {"CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION": "false"}
+"""After each turn claude-agent-acp asks the model for a prompt suggestion, a streamed
+request the scripted model would serve from the script."""
+
+
 async def _run(agent: AgentName, case: str, root: Path) -> list[Event]:
+    """The case on an agent of its own (recording: the one session file under its home)."""
     today = TODAY[agent]
     command = _command(agent)
     script, prompts = _scenario(agent, case, today, root / "workspace")
     permissions = OFFLINE.PERMISSIONS.get(case, "all")
-    live: list[Event] = []
     with ScriptedModel(script) as model:
         env = isolated_agent(agent, model, files=script.files, root=root, command=command)
         if agent == "codex":
@@ -177,21 +185,37 @@ async def _run(agent: AgentName, case: str, root: Path) -> list[Event]:
                 CODEX_CONFIG.format(url=model.openai_url)
             )
         with anyio.fail_after(240):
-            # After each turn claude-agent-acp asks the model for a prompt suggestion, a
-            # streamed request the scripted model would serve from the script.
-            quiet = env.environ({"CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION": "false"})
-            async with AcpClient(env.acp_options(permissions=permissions, env=quiet)) as client:
+            options = env.acp_options(permissions=permissions, env=env.environ(QUIET))
+            async with AcpClient(options) as client:
                 session = await client.new_session()
-                await session.set_mode(today.modes.get(case, today.mode))
-                for prompt in prompts:
-                    async with session.prompt(prompt) as turn:
-                        async for event in turn:
-                            live.append(event)
-                            if case == "cancel" and isinstance(event, MessageDelta):
-                                await turn.cancel()
+                live = await _turns(session, agent, case, prompts)
         assert env.live_processes() == []
     assert model.problems == []
     return live
+
+
+async def _turns(
+    session: AcpSession, agent: AgentName, case: str, prompts: tuple[str, ...]
+) -> list[Event]:
+    """The case's prompts on ``session``, in the mode the case runs in."""
+    today = TODAY[agent]
+    await session.set_mode(today.modes.get(case, today.mode))
+    live: list[Event] = []
+    for prompt in prompts:
+        async with session.prompt(prompt) as turn:
+            async for event in turn:
+                live.append(event)
+                if case == "cancel" and isinstance(event, MessageDelta):
+                    await turn.cancel()
+    return live
+
+
+async def _shared_turns(
+    shared: SharedAgent, agent: AgentName, case: str, workspace: Path, prompts: tuple[str, ...]
+) -> tuple[str, list[Event]]:
+    with anyio.fail_after(240):
+        session = await shared.session(workspace, OFFLINE.PERMISSIONS.get(case, "all"))
+        return session.session_id, await _turns(session, agent, case, prompts)
 
 
 @pytest.fixture
@@ -202,19 +226,36 @@ def root(tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("agent", list(TODAY))
-async def test_todays_saved_session_agrees_with_the_live_run(
-    agent: AgentName, case: str, root: Path
+def test_todays_saved_session_agrees_with_the_live_run(
+    agent: AgentName, case: str, root: Path, agent_pool: AgentPool
 ) -> None:
-    _check(agent, case, root, await _run(agent, case, root))
+    """One agent process serves the module's cases of ``agent`` (conftest.py), each
+    saving a session of its own under the shared home; recording, each case runs an agent
+    of its own, whose home holds the one session it saved."""
+    if OFFLINE.RECORD:
+        live = anyio.run(_run, agent, case, root)
+        [path] = (root / "home").glob(TODAY[agent].saved_at)
+        _check(agent, case, root, live, path, root / "home")
+        return
+    workspace = root / "workspace"
+    script, prompts = _scenario(agent, case, TODAY[agent], workspace)
+    shared = agent_pool.get(agent, OFFLINE.PERMISSIONS.get(case, "all"), environ=QUIET)
+    shared.play(script, workspace, script.files)
+    session_id, live = shared.call(_shared_turns, shared, agent, case, workspace, prompts)
+    assert shared.model.problems == []
+    home = shared.env.home
+    [path] = [p for p in home.glob(TODAY[agent].saved_at) if session_id in p.name]
+    _check(agent, case, root, live, path, home)
 
 
-def _check(agent: str, case: str, root: Path, live: list[Event]) -> None:
+def _check(agent: str, case: str, root: Path, live: list[Event], path: Path, home: Path) -> None:
+    """The session the case saved (``path``, under ``home``), the first of its workspace's
+    sessions ``home`` lists, agrees with the ``live`` run."""
     today = TODAY[agent]
-    [path] = (root / "home").glob(today.saved_at)
     saved = list(load_session(path).events())
     if OFFLINE.RECORD:
         record(path, root, FIXTURES / agent / today.version / f"{case}.jsonl", JSONL)
-    assert today.home(root / "home").sessions(root / "workspace")[0].path == str(path)
+    assert today.home(home).sessions(root / "workspace")[0].path == str(path)
     differ = today.differences.get(case, {})
     skip = differ | today.unsteady.get(case, {})
     ours, theirs = summary(saved), summary(live)
