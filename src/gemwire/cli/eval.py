@@ -82,6 +82,11 @@ def _agent_list(ctx: click.Context, param: click.Parameter, value: str) -> tuple
 )
 @click.option("--gemini-home", help="The folder holding .gemini (GEMINI_CLI_HOME).")
 @click.option("--executable", help="The gemini executable to run.")
+@click.option(
+    "--sandbox",
+    is_flag=True,
+    help="Run each attempt's agent and verifier in a bubblewrap sandbox (docs/eval.md).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print progress as JSON lines.")
 def run(
     tasks_file: str,
@@ -91,6 +96,7 @@ def run(
     concurrency: int,
     processes: int,
     max_attempts: int,
+    sandbox: bool,
     as_json: bool,
     **gemini: Any,
 ) -> None:
@@ -99,7 +105,13 @@ def run(
     Attempts run with every edit allowed (yolo) unless a task says otherwise: each works in
     its own copy of the task's template. docs/eval.md.
     """
-    from gemwire import AgentNotFound, BatchOutputError, GeminiOptions, InvalidOptions
+    from gemwire import (
+        AgentNotFound,
+        BatchOutputError,
+        GeminiOptions,
+        InvalidOptions,
+        SandboxUnavailable,
+    )
     from gemwire.batch import BatchOptions, read_tasks
     from gemwire.batch.eval import EvalOptions, expand, run_eval
 
@@ -108,6 +120,7 @@ def run(
         options = EvalOptions(
             agents=agent_names,
             k=attempts,
+            sandbox=sandbox,
             batch=BatchOptions(
                 mode="acp",
                 concurrency=concurrency,
@@ -122,7 +135,7 @@ def run(
         status = run_shown(total, lambda: run_eval(tasks, out, options), as_json=as_json)
     except InvalidOptions as exc:
         raise click.UsageError(str(exc)) from exc
-    except AgentNotFound as exc:
+    except (AgentNotFound, SandboxUnavailable) as exc:
         fail(exc, EXIT_NOT_FOUND)
     except BatchOutputError as exc:
         fail(exc, EXIT_IO)
