@@ -7,7 +7,7 @@
 
 Each attempt has a private folder under one root made for the run (hidden from every
 attempt): a fresh home holding a copy of the configured home's ``.gemini/*`` files (its
-settings and credentials, not its sessions), the Unix socket that carries the model's port,
+settings and credentials, not its sessions; the original ``.gemini`` is hidden), the Unix socket that carries the model's port,
 and the script that starts Gemini CLI in the sandbox (gemwire runs it as the CLI: the
 runner's session following, locks and timeouts work as they do unsandboxed, on the home's
 host path). The model must be served on this machine's loopback, where the sandbox can
@@ -66,7 +66,8 @@ class Sandboxing:
         self._model = model_endpoint(gemini)
         env = {**(os.environ if gemini.inherit_env else {}), **gemini.env}
         self._home = gemini.gemini_home or env.get("GEMINI_CLI_HOME") or os.path.expanduser("~")
-        self._hidden = (*hidden, self._home)
+        # Its .gemini alone: the rest of a user's home holds the tools the agent runs on.
+        self._hidden = (*hidden, str(Path(self._home, ".gemini")))
         self._root = ""
         self._count = 0
 

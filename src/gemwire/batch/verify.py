@@ -56,6 +56,8 @@ async def verify(task: Task, workspace: str, *, confine: Confine | None = None) 
     with tempfile.TemporaryDirectory(prefix="gemwire-reward-") as folder:
         reward_file = Path(folder) / "reward"
         if confine is not None:
+            if not shell:  # through sh: a program the sandbox cannot run is 127 (crashed), not 1
+                argv, shell = ["/bin/sh", "-c", 'exec "$@"', "sh", *argv], True
             argv = confine(argv, folder)
         try:
             output = await run_process(
