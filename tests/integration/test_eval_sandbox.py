@@ -4,7 +4,8 @@ The agent is tests/kit/sandbox_probe.py run as the Gemini CLI: it tries to read 
 tests, another attempt's workspace, the output folder and the home; to write outside its
 workspace, directly and through a symlink; to plant a symlink where a hidden test is copied;
 to connect to a local port other than the model's, to resolve a name, and to leave a daemon
-running. It notes what each try got, then solves the task. Each attempt runs in bubblewrap
+running, and to allocate more memory than a sandbox allows. It notes what each try got, then
+solves the task. Each attempt runs in bubblewrap
 (``make test`` installs it: `make sandbox`).
 """
 
@@ -27,7 +28,7 @@ from gemwire import GeminiOptions, InvalidOptions, SandboxUnavailable
 from gemwire.batch import BatchOptions, Task, read_results
 from gemwire.batch._sandboxed import Sandboxing
 from gemwire.batch.eval import EvalOptions, run_eval
-from gemwire.batch.sandbox import Bubblewrap, Confinement
+from gemwire.batch.sandbox import MEMORY, Bubblewrap, Confinement
 from gemwire.batch.verify import verify
 from gemwire.cli import main
 from gemwire.testing import ScriptedModel, load_scenario
@@ -103,6 +104,7 @@ def test_a_hostile_agent_is_confined_and_its_attempts_graded(
         "PROBE_PORT": str(listener),
         "PROBE_MODEL_PORT": port,
         "PROBE_TAG": tag,
+        "PROBE_ALLOCATE": str(MEMORY + (1 << 30)),
     }
     gemini = GeminiOptions(executable=str(PROBE), gemini_home=str(home), env=env)
     options = EvalOptions(
@@ -141,6 +143,7 @@ def test_a_hostile_agent_is_confined_and_its_attempts_graded(
         assert probes["resolve"] == "blocked: gaierror"
         assert probes["model"] == "got: http 404"
         assert probes["home"] != str(home)
+        assert probes["memory"] == "blocked: MemoryError"
         assert probes["daemon"].startswith("got: ")
         assert (out / "workspaces" / name / "check.sh").read_text().startswith("test ")
     assert not etc.exists()
@@ -252,6 +255,7 @@ def test_the_command_hides_folders_and_binds_the_workspace_after_them() -> None:
         workspace="/o/workspaces/a", home="/p/1/home", hidden=("/",), model_port=9
     )
     command = Bubblewrap("/usr/bin/bwrap").command(["agent", "-p"], confinement)
-    assert command[-3:] == ["--", "agent", "-p"]  # no socket given: no relay
+    # No socket given: no relay, only the limits.
+    assert command[-6:] == ["--", "prlimit", f"--data={MEMORY}", "--", "agent", "-p"]
     assert command.index("--tmpfs") < command.index("/o/workspaces/a")
     assert {"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session"} <= set(command)

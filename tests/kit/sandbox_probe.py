@@ -51,6 +51,14 @@ def model(port: int) -> str:
     return "http 200"
 
 
+def allocate(size: int) -> str:
+    try:
+        bytearray(size)
+    except MemoryError:
+        return "blocked: MemoryError"
+    return "allocated"
+
+
 def plant(link: str, target: str) -> str:
     os.symlink(target, link)
     return "planted"
@@ -75,6 +83,7 @@ def main() -> None:
         "resolve": attempt(lambda: socket.getaddrinfo("example.com", 443)),
         "model": attempt(lambda: model(int(env["PROBE_MODEL_PORT"]))),
         "home": env.get("HOME"),
+        "memory": allocate(int(env["PROBE_ALLOCATE"])),
         "daemon": attempt(
             lambda: (
                 subprocess.Popen(

@@ -13,6 +13,8 @@ runs it confined. `Bubblewrap` (Linux, Debian's ``bubblewrap``) is the one built
 - a network of its own with nothing on it but its loopback, where `_relay` serves the model's
   port (``model_port``) through a Unix socket (``model_socket``) to the host's;
 - processes of its own: when the command ends, whatever it left running is killed;
+- at most `MEMORY` bytes of data (``RLIMIT_DATA``, through util-linux's ``prlimit``: Node
+  reserves far more address space than it uses, so ``RLIMIT_AS`` would stop the agents);
 - no capabilities, a new session (no typing into the caller's terminal).
 
 docs/eval.md has the threat model: what this stops and what it does not.
@@ -33,8 +35,10 @@ import msgspec
 from gemwire.errors import AgentNotFound, SandboxUnavailable
 from gemwire.runners.process import run_process
 
-__all__ = ("Bubblewrap", "Confinement", "Sandbox")
+__all__ = ("MEMORY", "Bubblewrap", "Confinement", "Sandbox")
 
+MEMORY = 4 << 30
+"""Bytes of data each process in a sandbox may allocate (the agent's, the verifier's)."""
 INSIDE_SOCKET = "/tmp/.gemwire-model.sock"
 """Where the model's Unix socket is inside the sandbox (a path short enough for any)."""
 _RELAY = Path(__file__).with_name("_relay.py")
@@ -70,20 +74,23 @@ class Sandbox(Protocol):
 class Bubblewrap:
     """Confines with ``bwrap`` (bubblewrap 0.4+), in user namespaces of its own."""
 
-    def __init__(self, executable: str) -> None:
+    def __init__(self, executable: str, prlimit: str = "prlimit") -> None:
         self.executable = executable
+        self.prlimit = prlimit
         self._python = os.path.realpath(sys.executable)
         self._relay = _RELAY.read_text()
 
     @classmethod
     async def found(cls) -> Bubblewrap:
         """The ``bwrap`` on ``PATH``, checked to start a sandbox here; else `SandboxUnavailable`."""
-        executable = shutil.which("bwrap")
+        executable, prlimit = shutil.which("bwrap"), shutil.which("prlimit")
         if executable is None:
             raise SandboxUnavailable(
                 "--sandbox needs bubblewrap: apt-get install bubblewrap (dnf install bubblewrap)"
             )
-        sandbox = cls(executable)
+        if prlimit is None:
+            raise SandboxUnavailable("--sandbox needs prlimit: apt-get install util-linux")
+        sandbox = cls(executable, prlimit)
         with tempfile.TemporaryDirectory(prefix="gemwire-probe-") as folder:
             probe = sandbox.command(["true"], Confinement(workspace=folder, home=folder))
             try:
@@ -106,18 +113,12 @@ class Bubblewrap:
                 command += ["--tmpfs", folder]
         for folder in (c.workspace, c.home, *c.writable):
             command += ["--bind", folder, folder]
-        command += [
-            "--chdir",
-            c.workspace,
-            "--setenv",
-            "HOME",
-            c.home,
-            "--setenv",
-            "TMPDIR",
-            "/tmp",
-        ]
+        command += ["--chdir", c.workspace, "--setenv", "HOME", c.home]
+        command += ["--setenv", "TMPDIR", "/tmp"]
+        if c.model_port is not None and c.model_socket is not None:
+            command += ["--bind", c.model_socket, INSIDE_SOCKET]
+        limited = ["--", self.prlimit, f"--data={MEMORY}", "--"]
         if c.model_port is None or c.model_socket is None:
-            return [*command, "--", *argv]
-        command += ["--bind", c.model_socket, INSIDE_SOCKET]
+            return [*command, *limited, *argv]
         relay = [self._python, "-I", "-S", "-c", self._relay, str(c.model_port), INSIDE_SOCKET]
-        return [*command, "--", *relay, *argv]
+        return [*command, *limited, *relay, *argv]
