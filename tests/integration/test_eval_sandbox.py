@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import sys
 import uuid
@@ -37,12 +36,6 @@ from gemwire.testing.environment import live_processes
 PROBE = Path(__file__).resolve().parents[1] / "kit" / "sandbox_probe.py"
 REPO = Path(__file__).resolve().parents[2]
 BLOCKED = "blocked: "
-
-
-@pytest.fixture(scope="module")
-def bubblewrap() -> None:
-    if shutil.which("bwrap") is None:
-        pytest.fail("no bwrap: `apt-get install -y bubblewrap` (make test installs it)")
 
 
 @pytest.fixture(scope="module")
