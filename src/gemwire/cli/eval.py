@@ -217,3 +217,29 @@ def _print_report(built: EvalReport, console: Console) -> None:
 
 def _share(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
+
+
+@eval_.command()
+@click.argument("out", type=click.Path(exists=True, file_okay=False))
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(["atif"]),
+    default="atif",
+    show_default=True,
+    help="atif: Harbor's Agent Trajectory Interchange Format (v1.4).",
+)
+@click.option("-o", "--to", "folder", help="Folder for the files  [default: OUT/atif]")
+def export(out: str, format_: str, folder: str | None) -> None:
+    """Write each attempt of the eval in OUT as a trajectory file, FOLDER/<attempt>.json."""
+    from pathlib import Path
+
+    from gemwire import BatchOutputError
+    from gemwire.batch.atif import export_atif
+
+    target = Path(folder) if folder is not None else Path(out, "atif")
+    try:
+        written = export_atif(out, target)
+    except BatchOutputError as exc:
+        fail(exc, EXIT_IO)
+    click.echo(f"{len(written)} trajectories in {target}")
