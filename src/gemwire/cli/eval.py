@@ -146,9 +146,22 @@ def run(
 @eval_.command()
 @click.argument("out", type=click.Path(exists=True, file_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
-def report(out: str, as_json: bool) -> None:
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(["table", "json", "html"]),
+    default="table",
+    show_default=True,
+    help="html: one page (-o FILE), each attempt linked to its transcript beside it.",
+)
+@click.option("-o", "--output", "page", help="The page's file (--format html).")
+def report(out: str, as_json: bool, format_: str, page: str | None) -> None:
     """Compare the agents of an eval's output folder OUT: pass@k, reward, errors, cost, time."""
     import msgspec
+
+    if (format_ == "html") != (page is not None):
+        raise click.UsageError("--format html writes a page: give it -o FILE (and -o only to it)")
+    as_json = as_json or format_ == "json"
 
     from gemwire import BatchOutputError
     from gemwire.batch import read_results
@@ -163,6 +176,15 @@ def report(out: str, as_json: bool) -> None:
         raise click.UsageError(f"{out} is not an eval's output folder ({exc})") from exc
     if not results:
         raise click.UsageError(f"no finished attempts in {out} (no results.jsonl lines)")
+    if page is not None:
+        from gemwire.batch.eval_page import write_page
+
+        try:
+            written = write_page(out, page)
+        except BatchOutputError as exc:
+            fail(exc, EXIT_IO)
+        click.echo(f"{page}, and {len(written) - 1} transcripts in {written[0].stem}-attempts/")
+        return
     if as_json:
         click.echo(msgspec.json.encode(built).decode())
         return
