@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
 import sys
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,7 +29,7 @@ from gemwire import GeminiOptions, InvalidOptions, SandboxUnavailable
 from gemwire.batch import BatchOptions, Task, read_results
 from gemwire.batch._sandboxed import Sandboxing
 from gemwire.batch.eval import EvalOptions, run_eval
-from gemwire.batch.sandbox import MEMORY, Bubblewrap, Confinement
+from gemwire.batch.sandbox import MEMORY, PROCESSES, Bubblewrap, Confinement
 from gemwire.batch.verify import verify
 from gemwire.cli import main
 from gemwire.testing import ScriptedModel, load_scenario
@@ -249,6 +251,23 @@ def test_the_command_hides_folders_and_binds_the_workspace_after_them() -> None:
     )
     command = Bubblewrap("/usr/bin/bwrap").command(["agent", "-p"], confinement)
     # No socket given: no relay, only the limits.
-    assert command[-6:] == ["--", "prlimit", f"--data={MEMORY}", "--", "agent", "-p"]
+    limits = [f"--data={MEMORY}", f"--nproc={PROCESSES}"]
+    assert command[-7:] == ["--", "prlimit", *limits, "--", "agent", "-p"]
     assert command.index("--tmpfs") < command.index("/o/workspaces/a")
     assert {"--unshare-all", "--unshare-user", "--die-with-parent", "--new-session"} <= set(command)
+
+
+def test_a_fork_bomb_stops_at_the_process_limit(bubblewrap: None) -> None:
+    # As nobody (root's processes are never limited), with a limit of 32; its sleeps end
+    # with the sandbox. A folder nobody can reach (pytest's tmp_path is root's alone).
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder).chmod(0o777)
+        confinement = Confinement(workspace=folder, home=folder, processes=32)
+        bomb = "for i in $(seq 100); do sleep 30 & done; echo unreachable"
+        command = Bubblewrap("bwrap").command(["sh", "-c", bomb], confinement)
+        nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        ran = subprocess.run(
+            [*nobody, *command], check=False, capture_output=True, text=True, timeout=60
+        )
+    assert (ran.returncode, ran.stdout) == (2, ""), ran.stderr
+    assert ran.stderr.endswith("Cannot fork\n")

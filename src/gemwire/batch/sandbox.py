@@ -14,7 +14,9 @@ runs it confined. `Bubblewrap` (Linux, Debian's ``bubblewrap``) is the one built
   port (``model_port``) through a Unix socket (``model_socket``) to the host's;
 - processes of its own: when the command ends, whatever it left running is killed;
 - at most `MEMORY` bytes of data (``RLIMIT_DATA``, through util-linux's ``prlimit``: Node
-  reserves far more address space than it uses, so ``RLIMIT_AS`` would stop the agents);
+  reserves far more address space than it uses, so ``RLIMIT_AS`` would stop the agents), and
+  `PROCESSES` processes and threads of the user (``RLIMIT_NPROC``: the kernel counts all of
+  the user's, in or out of sandboxes, and never limits root);
 - no capabilities, a new session (no typing into the caller's terminal).
 
 docs/eval.md has the threat model: what this stops and what it does not.
@@ -35,10 +37,13 @@ import msgspec
 from gemwire.errors import AgentNotFound, SandboxUnavailable
 from gemwire.runners.process import run_process
 
-__all__ = ("MEMORY", "Bubblewrap", "Confinement", "Sandbox")
+__all__ = ("MEMORY", "PROCESSES", "Bubblewrap", "Confinement", "Sandbox")
 
 MEMORY = 4 << 30
 """Bytes of data each process in a sandbox may allocate (the agent's, the verifier's)."""
+PROCESSES = 8192
+"""Processes and threads the user may have when a sandboxed one starts another: a fork bomb
+stops there (a desktop's own threads count too, hence so many)."""
 INSIDE_SOCKET = "/tmp/.gemwire-model.sock"
 """Where the model's Unix socket is inside the sandbox (a path short enough for any)."""
 _RELAY = Path(__file__).with_name("_relay.py")
@@ -63,6 +68,8 @@ class Confinement(msgspec.Struct, frozen=True, kw_only=True):
     model_port: int | None = None
     """A port served on the sandbox's loopback, carried to ``model_socket`` on the host."""
     model_socket: str | None = None
+    memory: int = MEMORY
+    processes: int = PROCESSES
 
 
 class Sandbox(Protocol):
@@ -117,7 +124,8 @@ class Bubblewrap:
         command += ["--setenv", "TMPDIR", "/tmp"]
         if c.model_port is not None and c.model_socket is not None:
             command += ["--bind", c.model_socket, INSIDE_SOCKET]
-        limited = ["--", self.prlimit, f"--data={MEMORY}", "--"]
+        limits = [f"--data={c.memory}", f"--nproc={c.processes}"]
+        limited = ["--", self.prlimit, *limits, "--"]
         if c.model_port is None or c.model_socket is None:
             return [*command, *limited, *argv]
         relay = [self._python, "-I", "-S", "-c", self._relay, str(c.model_port), INSIDE_SOCKET]
