@@ -25,7 +25,7 @@ import anyio
 import pytest
 from click.testing import CliRunner
 
-from gemwire import GeminiOptions, InvalidOptions, SandboxUnavailable
+from gemwire import BatchOutputError, GeminiOptions, InvalidOptions, SandboxUnavailable
 from gemwire.batch import BatchOptions, Task, read_results
 from gemwire.batch._sandboxed import Sandboxing
 from gemwire.batch.eval import EvalOptions, run_eval
@@ -271,3 +271,37 @@ def test_a_fork_bomb_stops_at_the_process_limit(bubblewrap: None) -> None:
         )
     assert (ran.returncode, ran.stdout) == (2, ""), ran.stderr
     assert ran.stderr.endswith("Cannot fork\n")
+
+
+@pytest.mark.parametrize(
+    ("recorded", "flags", "said"),
+    [
+        (b'{"sandbox": true}', [], "was started with --sandbox: resume it so"),
+        (b'{"sandbox": false}', ["--sandbox"], "was started without --sandbox: resume it so"),
+    ],
+)
+def test_an_eval_resumes_only_as_sandboxed_as_it_started(
+    recorded: bytes, flags: list[str], said: str, tmp_path: Path
+) -> None:
+    (tmp_path / "repo").mkdir()
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text('{"id": "t", "prompt": "p", "template": "repo", "verify": "true"}\n')
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "eval.json").write_bytes(recorded)
+    ran = CliRunner().invoke(main, ["eval", str(tasks), "-o", str(tmp_path / "out"), *flags])
+    assert ran.exit_code == 2
+    assert said in ran.stderr
+    assert not (tmp_path / "out" / "results.jsonl").exists()
+
+
+def test_a_damaged_eval_json_is_an_output_error(tmp_path: Path) -> None:
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "eval.json").write_bytes(b'{"sandbox": "yes"}')
+    options = EvalOptions(agents=("gemini",))
+
+    async def go() -> None:
+        async with run_eval([Task(id="t", prompt="p")], tmp_path / "out", options):
+            pass
+
+    with pytest.raises(BatchOutputError, match=r"eval\.json: Expected `bool`"):
+        anyio.run(go)

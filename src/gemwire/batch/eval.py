@@ -23,6 +23,7 @@ import anyio
 import msgspec
 
 from gemwire.batch._acp import AcpExecutor, gemini_acp_options
+from gemwire.batch._files import read_regular
 from gemwire.batch._process import ProcessExecutor
 from gemwire.batch._sandboxed import SandboxedGemini, Sandboxing
 from gemwire.batch.results import Grade, Outcome
@@ -30,12 +31,14 @@ from gemwire.batch.runner import Batch, BatchOptions, run_with
 from gemwire.batch.sandbox import Bubblewrap
 from gemwire.batch.tasks import Task, check_tasks
 from gemwire.batch.verify import verify
-from gemwire.errors import InvalidOptions, InvalidTasks
+from gemwire.errors import BatchOutputError, InvalidOptions, InvalidTasks
 from gemwire.events import Event
 from gemwire.runners.agents import AGENTS
 
 __all__ = ("EvalOptions", "attempt_id", "expand", "parse_attempt_id", "run_eval")
 
+SETTINGS = "eval.json"
+"""In the output folder: what every attempt of the eval shares (whether it is sandboxed)."""
 STREAM_JSON = "gemini"
 """The agent run as ``gemini -p`` over stream-json; the others run over ACP."""
 
@@ -110,6 +113,7 @@ async def run_eval(
     """Run the eval's attempts not yet finished in ``output`` (a batch's progress)."""
     attempts = expand(tasks, options)
     batch = msgspec.structs.replace(options.batch, mode="acp", agent=None)
+    await anyio.to_thread.run_sync(_same_sandboxing, Path(output), options.sandbox)
     if not options.sandbox:
         executor = _Mixed(batch, stream_json=STREAM_JSON in options.agents)
         async with run_with(attempts, output, batch, executor) as running:
@@ -126,6 +130,27 @@ async def run_eval(
     sandboxed = SandboxedGemini(batch.gemini, sandboxing)
     async with sandboxing, run_with(attempts, output, batch, sandboxed, grade) as running:
         yield running
+
+
+class _Settings(msgspec.Struct, frozen=True):
+    sandbox: bool
+
+
+def _same_sandboxing(output: Path, sandbox: bool) -> None:
+    """Record in ``output/eval.json`` whether its attempts run sandboxed, and refuse to
+    resume it otherwise: an eval is sandboxed whole or not at all."""
+    path = output / SETTINGS
+    try:
+        if path.is_file():
+            started = msgspec.json.decode(read_regular(path, 4096), type=_Settings).sandbox
+            if started != sandbox:
+                flag = "with" if started else "without"
+                raise InvalidOptions(f"{output} was started {flag} --sandbox: resume it so")
+            return
+        output.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(msgspec.json.encode(_Settings(sandbox=sandbox)))
+    except (OSError, msgspec.DecodeError) as exc:
+        raise BatchOutputError(f"cannot read or write {path}: {exc}") from exc
 
 
 class _Mixed:
