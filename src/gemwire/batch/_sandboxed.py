@@ -65,9 +65,11 @@ class Sandboxing:
         self._sandbox = sandbox
         self._model = model_endpoint(gemini)
         env = {**(os.environ if gemini.inherit_env else {}), **gemini.env}
-        self._home = gemini.gemini_home or env.get("GEMINI_CLI_HOME") or os.path.expanduser("~")
+        home = gemini.gemini_home or env.get("GEMINI_CLI_HOME") or os.path.expanduser("~")
+        self._home = os.path.abspath(home)
         # Its .gemini alone: the rest of a user's home holds the tools the agent runs on.
-        self._hidden = (*hidden, str(Path(self._home, ".gemini")))
+        # Absolute, as bwrap needs them (a task made in code may name a relative folder).
+        self._hidden = (*map(os.path.abspath, hidden), str(Path(self._home, ".gemini")))
         self._root = ""
         self._count = 0
 
