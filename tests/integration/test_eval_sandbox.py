@@ -236,6 +236,12 @@ def test_sandbox_refuses_acp_agents() -> None:
         EvalOptions(agents=("gemini", "qwen"), sandbox=True)
 
 
+def test_a_model_on_a_privileged_port_is_refused() -> None:
+    env = {"GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:80"}
+    with pytest.raises(InvalidOptions, match="needs the model on a port from 1024 up"):
+        Sandboxing(Bubblewrap("bwrap"), GeminiOptions(env=env, inherit_env=False), hidden=())
+
+
 @pytest.mark.parametrize(
     "url", [None, "https://generativelanguage.googleapis.com", "http://10.0.0.1:80"]
 )

@@ -54,6 +54,8 @@ def model_endpoint(gemini: GeminiOptions) -> tuple[str, int]:
             f"--sandbox lets an attempt reach only a model served on this machine's loopback, "
             f"as {_BASE_URL}=http://127.0.0.1:PORT; it is {url or 'not set'}"
         )
+    if parts.port < 1024:  # the sandbox, with no capabilities, cannot serve it inside
+        raise InvalidOptions(f"--sandbox needs the model on a port from 1024 up; {url} is not")
     host = "::1" if parts.hostname == "::1" else "127.0.0.1"
     return host, parts.port
 
