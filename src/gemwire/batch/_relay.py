@@ -18,6 +18,7 @@ import socket
 import sys
 import threading
 
+assert sys.platform == "linux"  # bubblewrap's: the sandbox is Linux's (mypy checks it so)
 _CHUNK = 65536
 
 
