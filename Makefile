@@ -6,7 +6,8 @@
 # demo only needs the current one). `make test` also installs the other pinned ACP agents
 # (`make agents`, ~1.9 GB in clis/), Ray (requirements-ray.txt, in .venv), google-antigravity
 # (requirements-antigravity.txt, in .venv, ~130 MB: Antigravity's harness) and, system-wide
-# with apt-get, Debian's chromium for the browser tests if none is on PATH (Playwright drives it).
+# with apt-get, Debian's chromium for the browser tests if none is on PATH (Playwright drives it),
+# and Debian's bubblewrap for the tests of `gemwire eval --sandbox` (`make sandbox`).
 
 PYTHON ?= python3
 VENV := .venv
@@ -32,7 +33,7 @@ WINDOWS_TESTS := tests/unit/wire tests/unit/protocol tests/unit/normalize \
 	tests/unit/cli/test_ctrl_c.py tests/unit/batch/test_tasks_and_output.py
 DIST ?= dist
 
-.PHONY: setup agents demo test test-thorough test-fast check record record-agents try-agent bench browser dist
+.PHONY: setup agents demo test test-thorough test-fast check record record-agents try-agent bench browser sandbox dist
 
 setup: $(BIN)/.gemwire-installed $(CLI_STAMPS)
 
@@ -81,21 +82,26 @@ check: setup $(BIN)/.gemwire-ray-installed $(BIN)/.gemwire-antigravity-installed
 	$(BIN)/mypy --platform darwin
 	$(BIN)/lint-imports
 
-test: check browser agents
+test: check browser sandbox agents
 	$(BIN)/pytest --durations=25
 
 # Nightly-style: every property test with its own count of examples (make test runs at most
 # 100 each; tests/kit/examples.py), and no per-test time limit.
-test-thorough: check browser agents
+test-thorough: check browser sandbox agents
 	GEMWIRE_HYPOTHESIS=thorough $(BIN)/pytest --durations=25
 
-test-fast: setup browser
+test-fast: setup browser sandbox
 	$(BIN)/pytest -m "not e2e"
 
 # The HTML export and the web page are tested in a real headless browser: Debian's chromium
 # (installed as root when missing), driven by Playwright (requirements-browser.txt, in .venv).
 browser: $(BIN)/.gemwire-browser-installed
 	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+
+# `gemwire eval --sandbox` runs each attempt in bubblewrap: Debian's, installed as root when
+# missing (tests/integration/test_eval_sandbox.py).
+sandbox:
+	@command -v bwrap >/dev/null || (apt-get update -qq && apt-get install -y -qq bubblewrap)
 
 $(BIN)/.gemwire-browser-installed: requirements-browser.txt $(BIN)/.gemwire-installed
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-browser.txt

@@ -108,6 +108,15 @@ def _own_cache_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None
         yield
 
 
+@pytest.fixture(scope="session")
+def bubblewrap() -> None:
+    """Debian's bubblewrap, for ``gemwire eval --sandbox`` (``make test`` installs it)."""
+    if shutil.which("bwrap") is None:
+        pytest.fail(
+            "no bwrap: `apt-get install -y bubblewrap` (make test installs it: make sandbox)"
+        )
+
+
 @pytest.fixture(scope="module")
 def chromium_browser() -> Iterator[Browser]:
     """Debian's chromium, driven by Playwright (``make test`` installs both: `make browser`).

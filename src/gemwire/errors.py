@@ -37,6 +37,8 @@ chained with ``raise ... from exc``.
     ├── AccessDenied               the ACP client refused an agent's file or terminal request
     │                              (``.code``: the JSON-RPC error answered; ``.path``)
     ├── LockFolderUnsafe           the session lock folder is not the user's alone (``.path``)
+    ├── SandboxUnavailable         ``--sandbox`` cannot start one here (no bubblewrap, no user
+    │                              namespaces); the message says how to fix it
     ├── BatchOutputError           a batch's output folder cannot be read or written (a damaged
     │                              results.jsonl, a full disk); what finished stays on disk
     ├── ScenarioError              a scripted model's or agent's scenario is invalid (gemwire.testing)
@@ -84,6 +86,7 @@ __all__ = (
     "RunCancelled",
     "RunFailed",
     "RunTimedOut",
+    "SandboxUnavailable",
     "ScenarioError",
     "ServerUnreachable",
     "SessionError",
@@ -287,6 +290,11 @@ class AgentRequestFailed(GemwireError):
 class BatchOutputError(GemwireError):
     """A batch's output folder cannot be read or written: a damaged ``results.jsonl``, a
     full disk. Every finished result stays on disk, and the folder stays resumable."""
+
+
+class SandboxUnavailable(GemwireError):
+    """``--sandbox`` cannot start a sandbox here (no bubblewrap, no user namespaces); the
+    message says how to fix it. An eval never runs unsandboxed instead."""
 
 
 class LockFolderUnsafe(GemwireError):

@@ -19,14 +19,26 @@ GEMWIRE = str(Path(sys.executable).with_name("gemwire"))
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "eval"
 
 
+def example_tasks(tmp_path: Path, count: int) -> Path:
+    """The example's first ``count`` tasks, in a tasks file of their own (paths absolute)."""
+    lines = (EXAMPLE / "tasks.jsonl").read_text().splitlines()[:count]
+    tasks = [json.loads(line) for line in lines]
+    for task in tasks:
+        task.update(template=str(EXAMPLE / task["template"]))
+        task.update(verify_files=str(EXAMPLE / task["verify_files"]))
+    path = tmp_path / "tasks.jsonl"
+    path.write_text("".join(json.dumps(task) + "\n" for task in tasks))
+    return path
+
+
 def test_the_example_is_graded_attempt_by_attempt(tmp_path: Path) -> None:
-    # -k 1 keeps it to three Gemini CLI starts; the model's first three fixes are add's
-    # (right), largest's (none) and shout's (right), in the order -j 1 runs them.
+    # Three tasks, -k 1: three Gemini CLI starts. The model's first attempts of them are
+    # add's right fix, none for largest and shout's right fix (model.json says all).
     out = tmp_path / "out"
     with ScriptedModel(load_scenario((EXAMPLE / "model.json").read_text())) as model:
         env = IsolatedGemini(model.url, root=tmp_path)
         argv = [
-            GEMWIRE, "eval", str(EXAMPLE / "tasks.jsonl"), "-o", str(out), "--agents", "gemini",
+            GEMWIRE, "eval", str(example_tasks(tmp_path, 3)), "-o", str(out), "--agents", "gemini",
             "-k", "1", "-j", "1", "--executable", str(pinned_gemini()), "--json",
         ]  # fmt: skip
         environ = {**env.environ(), "PATH": os.environ["PATH"]}

@@ -21,6 +21,7 @@ HELPERS = {"rss.py"}
 RUN_CLIS = {
     "acp_sessions.py",
     "batch.py",
+    "eval_sandbox.py",
     "runner_overhead.py",
     "serve.py",
     "session_follower.py",
@@ -31,6 +32,7 @@ TINY = {
     "batch.py": ["--tasks", "1", "--big", "1", "--ray", "0"],
     "cli_startup.py": ["--runs", "1"],
     "decode_normalize.py": ["--lines", "500", "--mb", "0.5", "--repeat", "1"],
+    "eval_sandbox.py": ["--runs", "1"],
     "every_agent.py": ["--sessions", "10", "--repeat", "1"],
     "replay_memory.py": ["--size-mb", "1", "--runs", "1"],
     "replay_process.py": ["--lines", "500", "--runs", "1"],

@@ -19,19 +19,26 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Self
 
+import anyio
 import msgspec
 
 from gemwire.batch._acp import AcpExecutor, gemini_acp_options
+from gemwire.batch._files import read_regular
 from gemwire.batch._process import ProcessExecutor
-from gemwire.batch.results import Outcome
+from gemwire.batch._sandboxed import SandboxedGemini, Sandboxing
+from gemwire.batch.results import Grade, Outcome
 from gemwire.batch.runner import Batch, BatchOptions, run_with
+from gemwire.batch.sandbox import Bubblewrap
 from gemwire.batch.tasks import Task, check_tasks
-from gemwire.errors import InvalidOptions, InvalidTasks
+from gemwire.batch.verify import verify
+from gemwire.errors import BatchOutputError, InvalidOptions, InvalidTasks
 from gemwire.events import Event
 from gemwire.runners.agents import AGENTS
 
 __all__ = ("EvalOptions", "attempt_id", "expand", "parse_attempt_id", "run_eval")
 
+SETTINGS = "eval.json"
+"""In the output folder: what every attempt of the eval shares (whether it is sandboxed)."""
 STREAM_JSON = "gemini"
 """The agent run as ``gemini -p`` over stream-json; the others run over ACP."""
 
@@ -45,6 +52,8 @@ class EvalOptions(msgspec.Struct, frozen=True, kw_only=True):
     """Attempts of each task by each agent (a task's ``attempts`` wins)."""
     batch: BatchOptions = BatchOptions()
     """Concurrency, Gemini CLI's options, retries, ...; ``mode`` and ``agent`` are eval's."""
+    sandbox: bool = False
+    """Run each attempt's agent and verifier in a sandbox (`gemwire.batch.sandbox`; bubblewrap)."""
 
     def __post_init__(self) -> None:
         if not self.agents:
@@ -56,6 +65,10 @@ class EvalOptions(msgspec.Struct, frozen=True, kw_only=True):
             raise InvalidOptions("an agent is named twice")
         if self.k < 1:
             raise InvalidOptions("k must be 1 or more")
+        if self.sandbox and self.agents != (STREAM_JSON,):
+            # An ACP agent serves many attempts from one process, and gemwire serves its
+            # file writes and terminals outside any sandbox.
+            raise InvalidOptions("--sandbox runs only the gemini agent (over stream-json) so far")
 
 
 def attempt_id(task_id: str, agent: str, attempt: int) -> str:
@@ -100,9 +113,44 @@ async def run_eval(
     """Run the eval's attempts not yet finished in ``output`` (a batch's progress)."""
     attempts = expand(tasks, options)
     batch = msgspec.structs.replace(options.batch, mode="acp", agent=None)
-    executor = _Mixed(batch, stream_json=STREAM_JSON in options.agents)
-    async with run_with(attempts, output, batch, executor) as running:
+    await anyio.to_thread.run_sync(_same_sandboxing, Path(output), options.sandbox)
+    if not options.sandbox:
+        executor = _Mixed(batch, stream_json=STREAM_JSON in options.agents)
+        async with run_with(attempts, output, batch, executor) as running:
+            yield running
+        return
+    found = await Bubblewrap.found()
+    hidden = [str(await anyio.Path(output).resolve())]
+    hidden += sorted({t.verify_files for t in tasks if t.verify_files})
+    sandboxing = Sandboxing(found, batch.gemini, hidden=hidden)
+
+    async def grade(task: Task, workspace: str) -> Grade:
+        return await verify(task, workspace, confine=sandboxing.verifier(workspace))
+
+    sandboxed = SandboxedGemini(batch.gemini, sandboxing)
+    async with sandboxing, run_with(attempts, output, batch, sandboxed, grade) as running:
         yield running
+
+
+class _Settings(msgspec.Struct, frozen=True):
+    sandbox: bool
+
+
+def _same_sandboxing(output: Path, sandbox: bool) -> None:
+    """Record in ``output/eval.json`` whether its attempts run sandboxed, and refuse to
+    resume it otherwise: an eval is sandboxed whole or not at all."""
+    path = output / SETTINGS
+    try:
+        if path.is_file():
+            started = msgspec.json.decode(read_regular(path, 4096), type=_Settings).sandbox
+            if started != sandbox:
+                flag = "with" if started else "without"
+                raise InvalidOptions(f"{output} was started {flag} --sandbox: resume it so")
+            return
+        output.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(msgspec.json.encode(_Settings(sandbox=sandbox)))
+    except (OSError, msgspec.DecodeError) as exc:
+        raise BatchOutputError(f"cannot read or write {path}: {exc}") from exc
 
 
 class _Mixed:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Literal, Protocol
 
 import msgspec
@@ -18,6 +19,8 @@ __all__ = (
     "Outcome",
     "ReportedCost",
     "TaskResult",
+    "relative_to",
+    "reported_cost",
     "summarize",
 )
 
@@ -147,3 +150,19 @@ def _percentile(ordered: list[float] | list[int], pct: int) -> float:
         return 0.0
     rank = max(1, math.ceil(pct / 100 * len(ordered)))
     return float(ordered[rank - 1])
+
+
+def reported_cost(data: object) -> ReportedCost | None:
+    """The cost in an ACP ``usage_update``'s fields, where there is a well-formed one."""
+    try:
+        return msgspec.convert(data, ReportedCost) if data is not None else None
+    except msgspec.ValidationError:
+        return None
+
+
+def relative_to(path: str, workspace: str) -> str:
+    """A path inside the task's workspace relative to it (the record survives a move)."""
+    try:
+        return str(Path(path).relative_to(workspace))
+    except ValueError:
+        return path

@@ -15,7 +15,7 @@ tasks; what finished is on disk, and a re-run starts the rest.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Literal, Protocol, Self
@@ -38,9 +38,12 @@ from gemwire.batch.progress import (
 from gemwire.batch.results import (
     BatchSummary,
     FileChange,
+    Grade,
     Outcome,
     ReportedCost,
     TaskResult,
+    relative_to,
+    reported_cost,
     summarize,
 )
 from gemwire.batch.tasks import Task, check_tasks
@@ -157,15 +160,23 @@ async def run_batch(
         yield batch
 
 
+Grader = Callable[[Task, str], Awaitable[Grade]]
+"""Grades a task's workspace once its agent has finished (`verify`, or a sandboxed one)."""
+
+
 @asynccontextmanager
 async def run_with(
-    tasks: Sequence[Task], output: str | Path, options: BatchOptions, executor: Executor
+    tasks: Sequence[Task],
+    output: str | Path,
+    options: BatchOptions,
+    executor: Executor,
+    grade: Grader = verify,
 ) -> AsyncGenerator[Batch]:
-    """`run_batch` with the given executor (``gemwire eval``'s, which mixes modes)."""
+    """`run_batch` with the given executor and grader (``gemwire eval``'s)."""
     folder = BatchOutput(output)
     try:
         send, receive = anyio.create_memory_object_stream[Progress](64)
-        engine = _Engine(tasks, folder, options, executor, send)
+        engine = _Engine(tasks, folder, options, executor, send, grade)
         async with anyio.create_task_group() as group, receive:
             group.start_soon(engine.run)
             yield Batch(receive)
@@ -227,6 +238,7 @@ class _Engine:
         options: BatchOptions,
         executor: Executor,
         send: ObjectSendStream[Progress],
+        grade: Grader,
     ) -> None:
         finished = output.finished
         self._todo = [
@@ -238,6 +250,7 @@ class _Engine:
         self._output = output
         self._options = options
         self._executor = executor
+        self._grade = grade
         self._send = send
         self._gate = RateGate(options.backoff, options.max_backoff)
         self._stopped: str | None = None
@@ -335,13 +348,13 @@ class _Engine:
             nonlocal tool_calls, cost
             tool_calls += isinstance(event, ToolCallStarted)
             if isinstance(event, SessionUpdated) and event.update == "usage_update":
-                cost = _agent_cost(event.data.get("cost")) or cost
+                cost = reported_cost(event.data.get("cost")) or cost
             log.write(event)
 
         try:
             outcome = await self._executor.run(task, workspace, on_event)
             # Graded before the attempt counts as finished: a crash mid-verify re-runs it.
-            grade = await verify(task, workspace) if task.verify is not None else None
+            grade = await self._grade(task, workspace) if task.verify is not None else None
         except BaseException:
             log.stop(self._executor.agent_of(task))
             raise
@@ -354,7 +367,7 @@ class _Engine:
             error=outcome.error,
             answer=outcome.answer,
             files_changed=[
-                FileChange(path=_relative(f.path, workspace), change=f.change)
+                FileChange(path=relative_to(f.path, workspace), change=f.change)
                 for f in outcome.files_changed
             ],
             usage=outcome.usage,
@@ -370,22 +383,6 @@ class _Engine:
             tool_calls=tool_calls,
             agent_cost=cost,
         )
-
-
-def _agent_cost(data: object) -> ReportedCost | None:
-    """The cost in an ACP ``usage_update``'s fields, where there is a well-formed one."""
-    try:
-        return msgspec.convert(data, ReportedCost) if data is not None else None
-    except msgspec.ValidationError:
-        return None
-
-
-def _relative(path: str, workspace: str) -> str:
-    """A path inside the task's workspace relative to it (the record survives a move)."""
-    try:
-        return str(Path(path).relative_to(workspace))
-    except ValueError:
-        return path
 
 
 def only_gemwire_error(group: BaseExceptionGroup[BaseException]) -> GemwireError | None:

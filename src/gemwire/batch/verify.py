@@ -17,6 +17,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import anyio
@@ -26,7 +27,7 @@ from gemwire.batch.tasks import Task
 from gemwire.errors import AgentNotFound
 from gemwire.runners.process import ProcessOutput, run_process
 
-__all__ = ("REWARD_FILE", "verify")
+__all__ = ("REWARD_FILE", "Confine", "verify")
 
 REWARD_FILE = "GEMWIRE_REWARD_FILE"
 TAIL = 4096
@@ -35,8 +36,13 @@ _SHELL_CANNOT_RUN = frozenset({126, 127})
 """``sh -c``'s status for a command it could not find or execute."""
 
 
-async def verify(task: Task, workspace: str) -> Grade:
-    """Copy in the task's ``verify_files``, run its ``verify``, and grade the result."""
+Confine = Callable[[Sequence[str], str], list[str]]
+"""Turns a verifier's command and its reward folder into a sandboxed command (``--sandbox``)."""
+
+
+async def verify(task: Task, workspace: str, *, confine: Confine | None = None) -> Grade:
+    """Copy in the task's ``verify_files``, run its ``verify`` (through ``confine`` when
+    given), and grade the result."""
     assert task.verify is not None
     started = time.monotonic()
     if task.verify_files is not None:
@@ -49,6 +55,10 @@ async def verify(task: Task, workspace: str) -> Grade:
     argv = ["/bin/sh", "-c", task.verify] if isinstance(task.verify, str) else task.verify
     with tempfile.TemporaryDirectory(prefix="gemwire-reward-") as folder:
         reward_file = Path(folder) / "reward"
+        if confine is not None:
+            if not shell:  # through sh: a program the sandbox cannot run is 127 (crashed), not 1
+                argv, shell = ["/bin/sh", "-c", 'exec "$@"', "sh", *argv], True
+            argv = confine(argv, folder)
         try:
             output = await run_process(
                 argv,
@@ -107,7 +117,23 @@ def _tail(output: ProcessOutput) -> str:
 
 
 def _copy_in(files: str, workspace: str) -> None:
-    shutil.copytree(files, workspace, symlinks=True, dirs_exist_ok=True)
+    """Copy ``files`` over ``workspace``, replacing whatever the agent left in their places:
+    a symlink it planted where a hidden test goes is removed, never written through."""
+    for folder, dirs, names in os.walk(files):
+        target = Path(workspace, os.path.relpath(folder, files))
+        for name in dirs:
+            _clear(target / name, keep_folder=True)
+            (target / name).mkdir(exist_ok=True)
+        for name in names:
+            _clear(target / name, keep_folder=False)
+            shutil.copy2(Path(folder, name), target / name, follow_symlinks=False)
+
+
+def _clear(path: Path, *, keep_folder: bool) -> None:
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        path.unlink()
+    elif path.is_dir() and not keep_folder:
+        shutil.rmtree(path)
 
 
 def _since(started: float) -> float:

@@ -82,6 +82,11 @@ def _agent_list(ctx: click.Context, param: click.Parameter, value: str) -> tuple
 )
 @click.option("--gemini-home", help="The folder holding .gemini (GEMINI_CLI_HOME).")
 @click.option("--executable", help="The gemini executable to run.")
+@click.option(
+    "--sandbox",
+    is_flag=True,
+    help="Run each attempt's agent and verifier in a bubblewrap sandbox (docs/eval.md).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print progress as JSON lines.")
 def run(
     tasks_file: str,
@@ -91,6 +96,7 @@ def run(
     concurrency: int,
     processes: int,
     max_attempts: int,
+    sandbox: bool,
     as_json: bool,
     **gemini: Any,
 ) -> None:
@@ -99,7 +105,13 @@ def run(
     Attempts run with every edit allowed (yolo) unless a task says otherwise: each works in
     its own copy of the task's template. docs/eval.md.
     """
-    from gemwire import AgentNotFound, BatchOutputError, GeminiOptions, InvalidOptions
+    from gemwire import (
+        AgentNotFound,
+        BatchOutputError,
+        GeminiOptions,
+        InvalidOptions,
+        SandboxUnavailable,
+    )
     from gemwire.batch import BatchOptions, read_tasks
     from gemwire.batch.eval import EvalOptions, expand, run_eval
 
@@ -108,6 +120,7 @@ def run(
         options = EvalOptions(
             agents=agent_names,
             k=attempts,
+            sandbox=sandbox,
             batch=BatchOptions(
                 mode="acp",
                 concurrency=concurrency,
@@ -122,7 +135,7 @@ def run(
         status = run_shown(total, lambda: run_eval(tasks, out, options), as_json=as_json)
     except InvalidOptions as exc:
         raise click.UsageError(str(exc)) from exc
-    except AgentNotFound as exc:
+    except (AgentNotFound, SandboxUnavailable) as exc:
         fail(exc, EXIT_NOT_FOUND)
     except BatchOutputError as exc:
         fail(exc, EXIT_IO)
@@ -133,9 +146,22 @@ def run(
 @eval_.command()
 @click.argument("out", type=click.Path(exists=True, file_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the report as one JSON object.")
-def report(out: str, as_json: bool) -> None:
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(["table", "json", "html"]),
+    default="table",
+    show_default=True,
+    help="html: one page (-o FILE), each attempt linked to its transcript beside it.",
+)
+@click.option("-o", "--output", "page", help="The page's file (--format html).")
+def report(out: str, as_json: bool, format_: str, page: str | None) -> None:
     """Compare the agents of an eval's output folder OUT: pass@k, reward, errors, cost, time."""
     import msgspec
+
+    if (format_ == "html") != (page is not None):
+        raise click.UsageError("--format html writes a page: give it -o FILE (and -o only to it)")
+    as_json = as_json or format_ == "json"
 
     from gemwire import BatchOutputError
     from gemwire.batch import read_results
@@ -150,6 +176,15 @@ def report(out: str, as_json: bool) -> None:
         raise click.UsageError(f"{out} is not an eval's output folder ({exc})") from exc
     if not results:
         raise click.UsageError(f"no finished attempts in {out} (no results.jsonl lines)")
+    if page is not None:
+        from gemwire.batch.eval_page import write_page
+
+        try:
+            written = write_page(out, page)
+        except BatchOutputError as exc:
+            fail(exc, EXIT_IO)
+        click.echo(f"{page}, and {len(written) - 1} transcripts in {written[0].stem}-attempts/")
+        return
     if as_json:
         click.echo(msgspec.json.encode(built).decode())
         return
@@ -204,3 +239,29 @@ def _print_report(built: EvalReport, console: Console) -> None:
 
 def _share(value: float | None) -> str:
     return "-" if value is None else f"{value:.0%}"
+
+
+@eval_.command()
+@click.argument("out", type=click.Path(exists=True, file_okay=False))
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(["atif"]),
+    default="atif",
+    show_default=True,
+    help="atif: Harbor's Agent Trajectory Interchange Format (v1.4).",
+)
+@click.option("-o", "--to", "folder", help="Folder for the files  [default: OUT/atif]")
+def export(out: str, format_: str, folder: str | None) -> None:
+    """Write each attempt of the eval in OUT as a trajectory file, FOLDER/<attempt>.json."""
+    from pathlib import Path
+
+    from gemwire import BatchOutputError
+    from gemwire.batch.atif import export_atif
+
+    target = Path(folder) if folder is not None else Path(out, "atif")
+    try:
+        written = export_atif(out, target)
+    except BatchOutputError as exc:
+        fail(exc, EXIT_IO)
+    click.echo(f"{len(written)} trajectories in {target}")

@@ -1,0 +1,2 @@
+def average(xs):
+    return sum(xs) / (len(xs) - 1)

@@ -1,0 +1,2 @@
+def to_celsius(f):
+    return f - 32 * 5 / 9

@@ -1,0 +1,2 @@
+def initial(name):
+    return name[1].upper()

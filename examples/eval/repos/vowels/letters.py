@@ -1,0 +1,2 @@
+def count_vowels(s):
+    return sum(c in 'aeio' for c in s.lower())
