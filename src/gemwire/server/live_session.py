@@ -127,6 +127,8 @@ class LiveSession:
         self._answered: deque[str] = deque(maxlen=_ANSWERED_KEPT)
         """The requests answered lately (a second answer to one is a 409, not a 404)."""
         self.requested: dict[str, PermissionRequested] = {}
+        self._denied: set[str] = set()
+        """Requests the server denied alone, until their ``permission_resolved`` passes."""
         self.commands: list[dict[str, Any]] | None = None
         self.usage: TokenUsage | None = None
         self.tg: TaskGroup | None = None
@@ -209,6 +211,9 @@ class LiveSession:
             self.requested[event.request_id] = event
         elif isinstance(event, PermissionResolved):
             self.requested.pop(event.request_id, None)
+            if event.request_id in self._denied:
+                self._denied.discard(event.request_id)
+                event = msgspec.structs.replace(event, outcome="denied_no_client")
         elif isinstance(event, TurnCompleted):
             self.usage = event.usage or self.usage
             event = _bounded(event)
@@ -312,7 +317,9 @@ class LiveSession:
         return pending.option_id
 
     def _denied_alone(self, request: PermissionRequest, why: str) -> None:
-        """A notice that the server denied ``request`` itself (no client chose that)."""
+        """A notice that the server denied ``request`` itself (no client chose that); its
+        ``permission_resolved``, which follows, says so too (``denied_no_client``)."""
+        self._denied.add(request.request_id)
         self.notice(f"permission request {request.request_id} denied: no client ({why})")
 
     def resolve(self, request_id: str, option_id: str | None) -> None:
