@@ -53,7 +53,7 @@ async def _resolved(tmp_path: Path, answer: str | None, **config: Any) -> dict[s
                 await stream.wait_for(len(stream.envelopes()) + 1)
             events = [e["event"] for e in stream.envelopes() if "event" in e]
     [resolved] = [e for e in events if e["type"] == "permission_resolved"]
-    return resolved
+    return dict(resolved)
 
 
 async def test_the_servers_own_denial_is_its_own_outcome(tmp_path: Path) -> None:
