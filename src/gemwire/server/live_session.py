@@ -43,6 +43,7 @@ from gemwire.runners.acp import (
     choose_option,
     permission_preset,
 )
+from gemwire.serve_api import SessionView
 from gemwire.server.config import ServerConfig
 from gemwire.server.envelopes import SessionState, Status, event_envelope, state_envelope
 from gemwire.server.responses import BadRequest, Conflict, NotFound
@@ -61,29 +62,6 @@ ANSWER_CHARS = 1 << 20
 """A turn_completed's ``answer`` is cut to this many characters (the whole text is in the
 turn's ``message_delta`` events): one envelope and log line stays below the clients'
 caps however long the agent talks."""
-
-
-class SessionView(msgspec.Struct, frozen=True, kw_only=True):
-    """A session as the API shows it."""
-
-    id: str
-    agent: str
-    cwd: str
-    agent_session_id: str | None
-    status: Status
-    created: str
-    title: str | None
-    last_seq: int
-    modes: list[dict[str, Any]] | None
-    current_mode: str | None
-    models: list[dict[str, Any]] | None
-    current_model: str | None
-    """The model that runs: the agent's ``currentModelId`` or the last one set (a
-    ``gemini-stream`` session's ``--model``); ``None`` when the agent did not say."""
-    config_options: list[dict[str, Any]] | None
-    commands: list[dict[str, Any]] | None
-    usage: TokenUsage | None
-    pending_permissions: list[PermissionRequested]
 
 
 def _bounded(turn: TurnCompleted) -> TurnCompleted:
