@@ -1,12 +1,13 @@
 """``gemwire serve`` beside ``qwen serve`` in one run: memory and start-up per session.
 
-    .venv/bin/python bench/serve_vs_qwen.py [--sessions 10] [--settle 3]
+    .venv/bin/python bench/serve_vs_qwen.py [--sessions 10] [--settle 3] [--sessions-per-agent 20]
 
 The same Qwen Code agent (the pinned 0.24.4 of clis/, in one isolated home, against one
 scripted model on 127.0.0.1) behind each server, one after the other:
 
 - ``gemwire serve`` with the agent as ``--agent qwen-pinned=<qwen --acp>``: sessions made by
-  ``POST /v1/sessions``;
+  ``POST /v1/sessions``; once with a process a session (``--sessions-per-agent 1``, the
+  default), once with processes shared (``--sessions-per-agent`` this script's);
 - ``qwen serve --no-web``: sessions made by ACP ``session/new`` over its ``/acp`` WebSocket,
   on one connection (gemwire's own client, `remote_channel`).
 
@@ -107,9 +108,11 @@ class Figures:
         )
 
 
-def start_gemwire(env: IsolatedAgent, tmp: Path, sessions: int) -> subprocess.Popen[str]:
+def start_gemwire(
+    env: IsolatedAgent, tmp: Path, sessions: int, per_agent: int
+) -> subprocess.Popen[str]:
     serve = ["serve", "--port", "0", "--root", str(env.workspace), "--state-dir", str(tmp)]
-    limit = ["--max-sessions", str(sessions + 1)]
+    limit = ["--max-sessions", str(sessions + 1), "--sessions-per-agent", str(per_agent)]
     agent = ["--agent", f"qwen-pinned={' '.join(env.command)}"]
     return subprocess.Popen(
         [sys.executable, "-m", "gemwire", *serve, *limit, *agent],
@@ -135,8 +138,10 @@ def start_qwen(env: IsolatedAgent, port: int) -> subprocess.Popen[str]:
     )
 
 
-async def gemwire_serve(env: IsolatedAgent, tmp: Path, sessions: int, settle: float) -> Figures:
-    process = start_gemwire(env, tmp / "state", sessions)
+async def gemwire_serve(
+    env: IsolatedAgent, tmp: Path, sessions: int, settle: float, per_agent: int
+) -> Figures:
+    process = start_gemwire(env, tmp, sessions, per_agent)
     try:
         assert process.stdout is not None
         match = URL.match(process.stdout.readline())
@@ -145,7 +150,7 @@ async def gemwire_serve(env: IsolatedAgent, tmp: Path, sessions: int, settle: fl
             base_url=match.group(1), headers={"Authorization": f"Bearer {TOKEN}"}, timeout=300
         ) as http:
             assert (await http.get("/ready")).status_code == 200
-            figures = Figures("gemwire serve", memory(process.pid))
+            figures = Figures(f"gemwire ({per_agent}/proc)", memory(process.pid))
             for _ in range(sessions):
                 started = time.monotonic()
                 body = {"agent": "qwen-pinned", "cwd": str(env.workspace)}
@@ -191,21 +196,26 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sessions", type=int, default=10)
     parser.add_argument("--settle", type=float, default=3.0)
+    parser.add_argument("--sessions-per-agent", type=int, default=20)
     args = parser.parse_args()
     with (
         tempfile.TemporaryDirectory() as tmp,
         ScriptedModel(Scenario(turns=[Reply([Text("Hi.")]) for _ in range(4)])) as model,
     ):
         env = isolated_agent("qwen", model, root=Path(tmp))
-        ours = await gemwire_serve(env, Path(tmp), args.sessions, args.settle)
-        ours.show()
+        ours = []
+        for per_agent in (1, args.sessions_per_agent):
+            state = Path(tmp) / f"state-{per_agent}"
+            ours.append(await gemwire_serve(env, state, args.sessions, args.settle, per_agent))
+            ours[-1].show()
         theirs = await qwen_serve(env, args.sessions, args.settle)
         theirs.show()
-    for index, what in ((0, "RSS"), (1, "PSS")):
-        ratio = ours.per_session(index) / max(theirs.per_session(index), 1)
-        print(f"memory a session ({what}), gemwire / qwen serve: {ratio:.1f}x")
-    rate = statistics.median(ours.times) / statistics.median(theirs.times)
-    print(f"time to make a session (median), gemwire / qwen serve: {rate:.1f}x")
+    for figures in ours:
+        for index, what in ((0, "RSS"), (1, "PSS")):
+            ratio = figures.per_session(index) / max(theirs.per_session(index), 1)
+            print(f"{figures.name}: memory a session ({what}) / qwen serve's: {ratio:.2f}x")
+        rate = statistics.median(figures.times) / statistics.median(theirs.times)
+        print(f"{figures.name}: time to make a session (median) / qwen serve's: {rate:.2f}x")
 
 
 if __name__ == "__main__":
