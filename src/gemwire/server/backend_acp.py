@@ -1,10 +1,11 @@
-"""The `SessionBackend` of ACP sessions: one agent process a session, kept between turns.
+"""The `SessionBackend` of ACP sessions: an agent process kept between turns, the session's
+own or shared with other sessions of its agent (`agent_pool`, ``--sessions-per-agent``).
 
-Each session's agent runs in one task (`AcpBackend._run_agent`) that owns its `AcpClient`
-and a task group for its turn and for the events that come between turns. The agent stops
-when the session is deleted, when it has been idle for ``idle_timeout`` (status
-``stopped``), or when the server shuts down; a prompt, or a settings request, continues a
-stopped session (``session/resume``, else ``session/load``).
+Each session runs in one task (`AcpBackend._run_agent`) that holds its place on a process
+of the pool and a task group for its turn and for the events that come between turns. It
+stops when the session is deleted, when it has been idle for ``idle_timeout`` (status
+``stopped``), when its agent exits, or when the server shuts down; a prompt, or a settings
+request, continues a stopped session (``session/resume``, else ``session/load``).
 """
 
 from __future__ import annotations
