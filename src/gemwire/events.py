@@ -358,6 +358,10 @@ class PermissionResolved(_Event, tag="permission_resolved", frozen=True, kw_only
     request_id: str
     call_id: str | None = None
     option_id: str | None = None
+    outcome: Literal["denied_no_client"] | UnsetType = UNSET
+    """``denied_no_client`` when ``gemwire serve`` denied the request itself because no
+    client answered it (none followed the session, none answered in time, or the last one
+    left): no person chose that. Absent otherwise (and then not in the JSON either)."""
 
 
 class UsageReported(_Event, tag="usage", frozen=True, kw_only=True):

@@ -24,6 +24,7 @@ RUN_CLIS = {
     "eval_sandbox.py",
     "runner_overhead.py",
     "serve.py",
+    "serve_vs_qwen.py",
     "session_follower.py",
 }
 TINY = {
@@ -49,6 +50,7 @@ TINY = {
         "--idle",
         "2",
     ],
+    "serve_vs_qwen.py": ["--sessions", "1", "--settle", "0"],
     "session_follower.py": ["--runs", "1"],
     "sessions.py": ["--sessions", "10", "--mb", "0.5", "--repeat", "1"],
     "usage.py": ["--sessions", "10", "--repeat", "1"],

@@ -267,6 +267,8 @@ def permission_asked(event: PermissionRequested, title: str | None = None) -> Re
 
 
 def permission_resolved(event: PermissionResolved, name: str | None = None) -> RenderableType:
+    if event.outcome == "denied_no_client":
+        return Text(f"    → {name or event.option_id or 'cancelled'} (denied: no client)", "yellow")
     if event.option_id is None:
         return Text("    → cancelled", style="yellow")
     return Text(f"    → {name or event.option_id}", style="magenta")

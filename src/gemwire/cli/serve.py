@@ -63,6 +63,14 @@ def _agent_command(value: str) -> tuple[str, tuple[str, ...]]:
     help="Sessions whose agents run at once; as many /acp/ connections besides.",
 )
 @click.option(
+    "--sessions-per-agent",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Sessions one ACP agent process serves at most (1: a process a session; more "
+    "share it, and its exit ends them all: docs/server.md).",
+)
+@click.option(
     "--idle-timeout",
     "session_idle_timeout",
     type=click.FloatRange(min=0, min_open=True),
@@ -98,6 +106,7 @@ def serve(
     state_dir: str | None,
     allow_origins: tuple[str, ...],
     max_sessions: int,
+    sessions_per_agent: int,
     session_idle_timeout: float,
     permission_timeout: float,
     agents: tuple[str, ...],
@@ -172,6 +181,7 @@ def serve(
         agents=custom,
         warm=warm,
         max_sessions=max_sessions,
+        sessions_per_agent=sessions_per_agent,
         idle_timeout=session_idle_timeout,
         permission_timeout=permission_timeout,
         ssl_certfile=ssl_certfile,

@@ -103,7 +103,8 @@ class Transcript:
                 return [f"  ? permission asked{what}: {offered(event)}"]
             case PermissionResolved():
                 chosen = self._tally.option_name(event.option_id) or event.option_id
-                return [f"  ? permission: {chosen or 'cancelled'}"]
+                alone = " (denied: no client)" if event.outcome == "denied_no_client" else ""
+                return [f"  ? permission: {chosen or 'cancelled'}{alone}"]
             case Notice():
                 return [f"! {event.severity}: {event.message}"]
             case Unknown():

@@ -1,48 +1,28 @@
-"""What the server answers with, as frozen Structs: its agents, its sessions, and the
-envelopes of a session's event stream (docs/server.md)."""
+"""What the server answers with, as frozen Structs: its agents and its sessions (the shapes
+the server encodes, `gemwire.serve_api`), and the envelopes of a session's event stream
+(docs/server.md)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
 from gemwire._normalize.notices import notice
-from gemwire.events import Event, PermissionRequested, TokenUsage
+from gemwire.events import Event
+from gemwire.serve_api import AgentEntry, SessionView
 
 __all__ = ("Envelope", "RemoteAgent", "RemoteSessionInfo", "decode_envelope")
 
 
-class RemoteAgent(msgspec.Struct, frozen=True, kw_only=True):
-    """An agent the server offers (``GET /v1/agents``); ``command`` has secrets masked."""
+RemoteAgent = AgentEntry
+"""An agent the server offers (``GET /v1/agents``); ``command`` has secrets masked: the
+server's own `gemwire.serve_api.AgentEntry`."""
 
-    name: str
-    title: str
-    transport: Literal["acp", "stream-json"] | str
-    available: bool
-    command: list[str] = []
-    detail: str | None = None
-
-
-class RemoteSessionInfo(msgspec.Struct, frozen=True, kw_only=True):
-    """A session as the server describes it (``GET /v1/sessions/{id}``). ``id`` is the
-    server's (``s_`` + 16 hex), ``agent_session_id`` the agent's own."""
-
-    id: str
-    agent: str
-    cwd: str
-    agent_session_id: str | None = None
-    status: Literal["idle", "running", "stopped", "closed"] | str
-    created: str
-    title: str | None = None
-    last_seq: int = 0
-    modes: list[dict[str, Any]] | None = None
-    current_mode: str | None = None
-    models: list[dict[str, Any]] | None = None
-    config_options: list[dict[str, Any]] | None = None
-    commands: list[dict[str, Any]] | None = None
-    usage: TokenUsage | None = None
-    pending_permissions: list[PermissionRequested] = []
+RemoteSessionInfo = SessionView
+"""A session as the server describes it (``GET /v1/sessions/{id}``): the server's own
+`gemwire.serve_api.SessionView`. ``id`` is the server's (``s_`` + 16 hex),
+``agent_session_id`` the agent's own."""
 
 
 class Envelope(msgspec.Struct, frozen=True):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Literal, Protocol
+from typing import Protocol
 
 import msgspec
 
@@ -19,6 +19,7 @@ from gemwire._normalize.masking import Masker, known_secrets
 from gemwire.errors import AgentNotFound
 from gemwire.runners.acp import AcpOptions, AgentChannel, ProcessChannel
 from gemwire.runners.agents import AGENTS, resolve_agent
+from gemwire.serve_api import AgentEntry
 from gemwire.server.responses import NotFound
 from gemwire.server.stream import GEMINI_STREAM
 
@@ -28,17 +29,6 @@ TOKEN_VARIABLE = "GEMWIRE_TOKEN"
 
 BUILT_IN_AGENTS = ("gemini", GEMINI_STREAM, "claude", "codex", "qwen", "opencode")
 """In the order ``GET /v1/agents`` lists them; ``--agent NAME=COMMAND`` ones follow."""
-
-
-class AgentEntry(msgspec.Struct, frozen=True, kw_only=True):
-    """One agent as ``GET /v1/agents`` shows it (``command`` with secrets masked)."""
-
-    name: str
-    title: str
-    transport: Literal["acp", "stream-json"]
-    available: bool
-    command: list[str]
-    detail: str | None = None
 
 
 class AgentLauncher(Protocol):

@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 
 from gemwire._version import __version__
+from gemwire.serve_api import Health, Ready
 from gemwire.server import (
     openapi,
     routes_batches,
@@ -53,18 +54,15 @@ __all__ = ("create_app",)
 
 
 async def health(request: Request) -> JsonResponse:
-    return JsonResponse({"status": "ok", "version": __version__})
+    return JsonResponse(Health("ok", __version__))
 
 
 async def ready(request: Request) -> JsonResponse:
     """``ready``, and ``degraded``: the sessions out of service, when there are any (a
     log that could not be written or was found damaged: the server serves the rest)."""
     state = app_state(request)
-    body: dict[str, object] = {"ready": state.ready}
     degraded = state.sessions.degraded() if state.sessions is not None else []
-    if degraded:
-        body["degraded"] = degraded
-    return JsonResponse(body, 200 if state.ready else 503)
+    return JsonResponse(Ready(state.ready, degraded), 200 if state.ready else 503)
 
 
 def _routes(acp: AcpEndpoint) -> list[BaseRoute]:

@@ -1,10 +1,11 @@
-"""The `SessionBackend` of ACP sessions: one agent process a session, kept between turns.
+"""The `SessionBackend` of ACP sessions: an agent process kept between turns, the session's
+own or shared with other sessions of its agent (`agent_pool`, ``--sessions-per-agent``).
 
-Each session's agent runs in one task (`AcpBackend._run_agent`) that owns its `AcpClient`
-and a task group for its turn and for the events that come between turns. The agent stops
-when the session is deleted, when it has been idle for ``idle_timeout`` (status
-``stopped``), or when the server shuts down; a prompt, or a settings request, continues a
-stopped session (``session/resume``, else ``session/load``).
+Each session runs in one task (`AcpBackend._run_agent`) that holds its place on a process
+of the pool and a task group for its turn and for the events that come between turns. It
+stops when the session is deleted, when it has been idle for ``idle_timeout`` (status
+``stopped``), when its agent exits, or when the server shuts down; a prompt, or a settings
+request, continues a stopped session (``session/resume``, else ``session/load``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from anyio.abc import TaskGroup
 
 from gemwire.errors import AgentRequestFailed, GemwireError
 from gemwire.runners.acp import AcpClient, AcpSession, AcpTurn
+from gemwire.server.agent_pool import AgentPool, SharedAgent
 from gemwire.server.backend import SessionHost, agent_call, agent_failure
 from gemwire.server.live_session import LiveSession
 from gemwire.server.responses import BadRequest, Conflict
@@ -35,6 +37,7 @@ class AcpBackend:
     def __init__(self, host: SessionHost, launcher: SpareAgents) -> None:
         self.host = host
         self.launcher = launcher
+        self.pool = AgentPool(launcher, host.config.sessions_per_agent, host.config.roots[0])
 
     async def cancel(self, session: LiveSession) -> None:
         if session.state.cancel() and session.acp is not None:
@@ -76,16 +79,11 @@ class AcpBackend:
     ) -> None:
         record = session.record
         detail = "the agent exited"
+        shared: SharedAgent | None = None
         try:
-            options = self.launcher.options(record.agent, cwd)
-            channel = self.launcher.session_channel(options)
-            async with (
-                AcpClient(
-                    options, channel=channel, permission_handler=session.answer_permission
-                ) as client,
-                anyio.create_task_group() as tg,
-            ):
-                session.client, session.tg = client, tg
+            async with self.pool.agent(record.agent, cwd, self.host.tg) as shared:
+                client = session.client = shared.client
+                assert client is not None
                 if load and record.agent_session_id is not None:
                     if not (client.offers("session/resume") or client.offers("session/load")):
                         raise Conflict(
@@ -96,19 +94,24 @@ class AcpBackend:
                 else:
                     acp_session = await client.new_session(cwd=cwd)
                 session.acp = acp_session
+                shared.handlers[acp_session.session_id] = session.answer_permission
                 record.agent_session_id = acp_session.session_id
                 self.host.save(session)
-                for event in client.take_events():
+                for event in acp_session.take_events():  # its own: the process may be shared
                     session.publish_event(event)
-                session.state.handle("ready")
-                started.set()
-                tg.start_soon(self._watch_exit, session, client)
-                self._start_between_turns(session, tg)
-                detail = await session.serve(self.host.config.idle_timeout)
-                if session.state.turn:  # a turn runs: it ends with its turn_completed first
-                    await acp_session.cancel()
-                    await session.turn_done.wait()
-                tg.cancel_scope.cancel()
+                async with anyio.create_task_group() as tg:
+                    session.tg = tg
+                    session.state.handle("ready")
+                    started.set()
+                    tg.start_soon(self._watch_exit, session, client)
+                    self._start_between_turns(session, tg)
+                    detail = await session.serve(self.host.config.idle_timeout)
+                    if session.state.turn:  # a turn runs: it ends with its turn_completed first
+                        await acp_session.cancel()
+                        await session.turn_done.wait()
+                    tg.cancel_scope.cancel()
+                if shared.users > 1:  # else its process ends with it
+                    await _let_go(client, acp_session)
         except Exception as exc:  # noqa: BLE001 - the agent's failure, said to the client
             if not started.is_set():
                 failure.append(exc)
@@ -117,6 +120,8 @@ class AcpBackend:
                 detail = f"the agent failed: {exc}"
                 logger.warning("session %s: %s", record.id, detail)
         finally:
+            if shared is not None and session.acp is not None:
+                shared.handlers.pop(session.acp.session_id, None)
             session.client = None
             session.tg = None
             # What the agent kept of the session (the last turn's answer, its
@@ -130,6 +135,7 @@ class AcpBackend:
             started.set()
 
     async def _watch_exit(self, session: LiveSession, client: AcpClient) -> None:
+        # A shared agent's exit wakes every session it served: each ends on its own.
         await client.wait_exited()
         session.wake()
 
@@ -231,3 +237,20 @@ class AcpBackend:
         if config_id not in offered:
             raise BadRequest(f"the agent offers no option {config_id!r}; its options: {offered}")
         await agent_call(acp_session.set_config_option(config_id, value))
+
+
+async def _let_go(client: AcpClient, acp_session: AcpSession) -> None:
+    """The session leaves its agent (which may serve others): closed where the agent
+    offers ``session/close``, else forgotten by the client (so it keeps none of it)."""
+    if client.running and client.offers("session/close"):
+        with anyio.move_on_after(_CLOSE_WAIT):
+            try:
+                await acp_session.close()
+                return
+            except GemwireError:
+                pass  # refused, or the agent went: forgotten below
+    acp_session.context.forget(acp_session.session_id)
+
+
+_CLOSE_WAIT = 5.0
+"""Seconds an agent has to answer ``session/close`` when a session leaves it."""

@@ -13,12 +13,11 @@ the log). Server state the event vocabulary lacks goes in an envelope of its own
 
 from __future__ import annotations
 
-from typing import Literal
-
 import msgspec
 from starlette.requests import HTTPConnection
 
 from gemwire.events import Event
+from gemwire.serve_api import Status
 from gemwire.server.responses import BadRequest
 
 __all__ = (
@@ -30,11 +29,6 @@ __all__ = (
     "event_envelope",
     "state_envelope",
 )
-
-Status = Literal["starting", "idle", "running", "stopped", "closed"]
-"""``starting``: the agent is being started (or a stopped session continued); ``idle``:
-ready for a prompt; ``running``: a turn runs; ``stopped``: no agent (idle timeout, a
-restarted server, a crash: a prompt continues it); ``closed``: deleted, the log stays."""
 
 _encoder = msgspec.json.Encoder()
 

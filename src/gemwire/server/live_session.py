@@ -43,6 +43,7 @@ from gemwire.runners.acp import (
     choose_option,
     permission_preset,
 )
+from gemwire.serve_api import SessionView
 from gemwire.server.config import ServerConfig
 from gemwire.server.envelopes import SessionState, Status, event_envelope, state_envelope
 from gemwire.server.responses import BadRequest, Conflict, NotFound
@@ -61,29 +62,6 @@ ANSWER_CHARS = 1 << 20
 """A turn_completed's ``answer`` is cut to this many characters (the whole text is in the
 turn's ``message_delta`` events): one envelope and log line stays below the clients'
 caps however long the agent talks."""
-
-
-class SessionView(msgspec.Struct, frozen=True, kw_only=True):
-    """A session as the API shows it."""
-
-    id: str
-    agent: str
-    cwd: str
-    agent_session_id: str | None
-    status: Status
-    created: str
-    title: str | None
-    last_seq: int
-    modes: list[dict[str, Any]] | None
-    current_mode: str | None
-    models: list[dict[str, Any]] | None
-    current_model: str | None
-    """The model that runs: the agent's ``currentModelId`` or the last one set (a
-    ``gemini-stream`` session's ``--model``); ``None`` when the agent did not say."""
-    config_options: list[dict[str, Any]] | None
-    commands: list[dict[str, Any]] | None
-    usage: TokenUsage | None
-    pending_permissions: list[PermissionRequested]
 
 
 def _bounded(turn: TurnCompleted) -> TurnCompleted:
@@ -127,6 +105,8 @@ class LiveSession:
         self._answered: deque[str] = deque(maxlen=_ANSWERED_KEPT)
         """The requests answered lately (a second answer to one is a 409, not a 404)."""
         self.requested: dict[str, PermissionRequested] = {}
+        self._denied: set[str] = set()
+        """Requests the server denied alone, until their ``permission_resolved`` passes."""
         self.commands: list[dict[str, Any]] | None = None
         self.usage: TokenUsage | None = None
         self.tg: TaskGroup | None = None
@@ -209,6 +189,9 @@ class LiveSession:
             self.requested[event.request_id] = event
         elif isinstance(event, PermissionResolved):
             self.requested.pop(event.request_id, None)
+            if event.request_id in self._denied:
+                self._denied.discard(event.request_id)
+                event = msgspec.structs.replace(event, outcome="denied_no_client")
         elif isinstance(event, TurnCompleted):
             self.usage = event.usage or self.usage
             event = _bounded(event)
@@ -312,7 +295,9 @@ class LiveSession:
         return pending.option_id
 
     def _denied_alone(self, request: PermissionRequest, why: str) -> None:
-        """A notice that the server denied ``request`` itself (no client chose that)."""
+        """A notice that the server denied ``request`` itself (no client chose that); its
+        ``permission_resolved``, which follows, says so too (``denied_no_client``)."""
+        self._denied.add(request.request_id)
         self.notice(f"permission request {request.request_id} denied: no client ({why})")
 
     def resolve(self, request_id: str, option_id: str | None) -> None:

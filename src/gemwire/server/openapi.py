@@ -24,19 +24,16 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 
 from gemwire.events import Event
-from gemwire.server.agents import AgentEntry
+from gemwire.serve_api import AgentEntry, ErrorBody, Health, Ready, WsOp, WsReply
 from gemwire.server.batches import BatchView
 from gemwire.server.envelopes import EventEnvelope, StateEnvelope
 from gemwire.server.openapi_shapes import (
     REF,
     Batches,
-    ErrorBody,
     EventEnvelopes,
-    Health,
     Operation,
     ProgressEnvelope,
     ProgressEnvelopes,
-    Ready,
     SavedEvents,
     SavedMessages,
 )
@@ -67,9 +64,11 @@ _NAMED = (
     UsageReport,
     AgentEntry,
     Event,
+    WsOp,
+    WsReply,
 )
 """Types whose schemas are components whether or not a route names them (the envelopes
-are what the streams carry)."""
+are what the streams carry; the WebSocket's ops and replies what its frames carry)."""
 
 _CONVERTOR = re.compile(r"\{([^}:]+):[^}]+\}")
 

@@ -13,7 +13,6 @@ from gemwire.batch import Progress
 from gemwire.events import Event
 from gemwire.server.batches import BatchView
 from gemwire.server.envelopes import EventEnvelope
-from gemwire.server.sessions import SessionView
 from gemwire.sessions import SearchHit, SessionInfo
 
 __all__ = (
@@ -44,38 +43,6 @@ REF = "#/components/schemas/{name}"
 
 
 # ---- The shapes the routes answer with, named for the document. -------------------------
-class ErrorDetail(msgspec.Struct, frozen=True):
-    kind: str
-    """``not_found``, ``bad_request``, ``conflict``, ``unauthorized``, ``forbidden``,
-    ``too_large``, ``limit``, or a `gemwire.errors` kind."""
-    message: str
-
-
-class ErrorBody(msgspec.Struct, frozen=True):
-    """Every error: its HTTP status, and this."""
-
-    error: ErrorDetail
-
-
-class Health(msgspec.Struct, frozen=True):
-    status: Literal["ok"]
-    version: str
-
-
-class Degraded(msgspec.Struct, frozen=True):
-    """A session out of service until the server restarts."""
-
-    session: str
-    reason: str
-    """Its log could not be written, or was found damaged."""
-
-
-class Ready(msgspec.Struct, frozen=True, omit_defaults=True):
-    ready: bool
-    degraded: list[Degraded] = []
-    """Present when sessions are out of service (the server serves the rest)."""
-
-
 class ProgressEnvelope(msgspec.Struct, frozen=True):
     """One progress report of a batch (a line of ``gemwire batch --json``)."""
 
@@ -120,28 +87,6 @@ class SavedMessages(msgspec.Struct, frozen=True):
 
 class Batches(msgspec.Struct, frozen=True):
     batches: list[BatchView]
-
-
-class Roots(msgspec.Struct, frozen=True):
-    roots: list[str]
-
-
-class Sessions(msgspec.Struct, frozen=True):
-    sessions: list[SessionView]
-
-
-class Prompted(msgspec.Struct, frozen=True):
-    after: int
-    """The last seq before the turn: read the stream with ``?after=`` this."""
-
-
-class Cancelled(msgspec.Struct, frozen=True):
-    cancelled: bool
-
-
-class PermissionAnswered(msgspec.Struct, frozen=True):
-    request_id: str
-    option_id: str | None
 
 
 # ---- Declarations. ---------------------------------------------------------------------

@@ -3,6 +3,22 @@
 
 from __future__ import annotations
 
+from gemwire.serve_api import (
+    Cancelled,
+    ConfigBody,
+    Health,
+    ModeBody,
+    ModelBody,
+    NewSession,
+    PermissionAnswer,
+    PermissionAnswered,
+    PromptBody,
+    Prompted,
+    Ready,
+    Roots,
+    Sessions,
+    SessionView,
+)
 from gemwire.server.batches import BatchView
 from gemwire.server.openapi_acp import acp_operations
 from gemwire.server.openapi_shapes import (
@@ -21,32 +37,16 @@ from gemwire.server.openapi_shapes import (
     SSE_SCHEMA,
     UNTIL,
     Batches,
-    Cancelled,
     EventEnvelopes,
-    Health,
     Operation,
     Param,
-    PermissionAnswered,
-    Prompted,
-    Ready,
-    Roots,
     SavedSearch,
-    Sessions,
     choice,
     ref,
     sse_envelope,
 )
 from gemwire.server.routes_batches import BatchRequest, TaskRows
 from gemwire.server.routes_saved import SavedSessions
-from gemwire.server.routes_sessions import (
-    ConfigBody,
-    ModeBody,
-    ModelBody,
-    NewSession,
-    PermissionAnswer,
-    PromptBody,
-)
-from gemwire.server.sessions import SessionView
 from gemwire.sessions import GROUPINGS, UsageReport
 
 __all__ = ("OPERATIONS",)

@@ -17,7 +17,6 @@ worker thread: the event loop keeps serving the live sessions meanwhile.
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Callable
 from datetime import datetime, time, timedelta, tzinfo
 from typing import TypeVar
@@ -28,7 +27,6 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from gemwire._normalize.masking import Masker, known_secrets
 from gemwire.errors import InvalidOptions, SessionError, SessionNotFound
 from gemwire.server.responses import ApiError, BadRequest, JsonResponse, NotFound
 from gemwire.server.state import app_state
@@ -271,14 +269,13 @@ async def search_saved(request: Request) -> Response:
     limit = _limit(request)
     chosen = _sources(request, _query(request, "agent") or "all")
 
-    # As every export: the secret values of the server's environment (and its token)
-    # masked in what the hits quote (their title and quotes are the sessions' text).
-    masker = Masker([*known_secrets(os.environ), app_state(request).config.token])
+    # `search` masks the secret values of the server's environment; its token as well.
+    token = app_state(request).config.token
 
     def find() -> tuple[list[dict[str, object]], bool, dict[str, str]]:
-        hits = search(text, chosen, project=project, since=since, until=until)
+        hits = search(text, chosen, project=project, since=since, until=until, secrets=[token])
         try:
-            found = [masker.data(hit.document()) for hit in itertools.islice(hits, limit + 1)]
+            found = [hit.document() for hit in itertools.islice(hits, limit + 1)]
         finally:
             hits.close()  # saves what the search index learnt, in this thread
         return found[:limit], len(found) > limit, _unread(chosen)

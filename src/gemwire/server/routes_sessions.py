@@ -10,16 +10,28 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Iterator
-from typing import Literal
 
 import anyio
-import msgspec
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Route
 from starlette.types import Message, Send
 from starlette.websockets import WebSocket
 
+from gemwire.serve_api import (
+    Cancelled,
+    ConfigBody,
+    ModeBody,
+    ModelBody,
+    NewSession,
+    PermissionAnswer,
+    PermissionAnswered,
+    PromptBody,
+    Prompted,
+    PromptOp,
+    Roots,
+    Sessions,
+)
 from gemwire.server.envelopes import after_seq
 from gemwire.server.paths import confine
 from gemwire.server.responses import (
@@ -33,7 +45,7 @@ from gemwire.server.state import app_state
 from gemwire.server.streams import Subscription
 from gemwire.wire import acp
 
-__all__ = ("KEEPALIVE", "ROUTES", "SEND_TIMEOUT", "manager_of", "session_of")
+__all__ = ("KEEPALIVE", "ROUTES", "SEND_TIMEOUT", "manager_of", "prompt_blocks", "session_of")
 
 KEEPALIVE = 15.0
 """Seconds between SSE keep-alive comments."""
@@ -47,54 +59,22 @@ DEFAULT_LIMIT = 1000
 _MAX_AGENT_SESSION_ID = 256
 
 
-class NewSession(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    agent: str = "gemini"
-    cwd: str | None = None
-    model: str | None = None
-    mode: str | None = None
-    permissions: Literal["ask", "deny", "reads", "edits", "all"] = "ask"
-    continue_: str | None = msgspec.field(default=None, name="continue")
-    """The agent's id of a saved session to continue (``session/resume``, else
-    ``session/load``)."""
-
-    def resume(self) -> str | None:
-        value = self.continue_
-        if value is not None and not (
-            0 < len(value) <= _MAX_AGENT_SESSION_ID and value.isprintable()
-        ):
-            raise BadRequest(
-                f'"continue" must be an agent session id (1 to {_MAX_AGENT_SESSION_ID} '
-                "printable characters)"
-            )
-        return value
+def _resume(body: NewSession) -> str | None:
+    """The agent session ``continue`` names, checked."""
+    value = body.continue_
+    if value is not None and not (0 < len(value) <= _MAX_AGENT_SESSION_ID and value.isprintable()):
+        raise BadRequest(
+            f'"continue" must be an agent session id (1 to {_MAX_AGENT_SESSION_ID} '
+            "printable characters)"
+        )
+    return value
 
 
-class PromptBody(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    text: str | None = None
-    prompt: list[acp.ContentBlock] | None = None
-
-    def blocks(self) -> str | list[acp.ContentBlock]:
-        if (self.text is None) == (self.prompt is None):
-            raise BadRequest('give exactly one of "text" and "prompt"')
-        return self.text if self.text is not None else list(self.prompt or [])
-
-
-class PermissionAnswer(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    option_id: str | None
-
-
-class ModeBody(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    mode_id: str
-
-
-class ModelBody(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    model_id: str
-
-
-class ConfigBody(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    config_id: str
-    value: str | bool
-    """One of the option's value ids, or a boolean for a ``type: "boolean"`` option."""
+def prompt_blocks(body: PromptBody | PromptOp) -> str | list[acp.ContentBlock]:
+    """What a prompt (a body, or the WebSocket's op) asks: its text, or its blocks."""
+    if (body.text is None) == (body.prompt is None):
+        raise BadRequest('give exactly one of "text" and "prompt"')
+    return body.text if body.text is not None else list(body.prompt or [])
 
 
 def manager_of(request: Request | WebSocket) -> SessionManager:
@@ -117,7 +97,7 @@ async def list_agents(request: Request) -> JsonResponse:
 
 
 async def list_roots(request: Request) -> JsonResponse:
-    return JsonResponse({"roots": list(app_state(request).config.roots)})
+    return JsonResponse(Roots(list(app_state(request).config.roots)))
 
 
 # Sessions --------------------------------------------------------------------------------
@@ -125,7 +105,7 @@ async def list_roots(request: Request) -> JsonResponse:
 
 async def create_session(request: Request) -> JsonResponse:
     body = await read_json(request, NewSession)
-    resume = body.resume()
+    resume = _resume(body)
     cwd = confine(body.cwd, app_state(request).config.roots)
     session = await manager_of(request).create(
         body.agent,
@@ -139,7 +119,7 @@ async def create_session(request: Request) -> JsonResponse:
 
 
 async def list_sessions(request: Request) -> JsonResponse:
-    return JsonResponse({"sessions": manager_of(request).views()})
+    return JsonResponse(Sessions(manager_of(request).views()))
 
 
 async def get_session(request: Request) -> JsonResponse:
@@ -155,23 +135,21 @@ async def delete_session(request: Request) -> JsonResponse:
 async def prompt(request: Request) -> JsonResponse:
     body = await read_json(request, PromptBody)
     session = session_of(request)
-    after = await manager_of(request).prompt(session, body.blocks())
-    return JsonResponse({"after": after}, 202)
+    after = await manager_of(request).prompt(session, prompt_blocks(body))
+    return JsonResponse(Prompted(after), 202)
 
 
 async def cancel(request: Request) -> JsonResponse:
     session = session_of(request)
     await manager_of(request).cancel(session)
-    return JsonResponse({"cancelled": True}, 202)
+    return JsonResponse(Cancelled(True), 202)
 
 
 async def answer_permission(request: Request) -> JsonResponse:
     body = await read_json(request, PermissionAnswer)
     session = session_of(request)
     session.resolve(request.path_params["request_id"], body.option_id)
-    return JsonResponse(
-        {"request_id": request.path_params["request_id"], "option_id": body.option_id}
-    )
+    return JsonResponse(PermissionAnswered(request.path_params["request_id"], body.option_id))
 
 
 async def set_mode(request: Request) -> JsonResponse:

@@ -6,7 +6,6 @@ takes no frame for `SEND_TIMEOUT` is left (it resumes with ``?after=``)."""
 from __future__ import annotations
 
 import contextlib
-from typing import Any
 
 import anyio
 import msgspec
@@ -14,11 +13,11 @@ from starlette.routing import BaseRoute, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from gemwire.protocol._undecodable import UNDECODABLE, why_undecodable
+from gemwire.serve_api import CancelOp, ErrorDetail, PermissionOp, PromptOp, WsOp, WsReply
 from gemwire.server.envelopes import after_seq
-from gemwire.server.responses import ApiError, BadRequest, lone_surrogates
-from gemwire.server.routes_sessions import SEND_TIMEOUT, PromptBody, manager_of, session_of
+from gemwire.server.responses import ApiError, lone_surrogates
+from gemwire.server.routes_sessions import SEND_TIMEOUT, manager_of, prompt_blocks, session_of
 from gemwire.server.state import app_state
-from gemwire.wire import acp
 
 __all__ = ("ROUTES",)
 
@@ -27,12 +26,20 @@ WS_NORMAL = 1000
 _BINARY = "ops are JSON in text frames: a binary frame was not read"
 
 
-class _Op(msgspec.Struct, kw_only=True):
-    op: str
-    text: str | None = None
-    prompt: list[acp.ContentBlock] | None = None
-    request_id: str | None = None
-    option_id: str | None = None
+class _Tagged(msgspec.Struct):
+    op: object = None
+
+
+def _refused(raw: str, exc: Exception) -> str:
+    """Why a frame is no op: an op the server does not know named, else msgspec's why."""
+    with contextlib.suppress(msgspec.DecodeError):
+        tag = msgspec.json.decode(raw, type=_Tagged).op
+        if tag not in _OPS:
+            return f"unknown op {tag!r}: prompt, permission or cancel"
+    return lone_surrogates(raw.encode(errors="surrogatepass")) or why_undecodable(exc)
+
+
+_OPS = ("prompt", "permission", "cancel")
 
 
 async def session_ws(websocket: WebSocket) -> None:
@@ -58,39 +65,27 @@ async def session_ws(websocket: WebSocket) -> None:
         async with lock:
             await websocket.close(code=code)
 
-    async def answer(raw: str) -> dict[str, Any]:
+    async def answer(raw: str) -> WsReply:
         try:
-            op = msgspec.json.decode(raw, type=_Op)
+            op = msgspec.json.decode(raw, type=WsOp)
         except (msgspec.ValidationError, *UNDECODABLE) as exc:
-            return {
-                "reply": None,
-                "ok": False,
-                "error": {
-                    "kind": "bad_request",
-                    "message": lone_surrogates(raw.encode(errors="surrogatepass"))
-                    or why_undecodable(exc),
-                },
-            }
+            return WsReply(
+                reply=None, ok=False, error=ErrorDetail("bad_request", _refused(raw, exc))
+            )
+        tag = op.__struct_config__.tag
+        assert tag in _OPS
         try:
-            if op.op == "prompt":
-                blocks = PromptBody(text=op.text, prompt=op.prompt).blocks()
-                return {
-                    "reply": "prompt",
-                    "ok": True,
-                    "after": await manager.prompt(session, blocks),
-                }
-            if op.op == "permission":
-                if op.request_id is None:
-                    raise BadRequest("request_id is required")
-                session.resolve(op.request_id, op.option_id)
-            elif op.op == "cancel":
-                await manager.cancel(session)
-            else:
-                raise BadRequest(f"unknown op {op.op!r}: prompt, permission or cancel")
+            match op:
+                case PromptOp():
+                    after = await manager.prompt(session, prompt_blocks(op))
+                    return WsReply(reply="prompt", ok=True, after=after)
+                case PermissionOp():
+                    session.resolve(op.request_id, op.option_id)
+                case CancelOp():
+                    await manager.cancel(session)
         except ApiError as error:
-            message = {"kind": error.kind, "message": str(error)}
-            return {"reply": op.op, "ok": False, "error": message}
-        return {"reply": op.op, "ok": True}
+            return WsReply(reply=tag, ok=False, error=ErrorDetail(error.kind, str(error)))
+        return WsReply(reply=tag, ok=True)
 
     async def receive_ops() -> None:
         while True:
@@ -101,14 +96,13 @@ async def session_ws(websocket: WebSocket) -> None:
             limit = state.config.max_body_bytes
             if raw is None or len(raw.encode(errors="surrogatepass")) > limit:
                 error = (
-                    {"kind": "bad_request", "message": _BINARY}
+                    ErrorDetail("bad_request", _BINARY)
                     if raw is None
-                    else {
-                        "kind": "too_large",
-                        "message": f"an op is at most {limit} bytes, as a request body",
-                    }
+                    else ErrorDetail(
+                        "too_large", f"an op is at most {limit} bytes, as a request body"
+                    )
                 )
-                reply = msgspec.json.encode({"reply": None, "ok": False, "error": error}).decode()
+                reply = msgspec.json.encode(WsReply(reply=None, ok=False, error=error)).decode()
             else:
                 reply = msgspec.json.encode(await answer(raw)).decode()
             async with lock:

@@ -33,11 +33,12 @@ from anyio import AsyncContextManagerMixin
 from anyio.abc import TaskGroup
 
 from gemwire.events import TurnCompleted, TurnError
+from gemwire.serve_api import Degraded, SessionView
 from gemwire.server.backend import SessionBackend
 from gemwire.server.backend_acp import AcpBackend
 from gemwire.server.backend_stream import StreamBackend
 from gemwire.server.config import ServerConfig
-from gemwire.server.live_session import LiveSession, SessionView
+from gemwire.server.live_session import LiveSession
 from gemwire.server.paths import confine
 from gemwire.server.responses import (
     ApiError,
@@ -155,13 +156,9 @@ class SessionManager(AsyncContextManagerMixin):
         if session.live or session.busy:
             self._tg.start_soon(self._stop, session, why)
 
-    def degraded(self) -> list[dict[str, str]]:
+    def degraded(self) -> list[Degraded]:
         """The sessions out of service (`LiveSession.failure`), for ``/ready``."""
-        return [
-            {"session": s.id, "reason": s.failure}
-            for s in self.sessions.values()
-            if s.failure is not None
-        ]
+        return [Degraded(s.id, s.failure) for s in self.sessions.values() if s.failure is not None]
 
     # Lookups -------------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import msgspec
 
+from gemwire._normalize.masking import Masker, known_secrets
 from gemwire.errors import SessionError
 from gemwire.events import MessageDelta, ToolCallFinished, ToolCallStarted, UserMessage
 from gemwire.sessions._registry import Home, sources
@@ -96,8 +97,13 @@ def search(
     since: Bound | None = None,
     until: Bound | None = None,
     tz: tzinfo | None = None,
+    secrets: Iterable[str] = (),
 ) -> Generator[SearchHit, None, None]:
     """The sessions holding ``text`` (literally, in any case), each source's newest first.
+
+    Every hit has the secret values of this process's environment (`known_secrets`) and
+    ``secrets`` masked in all its strings, as every export and the server have them: the
+    command line and ``gemwire serve`` both show hits as this masks them.
 
     Args:
         text: what to look for; never a pattern (``.*`` finds a dot and a star).
@@ -107,6 +113,7 @@ def search(
         project: only this project's sessions (its root folder).
         since, until: only sessions active on or after, up to, this day (a `date`, whole, in
             ``tz``) or moment (a `datetime`), as `usage` takes them.
+        secrets: more values to mask (the server's token).
 
     >>> list(search("hello", "/nonexistent"))
     []
@@ -114,6 +121,7 @@ def search(
     needle = text.lower()
     if not needle:
         return
+    masker = Masker([*known_secrets(os.environ), *secrets])
     since_day, since_at = bound_of(since, tz)
     until_day, until_at = bound_of(until, tz)
     for found in sources(agent, home):
@@ -127,7 +135,7 @@ def search(
                     continue
                 hit = _hit(found, index, info, needle)
                 if hit is not None:
-                    yield hit
+                    yield masker.data(hit)
         except GeneratorExit:
             complete = False
             raise

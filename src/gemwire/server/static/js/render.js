@@ -457,7 +457,8 @@ export class Conversation {
     const asked = this.pending.get(event.request_id);
     this.pending.delete(event.request_id);
     const option = asked ? asked.event.options.find((o) => o.option_id === event.option_id) : null;
-    const answer = event.option_id === null ? "no answer: denied" : `answered: ${option ? option.name : event.option_id}`;
+    const answer = event.outcome === "denied_no_client" ? "denied: no client answered"
+      : event.option_id === null ? "no answer: denied" : `answered: ${option ? option.name : event.option_id}`;
     const card = this.cards.get(event.call_id);
     const note = h("div", { class: `permission resolved ${option ? option.kind : "denied"}`, text: `Permission ${answer}` });
     if (card) {
