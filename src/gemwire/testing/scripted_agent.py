@@ -145,7 +145,7 @@ class ScriptedAgent:
                 await self.on_new_session(self, number)
             session_id = f"s{number}"
             self.cwds[session_id] = str(params.get("cwd", ""))
-            return acp.NewSessionResponse(session_id=session_id)
+            return acp.NewSessionResponse(session_id=session_id, modes=self.scenario.modes)
         if method == "session/prompt":
             try:
                 prompt = msgspec.convert(params, acp.PromptRequest)
@@ -154,6 +154,11 @@ class ScriptedAgent:
             return await self._prompt(prompt.session_id, params)
         if method in self.methods:
             return await self.methods[method](self, params)
+        if method == "session/set_mode":
+            modes = self.scenario.modes.available_modes if self.scenario.modes else []
+            if params.get("modeId") not in {mode.id for mode in modes}:
+                raise ScriptedError(f"no mode {params.get('modeId')!r}", code=INVALID_PARAMS)
+            return {}
         raise ScriptedError(f"Method not found: {method}", code=METHOD_NOT_FOUND)
 
     async def respond(self, message: dict[str, Any]) -> None:
