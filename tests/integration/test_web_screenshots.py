@@ -125,7 +125,9 @@ class Example(ScriptedAgents):
 
     def channel(self, options: AcpOptions) -> AgentChannel:
         client_end, agent_end = memory_channel_pair()
-        info = acp.Implementation(name="example-agent", version="1.0")
+        # The scripted agent's name: gemwire knows it asks in "default" (a server session
+        # is made to ask).
+        info = acp.Implementation(name="scripted", version="1.0")
         agent = WebAgent(agent_end, AgentScenario(agent_info=info), on_prompt=self.on_prompt)
         self.started.append(agent)
         self.tg.start_soon(agent.run)
