@@ -1,8 +1,10 @@
 """`ScriptedAgent`: an ACP agent that plays an `AgentScenario`, to test an ACP client or UI with.
 
 It answers ``initialize`` with its scenario's ``agentInfo`` and ``agentCapabilities``,
-``session/new`` with the sessions ``s0``, ``s1``, ... and each ``session/prompt`` by playing
-the scenario's next turn (`gemwire.testing.agent_scenario`); every message it sends is built
+``session/new`` with the sessions ``s0``, ``s1``, ... and the scenario's modes (as a real
+agent names them; ``session/set_mode`` to one of them is answered), and each
+``session/prompt`` by playing the scenario's next turn
+(`gemwire.testing.agent_scenario`); every message it sends is built
 from the ACP types of `gemwire.wire.acp`. It runs on the agent end of a `memory_channel_pair`
 in this process (`scripted_client` puts gemwire's own `AcpClient` on the other end), or as a
 program any client starts: ``python -m gemwire.testing agent SCENARIO`` speaks ACP on stdin
