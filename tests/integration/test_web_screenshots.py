@@ -121,13 +121,13 @@ class Example(ScriptedAgents):
         ]
 
     def options(self, name: str, cwd: str) -> AcpOptions:
-        return AcpOptions(cwd=cwd)
+        # Its mode chosen: gemwire does not know example-agent's (a server session of it
+        # would be refused), and the scripted agent asks where its scenario asks.
+        return AcpOptions(cwd=cwd, mode="default")
 
     def channel(self, options: AcpOptions) -> AgentChannel:
         client_end, agent_end = memory_channel_pair()
-        # The scripted agent's name: gemwire knows it asks in "default" (a server session
-        # is made to ask).
-        info = acp.Implementation(name="scripted", version="1.0")
+        info = acp.Implementation(name="example-agent", version="1.0")
         agent = WebAgent(agent_end, AgentScenario(agent_info=info), on_prompt=self.on_prompt)
         self.started.append(agent)
         self.tg.start_soon(agent.run)
