@@ -8,7 +8,7 @@ that writes a file and one that answers. ACP: one agent process, N sessions open
 at a time, as the client does for Gemini CLI) and N turns run concurrently. ``-p``: N
 ``run_gemini`` runs at once. Reported: wall time, sessions/s, and the peak resident
 memory of all the processes started (the sum of VmRSS over this process's descendants,
-sampled every 50 ms).
+sampled every 50 ms); then the one agent's sessions/s and memory as ratios of the others'.
 """
 
 from __future__ import annotations
@@ -86,7 +86,8 @@ async def processes(count: int, env: IsolatedGemini, folders: list[Path]) -> Non
             tg.start_soon(one, n)
 
 
-def run(name: str, work: Callable[..., Awaitable[None]], count: int) -> None:
+def run(name: str, work: Callable[..., Awaitable[None]], count: int) -> tuple[float, int]:
+    """Wall seconds and peak RSS of ``work`` on ``count`` sessions, printed."""
     with (
         tempfile.TemporaryDirectory() as tmp,
         ScriptedModel(scenario(count)) as model,
@@ -102,6 +103,7 @@ def run(name: str, work: Callable[..., Awaitable[None]], count: int) -> None:
         f"{name:<28} {count} sessions: {elapsed:6.1f} s, {count / elapsed:5.2f} sessions/s, "
         f"peak RSS {peak / 2**20:7.0f} MiB"
     )
+    return elapsed, peak
 
 
 def main() -> None:
@@ -110,8 +112,10 @@ def main() -> None:
     )
     parser.add_argument("--sessions", type=int, default=20)
     args = parser.parse_args()
-    run("one gemini --acp", one_agent, args.sessions)
-    run("one gemini -p per session", processes, args.sessions)
+    acp_s, acp_rss = run("one gemini --acp", one_agent, args.sessions)
+    p_s, p_rss = run("one gemini -p per session", processes, args.sessions)
+    # The ratio is what compares across machines and loads; the times alone do not.
+    print(f"one agent: {p_s / acp_s:.2f}x the sessions/s, {acp_rss / p_rss:.3f} of the memory")
 
 
 if __name__ == "__main__":

@@ -62,9 +62,10 @@ for line in sys.stdin:
     method, ident = message.get("method"), message.get("id")
     if method == "initialize":
         send({"jsonrpc": "2.0", "id": ident, "result": {"protocolVersion": 1,
-              "agentCapabilities": {}, "agentInfo": {"name": "stamped", "version": "1"}}})
-    elif method == "session/new":
-        send({"jsonrpc": "2.0", "id": ident, "result": {"sessionId": "s-%d" % ident}})
+              "agentCapabilities": {}, "agentInfo": {"name": "scripted", "version": "1"}}})
+    elif method == "session/new":  # as the scripted agent, which gemwire knows asks in default
+        send({"jsonrpc": "2.0", "id": ident, "result": {"sessionId": "s-%d" % ident,
+              "modes": {"currentModeId": "default", "availableModes": [{"id": "default"}]}}})
     elif method == "session/prompt":
         session = message["params"]["sessionId"]
         for _ in range(EVENTS):

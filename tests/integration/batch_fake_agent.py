@@ -27,6 +27,12 @@ def say(session: str, text: str) -> None:
     send({"method": "session/update", "params": {"sessionId": session, "update": update}})
 
 
+MODES = {"currentModeId": "yolo", "availableModes": [{"id": "default"}, {"id": "yolo"}]}
+"""Modes as Gemini CLI names them. As ``batch-fake`` gemwire does not know which asks, so a
+batch runs it only in a mode chosen for it (``AcpOptions.mode``); as ``gemini-cli``
+(``BATCH_AGENT_NAME``) it is put in ``default``."""
+
+
 def busy_once() -> bool:
     state = Path(os.environ["BATCH_AGENT_STATE"])
     if state.exists():
@@ -44,7 +50,7 @@ def main() -> None:
         if method == "initialize":
             if MODE == "mute":
                 continue
-            info = {"name": "batch-fake", "version": "1.0.0"}
+            info = {"name": os.environ.get("BATCH_AGENT_NAME", "batch-fake"), "version": "1.0.0"}
             send({"id": request_id, "result": {"protocolVersion": 1, "agentInfo": info}})
         elif method == "session/new":
             if MODE == "busy_once" and busy_once():
@@ -52,7 +58,9 @@ def main() -> None:
                 send({"id": request_id, "error": error})
                 continue
             sessions += 1
-            send({"id": request_id, "result": {"sessionId": f"s{sessions}"}})
+            send({"id": request_id, "result": {"sessionId": f"s{sessions}", "modes": MODES}})
+        elif method == "session/set_mode":
+            send({"id": request_id, "result": {}})
         elif method == "session/prompt":
             session = params["sessionId"]
             if MODE == "hang":

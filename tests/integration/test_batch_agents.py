@@ -16,8 +16,10 @@ GEMWIRE = str(Path(sys.executable).with_name("gemwire"))
 
 
 def fake(tmp_path: Path, mode: str, **changes: object) -> AcpOptions:
+    """The fake agent, run in its mode ``default`` (chosen: gemwire does not know it)."""
     env = {"BATCH_AGENT_MODE": mode, "BATCH_AGENT_STATE": str(tmp_path / "state")}
-    return AcpOptions(command=(sys.executable, str(FAKE)), cwd=str(tmp_path), env=env, **changes)  # type: ignore[arg-type]
+    command = (sys.executable, str(FAKE))
+    return AcpOptions(command=command, cwd=str(tmp_path), env=env, mode="default", **changes)  # type: ignore[arg-type]
 
 
 def test_an_agent_that_dies_at_start_fails_each_task_and_the_batch_ends(tmp_path: Path) -> None:
@@ -63,10 +65,12 @@ def test_a_session_new_rejected_with_429_is_rate_limited_and_retried(tmp_path: P
 
 
 def launcher(tmp_path: Path, mode: str) -> Path:
-    """An executable that runs the fake agent as ``gemini --acp`` would be run."""
+    """An executable that runs the fake agent as ``gemini --acp`` would be run, named as
+    Gemini CLI names itself."""
     path = tmp_path / "bin" / "fake-gemini"
     path.parent.mkdir()
-    path.write_text(f'#!/bin/sh\nBATCH_AGENT_MODE={mode} exec {sys.executable} {FAKE} "$@"\n')
+    env = f"BATCH_AGENT_MODE={mode} BATCH_AGENT_NAME=gemini-cli"
+    path.write_text(f'#!/bin/sh\n{env} exec {sys.executable} {FAKE} "$@"\n')
     path.chmod(0o755)
     return path
 
@@ -113,6 +117,6 @@ def test_acp_mode_finds_gemini_as_process_mode_does(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     results = read_results(out)
     assert sorted((r.task_id, r.ok, r.answer, r.agent) for r in results) == [
-        ("t0", True, "done p0", "acp:batch-fake"),
-        ("t1", True, "done p1", "acp:batch-fake"),
+        ("t0", True, "done p0", "acp:gemini-cli"),
+        ("t1", True, "done p1", "acp:gemini-cli"),
     ]

@@ -117,7 +117,7 @@ async def test_keys_in_an_acp_agents_tool_output_answer_and_stderr_are_masked(
         "ANTHROPIC_API_KEY=***\nGOOGLE_API_KEY=***\nOPENAI_API_KEY=***\n",
     )
     assert events[4] == MessageDelta(
-        agent="acp:fake-agent", session_id="fake-session", text="Your OpenAI key is ***."
+        agent="acp:scripted", session_id="fake-session", text="Your OpenAI key is ***."
     )
     assert turn.result.answer == "Your OpenAI key is ***."
     assert stderr_tail.splitlines()[-1] == "debug: using ***"

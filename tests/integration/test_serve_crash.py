@@ -37,9 +37,10 @@ for line in sys.stdin:
     if method == "initialize":
         send({"jsonrpc": "2.0", "id": ident, "result": {"protocolVersion": 1,
               "agentCapabilities": {"loadSession": True},
-              "agentInfo": {"name": "hanging", "version": "1"}}})
+              "agentInfo": {"name": "scripted", "version": "1"}}})
     elif method == "session/new":
-        send({"jsonrpc": "2.0", "id": ident, "result": {"sessionId": "h-%d" % ident}})
+        send({"jsonrpc": "2.0", "id": ident, "result": {"sessionId": "h-%d" % ident,
+              "modes": {"currentModeId": "default", "availableModes": [{"id": "default", "name": "Ask"}]}}})
     elif method == "session/prompt":
         send({"jsonrpc": "2.0", "method": "session/update", "params": {
             "sessionId": message["params"]["sessionId"], "update": {

@@ -33,9 +33,10 @@ for line in sys.stdin:
     method, ident = message.get("method"), message.get("id")
     if method == "initialize":
         send({"jsonrpc": "2.0", "id": ident, "result": {"protocolVersion": 1,
-              "agentCapabilities": {}, "agentInfo": {"name": "flood", "version": "1"}}})
+              "agentCapabilities": {}, "agentInfo": {"name": "scripted", "version": "1"}}})
     elif method == "session/new":
-        send({"jsonrpc": "2.0", "id": ident, "result": {"sessionId": "f-%d" % ident}})
+        send({"jsonrpc": "2.0", "id": ident, "result": {"sessionId": "f-%d" % ident,
+              "modes": {"currentModeId": "default", "availableModes": [{"id": "default", "name": "Ask"}]}}})
     elif method == "session/prompt":
         session = message["params"]["sessionId"]
         what, count, megabytes = message["params"]["prompt"][0]["text"].split()

@@ -121,7 +121,9 @@ class Example(ScriptedAgents):
         ]
 
     def options(self, name: str, cwd: str) -> AcpOptions:
-        return AcpOptions(cwd=cwd)
+        # Its mode chosen: gemwire does not know example-agent's (a server session of it
+        # would be refused), and the scripted agent asks where its scenario asks.
+        return AcpOptions(cwd=cwd, mode="default")
 
     def channel(self, options: AcpOptions) -> AgentChannel:
         client_end, agent_end = memory_channel_pair()

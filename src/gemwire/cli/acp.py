@@ -43,7 +43,8 @@ _PERMISSIONS = ("ask", "deny", "reads", "edits", "all")
 @click.option(
     "--mode",
     help="Session mode to set first (e.g. Gemini's yolo, plan), instead of the mode that asks "
-    "which gemwire sets under --permissions other than all (docs/acp.md).",
+    "which gemwire sets under --permissions other than all; needed to run an agent gemwire "
+    "does not know the modes of under them (docs/acp.md).",
 )
 @click.option("--model", help="Model to set first.")
 @click.option("--load", "load_session", help="Load this saved session instead of a new one.")

@@ -211,6 +211,17 @@ class AgentTurn(
     repeat: Repeat = 1
 
 
+ASKING_MODES = acp.SessionModeState(
+    current_mode_id="default",
+    available_modes=[
+        acp.SessionMode(
+            id="default", name="Ask", description="Asks where the scenario asks, as scripted."
+        )
+    ],
+)
+"""The scripted agent's modes unless its scenario says otherwise."""
+
+
 class AgentScenario(
     msgspec.Struct, frozen=True, kw_only=True, rename="camel", forbid_unknown_fields=True
 ):
@@ -220,6 +231,11 @@ class AgentScenario(
     turns: list[AgentTurn] = []
     agent_info: acp.Implementation = acp.Implementation(name="scripted", version="1.0")
     agent_capabilities: acp.AgentCapabilities = acp.AgentCapabilities()
+    modes: acp.SessionModeState | None = ASKING_MODES
+    """What ``session/new`` says of modes, as a real agent does (``session/set_mode``
+    switches between them); ``None``: it names none. gemwire knows the agent named
+    ``scripted`` asks in ``default`` (`gemwire.runners.acp.asking`): it asks where its
+    scenario asks."""
     description: str = ""
 
     def expanded_turns(self) -> list[AgentTurn]:

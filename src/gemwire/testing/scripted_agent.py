@@ -1,8 +1,10 @@
 """`ScriptedAgent`: an ACP agent that plays an `AgentScenario`, to test an ACP client or UI with.
 
 It answers ``initialize`` with its scenario's ``agentInfo`` and ``agentCapabilities``,
-``session/new`` with the sessions ``s0``, ``s1``, ... and each ``session/prompt`` by playing
-the scenario's next turn (`gemwire.testing.agent_scenario`); every message it sends is built
+``session/new`` with the sessions ``s0``, ``s1``, ... and the scenario's modes (as a real
+agent names them; ``session/set_mode`` to one of them is answered), and each
+``session/prompt`` by playing the scenario's next turn
+(`gemwire.testing.agent_scenario`); every message it sends is built
 from the ACP types of `gemwire.wire.acp`. It runs on the agent end of a `memory_channel_pair`
 in this process (`scripted_client` puts gemwire's own `AcpClient` on the other end), or as a
 program any client starts: ``python -m gemwire.testing agent SCENARIO`` speaks ACP on stdin
@@ -145,7 +147,7 @@ class ScriptedAgent:
                 await self.on_new_session(self, number)
             session_id = f"s{number}"
             self.cwds[session_id] = str(params.get("cwd", ""))
-            return acp.NewSessionResponse(session_id=session_id)
+            return acp.NewSessionResponse(session_id=session_id, modes=self.scenario.modes)
         if method == "session/prompt":
             try:
                 prompt = msgspec.convert(params, acp.PromptRequest)
@@ -154,6 +156,11 @@ class ScriptedAgent:
             return await self._prompt(prompt.session_id, params)
         if method in self.methods:
             return await self.methods[method](self, params)
+        if method == "session/set_mode":
+            modes = self.scenario.modes.available_modes if self.scenario.modes else []
+            if params.get("modeId") not in {mode.id for mode in modes}:
+                raise ScriptedError(f"no mode {params.get('modeId')!r}", code=INVALID_PARAMS)
+            return {}
         raise ScriptedError(f"Method not found: {method}", code=METHOD_NOT_FOUND)
 
     async def respond(self, message: dict[str, Any]) -> None:

@@ -14,6 +14,9 @@ import sys
 import time
 
 SESSION = "fake-session"
+# Named and moded as gemwire's scripted agent, which gemwire knows asks in "default"
+# (gemwire.runners.acp.asking): it does only what its mode says, asking where that asks.
+MODES = {"currentModeId": "default", "availableModes": [{"id": "default", "name": "Ask"}]}
 MODE = os.environ.get("FAKE_ACP_MODE", "echo")
 _next_id = 0
 
@@ -258,7 +261,7 @@ def main() -> None:
                     "id": request_id,
                     "result": {
                         "protocolVersion": 1,
-                        "agentInfo": {"name": "fake-agent", "version": "0.0.1"},
+                        "agentInfo": {"name": "scripted", "version": "0.0.1"},
                         "agentCapabilities": {"loadSession": False},
                     },
                 }
@@ -271,7 +274,10 @@ def main() -> None:
         elif method == "session/new":
             session = SESSION if MODE != "interleave" else f"s{len(sessions)}"
             sessions.append(session)
-            send({"jsonrpc": "2.0", "id": request_id, "result": {"sessionId": session}})
+            result = {"sessionId": session, "modes": MODES}
+            send({"jsonrpc": "2.0", "id": request_id, "result": result})
+        elif method == "session/set_mode":
+            send({"jsonrpc": "2.0", "id": request_id, "result": {}})
         elif method == "session/prompt":
             assert params is not None
             blocks = params["prompt"]

@@ -40,6 +40,9 @@ from acp.schema import (
     ClientCapabilities,
     Implementation,
     PermissionOption,
+    SessionMode,
+    SessionModeState,
+    SetSessionModeResponse,
     ToolCallUpdate,
     Usage,
 )
@@ -71,7 +74,17 @@ class SdkAgent:
         self, cwd: str, mcp_servers: list[Any], **kwargs: Any
     ) -> NewSessionResponse:
         self._cwd = cwd
-        return NewSessionResponse(session_id="sdk-session-1")
+        # Modes as a real agent names them: gemwire does not know which asks, so it runs
+        # the agent only in a mode chosen for it (or with everything allowed).
+        modes = SessionModeState(
+            current_mode_id="ask", available_modes=[SessionMode(id="ask", name="Ask")]
+        )
+        return NewSessionResponse(session_id="sdk-session-1", modes=modes)
+
+    async def set_session_mode(
+        self, session_id: str, mode_id: str, **kwargs: Any
+    ) -> SetSessionModeResponse:
+        return SetSessionModeResponse()
 
     async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> PromptResponse:
         conn = self._conn

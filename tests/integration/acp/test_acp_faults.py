@@ -75,7 +75,7 @@ async def test_a_plain_turn(tmp_path: Path) -> None:
         "end_turn",
         "fake-session",
     )
-    assert events[0].agent == "acp:fake-agent"
+    assert events[0].agent == "acp:scripted"
 
 
 async def test_initialize_declares_exactly_what_the_client_serves(tmp_path: Path) -> None:

@@ -39,6 +39,7 @@ async def run(tmp_path: Path, **kwargs: object) -> tuple[list[Event], AcpTurnRes
         command=(sys.executable, str(AGENT)),
         cwd=str(tmp_path),
         permissions=permissions,  # type: ignore[arg-type]
+        mode="ask",  # chosen: gemwire does not know this agent's modes
     )
     with anyio.fail_after(60):
         async with run_acp("remember milk", options, **kwargs) as turn:  # type: ignore[arg-type]

@@ -13,6 +13,7 @@ from typing import Any
 
 import anyio
 import httpx
+import msgspec
 import pytest
 from httpx_ws import AsyncWebSocketSession, aconnect_ws
 from kit.acp_interop import ScriptedLoadingAgent
@@ -21,6 +22,7 @@ from starlette.routing import Route, Router, WebSocketRoute
 
 from gemwire.server.acp_endpoint import AcpEndpoint
 from gemwire.testing import ScriptedAgent
+from gemwire.testing.agent_scenario import ASKING_MODES
 
 pytestmark = pytest.mark.anyio
 
@@ -28,6 +30,9 @@ JSON = {"Content-Type": "application/json"}
 SSE = {"Accept": "text/event-stream"}
 CONNECTION = "Acp-Connection-Id"
 SESSION = "Acp-Session-Id"
+
+OPENED = {"sessionId": "s0", "modes": msgspec.to_builtins(ASKING_MODES)}
+"""The scripted agent's answer to session/new: its session, and its modes."""
 
 
 def rpc(request_id: int | None, method: str, **params: Any) -> bytes:
@@ -122,7 +127,7 @@ async def test_every_post_but_initialize_is_202_with_its_answer_on_the_stream(
         headers = {**JSON, **connection}
         async with stream(http, url, connection) as events:
             cases: list[tuple[bytes, dict[str, Any]]] = [
-                (rpc(1, "session/new", cwd=cwd, mcpServers=[]), {"result": {"sessionId": "s0"}}),
+                (rpc(1, "session/new", cwd=cwd, mcpServers=[]), {"result": OPENED}),
                 (
                     rpc(2, "session/new", cwd="/", mcpServers=[]),
                     {

@@ -19,7 +19,8 @@ from gemwire.server.spares import SpareAgents
 pytestmark = pytest.mark.anyio
 
 # An ACP agent that notes its pid in a file named after it, then answers initialize and
-# session/new.
+# session/new; named and moded as gemwire's scripted agent, which gemwire knows asks in
+# "default" (a server session is made to ask).
 AGENT = r"""
 import json, os, sys
 open(os.path.join(sys.argv[1], str(os.getpid())), "w").close()
@@ -29,11 +30,12 @@ for line in sys.stdin:
     if message.get("method") == "initialize":
         print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {
             "protocolVersion": 1, "agentCapabilities": {},
-            "agentInfo": {"name": "mini", "version": "1"}}}), flush=True)
+            "agentInfo": {"name": "scripted", "version": "1"}}}), flush=True)
     elif message.get("method") == "session/new":
         sessions += 1
         print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": {
-            "sessionId": "s-%d-%d" % (os.getpid(), sessions)}}), flush=True)
+            "sessionId": "s-%d-%d" % (os.getpid(), sessions),
+            "modes": {"currentModeId": "default", "availableModes": [{"id": "default", "name": "Ask"}]}}}), flush=True)
 """
 
 
@@ -84,7 +86,7 @@ async def test_a_session_gets_the_spare_and_the_next_one_starts(tmp_path: Path) 
             async with AcpClient(options, channel=spares.session_channel(options)) as client:
                 session = await client.new_session(cwd=str(cwd))
                 number = 1 if cwd == tmp_path else 2  # another folder: a second session
-                assert (client.agent, session.session_id) == ("acp:mini", f"s-{first}-{number}")
+                assert (client.agent, session.session_id) == ("acp:scripted", f"s-{first}-{number}")
                 assert [e.type for e in client.take_events()] == ["session_started"]
             # Its session ended (it had no prompt to answer): the agent with it, and the
             # next spare starts.
@@ -109,7 +111,7 @@ async def test_a_spare_that_ended_waiting_is_never_handed_out(
                     await anyio.sleep(0.02)
             options = spares.options("mini", str(tmp_path))
             async with AcpClient(options, channel=spares.session_channel(options)) as client:
-                assert client.agent == "acp:mini"  # a fresh agent answered
+                assert client.agent == "acp:scripted"  # a fresh agent answered
             assert len(await started(pids, 2)) == 2  # and no spare after a broken one
             assert "mini" not in spares._ready
     assert caplog.messages == [

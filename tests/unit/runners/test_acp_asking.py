@@ -61,7 +61,14 @@ def agent_methods(answer_mode: str | None = None) -> dict[str, Any]:
     async def set_option(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
         return {"configOptions": opened(answer_mode or params["value"])["configOptions"]}
 
-    return {"session/resume": resume, "session/set_config_option": set_option}
+    async def set_mode(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
+        return {}
+
+    return {
+        "session/resume": resume,
+        "session/set_config_option": set_option,
+        "session/set_mode": set_mode,
+    }
 
 
 def sent(agent: ScriptedAgent, method: str) -> list[dict[str, Any]]:
@@ -97,6 +104,9 @@ async def test_nothing_is_set_when_everything_is_allowed_or_the_mode_is_chosen(
         session = await client.resume_session("old")
         assert session.current_mode_id == "auto", why
     assert sent(agent, "session/set_config_option") == []
+    assert sent(agent, "session/set_mode") == (
+        [{"sessionId": "old", "modeId": "auto"}] if options.mode else []
+    )
 
 
 async def test_a_callback_makes_it_ask_as_a_preset_does() -> None:
@@ -146,14 +156,6 @@ async def test_an_agent_made_to_ask_when_started_is_refused_when_it_was_not() ->
     ):
         with pytest.raises(PermissionsUnenforceable, match="has no mode that asks"):
             await client.new_session()
-
-
-async def test_an_agent_gemwire_does_not_know_is_left_in_its_mode() -> None:
-    async with scripted_client(
-        AcpOptions(), scenario=saying("my-agent"), methods=agent_methods()
-    ) as (client, agent):
-        assert (await client.resume_session("old")).current_mode_id == "auto"
-    assert sent(agent, "session/set_config_option") == []
 
 
 def install(folder: Path, package: str, version: str) -> tuple[str]:

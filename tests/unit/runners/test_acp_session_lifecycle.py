@@ -32,6 +32,7 @@ RESUMABLE = AgentScenario(
     )
 )
 LOADABLE = AgentScenario(agent_capabilities=acp.AgentCapabilities(load_session=True))
+ALLOWED = AcpOptions(permissions="all")
 
 
 @pytest.fixture
@@ -49,6 +50,7 @@ def sent(agent: ScriptedAgent, method: str) -> list[dict[str, Any]]:
 
 
 async def resumed(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]:
+    # No asking mode: opened with everything allowed (ALLOWED), it stays in this one.
     return {"modes": {"currentModeId": "code", "availableModes": [{"id": "code"}]}}
 
 
@@ -60,7 +62,7 @@ async def loaded(agent: ScriptedAgent, params: dict[str, Any]) -> dict[str, Any]
 
 async def test_resume_continues_a_session_without_replaying_it(here: str) -> None:
     methods = {"session/resume": resumed, "session/load": loaded}
-    async with scripted_client(scenario=RESUMABLE, methods=methods) as (client, agent):
+    async with scripted_client(ALLOWED, scenario=RESUMABLE, methods=methods) as (client, agent):
         assert client.offers("session/resume")
         session = await client.resume_session("old")
         assert (session.session_id, session.current_mode_id) == ("old", "code")
@@ -75,7 +77,7 @@ async def test_resume_continues_a_session_without_replaying_it(here: str) -> Non
 
 async def test_continue_session_resumes_where_offered_else_loads_with_its_history() -> None:
     methods = {"session/resume": resumed, "session/load": loaded}
-    async with scripted_client(scenario=RESUMABLE, methods=methods) as (client, agent):
+    async with scripted_client(ALLOWED, scenario=RESUMABLE, methods=methods) as (client, agent):
         await client.continue_session("old")
     assert (len(sent(agent, "session/resume")), len(sent(agent, "session/load"))) == (1, 0)
 
@@ -101,7 +103,7 @@ async def test_a_resume_the_agent_refuses_raises_and_leaves_no_session() -> None
         raise ScriptedError("Resource not found: old", code=-32002)
 
     methods = {"session/resume": refuse}
-    async with scripted_client(scenario=RESUMABLE, methods=methods) as (client, _):
+    async with scripted_client(ALLOWED, scenario=RESUMABLE, methods=methods) as (client, _):
         with pytest.raises(AgentRequestFailed, match="Resource not found") as info:
             await client.resume_session("old")
         assert (info.value.method, client.sessions) == ("session/resume", {})

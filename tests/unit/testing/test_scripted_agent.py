@@ -39,6 +39,7 @@ CWD = "/work"
 INITIALIZE = {"protocolVersion": 1, "clientCapabilities": {"fs": {}, "terminal": True}}
 ALLOW = acp.PermissionOption(option_id="yes", name="Allow", kind="allow_once")
 REJECT = acp.PermissionOption(option_id="no", name="Reject", kind="reject_once")
+ASKS = {"id": "default", "name": "Ask", "description": "Asks where the scenario asks, as scripted."}
 
 
 class Client:
@@ -78,7 +79,8 @@ async def session_of(scenario: AgentScenario) -> AsyncIterator[tuple[Client, Scr
             await client.send(id=0, method="initialize", params=INITIALIZE)
             await client.frame()
             await client.send(id=1, method="session/new", params={"cwd": CWD, "mcpServers": []})
-            await client.expect(id=1, result={"sessionId": "s0"})
+            modes = {"currentModeId": "default", "availableModes": [ASKS]}
+            await client.expect(id=1, result={"sessionId": "s0", "modes": modes})
             yield client, agent
             tg.cancel_scope.cancel()
 

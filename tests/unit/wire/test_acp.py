@@ -1,6 +1,7 @@
 """ACP wire types: the exact upstream names, and every frame a real agent exchanged with
-gemwire (tests/fixtures/acp/<agent>/<case>.frames, recorded by ``make record-agents``)
-decoded into its type and encoded back, field for field."""
+gemwire decoded into its type and encoded back, field for field: every recording, of every
+release (tests/fixtures/acp/<agent>/<case>.frames and acp/<agent>/<version>/<case>.frames,
+recorded by ``make record-agents``; tests/fixtures/acp-1.24/, the ACP 1.24 updates)."""
 
 from __future__ import annotations
 
@@ -11,15 +12,34 @@ from typing import Any
 
 import msgspec
 import pytest
-from kit.corpus import AGENT_GOLDEN
+from kit.corpus import AGENT_GOLDEN, FIXTURES
 from msgspec import inspect
 
 from gemwire.protocol._strict import unknown_fields
 from gemwire.runners.agents import AGENTS
 from gemwire.wire import acp
+from gemwire.wire.acp._base import AcpStruct
 from gemwire.wire.jsonrpc import ErrorObject
 
-FRAMES = sorted(AGENT_GOLDEN.glob("*/*.frames"))
+FRAMES = sorted([*AGENT_GOLDEN.rglob("*.frames"), *(FIXTURES / "acp-1.24").rglob("*.frames")])
+
+
+def recording(path: Path) -> str:
+    """``path`` as its folders name it: ``codex/shell``, ``claude/0.101.0/write``,
+    ``acp-1.24/codex-acp-2.6.0-answer``."""
+    return (
+        path.relative_to(AGENT_GOLDEN if path.is_relative_to(AGENT_GOLDEN) else FIXTURES)
+        .with_suffix("")
+        .as_posix()
+    )
+
+
+def release(path: Path) -> str:
+    """The agent and release ``path`` was recorded from, as the unknown fields list them:
+    ``codex`` (the older pin, in the agent's folder), ``codex/2.6.0``, ``acp-1.24``."""
+    return recording(path).rpartition("/")[0]
+
+
 INDEX = re.compile(r"\[\d+\]")
 
 PARAMS: dict[str, type[msgspec.Struct]] = {
@@ -44,8 +64,17 @@ PARAMS: dict[str, type[msgspec.Struct]] = {
     "terminal/wait_for_exit": acp.WaitForTerminalExitRequest,
     "terminal/kill": acp.KillTerminalRequest,
     "terminal/release": acp.ReleaseTerminalRequest,
+    **acp.EXTENSION_NOTIFICATIONS,  # today's agents' _auth/status_update
 }
 """The params type of each method, both ways."""
+
+
+class SetSessionConfigOptionResponse(AcpStruct, frozen=True, kw_only=True):
+    """The schema's, which the client reads as JSON (`AcpSession.set_config_option`): every
+    option, with its current value (claude-agent-acp 0.101, codex-acp 2.6)."""
+
+    config_options: list[dict[str, Any]]
+
 
 RESULTS: dict[str, type[msgspec.Struct]] = {
     "initialize": acp.InitializeResponse,
@@ -58,6 +87,7 @@ RESULTS: dict[str, type[msgspec.Struct]] = {
     "terminal/create": acp.CreateTerminalResponse,
     "terminal/output": acp.TerminalOutputResponse,
     "terminal/wait_for_exit": acp.WaitForTerminalExitResponse,
+    "session/set_config_option": SetSessionConfigOptionResponse,
 }
 """The result type of each method that answers with more than ``null`` or ``{}``."""
 
@@ -74,7 +104,7 @@ def typed_parts(path: Path) -> list[tuple[str, Any, Any]]:
     parts: list[tuple[str, Any, Any]] = []
     for number, line in enumerate(path.read_text().splitlines(), 1):
         sender, frame = line[:2], json.loads(line[2:])
-        where = f"{path.parent.name}/{path.name}:{number}"
+        where = f"{recording(path)}:{number}"
         if "method" in frame:
             method = frame["method"]
             if "id" in frame:
@@ -154,7 +184,7 @@ def _fits(value: Any, info: inspect.Type) -> bool:
     return value is not None and not isinstance(value, dict | list)
 
 
-@pytest.mark.parametrize("path", FRAMES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+@pytest.mark.parametrize("path", FRAMES, ids=recording)
 def test_every_recorded_frame_round_trips_field_for_field(path: Path) -> None:
     parts = typed_parts(path)
     assert parts
@@ -168,20 +198,41 @@ def test_the_fields_the_wire_types_leave_out() -> None:
     """What the recorded agents send that the wire types do not declare, listed so that a
     new upstream field shows up here (the client needs none of these)."""
     unknown = {
-        f"{path.parent.name}: {typ.__name__}{INDEX.sub('[]', field.removeprefix('$'))}"
+        f"{release(path)}: {typ.__name__}{INDEX.sub('[]', field.removeprefix('$'))}"
         for path in FRAMES
         for _, value, typ in typed_parts(path)
         for field in unknown_fields(value, typ)
     }
+    today = {"claude/0.101.0", "codex/2.6.0", "acp-1.24"}
     assert unknown == {
         # codex-acp 0.16.0 speaks a newer schema: env-var auth methods.
         "codex: InitializeResponse.agentCapabilities.mcpCapabilities.acp",
         "codex: InitializeResponse.authMethods[].vars",
+        # In the 1.24.1 schema, for what the client does not use: the unstable providers
+        # methods (providers/list, set, disable), and MCP over ACP.
+        *(f"{release}: InitializeResponse.agentCapabilities.providers" for release in today),
+        "codex/2.6.0: InitializeResponse.agentCapabilities.mcpCapabilities.acp",
+        "acp-1.24: InitializeResponse.agentCapabilities.mcpCapabilities.acp",
+        # Not among SessionCapabilities' fields in 1.24.1: the adapters' own (a session's
+        # system prompt; codex-acp's title and subagents).
+        *(
+            f"{release}: InitializeResponse.agentCapabilities.sessionCapabilities.systemPrompt"
+            for release in today
+        ),
+        *(
+            f"{release}: InitializeResponse.agentCapabilities.sessionCapabilities.{field}"
+            for release in ("codex/2.6.0", "acp-1.24")
+            for field in ("title", "subagents")
+        ),
     }
 
 
-def test_every_agent_is_recorded() -> None:
-    assert {p.parent.name for p in FRAMES} == set(AGENTS)
+def test_every_agent_and_release_is_recorded() -> None:
+    assert {recording(p).split("/")[0] for p in FRAMES} == {*AGENTS, "acp-1.24"}
+    assert {release(p) for p in FRAMES if release(p).count("/")} == {
+        "claude/0.101.0",
+        "codex/2.6.0",
+    }
 
 
 def test_the_client_sends_exact_wire_names() -> None:

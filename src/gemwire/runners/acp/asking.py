@@ -11,9 +11,15 @@ ask when they are started instead (`asking_launch`: OpenCode's permissions, code
 or it did not take it, or it was started in a way gemwire could not change) is refused
 with `PermissionsUnenforceable`, before any prompt.
 
+An agent gemwire does not know is refused the same way: which of its modes asks, if any,
+is not something ACP says, and a preset that silently does nothing is worse than none.
+gemwire's own agents are known: the scripted agent of `gemwire.testing` (``scripted``; it
+only does what its scenario says, and asks where the scenario asks) and Antigravity's
+adapter.
+
 ``AcpOptions.mode`` (``--mode``) overrides: the session is put in that mode, chosen by the
-user, and gemwire no longer makes sure the agent asks. An agent gemwire does not know is
-left in its own mode: its answers come from the preset, for what it asks.
+user, and gemwire no longer makes sure the agent asks; the preset answers what the agent
+asks in that mode.
 
     >>> ASKING["acp:@agentclientprotocol/codex-acp"].mode
     'read-only'
@@ -90,6 +96,16 @@ ASKING: dict[str, Asking] = {
     "acp:gemini-cli": Asking(
         mode="default", measured="asks in default (its default); autoEdit and yolo do not"
     ),
+    "acp:antigravity": Asking(
+        mode="default",
+        measured="asks in default (its default); confirm_run_command asks for commands "
+        "only, allow_all never asks, read_only denies without asking",
+    ),
+    "acp:scripted": Asking(
+        mode="default",
+        measured="gemwire's test agent: it does what its scenario says, and asks where "
+        "the scenario asks; default is the mode it offers",
+    ),
 }
 """By an agent's ``agent`` field (``acp:`` and its ``agentInfo.name``): every release of
 every built-in agent."""
@@ -114,19 +130,24 @@ def asking_launch(launch: AgentLaunch) -> AgentLaunch:
 async def hold_asking_mode(
     session: AcpSession, *, asks: bool, override: str | None, command: Sequence[str]
 ) -> None:
-    """Put ``session`` in its agent's asking mode when its answers ``asks`` (not "allow
-    everything"), and check the agent took it; nothing when the user chose a mode
-    (``override``), or for an agent gemwire does not know.
+    """Put ``session`` in the mode the user chose (``override``), else, when its answers
+    ``asks`` (not "allow everything"), in its agent's asking mode, and check the agent
+    took it.
 
-    Raises `PermissionsUnenforceable` when the agent cannot be made to ask.
+    Raises `PermissionsUnenforceable` when the agent cannot be made to ask, or gemwire
+    does not know how to make it; `AgentRequestFailed` when it refuses the user's mode.
     """
-    if not asks or override:
+    if override:
+        # Every session the client opens, as the user chose: a batch's and a server's too.
+        await session.set_mode(override)
+        return
+    if not asks:
         return
     agent = session.context.agent()
     rule = ASKING.get(agent)
-    if rule is None:
-        return
     fix = "pass --mode (AcpOptions.mode) to run it in a mode of your choosing instead"
+    if rule is None:
+        raise PermissionsUnenforceable(_unknown(agent, _modes(session)))
     if rule.mode is None:
         started = _rule(launched_release(command))
         if started is not rule:
@@ -160,6 +181,19 @@ async def hold_asking_mode(
             f"{agent} was asked for mode {rule.mode!r}, which asks before acting, and "
             f"answered that it is in {now!r}: {fix}"
         )
+
+
+def _unknown(agent: str, offered: list[str]) -> str:
+    why = (
+        f"{agent} is not an agent gemwire knows the modes of, so it cannot make sure the "
+        "agent asks before acting (a permission preset answers only what an agent asks)"
+    )
+    if not offered:
+        return f"{why}, and it names no modes to choose from: --permissions all allows everything"
+    return (
+        f"{why}: pass --mode (AcpOptions.mode) with the one of its modes ({', '.join(offered)}) "
+        "you choose to run it in, or --permissions all to allow everything"
+    )
 
 
 def _env_text(env: dict[str, str]) -> str:

@@ -66,9 +66,10 @@ class AcpOptions(msgspec.Struct, frozen=True, kw_only=True):
     ``session/resume`` where the agent offers it (no history replayed), else by
     ``session/load`` (`AcpClient.continue_session`)."""
     mode: str | None = None
-    """`run_acp` sets this mode before the prompt. Given, it overrides the asking mode
-    gemwire otherwise puts every session in when the answers are not "allow everything"
-    (`asking`): the agent then asks only as this mode does."""
+    """The client puts every session it opens, loads, resumes or forks in this mode. Given,
+    it overrides the asking mode gemwire otherwise puts every session in when the answers
+    are not "allow everything" (`asking`): the agent then asks only as this mode does, and
+    an agent gemwire does not know the modes of is run (not refused)."""
     model: str | None = None
     """`run_acp` sets this model before the prompt."""
     timeout: float | None = None

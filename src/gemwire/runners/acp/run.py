@@ -33,8 +33,8 @@ async def run_acp(
     elicitation_handler: ElicitationHandler | None = None,
 ) -> AsyncGenerator[AcpTurn]:
     """Start the agent, open a session (or load ``options.load_session``, or continue
-    ``options.resume_session``), set
-    ``options.mode`` / ``options.model``, and send ``prompt``: one turn, start to end.
+    ``options.resume_session``; the client puts it in ``options.mode``), set
+    ``options.model``, and send ``prompt``: one turn, start to end.
     ``channel``: the agent's, if not the process of ``options.command`` (`AcpClient`).
 
     Iterate the turn for events (``session_started`` first) and read ``turn.result``.
@@ -58,8 +58,6 @@ async def run_acp(
             session = await client.continue_session(options.resume_session)
         else:
             session = await client.new_session()
-        if options.mode:
-            await session.set_mode(options.mode)
         if options.model:
             await session.set_model(options.model)
         async with session.prompt(prompt) as turn:
