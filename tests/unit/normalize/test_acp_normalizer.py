@@ -41,8 +41,8 @@ def norm() -> AcpNormalizer:
 
 
 def upd(update_kind: str, **fields: Any) -> SessionUpdate:
-    typ = acp.SESSION_UPDATE_TYPES[update_kind]
-    return SessionUpdate(session_id=S, kind=update_kind, update=msgspec.convert(fields, typ))
+    typ = acp.update.KINDS[update_kind]
+    return SessionUpdate(session_id=S, update=msgspec.convert(fields, typ))
 
 
 def test_text_thoughts_and_answer_across_tool_calls() -> None:

@@ -151,7 +151,11 @@ class SessionRouter:
             self._early.append(item)  # for a session whose session/new answer is on its way
         else:
             raw = (
-                item.raw if isinstance(item, UnknownUpdate) else msgspec.json.encode(item).decode()
+                item.raw
+                if isinstance(item, UnknownUpdate)
+                else msgspec.json.encode(
+                    {"sessionId": item.session_id, "update": item.update}
+                ).decode()
             )
             self.broadcast([self._unknown("session/update", raw, item.session_id)])
 
