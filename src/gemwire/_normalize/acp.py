@@ -17,7 +17,7 @@ row, in docs/acp.md.
 
 from __future__ import annotations
 
-from typing import Literal, assert_never
+from typing import assert_never
 
 import msgspec
 
@@ -25,13 +25,11 @@ from gemwire._normalize import acp_updates as updates
 from gemwire._normalize.acp_tool_calls import OpenCall, finished, text_of, unified_diff
 from gemwire._normalize.acp_usage import ReportedUsage, prompt_usage
 from gemwire._normalize.answer import Answer
-from gemwire._normalize.notices import notice
 from gemwire._normalize.open_calls import close_unreported
 from gemwire.events import (
     Event,
     Location,
     MessageDelta,
-    Notice,
     PermissionOption,
     PermissionRequested,
     PermissionResolved,
@@ -56,12 +54,6 @@ from gemwire.wire.acp import update as variant
 __all__ = ("AcpNormalizer", "prompt_text")
 
 _FINAL = ("completed", "failed")
-_SEVERITIES: dict[str, Literal["info", "warning", "error"]] = {
-    "info": "info",
-    "warning": "warning",
-    "error": "error",
-}
-"""A notice's severity; a custom or future one (``_vendor``) reads as ``info``."""
 
 
 def _untagged(update: variant.SessionUpdate) -> dict[str, object]:
@@ -176,7 +168,7 @@ class AcpNormalizer:
                 ]
                 return [PlanUpdated(agent=agent, session_id=sid, entries=entries)]
             case variant.Notice():
-                return [self._notice(update)]
+                return [updates.upstream_notice(agent, sid, update)]
             case variant.PlanUpdate():
                 return [updates.plan_updated(agent, sid, update)]
             case variant.PlanRemoved():
@@ -204,13 +196,6 @@ class AcpNormalizer:
         return [
             SessionUpdated(agent=agent, session_id=sid, update=item.kind, data=_untagged(update))
         ]
-
-    def _notice(self, update: acp.Notice) -> Notice:
-        severity = _SEVERITIES.get(update.severity, "info")
-        message = (
-            update.title if not update.description else f"{update.title}: {update.description}"
-        )
-        return notice(self._agent, self._session_id, message, severity=severity, source="upstream")
 
     def _close_rejected(self, item: SessionUpdate | UnknownUpdate) -> list[Event]:
         """Finish rejected calls once the agent has moved on without a word about them."""

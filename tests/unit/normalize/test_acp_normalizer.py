@@ -229,7 +229,7 @@ def test_replayed_history_is_marked_and_not_part_of_the_answer() -> None:
 
 
 def test_gemini_quota_meta_and_standard_usage() -> None:
-    quota = {
+    quota: dict[str, object] = {
         "quota": {
             "token_count": {"input_tokens": 250, "output_tokens": 25},
             "model_usage": [

@@ -8,7 +8,7 @@ decodes to, and what the agent must have advertised for it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Generic, TypeAlias, TypeVar, cast
+from typing import Generic, TypeAlias, TypeVar, cast
 
 from gemwire.errors import AgentRequestFailed
 from gemwire.wire import acp
@@ -49,7 +49,7 @@ class Call(Generic[R]):
 
     __slots__ = ("method", "params", "result_type")
 
-    def __init__(self, method: str, params: Any, result_type: type[R] | object) -> None:
+    def __init__(self, method: str, params: object, result_type: type[R] | object) -> None:
         self.method = method
         self.params = params
         self.result_type = result_type
@@ -68,7 +68,7 @@ def initialize(params: acp.InitializeRequest) -> Call[acp.InitializeResponse]:
     return Call(_A["initialize"], params, acp.InitializeResponse)
 
 
-def authenticate(params: acp.AuthenticateRequest | dict[str, Any]) -> Call[Json]:
+def authenticate(params: acp.AuthenticateRequest | dict[str, object]) -> Call[Json]:
     return Call[Json](_A["authenticate"], params, object)
 
 

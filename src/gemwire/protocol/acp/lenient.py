@@ -17,7 +17,7 @@ the whole result, and a list's items are dropped only where the list itself is o
 from __future__ import annotations
 
 import types
-from typing import Any, Union, get_args, get_origin
+from typing import Union, get_args, get_origin
 
 import msgspec
 
@@ -41,7 +41,7 @@ def lenient(result_type: object, data: bytes) -> tuple[bytes, list[str]] | None:
     return msgspec.json.encode(fitted), dropped
 
 
-def _fit(typ: Any, value: Any, path: str, dropped: list[str], *, optional: bool) -> Any:
+def _fit(typ: object, value: object, path: str, dropped: list[str], *, optional: bool) -> object:
     typ = _present(typ)
     if isinstance(typ, type) and issubclass(typ, msgspec.Struct) and isinstance(value, dict):
         fitted = dict(value)
@@ -70,7 +70,7 @@ def _fit(typ: Any, value: Any, path: str, dropped: list[str], *, optional: bool)
     return value
 
 
-def _present(typ: Any) -> Any:
+def _present(typ: object) -> object:
     """``X`` of ``X | None`` (a part that is there is an ``X``), else ``typ``."""
     if get_origin(typ) in (Union, types.UnionType):
         others = [t for t in get_args(typ) if t is not type(None)]
@@ -79,7 +79,7 @@ def _present(typ: Any) -> Any:
     return typ
 
 
-def _fits(typ: Any, value: Any) -> bool:
+def _fits(typ: object, value: object) -> bool:
     try:
         msgspec.convert(value, typ)
     except msgspec.ValidationError:

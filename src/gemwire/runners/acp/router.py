@@ -11,7 +11,6 @@ the caller waits for its answer.
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from typing import Any
 
 import anyio
 import msgspec
@@ -56,7 +55,7 @@ class SessionRouter:
         self,
         context: SessionContext,
         task_group: TaskGroup,
-        serve: Callable[[AgentRequest], Coroutine[Any, Any, None]],
+        serve: Callable[[AgentRequest], Coroutine[object, object, None]],
     ) -> None:
         self._context = context
         self._tg = task_group

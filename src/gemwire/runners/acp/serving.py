@@ -159,13 +159,14 @@ class AgentRequestServer:
         answer = ElicitationAnswer(action="decline")
         if params.mode in ("form", "url"):
             schema = params.requested_schema or {}
+            properties, required = schema.get("properties"), schema.get("required")
             request = ElicitationRequest(
                 request_id=request_id,
                 session_id=params.session_id,
                 mode=params.mode,  # type: ignore[arg-type]
                 message=message,
-                fields=dict(schema.get("properties") or {}),
-                required=[str(name) for name in schema.get("required") or []],
+                fields=dict(properties) if isinstance(properties, dict) else {},
+                required=[str(name) for name in required] if isinstance(required, list) else [],
                 url=params.url,
                 tool_call_id=params.tool_call_id,
             )

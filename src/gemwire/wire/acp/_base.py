@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 from msgspec import UNSET, UnsetType
 
@@ -18,4 +16,4 @@ class AcpStruct(
     omit_defaults=True,
     repr_omit_defaults=True,
 ):
-    meta: dict[str, Any] | UnsetType = msgspec.field(default=UNSET, name="_meta")
+    meta: dict[str, object] | UnsetType = msgspec.field(default=UNSET, name="_meta")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -63,7 +63,7 @@ class Plan(AcpStruct, frozen=True, kw_only=True):
 class AvailableCommand(AcpStruct, frozen=True, kw_only=True):
     name: str
     description: str = ""
-    input: dict[str, Any] | None = None
+    input: dict[str, object] | None = None
 
 
 class AvailableCommandsUpdate(AcpStruct, frozen=True, kw_only=True):
@@ -75,7 +75,7 @@ class CurrentModeUpdate(AcpStruct, frozen=True, kw_only=True):
 
 
 class ConfigOptionUpdate(AcpStruct, frozen=True, kw_only=True):
-    config_options: list[dict[str, Any]]
+    config_options: list[dict[str, object]]
     """Each a ``SessionConfigOption`` (select or boolean), kept as sent."""
 
 
@@ -153,7 +153,7 @@ class PlanRemoved(AcpStruct, frozen=True, kw_only=True):
 
 
 class SubagentSessionCapabilities(AcpStruct, frozen=True, kw_only=True):
-    cancel: dict[str, Any] | None = None
+    cancel: dict[str, object] | None = None
     """Present: the parent may ``session/cancel`` the child."""
 
 
