@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import types
 from collections.abc import Callable
-from typing import Literal, Union, get_args, get_origin
+from typing import Annotated, Literal, Union, get_args, get_origin
 
 import msgspec
 from hypothesis import strategies as st
@@ -29,6 +29,8 @@ json_values = st.recursive(
 def of_type(typ: object) -> st.SearchStrategy[object]:
     """JSON data that decodes as ``typ``."""
     origin = get_origin(typ)
+    if origin is Annotated:  # constraints for msgspec (a JSON schema): the type itself
+        return of_type(get_args(typ)[0])
     if origin in (Union, types.UnionType):
         options = [t for t in get_args(typ) if t is not msgspec.UnsetType]
         return st.one_of([of_type(t) for t in options])
