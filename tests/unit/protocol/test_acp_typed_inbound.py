@@ -32,7 +32,9 @@ from gemwire.protocol.acp import (
     ROUTES,
     AcpClientConnection,
     AgentRequest,
+    ProtocolViolation,
     SessionUpdate,
+    UnknownUpdate,
     UnservedRequest,
 )
 from gemwire.wire import acp
@@ -140,3 +142,50 @@ async def test_a_route_refuses_params_of_another_method() -> None:
     params = acp.ReadTextFileRequest(session_id="s", path="/a")
     with pytest.raises(TypeError, match="ReadTextFileRequest is not KillTerminalRequest"):
         await ROUTES["terminal/kill"].serve(object(), 1, params)  # type: ignore[arg-type]
+
+
+def test_a_malformed_optional_part_of_an_update_or_request_is_dropped_and_said() -> None:
+    conn = AcpClientConnection()
+    update = (
+        b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":'
+        b'{"sessionUpdate":"tool_call","toolCallId":"t","title":"x","locations":"nowhere"}}}'
+    )
+    read = (
+        b'{"jsonrpc":"2.0","id":2,"method":"fs/read_text_file",'
+        b'"params":{"sessionId":"s","path":"/a","line":"ten"}}'
+    )
+    violation, kept = conn.receive_message(update)
+    assert isinstance(violation, ProtocolViolation)
+    assert violation.reason == (
+        "dropped $.locations of a tool_call update: it does not fit its type"
+    )
+    assert kept == SessionUpdate(
+        session_id="s", update=acp.update.ToolCall(tool_call_id="t", title="x")
+    )
+    violation, asked = conn.receive_message(read)
+    assert isinstance(violation, ProtocolViolation)
+    assert violation.reason == (
+        "dropped $.line of the params of fs/read_text_file: it does not fit its type"
+    )
+    assert asked == AgentRequest(
+        id=2, method="fs/read_text_file", params=acp.ReadTextFileRequest(session_id="s", path="/a")
+    )
+
+
+def test_a_malformed_required_part_still_fails_the_update_and_the_request() -> None:
+    conn = AcpClientConnection()
+    [update] = conn.receive_message(
+        b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":'
+        b'{"sessionUpdate":"tool_call","toolCallId":7,"title":"x"}}}'
+    )
+    [request] = conn.receive_message(
+        b'{"jsonrpc":"2.0","id":3,"method":"fs/read_text_file","params":{"sessionId":"s"}}'
+    )
+    assert isinstance(update, UnknownUpdate)
+    assert update.reason == "Expected `str`, got `int` - at `$.toolCallId`"
+    assert request == UnservedRequest(
+        id=3,
+        method="fs/read_text_file",
+        code=-32602,
+        message="Invalid params: Object missing required field `path`",
+    )

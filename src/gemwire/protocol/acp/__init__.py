@@ -5,9 +5,11 @@
 agent's requests (``session/request_permission``, ``fs/*``, ``terminal/*``) into the
 params types of their `ROUTES`, and
 the results of the client's own requests into their response types. What it cannot
-type never raises: an update of an unknown kind or shape is an `UnknownUpdate`, a
-request it cannot serve an `UnservedRequest` (the caller answers it with an error), an
-unreadable result an `AgentError` plus a `ProtocolViolation`. A message holding lone
+type never raises: a malformed optional part of an update, a request or a result is
+dropped, a `ProtocolViolation` saying so (``lenient``); an update of an unknown kind, or
+whose required part does not fit, is an `UnknownUpdate`, a request it cannot serve an
+`UnservedRequest` (the caller answers it with an error), an unreadable result an
+`AgentError` plus a `ProtocolViolation`. A message holding lone
 surrogates is read with U+FFFD for each, after a `LoneSurrogates` record.
 
 The typed requests of the client are in ``calls``, the items in ``items``, the agent's

@@ -134,14 +134,14 @@ class AcpClientConnection:
         for message in messages:
             match message:
                 case Notification(method="session/update"):
-                    items.append(_session_update(message.params))
+                    items.extend(_session_update(message.params))
                 case Notification():
                     params = (
                         None if message.params is None else message.params.decode(errors="replace")
                     )
                     items.append(AgentNotification(method=message.method, params=params))
                 case Request():
-                    items.append(_request(message))
+                    items.extend(_request(message))
                 case Response():
                     items.extend(_result(message, self._result_types.pop(message.id, None)))
                 case ErrorResponse():  # an `AgentError` as it is
@@ -152,44 +152,64 @@ class AcpClientConnection:
         return items
 
 
-def _session_update(params: bytes | None) -> SessionUpdate | UnknownUpdate:
+def _session_update(params: bytes | None) -> list[AcpItem]:
     raw = (params or b"").decode(errors="replace")
     try:
         notification = _notification_decoder.decode(params or b"null")
         kind = _kind_decoder.decode(notification.update).sessionUpdate
     except DECODE_ERRORS as exc:
-        return UnknownUpdate(session_id=None, kind=None, raw=raw, reason=str(exc))
+        return [UnknownUpdate(session_id=None, kind=None, raw=raw, reason=str(exc))]
+    session_id = notification.session_id
     if kind is None or kind not in acp.update.KINDS:
         reason = f"unknown session update kind {kind!r}"
-        return UnknownUpdate(session_id=notification.session_id, kind=kind, raw=raw, reason=reason)
+        return [UnknownUpdate(session_id=session_id, kind=kind, raw=raw, reason=reason)]
+    data = bytes(notification.update)
     try:
-        update = _update_decoder.decode(notification.update)
+        return [SessionUpdate(session_id=session_id, update=_update_decoder.decode(data))]
     except DECODE_ERRORS as exc:
-        return UnknownUpdate(
-            session_id=notification.session_id, kind=kind, raw=raw, reason=str(exc)
-        )
-    return SessionUpdate(session_id=notification.session_id, update=update)
+        fitted = lenient(acp.update.KINDS[kind], data)
+        if fitted is None:  # a required part does not fit
+            return [UnknownUpdate(session_id=session_id, kind=kind, raw=raw, reason=str(exc))]
+    kept, dropped = fitted
+    update = SessionUpdate(session_id=session_id, update=_update_decoder.decode(kept))
+    return [*_dropped(f"a {kind} update", dropped, data), update]
 
 
-def _request(message: Request) -> AgentRequest | UnservedRequest:
+def _dropped(what: str, paths: list[str], data: bytes) -> list[ProtocolViolation]:
+    """A record of each malformed optional part dropped from ``what`` (`lenient`)."""
+    line = data[:2000].decode(errors="replace")
+    return [
+        ProtocolViolation(reason=f"dropped {path} of {what}: it does not fit its type", line=line)
+        for path in paths
+    ]
+
+
+def _request(message: Request) -> list[AcpItem]:
     route = ROUTES.get(message.method)
     if route is None:
-        return UnservedRequest(
-            id=message.id,
-            method=message.method,
-            code=METHOD_NOT_FOUND,
-            message=f"Method not found: {message.method}",
-        )
+        return [
+            UnservedRequest(
+                id=message.id,
+                method=message.method,
+                code=METHOD_NOT_FOUND,
+                message=f"Method not found: {message.method}",
+            )
+        ]
+    data = message.params or b"null"
     try:
-        params = route.decode(message.params or b"null")
+        return [AgentRequest(id=message.id, method=message.method, params=route.decode(data))]
     except DECODE_ERRORS as exc:
-        return UnservedRequest(
-            id=message.id,
-            method=message.method,
-            code=INVALID_PARAMS,
-            message=f"Invalid params: {exc}",
-        )
-    return AgentRequest(id=message.id, method=message.method, params=params)
+        fitted = lenient(route.params, data)
+        if fitted is None:  # a required part does not fit
+            invalid = f"Invalid params: {exc}"
+            return [
+                UnservedRequest(
+                    id=message.id, method=message.method, code=INVALID_PARAMS, message=invalid
+                )
+            ]
+    kept, dropped = fitted
+    request = AgentRequest(id=message.id, method=message.method, params=route.decode(kept))
+    return [*_dropped(f"the params of {message.method}", dropped, data), request]
 
 
 def _result(message: Response, result_type: object) -> list[AcpItem]:
@@ -200,12 +220,10 @@ def _result(message: Response, result_type: object) -> list[AcpItem]:
     except DECODE_ERRORS as exc:
         fitted = lenient(result_type, message.result)
         if fitted is not None:  # a malformed optional part: dropped, and said
-            line = message.result[:2000].decode(errors="replace")
-            reason = f"dropped %s of the result of {message.method}: it does not fit its type"
             kept, dropped = fitted
             result = _decoder_for(result_type).decode(kept)
             return [
-                *(ProtocolViolation(reason=reason % path, line=line) for path in dropped),
+                *_dropped(f"the result of {message.method}", dropped, message.result),
                 AgentResult(id=message.id, method=message.method, result=result),
             ]
         reason = f"the result of {message.method} does not fit its type: {exc}"

@@ -1,4 +1,5 @@
-"""`lenient`: a result that does not fit its type, with its malformed optional parts dropped.
+"""`lenient`: a message part (a result, an update, a request's params) that does not fit its
+type, with its malformed optional parts dropped.
 
 Peers are lax where the schema marks a part optional: qwen serve 0.24.4 answers
 ``session/new`` with ``models.availableModels: [{"id": ...}]`` (no ``modelId``), and both
