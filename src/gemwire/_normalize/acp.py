@@ -17,7 +17,7 @@ row, in docs/acp.md.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import assert_never
 
 import msgspec
 
@@ -25,13 +25,11 @@ from gemwire._normalize import acp_updates as updates
 from gemwire._normalize.acp_tool_calls import OpenCall, finished, text_of, unified_diff
 from gemwire._normalize.acp_usage import ReportedUsage, prompt_usage
 from gemwire._normalize.answer import Answer
-from gemwire._normalize.notices import notice
 from gemwire._normalize.open_calls import close_unreported
 from gemwire.events import (
     Event,
     Location,
     MessageDelta,
-    Notice,
     PermissionOption,
     PermissionRequested,
     PermissionResolved,
@@ -51,25 +49,18 @@ from gemwire.events import (
 )
 from gemwire.protocol.acp import SessionUpdate, UnknownUpdate
 from gemwire.wire import acp
+from gemwire.wire.acp import update as variant
 
 __all__ = ("AcpNormalizer", "prompt_text")
 
 _FINAL = ("completed", "failed")
-_STATE_UPDATES = (
-    "available_commands_update",
-    "current_mode_update",
-    "config_option_update",
-    "session_info_update",
-    "usage_update",
-    "compaction_update",
-    "compaction_summary_chunk",
-)
-_SEVERITIES: dict[str, Literal["info", "warning", "error"]] = {
-    "info": "info",
-    "warning": "warning",
-    "error": "error",
-}
-"""A notice's severity; a custom or future one (``_vendor``) reads as ``info``."""
+
+
+def _untagged(update: variant.SessionUpdate) -> dict[str, object]:
+    """An update's fields as sent, without its ``sessionUpdate`` tag."""
+    data: dict[str, object] = msgspec.to_builtins(update)
+    del data["sessionUpdate"]
+    return data
 
 
 def prompt_text(prompt: list[acp.ContentBlock]) -> str:
@@ -159,49 +150,58 @@ class AcpNormalizer:
         if isinstance(item, UnknownUpdate):
             return [Unknown(agent=agent, session_id=sid, upstream_type=item.kind, raw=item.raw)]
         update = item.update
-        match item.kind:
-            case "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk":
-                return self._chunk(item.kind, update)
-            case "tool_call":
+        match update:
+            case (
+                variant.AgentMessageChunk()
+                | variant.AgentThoughtChunk()
+                | variant.UserMessageChunk()
+            ):
+                return self._chunk(update)
+            case variant.ToolCall():
                 return self._tool_call(update)
-            case "tool_call_update":
+            case variant.ToolCallUpdate():
                 return self._tool_call_update(update)
-            case "plan":
+            case variant.Plan():
                 entries = [
                     PlanEntry(content=e.content, status=e.status, priority=e.priority)
                     for e in update.entries
                 ]
                 return [PlanUpdated(agent=agent, session_id=sid, entries=entries)]
-            case "notice":
-                return [self._notice(update)]
-            case "plan_update":
+            case variant.Notice():
+                return [updates.upstream_notice(agent, sid, update)]
+            case variant.PlanUpdate():
                 return [updates.plan_updated(agent, sid, update)]
-            case "plan_removed":
+            case variant.PlanRemoved():
                 return [updates.plan_removed(agent, sid, update)]
-            case "subagent_update":
+            case variant.SubagentUpdate():
                 return [updates.subagent_updated(agent, sid, update)]
-            case "session_message" | "session_message_chunk":
+            case variant.SessionMessage() | variant.SessionMessageChunk():
                 return [updates.session_message(agent, sid, update)]
-            case kind if kind in _STATE_UPDATES:
-                if kind == "usage_update" and not self._replaying:
+            case variant.UsageUpdate():
+                if not self._replaying:
                     self._usage.feed(update)
-                elif kind == "config_option_update":
-                    self._model = updates.config_model(update.config_options) or self._model
-                data = msgspec.to_builtins(update)
-                return [SessionUpdated(agent=agent, session_id=sid, update=kind, data=data)]
-        raise TypeError(f"not a session update kind: {item.kind!r}")
-
-    def _notice(self, update: acp.Notice) -> Notice:
-        severity = _SEVERITIES.get(update.severity, "info")
-        message = (
-            update.title if not update.description else f"{update.title}: {update.description}"
-        )
-        return notice(self._agent, self._session_id, message, severity=severity, source="upstream")
+            case variant.ConfigOptionUpdate():
+                self._model = updates.config_model(update.config_options) or self._model
+            case (
+                variant.AvailableCommandsUpdate()
+                | variant.CurrentModeUpdate()
+                | variant.SessionInfoUpdate()
+                | variant.CompactionUpdate()
+                | variant.CompactionSummaryChunk()
+            ):
+                pass
+            case _:
+                assert_never(update)
+        # The session's state (commands, mode, config, title, usage, compaction): as sent.
+        return [
+            SessionUpdated(agent=agent, session_id=sid, update=item.kind, data=_untagged(update))
+        ]
 
     def _close_rejected(self, item: SessionUpdate | UnknownUpdate) -> list[Event]:
         """Finish rejected calls once the agent has moved on without a word about them."""
+        update = item.update if isinstance(item, SessionUpdate) else None
         about = (
-            getattr(item.update, "tool_call_id", None) if isinstance(item, SessionUpdate) else None
+            update.tool_call_id if isinstance(update, acp.ToolCall | acp.ToolCallUpdate) else None
         )
         rejected = [
             call_id
@@ -210,16 +210,20 @@ class AcpNormalizer:
         ]
         return [event for call_id in rejected for event in self._finish_unreported(call_id)]
 
-    def _chunk(self, kind: str, chunk: acp.ContentChunk) -> list[Event]:
+    def _chunk(
+        self,
+        chunk: variant.UserMessageChunk | variant.AgentMessageChunk | variant.AgentThoughtChunk,
+    ) -> list[Event]:
         agent, sid = self._agent, self._session_id
         content = chunk.content
         if not isinstance(content, acp.TextContent):
-            raw = msgspec.json.encode(chunk).decode()
+            raw = msgspec.json.encode(_untagged(chunk)).decode()
+            kind = variant.KIND_OF[type(chunk)]
             return [Unknown(agent=agent, session_id=sid, upstream_type=kind, raw=raw)]
         text = content.text
-        if kind == "user_message_chunk":
+        if isinstance(chunk, variant.UserMessageChunk):
             return [UserMessage(agent=agent, session_id=sid, text=text)]
-        if kind == "agent_thought_chunk":
+        if isinstance(chunk, variant.AgentThoughtChunk):
             return [ThoughtDelta(agent=agent, session_id=sid, text=text)]
         mode = updates.in_band_mode(agent, text)
         if mode is not None:  # the agent's mode changed: not words of its answer

@@ -4,7 +4,7 @@ reads as output, a unified diff and changed files."""
 from __future__ import annotations
 
 import difflib
-from typing import Any, Literal
+from typing import Literal
 
 import msgspec
 
@@ -37,7 +37,7 @@ class OpenCall:
         self.status = update.status or "pending"
         self.content: list[acp.ToolCallContent] = update.content or []
         self.locations: list[acp.ToolCallLocation] = update.locations or []
-        self.raw_output: Any = update.raw_output
+        self.raw_output: object = update.raw_output
         self.rejected: str | None = None
         self.cancelled = False
         """Open when the client cancelled the turn: it ends ``cancelled``, whatever the

@@ -1,4 +1,4 @@
-"""The ACP update kinds of schema 1.24 that have events of their own: plans by id, subagents,
+"""The ACP update kinds that have events of their own: the agent's notices, plans by id, subagents,
 messages between sessions, and Gemini CLI's mode marker in message text.
 
 Pure functions of one update each (the reducer in `gemwire._normalize.acp` calls them); the
@@ -13,12 +13,15 @@ mapping is documented, row by row, in docs/acp.md.
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Literal
 
 from msgspec import UNSET
 
+from gemwire._normalize.notices import notice
 from gemwire.events import (
     Event,
+    Notice,
     PlanEntry,
     PlanRemoved,
     PlanUpdated,
@@ -39,6 +42,7 @@ __all__ = (
     "session_message",
     "subagent_updated",
     "token_usage",
+    "upstream_notice",
 )
 
 _MODE_MARKERS: dict[str, re.Pattern[str]] = {
@@ -69,11 +73,26 @@ def mode_changed(agent: str, session_id: str, mode: str) -> SessionUpdated:
     )
 
 
-def config_model(options: list[dict[str, Any]]) -> str | None:
+def config_model(options: Sequence[Mapping[str, object]]) -> str | None:
     """The current value of the config option of category ``model``, if any."""
     option = next((o for o in options if o.get("category") == "model"), None)
     value = option.get("currentValue") if option is not None else None
     return value if isinstance(value, str) else None
+
+
+_SEVERITIES: dict[str, Literal["info", "warning", "error"]] = {
+    "info": "info",
+    "warning": "warning",
+    "error": "error",
+}
+"""A notice's severity; a custom or future one (``_vendor``) reads as ``info``."""
+
+
+def upstream_notice(agent: str, session_id: str, update: acp.Notice) -> Notice:
+    """The agent's own ``notice`` update."""
+    severity = _SEVERITIES.get(update.severity, "info")
+    message = update.title if not update.description else f"{update.title}: {update.description}"
+    return notice(agent, session_id, message, severity=severity, source="upstream")
 
 
 def plan_updated(agent: str, session_id: str, update: acp.PlanUpdate) -> PlanUpdated:

@@ -4,7 +4,6 @@ Gemini CLI's ``_meta.quota``), and what the agent's ``usage_update``s add to it.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -107,7 +106,7 @@ class ReportedUsage:
         if model:  # Codex names its model "gpt-5.5[medium]": the model and its effort
             model = _EFFORT.sub("", model)
         if usage is not None:
-            fields: dict[str, Any] = {}
+            fields: dict[str, object] = {}
             if not usage.by_model and model:
                 fields["by_model"] = {model: model_usage(usage)}
             if self._used is not None and self._size is not None:

@@ -174,7 +174,7 @@ class Spare:
                         answered = len(self.said)
             match items:
                 case [protocol.AgentResult(result=result)]:
-                    return request, result, answered
+                    return request, call.result_of(result), answered
                 case [protocol.AgentError(error=error)]:
                     masker = Masker(known_secrets(self.options.environment()))
                     raise AgentRequestFailed(

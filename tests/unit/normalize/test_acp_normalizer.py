@@ -41,8 +41,8 @@ def norm() -> AcpNormalizer:
 
 
 def upd(update_kind: str, **fields: Any) -> SessionUpdate:
-    typ = acp.SESSION_UPDATE_TYPES[update_kind]
-    return SessionUpdate(session_id=S, kind=update_kind, update=msgspec.convert(fields, typ))
+    typ = acp.update.KINDS[update_kind]
+    return SessionUpdate(session_id=S, update=msgspec.convert(fields, typ))
 
 
 def test_text_thoughts_and_answer_across_tool_calls() -> None:
@@ -229,7 +229,7 @@ def test_replayed_history_is_marked_and_not_part_of_the_answer() -> None:
 
 
 def test_gemini_quota_meta_and_standard_usage() -> None:
-    quota = {
+    quota: dict[str, object] = {
         "quota": {
             "token_count": {"input_tokens": 250, "output_tokens": 25},
             "model_usage": [

@@ -214,9 +214,7 @@ def test_session_updates_are_typed_by_kind_and_unknown_ones_kept_raw() -> None:
         + update({"sessionUpdate": "plan", "entries": "not a list"})
     )
     assert items[0] == SessionUpdate(
-        session_id="s",
-        kind="tool_call",
-        update=acp.ToolCall(tool_call_id="t", title="x", kind="edit"),
+        session_id="s", update=acp.update.ToolCall(tool_call_id="t", title="x", kind="edit")
     )
     assert isinstance(items[1], UnknownUpdate)
     assert (items[1].kind, items[1].reason) == (

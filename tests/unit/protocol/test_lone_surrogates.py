@@ -245,12 +245,12 @@ def test_acp_agent_request_and_update_are_typed_after_a_record() -> None:
         b'{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"\\ude00"}}}}\n'
     )
     params = acp.WriteTextFileRequest(session_id="s", path="/w/a.txt", content="cut \ufffd")
-    chunk = acp.ContentChunk(content=acp.TextContent(text="\ufffd"))
+    chunk = acp.update.AgentMessageChunk(content=acp.TextContent(text="\ufffd"))
     assert conn.receive_data(write + update) == [
         LoneSurrogates(count=1),
         AgentRequest(id=3, method="fs/write_text_file", params=params),
         LoneSurrogates(count=1),
-        SessionUpdate(session_id="s", kind="agent_message_chunk", update=chunk),
+        SessionUpdate(session_id="s", update=chunk),
     ]
     assert params.meta is UNSET
 

@@ -8,7 +8,7 @@ decodes to, and what the agent must have advertised for it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeAlias, TypeVar, cast
 
 from gemwire.errors import AgentRequestFailed
 from gemwire.wire import acp
@@ -49,13 +49,18 @@ class Call(Generic[R]):
 
     __slots__ = ("method", "params", "result_type")
 
-    def __init__(self, method: str, params: Any, result_type: type[R]) -> None:
+    def __init__(self, method: str, params: object, result_type: type[R] | object) -> None:
         self.method = method
         self.params = params
         self.result_type = result_type
 
+    def result_of(self, result: object) -> R:
+        """The result of this call's `AgentResult`: the connection decoded it as
+        ``result_type``, so it is an ``R``."""
+        return cast(R, result)
 
-Json = Any
+
+Json: TypeAlias = bool | int | float | str | list["Json"] | dict[str, "Json"] | None
 """A result kept as plain JSON (these methods answer ``{}``, or ``null``, or a few fields)."""
 
 
@@ -63,8 +68,8 @@ def initialize(params: acp.InitializeRequest) -> Call[acp.InitializeResponse]:
     return Call(_A["initialize"], params, acp.InitializeResponse)
 
 
-def authenticate(params: acp.AuthenticateRequest | dict[str, Any]) -> Call[Json]:
-    return Call(_A["authenticate"], params, object)
+def authenticate(params: acp.AuthenticateRequest | dict[str, object]) -> Call[Json]:
+    return Call[Json](_A["authenticate"], params, object)
 
 
 def new_session(params: acp.NewSessionRequest) -> Call[acp.NewSessionResponse]:
@@ -80,15 +85,15 @@ def resume_session(params: acp.ResumeSessionRequest) -> Call[acp.ResumeSessionRe
 
 
 def close_session(params: acp.CloseSessionRequest) -> Call[Json]:
-    return Call(_A["session_close"], params, object)
+    return Call[Json](_A["session_close"], params, object)
 
 
 def delete_session(params: acp.DeleteSessionRequest) -> Call[Json]:
-    return Call(_A["session_delete"], params, object)
+    return Call[Json](_A["session_delete"], params, object)
 
 
 def logout() -> Call[Json]:
-    return Call(_A["logout"], {}, object)
+    return Call[Json](_A["logout"], {}, object)
 
 
 def fork_session(params: acp.ForkSessionRequest) -> Call[acp.ForkSessionResponse]:
@@ -104,15 +109,15 @@ def prompt(params: acp.PromptRequest) -> Call[acp.PromptResponse]:
 
 
 def set_mode(params: acp.SetSessionModeRequest) -> Call[Json]:
-    return Call(_A["session_set_mode"], params, object)
+    return Call[Json](_A["session_set_mode"], params, object)
 
 
 def set_model(params: acp.SetSessionModelRequest) -> Call[Json]:
-    return Call(_A["session_set_model"], params, object)
+    return Call[Json](_A["session_set_model"], params, object)
 
 
 def set_config_option(params: acp.SetSessionConfigOptionRequest) -> Call[Json]:
-    return Call(_A["session_set_config_option"], params, object)
+    return Call[Json](_A["session_set_config_option"], params, object)
 
 
 def check_protocol_version(response: acp.InitializeResponse) -> None:

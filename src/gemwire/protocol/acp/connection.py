@@ -3,22 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 import msgspec
 
-from gemwire.protocol.acp.calls import Call
+from gemwire.protocol.acp.calls import Call, R
 from gemwire.protocol.acp.items import (
     AcpItem,
     AgentError,
     AgentNotification,
     AgentRequest,
     AgentResult,
+    AgentResultValue,
     SessionUpdate,
     UnknownUpdate,
     UnservedRequest,
 )
 from gemwire.protocol.acp.lenient import lenient
+from gemwire.protocol.acp.routes import ROUTES
 from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES
 from gemwire.protocol.jsonrpc import (
     DECODE_ERRORS,
@@ -41,22 +42,13 @@ from gemwire.wire.jsonrpc import (
 
 __all__ = ("REQUEST_TYPES", "RESULT_TYPES", "AcpClientConnection")
 
-_M = acp.CLIENT_METHODS
 REQUEST_TYPES: dict[str, type[msgspec.Struct]] = {
-    _M["session_request_permission"]: acp.RequestPermissionRequest,
-    _M["fs_read_text_file"]: acp.ReadTextFileRequest,
-    _M["fs_write_text_file"]: acp.WriteTextFileRequest,
-    _M["terminal_create"]: acp.CreateTerminalRequest,
-    _M["terminal_output"]: acp.TerminalOutputRequest,
-    _M["terminal_wait_for_exit"]: acp.WaitForTerminalExitRequest,
-    _M["terminal_kill"]: acp.KillTerminalRequest,
-    _M["terminal_release"]: acp.ReleaseTerminalRequest,
-    _M["elicitation_create"]: acp.CreateElicitationRequest,
+    method: route.params for method, route in ROUTES.items()
 }
-"""The agent-to-client requests a client may serve, and their params types."""
+"""The agent-to-client requests a client may serve, and their params types (`ROUTES`)."""
 
 _A = acp.AGENT_METHODS
-RESULT_TYPES: dict[str, type[Any]] = {
+RESULT_TYPES: dict[str, object] = {
     _A["initialize"]: acp.InitializeResponse,
     _A["session_new"]: acp.NewSessionResponse,
     _A["session_load"]: acp.LoadSessionResponse,
@@ -74,12 +66,14 @@ class _Kind(msgspec.Struct, frozen=True):
 
 _notification_decoder = msgspec.json.Decoder(acp.SessionNotification)
 _kind_decoder = msgspec.json.Decoder(_Kind)
+_update_decoder = msgspec.json.Decoder(acp.update.SessionUpdate)
 
 
-_decoders: dict[type[Any], msgspec.json.Decoder[Any]] = {}
+_decoders: dict[object, msgspec.json.Decoder[AgentResultValue]] = {}
 
 
-def _decoder_for(typ: type[Any]) -> msgspec.json.Decoder[Any]:
+def _decoder_for(typ: object) -> msgspec.json.Decoder[AgentResultValue]:
+    """The decoder of a result type (a `Call`'s, `RESULT_TYPES`', or ``object``)."""
     decoder = _decoders.get(typ)
     if decoder is None:
         decoder = _decoders[typ] = msgspec.json.Decoder(typ)
@@ -91,17 +85,17 @@ class AcpClientConnection:
 
     def __init__(self, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
         self._rpc = JsonRpcConnection(max_line_bytes=max_line_bytes)
-        self._result_types: dict[RequestId, type[Any]] = {}
+        self._result_types: dict[RequestId, object] = {}
 
     @property
     def pending(self) -> Mapping[RequestId, str]:
         return self._rpc.pending
 
-    def send_request(self, method: str, params: Any) -> tuple[RequestId, bytes]:
+    def send_request(self, method: str, params: object) -> tuple[RequestId, bytes]:
         """An untyped request: its result is typed by `RESULT_TYPES`, else plain JSON."""
         return self._rpc.send_request(method, params)
 
-    def send_call(self, call: Call[Any]) -> tuple[RequestId, bytes]:
+    def send_call(self, call: Call[R]) -> tuple[RequestId, bytes]:
         """A typed request: its `AgentResult` holds a ``call.result_type``."""
         request_id, data = self._rpc.send_request(call.method, call.params)
         self._result_types[request_id] = call.result_type
@@ -112,13 +106,15 @@ class AcpClientConnection:
         self._rpc.forget(request_id)
         self._result_types.pop(request_id, None)
 
-    def send_notification(self, method: str, params: Any) -> bytes:
+    def send_notification(self, method: str, params: object) -> bytes:
         return self._rpc.send_notification(method, params)
 
-    def send_result(self, request_id: RequestId, result: Any) -> bytes:
+    def send_result(self, request_id: RequestId, result: object) -> bytes:
         return self._rpc.send_result(request_id, result)
 
-    def send_error(self, request_id: RequestId, code: int, message: str, data: Any = None) -> bytes:
+    def send_error(
+        self, request_id: RequestId, code: int, message: str, data: object = None
+    ) -> bytes:
         return self._rpc.send_error(request_id, code, message, data)
 
     def close_pending(self) -> dict[RequestId, str]:
@@ -138,14 +134,14 @@ class AcpClientConnection:
         for message in messages:
             match message:
                 case Notification(method="session/update"):
-                    items.append(_session_update(message.params))
+                    items.extend(_session_update(message.params))
                 case Notification():
                     params = (
                         None if message.params is None else message.params.decode(errors="replace")
                     )
                     items.append(AgentNotification(method=message.method, params=params))
                 case Request():
-                    items.append(_request(message))
+                    items.extend(_request(message))
                 case Response():
                     items.extend(_result(message, self._result_types.pop(message.id, None)))
                 case ErrorResponse():  # an `AgentError` as it is
@@ -156,47 +152,67 @@ class AcpClientConnection:
         return items
 
 
-def _session_update(params: bytes | None) -> SessionUpdate | UnknownUpdate:
+def _session_update(params: bytes | None) -> list[AcpItem]:
     raw = (params or b"").decode(errors="replace")
     try:
         notification = _notification_decoder.decode(params or b"null")
         kind = _kind_decoder.decode(notification.update).sessionUpdate
     except DECODE_ERRORS as exc:
-        return UnknownUpdate(session_id=None, kind=None, raw=raw, reason=str(exc))
-    update_type = acp.SESSION_UPDATE_TYPES.get(kind or "")
-    if kind is None or update_type is None:
+        return [UnknownUpdate(session_id=None, kind=None, raw=raw, reason=str(exc))]
+    session_id = notification.session_id
+    if kind is None or kind not in acp.update.KINDS:
         reason = f"unknown session update kind {kind!r}"
-        return UnknownUpdate(session_id=notification.session_id, kind=kind, raw=raw, reason=reason)
+        return [UnknownUpdate(session_id=session_id, kind=kind, raw=raw, reason=reason)]
+    data = bytes(notification.update)
     try:
-        update = _decoder_for(update_type).decode(notification.update)
+        return [SessionUpdate(session_id=session_id, update=_update_decoder.decode(data))]
     except DECODE_ERRORS as exc:
-        return UnknownUpdate(
-            session_id=notification.session_id, kind=kind, raw=raw, reason=str(exc)
-        )
-    return SessionUpdate(session_id=notification.session_id, kind=kind, update=update)
+        fitted = lenient(acp.update.KINDS[kind], data)
+        if fitted is None:  # a required part does not fit
+            return [UnknownUpdate(session_id=session_id, kind=kind, raw=raw, reason=str(exc))]
+    kept, dropped = fitted
+    update = SessionUpdate(session_id=session_id, update=_update_decoder.decode(kept))
+    return [*_dropped(f"a {kind} update", dropped, data), update]
 
 
-def _request(message: Request) -> AgentRequest | UnservedRequest:
-    if message.method not in REQUEST_TYPES:
-        return UnservedRequest(
-            id=message.id,
-            method=message.method,
-            code=METHOD_NOT_FOUND,
-            message=f"Method not found: {message.method}",
-        )
+def _dropped(what: str, paths: list[str], data: bytes) -> list[ProtocolViolation]:
+    """A record of each malformed optional part dropped from ``what`` (`lenient`)."""
+    line = data[:2000].decode(errors="replace")
+    return [
+        ProtocolViolation(reason=f"dropped {path} of {what}: it does not fit its type", line=line)
+        for path in paths
+    ]
+
+
+def _request(message: Request) -> list[AcpItem]:
+    route = ROUTES.get(message.method)
+    if route is None:
+        return [
+            UnservedRequest(
+                id=message.id,
+                method=message.method,
+                code=METHOD_NOT_FOUND,
+                message=f"Method not found: {message.method}",
+            )
+        ]
+    data = message.params or b"null"
     try:
-        params = _decoder_for(REQUEST_TYPES[message.method]).decode(message.params or b"null")
+        return [AgentRequest(id=message.id, method=message.method, params=route.decode(data))]
     except DECODE_ERRORS as exc:
-        return UnservedRequest(
-            id=message.id,
-            method=message.method,
-            code=INVALID_PARAMS,
-            message=f"Invalid params: {exc}",
-        )
-    return AgentRequest(id=message.id, method=message.method, params=params)
+        fitted = lenient(route.params, data)
+        if fitted is None:  # a required part does not fit
+            invalid = f"Invalid params: {exc}"
+            return [
+                UnservedRequest(
+                    id=message.id, method=message.method, code=INVALID_PARAMS, message=invalid
+                )
+            ]
+    kept, dropped = fitted
+    request = AgentRequest(id=message.id, method=message.method, params=route.decode(kept))
+    return [*_dropped(f"the params of {message.method}", dropped, data), request]
 
 
-def _result(message: Response, result_type: type[Any] | None) -> list[AcpItem]:
+def _result(message: Response, result_type: object) -> list[AcpItem]:
     if result_type is None:  # an untyped request: typed by its method, if known
         result_type = RESULT_TYPES.get(message.method, object)
     try:
@@ -204,11 +220,10 @@ def _result(message: Response, result_type: type[Any] | None) -> list[AcpItem]:
     except DECODE_ERRORS as exc:
         fitted = lenient(result_type, message.result)
         if fitted is not None:  # a malformed optional part: dropped, and said
-            line = message.result[:2000].decode(errors="replace")
-            reason = f"dropped %s of the result of {message.method}: it does not fit its type"
-            result, dropped = fitted
+            kept, dropped = fitted
+            result = _decoder_for(result_type).decode(kept)
             return [
-                *(ProtocolViolation(reason=reason % path, line=line) for path in dropped),
+                *_dropped(f"the result of {message.method}", dropped, message.result),
                 AgentResult(id=message.id, method=message.method, result=result),
             ]
         reason = f"the result of {message.method} does not fit its type: {exc}"

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import msgspec
 
+from gemwire.protocol.acp.calls import Json
+from gemwire.protocol.acp.routes import AgentRequestParams
 from gemwire.protocol.framing import OversizedLine
 from gemwire.protocol.jsonrpc import ErrorResponse, LoneSurrogates, ProtocolViolation
+from gemwire.wire import acp
 from gemwire.wire.jsonrpc import RequestId
 
 __all__ = (
@@ -16,6 +17,7 @@ __all__ = (
     "AgentNotification",
     "AgentRequest",
     "AgentResult",
+    "AgentResultValue",
     "SessionUpdate",
     "UnknownUpdate",
     "UnservedRequest",
@@ -23,12 +25,15 @@ __all__ = (
 
 
 class SessionUpdate(msgspec.Struct, frozen=True, kw_only=True):
-    """A ``session/update`` of a known kind; ``update``'s type is
-    ``SESSION_UPDATE_TYPES[kind]``."""
+    """A ``session/update`` of a known kind: ``update`` is the variant of its kind."""
 
     session_id: str
-    kind: str
-    update: Any
+    update: acp.update.SessionUpdate
+
+    @property
+    def kind(self) -> str:
+        """The ``sessionUpdate`` tag (``agent_message_chunk``)."""
+        return acp.update.KIND_OF[type(self.update)]
 
 
 class UnknownUpdate(msgspec.Struct, frozen=True, kw_only=True):
@@ -42,11 +47,11 @@ class UnknownUpdate(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class AgentRequest(msgspec.Struct, frozen=True, kw_only=True):
-    """The agent asks the client something; ``params``' type is ``REQUEST_TYPES[method]``."""
+    """The agent asks the client something; ``params`` is of ``ROUTES[method]``'s type."""
 
     id: RequestId
     method: str
-    params: Any
+    params: AgentRequestParams
 
 
 class UnservedRequest(msgspec.Struct, frozen=True, kw_only=True):
@@ -65,13 +70,27 @@ class AgentNotification(msgspec.Struct, frozen=True, kw_only=True):
     params: str | None
 
 
+AgentResultValue = (
+    acp.InitializeResponse
+    | acp.NewSessionResponse
+    | acp.LoadSessionResponse
+    | acp.ResumeSessionResponse
+    | acp.ForkSessionResponse
+    | acp.ListSessionsResponse
+    | acp.PromptResponse
+    | Json
+)
+"""The result of one of the client's requests: of the `Call`'s type, else of
+``RESULT_TYPES[method]``, else plain JSON."""
+
+
 class AgentResult(msgspec.Struct, frozen=True, kw_only=True):
-    """The answer to one of the client's requests; ``result``'s type is
-    ``RESULT_TYPES[method]``, or plain JSON for other methods."""
+    """The answer to one of the client's requests; ``result``'s type is the `Call`'s
+    ``result_type``, or ``RESULT_TYPES[method]``, or plain JSON for other methods."""
 
     id: RequestId
     method: str
-    result: Any
+    result: AgentResultValue
 
 
 AgentError = ErrorResponse

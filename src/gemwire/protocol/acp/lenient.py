@@ -1,4 +1,5 @@
-"""`lenient`: a result that does not fit its type, with its malformed optional parts dropped.
+"""`lenient`: a message part (a result, an update, a request's params) that does not fit its
+type, with its malformed optional parts dropped.
 
 Peers are lax where the schema marks a part optional: qwen serve 0.24.4 answers
 ``session/new`` with ``models.availableModels: [{"id": ...}]`` (no ``modelId``), and both
@@ -8,9 +9,8 @@ the whole result, and a list's items are dropped only where the list itself is o
 
     >>> from gemwire.wire.acp.sessions import NewSessionResponse
     >>> answer = b'{"sessionId":"s","models":{"currentModelId":"q","availableModels":[{"id":"q"}]}}'
-    >>> result, dropped = lenient(NewSessionResponse, answer)
-    >>> result.models, dropped
-    (SessionModelState(current_model_id='q'), ['$.models.availableModels[0]'])
+    >>> lenient(NewSessionResponse, answer)
+    (b'{"sessionId":"s","models":{"currentModelId":"q","availableModels":[]}}', ['$.models.availableModels[0]'])
     >>> lenient(NewSessionResponse, b'{"sessionId":7}') is None  # a required field stays strict
     True
 """
@@ -18,7 +18,7 @@ the whole result, and a list's items are dropped only where the list itself is o
 from __future__ import annotations
 
 import types
-from typing import Any, Union, get_args, get_origin
+from typing import Union, get_args, get_origin
 
 import msgspec
 
@@ -27,22 +27,22 @@ from gemwire.protocol._undecodable import UNDECODABLE
 __all__ = ("lenient",)
 
 
-def lenient(result_type: type[Any], data: bytes) -> tuple[Any, list[str]] | None:
-    """``data`` as ``result_type`` with the optional parts that do not fit dropped, and
-    the paths dropped (``$.models.availableModels[0]``); ``None`` when it still fails."""
+def lenient(result_type: object, data: bytes) -> tuple[bytes, list[str]] | None:
+    """``data`` with the optional parts that do not fit ``result_type`` dropped (so that
+    it decodes as one), and the paths dropped (``$.models.availableModels[0]``); ``None``
+    when it still does not fit."""
     try:
         value = msgspec.json.decode(data)
     except UNDECODABLE:
         return None
     dropped: list[str] = []
     fitted = _fit(result_type, value, "$", dropped, optional=False)
-    try:
-        return msgspec.convert(fitted, result_type), dropped
-    except msgspec.ValidationError:
+    if not _fits(result_type, fitted):
         return None
+    return msgspec.json.encode(fitted), dropped
 
 
-def _fit(typ: Any, value: Any, path: str, dropped: list[str], *, optional: bool) -> Any:
+def _fit(typ: object, value: object, path: str, dropped: list[str], *, optional: bool) -> object:
     typ = _present(typ)
     if isinstance(typ, type) and issubclass(typ, msgspec.Struct) and isinstance(value, dict):
         fitted = dict(value)
@@ -71,7 +71,7 @@ def _fit(typ: Any, value: Any, path: str, dropped: list[str], *, optional: bool)
     return value
 
 
-def _present(typ: Any) -> Any:
+def _present(typ: object) -> object:
     """``X`` of ``X | None`` (a part that is there is an ``X``), else ``typ``."""
     if get_origin(typ) in (Union, types.UnionType):
         others = [t for t in get_args(typ) if t is not type(None)]
@@ -80,7 +80,7 @@ def _present(typ: Any) -> Any:
     return typ
 
 
-def _fits(typ: Any, value: Any) -> bool:
+def _fits(typ: object, value: object) -> bool:
     try:
         msgspec.convert(value, typ)
     except msgspec.ValidationError:

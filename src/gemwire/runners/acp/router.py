@@ -11,7 +11,6 @@ the caller waits for its answer.
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from typing import Any
 
 import anyio
 import msgspec
@@ -56,7 +55,7 @@ class SessionRouter:
         self,
         context: SessionContext,
         task_group: TaskGroup,
-        serve: Callable[[AgentRequest], Coroutine[Any, Any, None]],
+        serve: Callable[[AgentRequest], Coroutine[object, object, None]],
     ) -> None:
         self._context = context
         self._tg = task_group
@@ -151,7 +150,11 @@ class SessionRouter:
             self._early.append(item)  # for a session whose session/new answer is on its way
         else:
             raw = (
-                item.raw if isinstance(item, UnknownUpdate) else msgspec.json.encode(item).decode()
+                item.raw
+                if isinstance(item, UnknownUpdate)
+                else msgspec.json.encode(
+                    {"sessionId": item.session_id, "update": item.update}
+                ).decode()
             )
             self.broadcast([self._unknown("session/update", raw, item.session_id)])
 

@@ -5,10 +5,10 @@ vendored as test data and held to these types by a drift test), protocol version
 type may carry upstream's ``_meta`` extension object (``meta`` here). Only the client
 side is here: what a client sends, and what an agent sends to a client.
 
-Session updates are not one tagged union on purpose: an agent newer than this schema
-may send kinds this module does not know, and those must survive as raw data, so the
-protocol layer reads the ``sessionUpdate`` tag first and decodes with
-`SESSION_UPDATE_TYPES`.
+Session updates are one tagged union, ``update.SessionUpdate`` (its variants are the
+types of `SESSION_UPDATE_TYPES`, tagged): an agent newer than this schema may send kinds
+this module does not know, and those must survive as raw data, so the protocol layer reads
+the ``sessionUpdate`` tag first and decodes a known kind with the union.
 
 Unstable upstream methods that real agents implement are included and marked so
 (Gemini CLI's ``session/set_model`` and the ``models`` of a new session, Claude Code's and
@@ -39,6 +39,7 @@ from gemwire.wire.acp import (
     sessions,
     terminals,
     tool_calls,
+    update,
 )
 from gemwire.wire.acp.content import *
 from gemwire.wire.acp.elicitation import *
@@ -52,7 +53,7 @@ from gemwire.wire.acp.sessions import *
 from gemwire.wire.acp.terminals import *
 from gemwire.wire.acp.tool_calls import *
 
-__all__: list[str] = []
+__all__: list[str] = ["update"]
 __all__ += methods.__all__
 __all__ += initialize.__all__
 __all__ += sessions.__all__

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
-__all__ = ("AcpStruct",)
+__all__ = ("AcpStruct", "JsonValue")
+
+JsonValue = Annotated[object, msgspec.Meta(extra_json_schema={"description": "any JSON value"})]
+"""Any JSON value, where the schema leaves a value open (``_meta``, ``rawInput``, a config
+option as sent): a consumer narrows it before use. (Its JSON schema is ``{}``, any value.)"""
 
 
 class AcpStruct(
@@ -18,4 +22,4 @@ class AcpStruct(
     omit_defaults=True,
     repr_omit_defaults=True,
 ):
-    meta: dict[str, Any] | UnsetType = msgspec.field(default=UNSET, name="_meta")
+    meta: dict[str, JsonValue] | UnsetType = msgspec.field(default=UNSET, name="_meta")

@@ -16,9 +16,9 @@ decodes (and is declined: the spec forbids rendering it as a known mode).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from gemwire.wire.acp._base import AcpStruct
+from gemwire.wire.acp._base import AcpStruct, JsonValue
 from gemwire.wire.jsonrpc import RequestId
 
 __all__ = (
@@ -37,7 +37,7 @@ class CreateElicitationRequest(AcpStruct, frozen=True, kw_only=True):
     """Session scope (else ``request_id``: a request outside any session)."""
     tool_call_id: str | None = None
     request_id: RequestId | None = None
-    requested_schema: dict[str, Any] | None = None
+    requested_schema: dict[str, JsonValue] | None = None
     """``form``: a flat JSON Schema object; its ``properties`` are the fields to ask."""
     elicitation_id: str | None = None
     """``url``: named again by ``elicitation/complete``."""
@@ -49,7 +49,7 @@ ElicitationAction = Literal["accept", "decline", "cancel"]
 
 class CreateElicitationResponse(AcpStruct, frozen=True, kw_only=True):
     action: ElicitationAction
-    content: dict[str, Any] | None = None
+    content: dict[str, JsonValue] | None = None
     """``accept`` of a form: the values, by field name."""
 
 

@@ -8,6 +8,7 @@ __all__ = (
     "ReadTextFileRequest",
     "ReadTextFileResponse",
     "WriteTextFileRequest",
+    "WriteTextFileResponse",
 )
 
 
@@ -28,3 +29,7 @@ class WriteTextFileRequest(AcpStruct, frozen=True, kw_only=True):
     session_id: str
     path: str
     content: str
+
+
+class WriteTextFileResponse(AcpStruct, frozen=True, kw_only=True):
+    """``fs/write_text_file``'s answer: empty (but for ``_meta``)."""

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from msgspec import UNSET, UnsetType
 
-from gemwire.wire.acp._base import AcpStruct
+from gemwire.wire.acp._base import AcpStruct, JsonValue
 
 __all__ = (
     "AgentAuthCapabilities",
@@ -39,16 +37,16 @@ class AuthCapabilities(AcpStruct, frozen=True, kw_only=True, omit_defaults=False
 
 
 class SessionConfigOptionsCapabilities(AcpStruct, frozen=True, kw_only=True):
-    boolean: dict[str, Any] | None = None
+    boolean: dict[str, JsonValue] | None = None
     """Present: the client shows ``type: "boolean"`` config options."""
 
 
 class ClientSessionCapabilities(AcpStruct, frozen=True, kw_only=True):
     config_options: SessionConfigOptionsCapabilities | None = None
-    notices: dict[str, Any] | None = None
+    notices: dict[str, JsonValue] | None = None
     """Unstable: present, the client shows ``notice`` updates (an agent that gets no such
     capability sends its notices as answer text instead)."""
-    compaction: dict[str, Any] | None = None
+    compaction: dict[str, JsonValue] | None = None
     """Unstable: present, the client takes ``compaction_update`` and
     ``compaction_summary_chunk`` (the whole contract)."""
 
@@ -56,8 +54,8 @@ class ClientSessionCapabilities(AcpStruct, frozen=True, kw_only=True):
 class ElicitationCapabilities(AcpStruct, frozen=True, kw_only=True):
     """Each mode the client can ask the user in is present (an object)."""
 
-    form: dict[str, Any] | None = None
-    url: dict[str, Any] | None = None
+    form: dict[str, JsonValue] | None = None
+    url: dict[str, JsonValue] | None = None
 
 
 class ClientCapabilities(AcpStruct, frozen=True, kw_only=True, omit_defaults=False):
@@ -69,10 +67,10 @@ class ClientCapabilities(AcpStruct, frozen=True, kw_only=True, omit_defaults=Fal
     fs: FileSystemCapabilities = FileSystemCapabilities()
     terminal: bool = False
     session: ClientSessionCapabilities | UnsetType | None = UNSET
-    plan: dict[str, Any] | UnsetType | None = UNSET
+    plan: dict[str, JsonValue] | UnsetType | None = UNSET
     """Unstable: present, the client takes ``plan_update`` and ``plan_removed`` (plans by
     id; Codex then sends its plan there, not as answer text)."""
-    subagents: dict[str, Any] | UnsetType | None = UNSET
+    subagents: dict[str, JsonValue] | UnsetType | None = UNSET
     """Unstable: present, the client takes a subagent's own session traffic on the same
     connection (``subagent_update``, ``session_message``)."""
     auth: AuthCapabilities | UnsetType = UNSET
@@ -105,16 +103,16 @@ class McpCapabilities(AcpStruct, frozen=True, kw_only=True):
 class SessionCapabilities(AcpStruct, frozen=True, kw_only=True):
     """Each optional method is supported when its member is present (an object)."""
 
-    list: dict[str, Any] | None = None
-    additional_directories: dict[str, Any] | None = None
-    resume: dict[str, Any] | None = None
-    close: dict[str, Any] | None = None
-    fork: dict[str, Any] | None = None
-    delete: dict[str, Any] | None = None
+    list: dict[str, JsonValue] | None = None
+    additional_directories: dict[str, JsonValue] | None = None
+    resume: dict[str, JsonValue] | None = None
+    close: dict[str, JsonValue] | None = None
+    fork: dict[str, JsonValue] | None = None
+    delete: dict[str, JsonValue] | None = None
 
 
 class AgentAuthCapabilities(AcpStruct, frozen=True, kw_only=True):
-    logout: dict[str, Any] | None = None
+    logout: dict[str, JsonValue] | None = None
     """Present: the agent has ``logout``."""
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from gemwire.wire.acp._base import AcpStruct
+from gemwire.wire.acp._base import AcpStruct, JsonValue
 from gemwire.wire.acp.content import ContentBlock
 from gemwire.wire.acp.sessions import Usage
 from gemwire.wire.acp.tool_calls import ToolCall, ToolCallUpdate
@@ -63,7 +63,7 @@ class Plan(AcpStruct, frozen=True, kw_only=True):
 class AvailableCommand(AcpStruct, frozen=True, kw_only=True):
     name: str
     description: str = ""
-    input: dict[str, Any] | None = None
+    input: dict[str, JsonValue] | None = None
 
 
 class AvailableCommandsUpdate(AcpStruct, frozen=True, kw_only=True):
@@ -75,7 +75,7 @@ class CurrentModeUpdate(AcpStruct, frozen=True, kw_only=True):
 
 
 class ConfigOptionUpdate(AcpStruct, frozen=True, kw_only=True):
-    config_options: list[dict[str, Any]]
+    config_options: list[dict[str, JsonValue]]
     """Each a ``SessionConfigOption`` (select or boolean), kept as sent."""
 
 
@@ -153,7 +153,7 @@ class PlanRemoved(AcpStruct, frozen=True, kw_only=True):
 
 
 class SubagentSessionCapabilities(AcpStruct, frozen=True, kw_only=True):
-    cancel: dict[str, Any] | None = None
+    cancel: dict[str, JsonValue] | None = None
     """Present: the parent may ``session/cancel`` the child."""
 
 

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from gemwire.wire.acp._base import AcpStruct
+from gemwire.wire.acp._base import AcpStruct, JsonValue
 from gemwire.wire.acp.content import ContentBlock
 from gemwire.wire.acp.terminals import EnvVariable
 
@@ -77,7 +77,7 @@ McpServer = McpServerStdio | McpServerHttp | McpServerSse
 
 class NewSessionRequest(AcpStruct, frozen=True, kw_only=True):
     cwd: str
-    mcp_servers: list[Any]
+    mcp_servers: list[JsonValue]
     """`McpServer` values (required, may be empty)."""
     additional_directories: list[str] | None = None
 
@@ -112,20 +112,20 @@ class NewSessionResponse(AcpStruct, frozen=True, kw_only=True):
     session_id: str
     modes: SessionModeState | None = None
     models: SessionModelState | None = None
-    config_options: list[dict[str, Any]] | None = None
+    config_options: list[dict[str, JsonValue]] | None = None
 
 
 class LoadSessionRequest(AcpStruct, frozen=True, kw_only=True):
     session_id: str
     cwd: str
-    mcp_servers: list[Any]
+    mcp_servers: list[JsonValue]
     additional_directories: list[str] | None = None
 
 
 class LoadSessionResponse(AcpStruct, frozen=True, kw_only=True):
     modes: SessionModeState | None = None
     models: SessionModelState | None = None
-    config_options: list[dict[str, Any]] | None = None
+    config_options: list[dict[str, JsonValue]] | None = None
 
 
 class ResumeSessionRequest(AcpStruct, frozen=True, kw_only=True):
@@ -133,7 +133,7 @@ class ResumeSessionRequest(AcpStruct, frozen=True, kw_only=True):
 
     session_id: str
     cwd: str
-    mcp_servers: list[Any]
+    mcp_servers: list[JsonValue]
     """Optional upstream; always sent, as for ``session/load`` (empty or not)."""
     additional_directories: list[str] | None = None
 
@@ -141,7 +141,7 @@ class ResumeSessionRequest(AcpStruct, frozen=True, kw_only=True):
 class ResumeSessionResponse(AcpStruct, frozen=True, kw_only=True):
     modes: SessionModeState | None = None
     models: SessionModelState | None = None
-    config_options: list[dict[str, Any]] | None = None
+    config_options: list[dict[str, JsonValue]] | None = None
 
 
 class ForkSessionRequest(AcpStruct, frozen=True, kw_only=True):
@@ -150,7 +150,7 @@ class ForkSessionRequest(AcpStruct, frozen=True, kw_only=True):
 
     session_id: str
     cwd: str
-    mcp_servers: list[Any]
+    mcp_servers: list[JsonValue]
     additional_directories: list[str] | None = None
 
 
@@ -160,7 +160,7 @@ class ForkSessionResponse(AcpStruct, frozen=True, kw_only=True):
     session_id: str
     modes: SessionModeState | None = None
     models: SessionModelState | None = None
-    config_options: list[dict[str, Any]] | None = None
+    config_options: list[dict[str, JsonValue]] | None = None
 
 
 class ListSessionsRequest(AcpStruct, frozen=True, kw_only=True):
@@ -236,5 +236,5 @@ class SetSessionConfigOptionRequest(AcpStruct, frozen=True, kw_only=True):
 
     session_id: str
     config_id: str
-    value: Any
+    value: JsonValue
     type: Literal["boolean"] | None = None

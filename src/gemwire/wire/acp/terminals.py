@@ -9,7 +9,9 @@ __all__ = (
     "CreateTerminalResponse",
     "EnvVariable",
     "KillTerminalRequest",
+    "KillTerminalResponse",
     "ReleaseTerminalRequest",
+    "ReleaseTerminalResponse",
     "TerminalExitStatus",
     "TerminalOutputRequest",
     "TerminalOutputResponse",
@@ -70,3 +72,11 @@ class KillTerminalRequest(AcpStruct, frozen=True, kw_only=True):
 class ReleaseTerminalRequest(AcpStruct, frozen=True, kw_only=True):
     session_id: str
     terminal_id: str
+
+
+class KillTerminalResponse(AcpStruct, frozen=True, kw_only=True):
+    """``terminal/kill``'s answer: empty (but for ``_meta``)."""
+
+
+class ReleaseTerminalResponse(AcpStruct, frozen=True, kw_only=True):
+    """``terminal/release``'s answer: empty (but for ``_meta``)."""

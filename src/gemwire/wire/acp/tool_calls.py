@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from gemwire.wire.acp._base import AcpStruct
+from gemwire.wire.acp._base import AcpStruct, JsonValue
 from gemwire.wire.acp.content import ContentBlock
 
 __all__ = (
@@ -55,15 +55,15 @@ class ToolCall(AcpStruct, frozen=True, kw_only=True):
 
     tool_call_id: str
     title: str
-    name: Any = None
+    name: JsonValue = None
     """Unstable (schema 1.20): the tool's programmatic name, a string or ``null``. Read as sent:
     upstream decodes a bad value as absent, so one must not cost the whole call."""
     kind: ToolKind | str | None = None
     status: ToolCallStatus | str | None = None
     content: list[ToolCallContent] | None = None
     locations: list[ToolCallLocation] | None = None
-    raw_input: Any = None
-    raw_output: Any = None
+    raw_input: JsonValue = None
+    raw_output: JsonValue = None
 
 
 class ToolCallUpdate(AcpStruct, frozen=True, kw_only=True):
@@ -72,11 +72,11 @@ class ToolCallUpdate(AcpStruct, frozen=True, kw_only=True):
 
     tool_call_id: str
     title: str | None = None
-    name: Any = None
+    name: JsonValue = None
     """Unstable: as `ToolCall.name`."""
     kind: ToolKind | str | None = None
     status: ToolCallStatus | str | None = None
     content: list[ToolCallContent] | None = None
     locations: list[ToolCallLocation] | None = None
-    raw_input: Any = None
-    raw_output: Any = None
+    raw_input: JsonValue = None
+    raw_output: JsonValue = None
