@@ -231,11 +231,6 @@ def test_a_bwrap_without_user_namespaces_is_refused_saying_how_to_allow_them(
     assert str(raised.value).endswith("(bwrap: No permissions to create new namespace)")
 
 
-def test_sandbox_refuses_acp_agents() -> None:
-    with pytest.raises(InvalidOptions, match="--sandbox runs only the gemini agent"):
-        EvalOptions(agents=("gemini", "qwen"), sandbox=True)
-
-
 def test_a_model_on_a_privileged_port_is_refused() -> None:
     env = {"GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:80"}
     with pytest.raises(InvalidOptions, match="needs the model on a port from 1024 up"):

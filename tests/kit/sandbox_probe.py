@@ -64,12 +64,10 @@ def plant(link: str, target: str) -> str:
     return "planted"
 
 
-def main() -> None:
-    if "--version" in sys.argv:
-        print("0.61.0")
-        return
+def probes() -> dict[str, object]:
+    """Every try, and what it got."""
     env = os.environ
-    probes = {
+    return {
         "read": {p: attempt(lambda p=p: Path(p).read_text()) for p in env["PROBE_READ"].split(":")},
         "list": {
             p: attempt(lambda p=p: sorted(os.listdir(p))) for p in env["PROBE_LIST"].split(":")
@@ -92,7 +90,13 @@ def main() -> None:
             )
         ),
     }
-    Path("probes.json").write_text(json.dumps(probes, indent=1))
+
+
+def main() -> None:
+    if "--version" in sys.argv:
+        print("0.61.0")
+        return
+    Path("probes.json").write_text(json.dumps(probes(), indent=1))
     Path("answer").write_text("42")
     sys.stdout.write(RECORDED.read_text())
 

@@ -6,8 +6,9 @@
         grade = await verify(task, ws, confine=sandboxing.verifier(ws))
 
 Each attempt has a private folder under one root made for the run (hidden from every
-attempt): a fresh home holding a copy of the configured home's ``.gemini/*`` files (its
-settings and credentials, not its sessions; the original ``.gemini`` is hidden), the Unix socket that carries the model's port,
+attempt): a fresh home holding a copy of the configured home's ``.gemini/*`` files, and
+of the other agents' (`SETTINGS_FOLDERS`: their settings and credentials, not their
+sessions; the originals are hidden), the Unix socket that carries the model's port,
 and the script that starts Gemini CLI in the sandbox (gemwire runs it as the CLI: the
 runner's session following, locks and timeouts work as they do unsandboxed, on the home's
 host path). The model must be served on this machine's loopback, where the sandbox can
@@ -39,6 +40,9 @@ from gemwire.runners import GeminiOptions, RunResult, find_gemini
 
 __all__ = ("SandboxedGemini", "Sandboxing", "model_endpoint")
 
+SETTINGS_FOLDERS = (".gemini", ".qwen", ".claude", ".codex")
+"""The folders of a home whose top files (settings, credentials; not sessions) each
+attempt's fresh home gets a copy of; the originals are hidden."""
 _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 _BASE_URL = "GOOGLE_GEMINI_BASE_URL"
 
@@ -69,9 +73,10 @@ class Sandboxing:
         env = {**(os.environ if gemini.inherit_env else {}), **gemini.env}
         home = gemini.gemini_home or env.get("GEMINI_CLI_HOME") or os.path.expanduser("~")
         self._home = os.path.abspath(home)
-        # Its .gemini alone: the rest of a user's home holds the tools the agent runs on.
-        # Absolute, as bwrap needs them (a task made in code may name a relative folder).
-        self._hidden = (*map(os.path.abspath, hidden), str(Path(self._home, ".gemini")))
+        # Its agents' settings alone: the rest of a user's home holds the tools the agent
+        # runs on. Absolute, as bwrap needs them (a task made in code may name a relative folder).
+        settings = (str(Path(self._home, name)) for name in SETTINGS_FOLDERS)
+        self._hidden = (*map(os.path.abspath, hidden), *settings)
         self._root = ""
         self._count = 0
 
@@ -95,12 +100,13 @@ class Sandboxing:
             await anyio.to_thread.run_sync(shutil.rmtree, private, True)
 
     def _make(self, private: Path) -> None:
-        settings = private / "home" / ".gemini"
-        settings.mkdir(parents=True)
-        source = Path(self._home, ".gemini")
-        for file in source.iterdir() if source.is_dir() else ():
-            if file.is_file() and not file.is_symlink():
-                shutil.copyfile(file, settings / file.name)
+        for name in SETTINGS_FOLDERS:
+            settings = private / "home" / name
+            settings.mkdir(parents=True)
+            source = Path(self._home, name)
+            for file in source.iterdir() if source.is_dir() else ():
+                if file.is_file() and not file.is_symlink():
+                    shutil.copyfile(file, settings / file.name)
 
     @asynccontextmanager
     async def model_socket(self, private: Path) -> AsyncGenerator[str]:

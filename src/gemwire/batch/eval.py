@@ -9,7 +9,8 @@ An eval is a batch (docs/batch.md) over its attempts: task ``fix-1``'s third att
 its own line in ``results.jsonl`` (graded by the task's ``verify``). So an eval resumes as
 a batch does, every attempt exactly once across a SIGTERM or a ``kill -9``. ``gemini`` runs
 as Gemini CLI over stream-json (one process an attempt); every other agent over ACP, in
-long-lived pools serving many attempts.
+long-lived pools serving many attempts, or, sandboxed, a process an attempt in the
+attempt's sandbox (`SandboxedAcp`).
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ from gemwire.batch._acp import AcpExecutor, gemini_acp_options
 from gemwire.batch._files import read_regular
 from gemwire.batch._process import ProcessExecutor
 from gemwire.batch._sandboxed import SandboxedGemini, Sandboxing
+from gemwire.batch._sandboxed_acp import SandboxedAcp
 from gemwire.batch.results import Grade, Outcome
-from gemwire.batch.runner import Batch, BatchOptions, run_with
+from gemwire.batch.runner import Batch, BatchOptions, Executor, run_with
 from gemwire.batch.sandbox import Bubblewrap
 from gemwire.batch.tasks import Task, check_tasks
 from gemwire.batch.verify import verify
@@ -65,10 +67,6 @@ class EvalOptions(msgspec.Struct, frozen=True, kw_only=True):
             raise InvalidOptions("an agent is named twice")
         if self.k < 1:
             raise InvalidOptions("k must be 1 or more")
-        if self.sandbox and self.agents != (STREAM_JSON,):
-            # An ACP agent serves many attempts from one process, and gemwire serves its
-            # file writes and terminals outside any sandbox.
-            raise InvalidOptions("--sandbox runs only the gemini agent (over stream-json) so far")
 
 
 def attempt_id(task_id: str, agent: str, attempt: int) -> str:
@@ -127,7 +125,7 @@ async def run_eval(
     async def grade(task: Task, workspace: str) -> Grade:
         return await verify(task, workspace, confine=sandboxing.verifier(workspace))
 
-    sandboxed = SandboxedGemini(batch.gemini, sandboxing)
+    sandboxed = _Mixed(batch, stream_json=STREAM_JSON in options.agents, sandboxing=sandboxing)
     async with sandboxing, run_with(attempts, output, batch, sandboxed, grade) as running:
         yield running
 
@@ -154,20 +152,31 @@ def _same_sandboxing(output: Path, sandbox: bool) -> None:
 
 
 class _Mixed:
-    """Gemini CLI over stream-json for tasks naming no agent; ACP pools for the others."""
+    """Gemini CLI over stream-json for tasks naming no agent; ACP for the others: in pools,
+    or with ``sandboxing`` a process an attempt, each in the attempt's sandbox."""
 
-    def __init__(self, options: BatchOptions, *, stream_json: bool) -> None:
+    def __init__(
+        self, options: BatchOptions, *, stream_json: bool, sandboxing: Sandboxing | None = None
+    ) -> None:
+        acp = gemini_acp_options(options.gemini)
+        self._stack = AsyncExitStack()
+        self._process: Executor | None = None
+        self._acp: Executor
+        if sandboxing is not None:
+            if stream_json:
+                self._process = SandboxedGemini(options.gemini, sandboxing)
+            self._acp = SandboxedAcp(acp, sandboxing)
+            return
         self._process = ProcessExecutor(options.gemini) if stream_json else None
         self._acp = AcpExecutor(
-            gemini_acp_options(options.gemini),
+            acp,
             agent=None,
             agents=options.agents,
             sessions_per_agent=options.sessions_per_agent,
             concurrency=options.concurrency,
         )
-        self._stack = AsyncExitStack()
 
-    def _of(self, task: Task) -> ProcessExecutor | AcpExecutor:
+    def _of(self, task: Task) -> Executor:
         if task.agent is None:
             assert self._process is not None
             return self._process
