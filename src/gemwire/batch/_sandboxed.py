@@ -38,30 +38,47 @@ from gemwire.errors import InvalidOptions
 from gemwire.events import Event
 from gemwire.runners import GeminiOptions, RunResult, find_gemini
 
-__all__ = ("SandboxedGemini", "Sandboxing", "model_endpoint")
+__all__ = ("BASE_URLS", "SandboxedGemini", "Sandboxing", "model_endpoint")
 
 SETTINGS_FOLDERS = (".gemini", ".qwen", ".claude", ".codex")
 """The folders of a home whose top files (settings, credentials; not sessions) each
 attempt's fresh home gets a copy of; the originals are hidden."""
 _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
-_BASE_URL = "GOOGLE_GEMINI_BASE_URL"
+BASE_URLS = ("GOOGLE_GEMINI_BASE_URL", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL")
+"""Where Gemini CLI, the OpenAI-compatible agents (Qwen Code) and Claude find the model."""
 
 
 def model_endpoint(gemini: GeminiOptions) -> tuple[str, int]:
-    """The host and port of the model Gemini CLI is pointed at, if it is on this machine's
-    loopback over plain HTTP: the one place a sandboxed attempt may connect to."""
+    """The host and port of the model the agents are pointed at (`BASE_URLS`), if it is on
+    this machine's loopback over plain HTTP: the one place a sandboxed attempt may connect
+    to. One port is carried into a sandbox, so every base URL set must name the same."""
     env = {**(os.environ if gemini.inherit_env else {}), **gemini.env}
-    url = env.get(_BASE_URL)
-    parts = urlsplit(url or "")
+    named = {name: env[name] for name in BASE_URLS if env.get(name)}
+    if not named:
+        raise InvalidOptions(
+            f"--sandbox lets an attempt reach only a model served on this machine's loopback, "
+            f"as {BASE_URLS[0]}=http://127.0.0.1:PORT (or {', '.join(BASE_URLS[1:])}); "
+            "none is set"
+        )
+    endpoints = {_loopback(name, url) for name, url in named.items()}
+    if len(endpoints) > 1:
+        raise InvalidOptions(
+            f"--sandbox carries one model port into a sandbox; {', '.join(named)} name "
+            "different ones"
+        )
+    return endpoints.pop()
+
+
+def _loopback(name: str, url: str) -> tuple[str, int]:
+    parts = urlsplit(url)
     if parts.scheme != "http" or parts.hostname not in _LOOPBACK or parts.port is None:
         raise InvalidOptions(
             f"--sandbox lets an attempt reach only a model served on this machine's loopback, "
-            f"as {_BASE_URL}=http://127.0.0.1:PORT; it is {url or 'not set'}"
+            f"as {name}=http://127.0.0.1:PORT; it is {url}"
         )
     if parts.port < 1024:  # the sandbox, with no capabilities, cannot serve it inside
         raise InvalidOptions(f"--sandbox needs the model on a port from 1024 up; {url} is not")
-    host = "::1" if parts.hostname == "::1" else "127.0.0.1"
-    return host, parts.port
+    return ("::1" if parts.hostname == "::1" else "127.0.0.1"), parts.port
 
 
 class Sandboxing:
@@ -81,7 +98,12 @@ class Sandboxing:
         self._count = 0
 
     async def __aenter__(self) -> Self:
-        self._root = tempfile.mkdtemp(prefix="gemwire-sandbox-")
+        # Each attempt's model socket is in it, and a Unix socket's path has at most 107
+        # bytes: a long $TMPDIR (an isolated agent's) would leave no room for it.
+        folder = tempfile.gettempdir()
+        self._root = tempfile.mkdtemp(
+            prefix="gemwire-sandbox-", dir=folder if len(folder) < 48 else "/tmp"
+        )
         self._hidden = (*self._hidden, self._root)
         return self
 
