@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import signal
 import sys
 from collections.abc import Mapping
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import TextIO
 
 from gemwire._portable import HANGUP, block_signals, wait_for_signal
+from gemwire.testing.agents import IsolatedQwen
 from gemwire.testing.environment import IsolatedGemini
 from gemwire.testing.model_server import ScriptedModel
 from gemwire.testing.pinned import pinned_gemini
@@ -67,12 +69,17 @@ def serve(scenario_path: Path, out: TextIO) -> int:
         path = os.pathsep.join(
             [str(Path(sys.executable).parent), str(launcher.parent), os.environ.get("PATH", "")]
         )
+        # Qwen Code on the same model and home (docs/eval.md compares it with Gemini CLI):
+        # its settings only, so its command is never looked for here.
+        qwen = IsolatedQwen(model, root=home.root / "qwen", command=("qwen",))
+        shutil.copytree(qwen.home / ".qwen", home.home / ".qwen")
         env = home.environ(
             {
                 "PATH": path,  # `gemini` for the shell and for gemwire (GEMINI_CLI_PATH: no)
                 # gemwire's own config and cache, not the user's
                 "GEMWIRE_CONFIG": str(home.root / "config.toml"),
                 "XDG_CACHE_HOME": str(home.root / "cache"),
+                **qwen.agent_environ(),
             }
         )
         out.writelines(line + "\n" for line in shell_lines(env, os.environ, home.workspace))
