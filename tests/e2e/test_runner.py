@@ -449,12 +449,12 @@ async def test_runs_of_one_session_queue_and_other_sessions_run_alongside(tmp_pa
     )
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(600)  # 50 real CLIs on two cores: about 100 s here, more under load
-async def test_fifty_concurrent_runs_do_not_cross_talk(tmp_path: Path) -> None:
+async def test_concurrent_runs_do_not_cross_talk(tmp_path: Path) -> None:
     # One scripted model for all; a Gemini home each, since CLIs sharing a home race on
     # settings.json, which each rewrites at startup (seen: exit 52, half-written JSON).
-    count = 50
+    # Twelve CLIs, all started at once on two cores, are all running together (each takes
+    # seconds to start): as many runs as fifty, at a quarter of the cost (97 s idle with 50).
+    count = 12
     scenario = Scenario(
         turns=[Reply([Text(f"answer {n}")], when=f"question {n}.") for n in range(count)]
     )
