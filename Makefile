@@ -82,13 +82,20 @@ check: setup $(BIN)/.gemwire-ray-installed $(BIN)/.gemwire-antigravity-installed
 	$(BIN)/mypy --platform darwin
 	$(BIN)/lint-imports
 
+# Two pytest-xdist workers, one test file each at a time (a file's shared agents and servers
+# stay in one worker), in collection order: the slow e2e files first, the many quick unit
+# files last to even out the end (xdist's default hands out the files with the most tests
+# first, which leaves the few-test, slow e2e files for the end); `-n 0` runs serially, for
+# debugging (CONTRIBUTING.md).
+PYTEST_WORKERS := -n 2 --dist loadfile --no-loadscope-reorder
+
 test: check browser sandbox agents
-	$(BIN)/pytest --durations=25
+	$(BIN)/pytest $(PYTEST_WORKERS) --durations=25
 
 # Nightly-style: every property test with its own count of examples (make test runs at most
 # 100 each; tests/kit/examples.py), and no per-test time limit.
 test-thorough: check browser sandbox agents
-	GEMWIRE_HYPOTHESIS=thorough $(BIN)/pytest --durations=25
+	GEMWIRE_HYPOTHESIS=thorough $(BIN)/pytest $(PYTEST_WORKERS) --durations=25
 
 test-fast: setup browser sandbox
 	$(BIN)/pytest -m "not e2e"

@@ -94,11 +94,16 @@ def update_golden(request: pytest.FixtureRequest) -> bool:
 
 
 @pytest.fixture(autouse=True, scope="session")
-def _own_cache_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """gemwire's cache (the session listing index) and the agents' homes in folders of the
-    test run's own, never the real ``~/.cache`` or ``~/.codex`` (subprocesses inherit them)."""
+def _own_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """gemwire's cache (the session listing index), its session locks and the agents' homes
+    in folders of this pytest process's own (each xdist worker has its own), never the real
+    ``~/.cache`` or ``~/.codex`` (subprocesses inherit them), nor shared with a parallel run."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+        # The session locks' folder (`gemwire.runners.session_lock`): two runs of a session
+        # named alike in the user's home (a fake CLI's "fake-session") are one session to
+        # gemwire, so a parallel run of the same test would wait for this one's lock.
+        patch.setenv("XDG_RUNTIME_DIR", str(tmp_path_factory.mktemp("xdg-runtime")))
         # The agents' homes, where `gemwire sessions --agent all` reads: never the real ones.
         nowhere = tmp_path_factory.mktemp("no-agent-homes")
         patch.setenv("CLAUDE_CONFIG_DIR", str(nowhere / ".claude"))

@@ -8,13 +8,13 @@ and the session opens."""
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from kit.acp_interop import seven_steps
+from kit.ports import free_port
 
 from gemwire.testing import Fail, FunctionCall, Hang, Reply, Scenario, ScriptedModel, Text
 from gemwire.testing.agents import IsolatedAgent, isolated_agent
@@ -37,19 +37,13 @@ def _turns(workspace: Path, scheme: str) -> list[Reply | Fail]:
     ]
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture
 def qwen_serve(tmp_path: Path) -> Iterator[tuple[str, IsolatedAgent, ScriptedModel]]:
     workspace = tmp_path / "workspace"
     turns = [*_turns(workspace, "ws"), *_turns(workspace, "http")]
     with ScriptedModel(Scenario(turns=turns)) as model:
         env = isolated_agent("qwen", model, root=tmp_path)
-        port = _free_port()
+        port = free_port()
         command = [env.command[0], "serve", "--hostname", "127.0.0.1", "--port", str(port)]
         command += ["--workspace", str(env.workspace), "--no-web"]
         process = subprocess.Popen(

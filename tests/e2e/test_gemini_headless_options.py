@@ -153,8 +153,13 @@ def test_only_the_allowed_mcp_servers_are_started(tmp_path: Path) -> None:
 
 
 def test_mcp_servers_given_to_one_run_are_used_and_the_user_settings_untouched(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The run's own home is made in the temporary folder: this test's own, where no other
+    # test (or a parallel run of the suite) makes one meanwhile.
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
     tiny = Path(__file__).with_name("mcp_tiny.py")
     own = {"own": {"command": sys.executable, "args": [str(tiny), "own"]}}
     given = McpServerStdio(name="given", command=sys.executable, args=[str(tiny), "given"])
@@ -163,7 +168,6 @@ def test_mcp_servers_given_to_one_run_are_used_and_the_user_settings_untouched(
     with ScriptedModel(scenario) as model:
         env = IsolatedGemini(model.url, root=tmp_path, settings={"mcpServers": own})
         before = env.settings_path.read_bytes()
-        homes = set(Path(tempfile.gettempdir()).glob("gemwire-home-*"))
         events: list[Event] = []
 
         async def main() -> RunResult:
@@ -189,7 +193,7 @@ def test_mcp_servers_given_to_one_run_are_used_and_the_user_settings_untouched(
     assert env.settings_path.read_bytes() == before
     # The session landed in the user's home, and the run's own home is gone.
     assert len(env.session_files()) == 1
-    assert set(Path(tempfile.gettempdir()).glob("gemwire-home-*")) == homes
+    assert list(temporary.glob("gemwire-home-*")) == []
 
 
 def test_a_system_prompt_file_is_what_the_model_is_told(tmp_path: Path) -> None:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 
 import anyio
 import msgspec
 import pytest
+from kit.budget import load
 
 from gemwire import GeminiOptions, RunResult, run_gemini, run_gemini_sync
 from gemwire.errors import (
@@ -179,19 +181,24 @@ async def test_a_wrong_key_is_auth_and_keeps_the_session(tmp_path: Path) -> None
 @BOTH_BACKENDS
 async def test_a_hanging_model_times_out_and_nothing_is_left(tmp_path: Path) -> None:
     scenario = Scenario(turns=[Reply([Text("partial "), Hang()])])
-    events, result, env, _ = await run(scenario, "hi", tmp_path, timeout=6)
+    # Long enough for the CLI to start and say "partial " first: 6 s on the budget's idle
+    # machine, more on a loaded one (under a load of 10 a core it had not yet said it).
+    limit = math.ceil(6 * max(1.0, load()))
+    events, result, env, _ = await run(scenario, "hi", tmp_path, timeout=limit)
     assert events[-1] == TurnCompleted(
         agent="gemini",
         session_id=result.session_id,
         ok=False,
         stop_reason="error",
         error=TurnError(
-            kind="timeout", message="the run took longer than 6 s", exit_code=result.exit_code
+            kind="timeout",
+            message=f"the run took longer than {limit} s",
+            exit_code=result.exit_code,
         ),
         answer="partial ",
     )
     assert result.exit_code is not None
-    assert result.duration_s < 6 + 2 + 3  # the deadline, the TERM grace, slack
+    assert result.duration_s < limit + 2 + 3  # the deadline, the TERM grace, slack
     assert env.live_processes() == []
     with pytest.raises(RunTimedOut):
         result.raise_for_error()
@@ -449,12 +456,12 @@ async def test_runs_of_one_session_queue_and_other_sessions_run_alongside(tmp_pa
     )
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(600)  # 50 real CLIs on two cores: about 100 s here, more under load
-async def test_fifty_concurrent_runs_do_not_cross_talk(tmp_path: Path) -> None:
+async def test_concurrent_runs_do_not_cross_talk(tmp_path: Path) -> None:
     # One scripted model for all; a Gemini home each, since CLIs sharing a home race on
     # settings.json, which each rewrites at startup (seen: exit 52, half-written JSON).
-    count = 50
+    # Twelve CLIs, all started at once on two cores, are all running together (each takes
+    # seconds to start): as many runs as fifty, at a quarter of the cost (97 s idle with 50).
+    count = 12
     scenario = Scenario(
         turns=[Reply([Text(f"answer {n}")], when=f"question {n}.") for n in range(count)]
     )

@@ -16,7 +16,9 @@ from pathlib import Path
 import anyio
 import pytest
 from httpx_ws import AsyncWebSocketSession, WebSocketDisconnect, aconnect_ws
+from kit.budget import load
 from kit.docs_shell import ROOT, served_shell
+from kit.ports import free_port
 from kit.serve_process import TOKEN, Server, completed_turns, event, sse
 
 from gemwire.testing import FunctionCall, Hang, IsolatedGemini, Reply, Scenario, ScriptedModel, Text
@@ -157,8 +159,15 @@ def test_the_readme_example_runs_in_the_shell_the_docs_set_up(tmp_path: Path) ->
     readme = (ROOT / "README.md").read_text()
     section = readme[readme.index("## Run agents behind a server") :]
     block = section[section.index("```sh\n") + 6 : section.index("\n```\n")]
-    # The SSE stream follows for ever (the reader stops it with Ctrl-C): here, for 5 s.
-    script = 'curl() { command curl --max-time 5 "$@"; }\n' + block
+    # The documented port, made one nothing else binds: a parallel run of the suite runs
+    # this example too.
+    port = free_port()
+    block = block.replace("8765", str(port))
+    # The SSE stream (`curl -N`) follows for ever (the reader stops it with Ctrl-C): here, for
+    # 5 s, more on a loaded machine (the turn must end within it); the other calls run out.
+    follow = round(5 * max(1.0, load()))
+    sse = f'*" -N "*) command curl --max-time {follow} "$@";;'
+    script = f'curl() {{ case " $* " in {sse} *) command curl "$@";; esac; }}\n' + block
     with served_shell(tmp_path) as shell:
         environ = {k: v for k, v in shell.env.items() if k != "GEMWIRE_TOKEN"}
         result = subprocess.run(
@@ -174,7 +183,7 @@ def test_the_readme_example_runs_in_the_shell_the_docs_set_up(tmp_path: Path) ->
         assert live_processes(f"GEMINI_CLI_HOME={shell.env['GEMINI_CLI_HOME']}", 10) == []
     lines = result.stdout.splitlines()
     assert lines, result.stderr
-    assert lines[0] == "gemwire serve: http://127.0.0.1:8765/?token=demo-token"
+    assert lines[0] == f"gemwire serve: http://127.0.0.1:{port}/?token=demo-token"
     assert lines[1] == '{"after":4}: gemwire'  # curl adds no newline; the SSE stream opens
     envelopes = [json.loads(line[6:]) for line in lines if line.startswith("data: ")]
     types = [e["event"]["type"] for e in envelopes if "event" in e]

@@ -17,15 +17,27 @@ def _kit_importable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTHONPATH", str(TESTS))
 
 
-def run(pytester: pytest.Pytester, plugin: str, conftest: str, test: str) -> pytest.RunResult:
+def run(
+    pytester: pytest.Pytester, plugin: str, conftest: str, test: str, *args: str
+) -> pytest.RunResult:
     pytester.makeconftest(conftest)
     pytester.makepyfile(test_it=test)
     return pytester.runpytest_subprocess(
-        "-p", plugin, "-p", "no:randomly", "-p", "no:cacheprovider"
+        "-p", plugin, "-p", "no:randomly", "-p", "no:cacheprovider", *args
     )
 
 
-def test_a_test_over_the_limit_fails_counting_its_own_fixtures(pytester: pytest.Pytester) -> None:
+SERIAL_AND_XDIST = pytest.mark.parametrize(
+    "workers", [(), ("-n", "2")], ids=["serial", "two xdist workers"]
+)
+"""Each check holds in a plain run and under ``make test``'s ``-n 2``, where each worker
+checks its own tests and the controller fails the run."""
+
+
+@SERIAL_AND_XDIST
+def test_a_test_over_the_limit_fails_counting_its_own_fixtures(
+    pytester: pytest.Pytester, workers: tuple[str, ...]
+) -> None:
     result = run(
         pytester,
         "kit.budget",
@@ -48,6 +60,7 @@ def test_shared_setup_is_not_counted(shared): pass
 def test_call_and_own_fixture_are(shared, own): time.sleep(0.3)
 def test_quick(own): pass
 """,
+        *workers,
     )
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(
@@ -58,7 +71,10 @@ def test_quick(own): pass
     )
 
 
-def test_a_process_left_running_fails_the_run_and_is_killed(pytester: pytest.Pytester) -> None:
+@SERIAL_AND_XDIST
+def test_a_process_left_running_fails_the_run_and_is_killed(
+    pytester: pytest.Pytester, workers: tuple[str, ...]
+) -> None:
     pids = pytester.path / "pids"
     result = run(
         pytester,
@@ -69,12 +85,18 @@ import subprocess
 def test_detaches_a_stubborn_sleeper():
     # Its parent exits at once: the sleeper is an orphan in a session of its own.
     subprocess.run(["sh", "-c", "setsid sh -c 'trap \\"\\" TERM; echo $$ > {pids}; exec sleep 300' &"], check=True)
+def test_leaves_nothing():
+    pass
 """,
+        *workers,
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.assert_outcomes(passed=1)
+    result.assert_outcomes(passed=2)
     pid = pids.read_text().strip()
-    result.stdout.fnmatch_lines(["*processes left behind*", f"  {pid}  sleep 300*"])
+    # That one alone (under xdist, neither worker is counted as left by the controller).
+    result.stdout.fnmatch_lines(
+        ["*processes left behind*", "1 process(es) the run started *", f"  {pid}  sleep 300*"]
+    )
 
 
 def test_a_run_that_leaves_nothing_passes(pytester: pytest.Pytester) -> None:

@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import anyio
 import pytest
+from kit.ports import free_port
 
 from gemwire.events import MessageDelta
 from gemwire.remote import connect
@@ -49,12 +49,6 @@ for line in sys.stdin:
     elif ident is not None:
         send({"jsonrpc": "2.0", "id": ident, "result": {}})
 """
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def serve(tmp_path: Path, port: int) -> subprocess.Popen[str]:

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from kit.browser import Watched, watched_page
+from kit.budget import load
 from kit.hostile import CHARACTERS, texts
 from kit.web import LiveServer, live_server
 from playwright.sync_api import Browser
@@ -572,10 +573,11 @@ def test_any_text_draws_as_the_subset_and_keeps_its_words(renderer: Watched, sou
 )
 def test_hostile_markdown_draws_in_linear_time(renderer: Watched, source: str) -> None:
     """Text made to make a parser scan the rest of the text from each character, or nest
-    until the stack is gone: drawn in well under a second here (quadratic would be minutes)."""
+    until the stack is gone: drawn in well under a second here (quadratic would be minutes;
+    the bound grows with the machine's load, as the suite's time budget does)."""
     drawn = draw(renderer, source)
     assert set(drawn["tags"]) <= DRAWN
-    assert drawn["ms"] < 3000
+    assert drawn["ms"] < 3000 * max(1.0, load())
     assert renderer.problems == []
 
 

@@ -7,6 +7,11 @@ a descendant of the run. When the session ends, every fixture torn down, the des
 pytest still alive (zombies are dead) are listed, the run fails naming them, and they are
 killed so that nothing is left anyway. Elsewhere there is no subreaper: the check sees the
 descendants whose parents still run, and misses orphans.
+
+Under pytest-xdist (``make test`` runs ``-n 2``) each worker is a subreaper of its own and
+checks its own descendants when its session ends; it sends what it found to the controller
+(``workeroutput``), which fails the run and lists them with its own (`pytest_testnodedown`).
+The controller checks last, once its workers are gone, so they are never counted.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,6 +38,8 @@ SETTLE = 10.0
 load average per core on a loaded machine, as `kit.budget` scales its limits)."""
 
 _LEFT = pytest.StashKey[list[tuple[int, str]]]()
+_WORKER_OUTPUT = "gemwire_left_behind"
+"""The key of a worker's leftovers in its ``workeroutput`` (sent to the controller)."""
 
 
 def descendants(root: int) -> list[tuple[int, str]]:
@@ -85,19 +93,35 @@ def pytest_configure(config: pytest.Config) -> None:
             raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    # Last: under xdist the controller's own hook (xdist's) ends the workers first.
     if sys.platform == "win32":
         return  # no process table to walk; the contract tests check their trees there
+    config = session.config
     deadline = time.monotonic() + SETTLE * max(1.0, load())
     while (left := descendants(os.getpid())) and time.monotonic() < deadline:
         time.sleep(0.1)
-    if left:
-        session.config.stash[_LEFT] = left
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        for pid, _ in left:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
+    for pid, _ in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
     _reap()
+    worker_output = getattr(config, "workeroutput", None)
+    if worker_output is not None:  # an xdist worker: the controller reports and fails the run
+        worker_output[_WORKER_OUTPUT] = left
+        return
+    left = config.stash.setdefault(_LEFT, []) + left
+    config.stash[_LEFT] = left
+    if left:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """An xdist worker ended: keep what it left behind (its ``workeroutput``)."""
+    output = getattr(node, "workeroutput", None) or {}
+    left = [(int(pid), str(command)) for pid, command in output.get(_WORKER_OUTPUT, ())]
+    node.config.stash.setdefault(_LEFT, []).extend(left)
 
 
 def pytest_terminal_summary(

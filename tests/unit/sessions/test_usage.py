@@ -111,13 +111,14 @@ def _expected(counter: Counter[str]) -> dict[str, int | None]:
 @pytest.fixture(scope="module")
 def big_home(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Any], dict[str, Any]]:
     root = tmp_path_factory.mktemp("usage")
-    copies = usage_home.make_home(root / "home", 10_000)
+    # Every recording about ten times over 90 days and three projects: the sums are exact at
+    # any size; the time of 10,000 sessions is bench/usage.py's (BENCHMARKS.md).
+    copies = usage_home.make_home(root / "home", 1_000)
     by_unit = {unit.chats: _plain_sum(unit, root) for unit in usage_home.units()}
     return root / "home", copies, by_unit
 
 
-@pytest.mark.slow
-def test_totals_of_ten_thousand_sessions_equal_a_plain_sum(big_home: Any) -> None:
+def test_totals_of_a_thousand_sessions_equal_a_plain_sum(big_home: Any) -> None:
     home, copies, by_unit = big_home
     per_day: dict[str, Counter[str]] = defaultdict(Counter)
     per_project: dict[str, Counter[str]] = defaultdict(Counter)
@@ -133,7 +134,7 @@ def test_totals_of_ten_thousand_sessions_equal_a_plain_sum(big_home: Any) -> Non
 
     report = usage(home, by="day", prices=FLAT, tz=None)
 
-    assert sum(1 for _ in home.rglob("session-*")) >= 10_000
+    assert sum(1 for _ in home.rglob("session-*")) >= 1_000
     assert report.problems == 0
     assert _row(report.total) == _expected(total)
     assert [row.key for row in report.rows] == sorted(k for k in per_day if per_day[k]["requests"])
