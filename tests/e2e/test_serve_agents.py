@@ -103,7 +103,10 @@ async def test_twenty_sessions_at_once_hear_only_their_own(tmp_path: Path) -> No
     agents: list[int] = []
     try:
         with anyio.fail_after(240):
-            created = [await server.post("/v1/sessions", {"agent": "echo"}) for _ in texts]
+            # An agent gemwire does not know the modes of runs when its sessions allow
+            # everything (its echo asks nothing).
+            body = {"agent": "echo", "permissions": "all"}
+            created = [await server.post("/v1/sessions", body) for _ in texts]
             assert [c.status_code for c in created] == [201] * sessions
             ids = [c.json()["id"] for c in created]
             # Each session is an agent process of its own.
