@@ -3,7 +3,7 @@
 ACP sessions carry their own ``cwd``, so one agent process can serve many sessions of the
 same agent and environment. The pool keeps, per agent, the processes it started (each in
 the first root, as spares are), each serving up to ``sessions_per_agent`` sessions
-(``ServerConfig.sessions_per_agent``; 1, the default, is a process a session). A process
+(``ServerConfig.sessions_per_agent``, 20 by default; 1 is a process a session). A process
 ends once its last session has let it go.
 
 Each session's permission requests go to that session's handler (by the ACP session id

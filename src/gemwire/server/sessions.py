@@ -1,4 +1,5 @@
-"""The server's sessions (`SessionManager`): each one an agent process, its log, its streams.
+"""The server's sessions (`SessionManager`): each one an agent session (on a process of
+`agent_pool`, its own or shared), its log, its streams.
 
 A session belongs to the server, not to a connection: clients come and go (SSE,
 WebSocket, plain HTTP) and the session's agent runs on. Its agent stops when the session
