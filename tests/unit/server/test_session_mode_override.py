@@ -126,3 +126,15 @@ async def test_permissions_all_runs_an_unknown_agent_as_it_is(tmp_path: Path) ->
         assert created.json()["current_mode"] == "default"
         [agent] = launcher.started
         assert _calls(agent) == [("initialize", None), ("session/new", None)]
+
+
+async def test_a_mode_set_later_is_the_one_a_restart_continues_in(tmp_path: Path) -> None:
+    body = {"agent": "scripted", "cwd": str(tmp_path), "mode": "yolo"}
+    async with unknown_server(tmp_path) as (server, _):
+        sid = (await server.request("POST", "/v1/sessions", json=body)).json()["id"]
+        changed = await server.request(
+            "POST", f"/v1/sessions/{sid}/mode", json={"mode_id": "default"}
+        )
+        assert changed.status_code == 200, changed.text
+    record = json.loads((tmp_path / "state" / "sessions" / sid / "session.json").read_bytes())
+    assert record["mode"] == "default"
