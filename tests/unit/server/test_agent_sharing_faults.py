@@ -138,8 +138,9 @@ async def test_every_session_on_a_process_gets_its_auth_status(tmp_path: Path) -
 async def test_a_warm_spare_serves_as_a_shared_process(tmp_path: Path) -> None:
     (tmp_path / "root").mkdir()
     dirs = str((tmp_path / "root").resolve()), str(tmp_path / "state")
-    changes = {"sessions_per_agent": 2, "warm": ("scripted",)}
-    async with scripted_server(*dirs, on_prompt=answer_own, **changes) as (server, launcher):
+    async with scripted_server(
+        *dirs, on_prompt=answer_own, sessions_per_agent=2, warm=("scripted",)
+    ) as (server, launcher):
         spares = server.app.state.gemwire.launcher
         while "scripted" not in spares._ready:
             await anyio.wait_all_tasks_blocked()
