@@ -96,6 +96,7 @@ async def test_twenty_sessions_at_once_hear_only_their_own(tmp_path: Path) -> No
     command = shlex.join([sys.executable, str(ECHO_AGENT)])
     env = IsolatedGemini("http://127.0.0.1:9", root=tmp_path)  # a home and a tag; no model
     args = ["--agent", f"echo={command}", "--max-sessions", str(sessions)]
+    args += ["--sessions-per-agent", "1"]  # a process a session: each its own echo
     server = Server(env, tmp_path / "state", args)
     texts = [f"session {n}: {uuid.uuid4().hex}" for n in range(sessions)]
     answers: list[str | None] = [None] * sessions
@@ -103,7 +104,10 @@ async def test_twenty_sessions_at_once_hear_only_their_own(tmp_path: Path) -> No
     agents: list[int] = []
     try:
         with anyio.fail_after(240):
-            created = [await server.post("/v1/sessions", {"agent": "echo"}) for _ in texts]
+            # An agent gemwire does not know the modes of runs when its sessions allow
+            # everything (its echo asks nothing).
+            body = {"agent": "echo", "permissions": "all"}
+            created = [await server.post("/v1/sessions", body) for _ in texts]
             assert [c.status_code for c in created] == [201] * sessions
             ids = [c.json()["id"] for c in created]
             # Each session is an agent process of its own.

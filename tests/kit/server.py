@@ -210,6 +210,11 @@ class LoadingAgent(ScriptedAgent):
                 result = {}
             result["modes"] = {"currentModeId": "default", "availableModes": MODES}
         elif method == "session/set_mode":
+            if params.get("modeId") not in [mode["id"] for mode in MODES]:
+                # As real agents do (Antigravity's frames: tests/fixtures/acp/antigravity).
+                error = {"code": -32602, "message": f"no mode {params.get('modeId')!r}"}
+                await self.send({"id": message["id"], "error": error})
+                return
             result = {}
         else:
             await super().respond(message)

@@ -65,7 +65,7 @@ def _agent_command(value: str) -> tuple[str, tuple[str, ...]]:
 @click.option(
     "--sessions-per-agent",
     type=click.IntRange(min=1),
-    default=1,
+    default=20,
     show_default=True,
     help="Sessions one ACP agent process serves at most (1: a process a session; more "
     "share it, and its exit ends them all: docs/server.md).",

@@ -3,11 +3,15 @@
 ACP sessions carry their own ``cwd``, so one agent process can serve many sessions of the
 same agent and environment. The pool keeps, per agent, the processes it started (each in
 the first root, as spares are), each serving up to ``sessions_per_agent`` sessions
-(``ServerConfig.sessions_per_agent``; 1, the default, is a process a session). A process
+(``ServerConfig.sessions_per_agent``, 20 by default; 1 is a process a session). A process
 ends once its last session has let it go.
 
 Each session's permission requests go to that session's handler (by the ACP session id
-the request names). An agent that exits ends the sessions it served, each on its own
+the request names). Sessions share a process only with sessions of the same mode
+(``mode`` at creation: the client puts each session it opens in it) and of the same
+kind of answers: "allow everything" (preset ``all``, answered by the client's preset,
+so gemwire need not make the agent ask) or anything else (the sessions' handlers, and
+the agent made to ask: `gemwire.runners.acp.asking`). An agent that exits ends the sessions it served, each on its own
 (their ``serve`` sees the client gone); a prompt continues each on a new process through
 ``session/resume`` or ``session/load``.
 """
@@ -67,11 +71,27 @@ class AgentPool:
     def processes(self) -> int:
         return len(self._agents)
 
+    @property
+    def shares(self) -> bool:
+        """A process may serve several sessions (``--sessions-per-agent`` over 1)."""
+        return self._per_agent > 1
+
     @asynccontextmanager
-    async def agent(self, name: str, cwd: str, tg: TaskGroup) -> AsyncGenerator[SharedAgent]:
-        """A process of agent ``name`` for one session in ``cwd``: one with room, else a
-        new one started in ``tg``; let go on leaving. Raises what kept it from starting."""
-        options = self._launcher.options(name, cwd)
+    async def agent(
+        self, name: str, cwd: str, tg: TaskGroup, *, mode: str | None, allow_all: bool
+    ) -> AsyncGenerator[SharedAgent]:
+        """A process of agent ``name`` for one session in ``cwd`` whose sessions are put
+        in ``mode`` (`AcpOptions.mode`) and whose answers ``allow_all`` or not: one with
+        room, else a new one started in ``tg``; let go on leaving. Raises what kept it
+        from starting."""
+        options = msgspec.structs.replace(
+            self._launcher.options(name, cwd),
+            mode=mode,
+            # Sessions that allow everything are answered by the preset itself, which is
+            # what the server's own answer would be: the client then knows it need not
+            # make the agent ask (`asking`). Any other preset is the sessions' callback.
+            permissions="all" if allow_all else "deny",
+        )
         key = msgspec.structs.replace(options, cwd=self._cwd)
         shared = next(
             (
@@ -108,9 +128,8 @@ class AgentPool:
     async def _run(self, shared: SharedAgent, options: AcpOptions) -> None:
         try:
             channel = self._launcher.session_channel(options)
-            async with AcpClient(
-                options, channel=channel, permission_handler=shared.answer
-            ) as client:
+            handler = None if options.permissions == "all" else shared.answer
+            async with AcpClient(options, channel=channel, permission_handler=handler) as client:
                 shared.client = client
                 shared.ready.set()
                 await shared.unused.wait()

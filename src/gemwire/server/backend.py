@@ -14,7 +14,12 @@ from typing import Any, Protocol
 
 from anyio.abc import TaskGroup
 
-from gemwire.errors import AgentNotFound, AgentRequestFailed, RunFailed
+from gemwire.errors import (
+    AgentNotFound,
+    AgentRequestFailed,
+    PermissionsUnenforceable,
+    RunFailed,
+)
 from gemwire.server.config import ServerConfig
 from gemwire.server.live_session import LiveSession
 from gemwire.server.responses import ApiError, BadRequest, NotFound
@@ -76,6 +81,15 @@ def agent_failure(exc: BaseException) -> ApiError:
         return exc
     if isinstance(exc, AgentNotFound):
         return NotFound(f"the agent could not be started: {exc}")
+    if isinstance(exc, PermissionsUnenforceable):
+        return BadRequest(
+            f"session refused: {exc}. Through the server: give POST /v1/sessions "
+            '"mode" (one of its modes, which the session is then run in) or '
+            '"permissions": "all"',
+            kind="permissions_unenforceable",
+        )
+    if isinstance(exc, AgentRequestFailed) and exc.method == "session/set_mode":
+        return BadRequest(f"the agent refused the session's mode: {exc}")
     kind = exc.kind if isinstance(exc, RunFailed) else "agent"
     return ApiError(f"the agent failed: {exc}", status=502, kind=kind)
 

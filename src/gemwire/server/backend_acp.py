@@ -79,39 +79,25 @@ class AcpBackend:
     ) -> None:
         record = session.record
         detail = "the agent exited"
-        shared: SharedAgent | None = None
         try:
-            async with self.pool.agent(record.agent, cwd, self.host.tg) as shared:
+            async with self.pool.agent(
+                record.agent,
+                cwd,
+                self.host.tg,
+                mode=record.mode,
+                allow_all=record.permissions == "all",
+            ) as shared:
                 client = session.client = shared.client
                 assert client is not None
-                if load and record.agent_session_id is not None:
-                    if not (client.offers("session/resume") or client.offers("session/load")):
-                        raise Conflict(
-                            f"{client.agent} cannot load sessions (no loadSession): "
-                            f"session {record.id} cannot be continued"
-                        )
-                    acp_session = await client.continue_session(record.agent_session_id, cwd=cwd)
-                else:
-                    acp_session = await client.new_session(cwd=cwd)
-                session.acp = acp_session
-                shared.handlers[acp_session.session_id] = session.answer_permission
-                record.agent_session_id = acp_session.session_id
-                self.host.save(session)
-                for event in acp_session.take_events():  # its own: the process may be shared
-                    session.publish_event(event)
-                async with anyio.create_task_group() as tg:
-                    session.tg = tg
-                    session.state.handle("ready")
-                    started.set()
-                    tg.start_soon(self._watch_exit, session, client)
-                    self._start_between_turns(session, tg)
-                    detail = await session.serve(self.host.config.idle_timeout)
-                    if session.state.turn:  # a turn runs: it ends with its turn_completed first
-                        await acp_session.cancel()
-                        await session.turn_done.wait()
-                    tg.cancel_scope.cancel()
-                if shared.users > 1:  # else its process ends with it
-                    await _let_go(client, acp_session)
+                try:
+                    detail = await self._serve(session, shared, cwd, load, started)
+                finally:
+                    acp_session = session.acp
+                    if acp_session is not None:
+                        shared.handlers.pop(acp_session.session_id, None)
+                        if self.pool.shares:  # the process may go on serving others
+                            with anyio.CancelScope(shield=True):
+                                await _let_go(client, acp_session)
         except Exception as exc:  # noqa: BLE001 - the agent's failure, said to the client
             if not started.is_set():
                 failure.append(exc)
@@ -120,8 +106,6 @@ class AcpBackend:
                 detail = f"the agent failed: {exc}"
                 logger.warning("session %s: %s", record.id, detail)
         finally:
-            if shared is not None and session.acp is not None:
-                shared.handlers.pop(session.acp.session_id, None)
             session.client = None
             session.tg = None
             # What the agent kept of the session (the last turn's answer, its
@@ -133,6 +117,46 @@ class AcpBackend:
             session.log.close()
             session.agent_done.set()
             started.set()
+
+    async def _serve(
+        self,
+        session: LiveSession,
+        shared: SharedAgent,
+        cwd: str,
+        load: bool,
+        started: anyio.Event,
+    ) -> str:
+        """Open (or continue) the session on ``shared`` and serve it until it stops; why."""
+        record = session.record
+        client = shared.client
+        assert client is not None
+        if load and record.agent_session_id is not None:
+            if not (client.offers("session/resume") or client.offers("session/load")):
+                raise Conflict(
+                    f"{client.agent} cannot load sessions (no loadSession): "
+                    f"session {record.id} cannot be continued"
+                )
+            acp_session = await client.continue_session(record.agent_session_id, cwd=cwd)
+        else:
+            acp_session = await client.new_session(cwd=cwd)
+        session.acp = acp_session
+        shared.handlers[acp_session.session_id] = session.answer_permission
+        record.agent_session_id = acp_session.session_id
+        self.host.save(session)
+        for event in acp_session.take_events():  # its own: the process may be shared
+            session.publish_event(event)
+        async with anyio.create_task_group() as tg:
+            session.tg = tg
+            session.state.handle("ready")
+            started.set()
+            tg.start_soon(self._watch_exit, session, client)
+            self._start_between_turns(session, tg)
+            detail = await session.serve(self.host.config.idle_timeout)
+            if session.state.turn:  # a turn runs: it ends with its turn_completed first
+                await acp_session.cancel()
+                await session.turn_done.wait()
+            tg.cancel_scope.cancel()
+        return detail
 
     async def _watch_exit(self, session: LiveSession, client: AcpClient) -> None:
         # A shared agent's exit wakes every session it served: each ends on its own.

@@ -121,9 +121,10 @@ class ServerConfig(msgspec.Struct, frozen=True, kw_only=True):
     warm: tuple[str, ...] = ()
     """Agents kept started ahead, one each, for the next new session (``--warm``)."""
     max_sessions: int = DEFAULT_MAX_SESSIONS
-    sessions_per_agent: int = 1
+    sessions_per_agent: int = 20
     """Sessions one ACP agent process serves at most (``--sessions-per-agent``; 1: a
-    process a session). Sessions of one agent share its processes up to that."""
+    process a session). Sessions of one agent share its processes up to that: 20 by
+    default, a twentieth of the memory a session (BENCHMARKS.md)."""
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT
     permission_timeout: float = DEFAULT_PERMISSION_TIMEOUT
     permission_grace: float = PERMISSION_GRACE

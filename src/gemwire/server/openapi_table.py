@@ -116,7 +116,12 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
         "An agent in a workspace under a root (default: the first root). With `continue`, "
         "the agent's saved session of that id is continued (`session/resume` where the agent "
         "offers it, else `session/load`, whose replayed history is logged with `replay: true`); "
-        "409 when the agent can do neither.",
+        "409 when the agent can do neither. `mode` runs the session in that mode of the "
+        "agent's (set before it is answered, and again whenever it is continued, a restarted "
+        "server's too), in place of the mode that asks before acting, which a session is "
+        "otherwise put in unless its `permissions` are `all`; 400 for a mode the agent "
+        "refuses. An agent gemwire does not know the modes of is refused (400, kind "
+        "`permissions_unenforceable`) unless the session has a `mode` or `permissions` `all`.",
         body=NewSession,
         status=201,
         response=SessionView,

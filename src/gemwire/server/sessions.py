@@ -1,4 +1,5 @@
-"""The server's sessions (`SessionManager`): each one an agent process, its log, its streams.
+"""The server's sessions (`SessionManager`): each one an agent session (on a process of
+`agent_pool`, its own or shared), its log, its streams.
 
 A session belongs to the server, not to a connection: clients come and go (SSE,
 WebSocket, plain HTTP) and the session's agent runs on. Its agent stops when the session
@@ -237,6 +238,7 @@ class SessionManager(AsyncContextManagerMixin):
                 created=_now(),
                 permissions=permissions,
                 agent_session_id=resume,
+                mode=mode,  # its client opens it in that mode, and continues it so
             )
             self.store.save(record)
             session = self._session(record)
@@ -246,8 +248,6 @@ class SessionManager(AsyncContextManagerMixin):
                 session.log_replay = False  # a later continuation's replay is logged already
                 if model is not None:
                     await self.set_model(session, model)
-                if mode is not None:
-                    await self.set_mode(session, mode)
             except BaseException:
                 with anyio.CancelScope(shield=True):
                     await self._stop(session, "the session could not be set up")
@@ -334,6 +334,9 @@ class SessionManager(AsyncContextManagerMixin):
 
     async def set_mode(self, session: LiveSession, mode_id: str) -> None:
         await self._settable(session).set_mode(session, mode_id)
+        if session.record.mode is not None:  # it is continued in the mode chosen last
+            session.record.mode = mode_id
+            self.save(session)
 
     async def set_model(self, session: LiveSession, model_id: str) -> None:
         await self._settable(session).set_model(session, model_id)

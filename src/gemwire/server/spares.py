@@ -90,15 +90,15 @@ class SpareAgents(AsyncContextManagerMixin):
         a terminal policy or an elicitation handler: a spare of the same agent (its
         folder aside) primed with the ``initialize`` that client sends, else a new agent."""
         initialize = client_initialize(options)
-        kind = msgspec.structs.replace(options, cwd=self._cwd)
+        kind = _started(options, self._cwd)
         for name, spare in self._ready.items():
-            if kind == spare.options and spare.initialize == initialize:
+            if kind == _started(spare.options, self._cwd) and spare.initialize == initialize:
                 del self._ready[name]
                 spare.handed = True
                 spare.taken.set()
                 return Handed(spare)
         for spare in self._taken.values():
-            if kind == spare.options:  # the next spare waits no longer
+            if kind == _started(spare.options, self._cwd):  # the next spare waits no longer
                 spare.answered.set()
         return self._launcher.channel(options)
 
@@ -170,3 +170,10 @@ class SpareAgents(AsyncContextManagerMixin):
             name,
             why_ended(spare.channel),
         )
+
+
+def _started(options: AcpOptions, cwd: str) -> AcpOptions:
+    """What a spare's process and priming depend on: not the folder (the session's own is
+    sent in ``session/new``), nor the mode its client puts the session in, nor how its
+    client answers permissions (both the client's, after priming)."""
+    return msgspec.structs.replace(options, cwd=cwd, mode=None, permissions="deny")

@@ -58,6 +58,9 @@ class SessionRecord(msgspec.Struct, kw_only=True):
     title: str | None = None
     model: str | None = None
     """The model of a ``gemini-stream`` session's runs (an ACP agent keeps its own)."""
+    mode: str | None = None
+    """An ACP session's mode, as asked at creation (and set since): its client opens and
+    continues it in that mode (`AcpOptions.mode`), in place of the mode that asks."""
     closed: bool = False
 
 

@@ -88,10 +88,22 @@ async def test_sessions_share_a_process_up_to_the_cap(tmp_path: Path) -> None:
         assert methods.count("session/load") == 1
 
 
-async def test_one_session_a_process_by_default(tmp_path: Path) -> None:
+async def test_one_session_a_process_with_sessions_per_agent_1(tmp_path: Path) -> None:
+    (tmp_path / "root").mkdir()
+    dirs = str((tmp_path / "root").resolve()), str(tmp_path / "state")
+    async with scripted_server(*dirs, on_prompt=answer_own, sessions_per_agent=1) as (
+        server,
+        launcher,
+    ):
+        for _ in range(2):
+            await new_session(server)
+        assert [agent.sessions for agent in launcher.started] == [1, 1]
+
+
+async def test_sessions_share_a_process_by_default(tmp_path: Path) -> None:
     (tmp_path / "root").mkdir()
     dirs = str((tmp_path / "root").resolve()), str(tmp_path / "state")
     async with scripted_server(*dirs, on_prompt=answer_own) as (server, launcher):
         for _ in range(2):
             await new_session(server)
-        assert [agent.sessions for agent in launcher.started] == [1, 1]
+        assert [agent.sessions for agent in launcher.started] == [2]

@@ -63,7 +63,8 @@ async def test_concurrent_creates_that_set_a_mode_never_pass_the_limit(
     dirs: tuple[str, str],
 ) -> None:
     SlowModes.gate, SlowModes.asked = anyio.Event(), [anyio.Event() for _ in range(6)]
-    async with scripted_server(*dirs, max_sessions=2) as (server, launcher):
+    # A process a session: the agents started count the sessions.
+    async with scripted_server(*dirs, max_sessions=2, sessions_per_agent=1) as (server, launcher):
 
         def channel(options: AcpOptions) -> AgentChannel:
             client_end, agent_end = memory_channel_pair()
@@ -142,7 +143,9 @@ async def test_a_second_answer_to_a_permission_is_a_409(dirs: tuple[str, str]) -
 
 
 async def test_a_permission_the_server_denies_alone_says_so(dirs: tuple[str, str]) -> None:
-    async with scripted_server(*dirs, on_prompt=ask_permission, permission_grace=0) as (
+    async with scripted_server(
+        *dirs, on_prompt=ask_permission, permission_grace=0, sessions_per_agent=1
+    ) as (
         server,
         _,
     ):

@@ -45,15 +45,17 @@ async def test_a_session_of_an_agent_gemwire_does_not_know_is_refused(
                 listed = await server.request("GET", "/v1/sessions")
             tg.cancel_scope.cancel()
     assert (refused.status_code, refused.json()) == (
-        502,
+        400,
         {
             "error": {
-                "kind": "agent",
-                "message": "the agent failed: acp:my-agent is not an agent gemwire knows the "
+                "kind": "permissions_unenforceable",
+                "message": "session refused: acp:my-agent is not an agent gemwire knows the "
                 "modes of, so it cannot make sure the agent asks before acting (a permission "
                 "preset answers only what an agent asks): pass --mode (AcpOptions.mode) with "
                 "the one of its modes (default, yolo) you choose to run it in, or "
-                "--permissions all to allow everything",
+                "--permissions all to allow everything. Through the server: give POST "
+                '/v1/sessions "mode" (one of its modes, which the session is then run in) or '
+                '"permissions": "all"',
             }
         },
     )

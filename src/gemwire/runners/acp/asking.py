@@ -27,13 +27,15 @@ asks in that mode.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import anyio
 import msgspec
 
-from gemwire.errors import PermissionsUnenforceable
+from gemwire.errors import GemwireError, PermissionsUnenforceable
 from gemwire.runners.acp.process_channel import AgentLaunch
 from gemwire.runners.agents import AgentRelease, launched_release
 
@@ -136,7 +138,22 @@ async def hold_asking_mode(
 
     Raises `PermissionsUnenforceable` when the agent cannot be made to ask, or gemwire
     does not know how to make it; `AgentRequestFailed` when it refuses the user's mode.
+    A session refused is let go (closed where the agent offers ``session/close``, and
+    forgotten by the client): its agent may serve others, and keeps nothing of it.
     """
+    try:
+        await _hold(session, asks=asks, override=override, command=command)
+    except BaseException:
+        with anyio.move_on_after(_CLOSE_WAIT, shield=True):
+            with contextlib.suppress(GemwireError):  # not offered, refused, or gone
+                await session.close()
+        session.context.forget(session.session_id)
+        raise
+
+
+async def _hold(
+    session: AcpSession, *, asks: bool, override: str | None, command: Sequence[str]
+) -> None:
     if override:
         # Every session the client opens, as the user chose: a batch's and a server's too.
         await session.set_mode(override)
@@ -181,6 +198,10 @@ async def hold_asking_mode(
             f"{agent} was asked for mode {rule.mode!r}, which asks before acting, and "
             f"answered that it is in {now!r}: {fix}"
         )
+
+
+_CLOSE_WAIT = 5.0
+"""Seconds an agent has to answer the ``session/close`` of a session refused."""
 
 
 def _unknown(agent: str, offered: list[str]) -> str:

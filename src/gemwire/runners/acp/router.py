@@ -3,7 +3,9 @@
 `SessionRouter` keeps the sessions of one client by id. Each ``session/update`` goes to
 the session it names (an update for a session whose ``session/new`` answer is still on
 its way waits for it); what belongs to no one session goes to every turn running, or to
-the next session opened when none runs. The reader asks `may_read` before each read:
+the next session opened when none runs. The agent's login (``auth_status``) is the
+process's, not a session's: the latest is kept, and every session opened gets it, not
+only the next one (a process may serve many sessions, each its own reader: a server's). The reader asks `may_read` before each read:
 it waits while a turn being consumed has `MAX_QUEUED_EVENTS` queued, unless a request of
 the caller waits for its answer.
 """
@@ -50,6 +52,8 @@ class SessionRouter:
         self._changed = anyio.Event()
         self.opening = 0
         """``session/new`` requests waiting for their answer."""
+        self._auth: AuthStatus | None = None
+        """The agent's latest ``auth_status``."""
 
     def bind(
         self,
@@ -75,6 +79,8 @@ class SessionRouter:
         self.sessions[sid] = session
         session.emit(events)
         unrouted, self._unrouted = self._unrouted, []
+        if self._auth is not None and self._auth not in unrouted:
+            unrouted.insert(0, self._auth)
         session.emit([_for_session(e, sid) for e in unrouted])
         early = [item for item in self._early if item.session_id == sid]
         self._early = [item for item in self._early if item.session_id != sid]
@@ -136,6 +142,7 @@ class SessionRouter:
     def broadcast(self, events: list[Event]) -> None:
         """What belongs to no one session goes to every turn running (each sees it), or
         waits for the next session opened (or `take_events`) when none runs."""
+        self._auth = next((e for e in reversed(events) if isinstance(e, AuthStatus)), self._auth)
         running = [s for s in self.sessions.values() if s.turn is not None]
         for session in running:
             session.emit([_for_session(e, session.session_id) for e in events])
