@@ -22,15 +22,17 @@ connections `CONNECTION_GRACE` to finish, then the lifespan ends.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import signal
 import socket
 from collections.abc import Awaitable, Callable
+from typing import cast
 
+import anyio
 from hypercorn.app_wrappers import ASGIWrapper
 from hypercorn.asyncio.run import worker_serve
 from hypercorn.config import Config, Sockets
+from hypercorn.typing import ASGIFramework
 from starlette.applications import Starlette
 
 from gemwire.server.config import MAX_HEAD_BYTES, ServerConfig
@@ -81,21 +83,21 @@ async def serve_until(
         insecure_sockets=[] if tls else [sock],
         quic_sockets=[],
     )
-    await worker_serve(ASGIWrapper(app), hyper, sockets=sockets, shutdown_trigger=stopped)
+    # Starlette's ASGI types are plain mappings, hypercorn's TypedDicts: the same protocol.
+    asgi = cast("ASGIFramework", app)
+    await worker_serve(ASGIWrapper(asgi), hyper, sockets=sockets, shutdown_trigger=stopped)
 
 
 async def _signalled() -> None:
-    loop = asyncio.get_running_loop()
-    event = asyncio.Event()
-    for name in ("SIGINT", "SIGTERM"):
-        try:
-            loop.add_signal_handler(getattr(signal, name), event.set)
-        except NotImplementedError:  # Windows' loops: the signal module's handler
-            signal.signal(getattr(signal, name), lambda *_: loop.call_soon_threadsafe(event.set))
-    await event.wait()
+    try:
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for _ in signals:
+                return
+    except NotImplementedError:  # Windows: Ctrl-C interrupts hypercorn, which closes it all
+        await anyio.sleep_forever()
 
 
 def serve_h2(app: Starlette, config: ServerConfig, sock: socket.socket) -> None:
     """Serve ``app`` on ``sock`` until SIGTERM or Ctrl-C; returns once all is closed."""
     configure_logging(config, _LOGGERS)
-    asyncio.run(serve_until(app, config, sock, _signalled))
+    anyio.run(serve_until, app, config, sock, _signalled, backend="asyncio")
