@@ -46,12 +46,16 @@ def self_signed(folder: Path) -> tuple[str, str]:
 
 
 @contextmanager
-def h2_server(root: str, state_dir: str, **changes: Any) -> Iterator[str]:
+def h2_server(
+    root: str, state_dir: str, launcher: ThreadLauncher | None = None, **changes: Any
+) -> Iterator[str]:
     """The server's base URL (``http://`` or, given ``ssl_certfile``, ``https://``), served
     until the ``with`` ends; then it shuts down as on SIGTERM."""
     sock = bind("127.0.0.1", 0)
     config = make_config(root, state_dir, port=sock.getsockname()[1], **changes)
-    app = create_app(config, launcher=ThreadLauncher(), stream_launcher=FakeStreamLauncher())
+    app = create_app(
+        config, launcher=launcher or ThreadLauncher(), stream_launcher=FakeStreamLauncher()
+    )
     loop = asyncio.new_event_loop()
     stop = asyncio.Event()
     failure: list[BaseException] = []
