@@ -26,12 +26,14 @@ from kit.wire import ThreadLauncher, wire_server
 
 from gemwire.runners.acp import AcpClient, AcpOptions
 from gemwire.runners.acp.http_channel import StreamableHttpChannel
+from gemwire.runners.acp.websocket_channel import WebSocketChannel
 from gemwire.testing import ScriptedAgent
 
 CURL = shutil.which("curl")
 needs_curl_h2 = pytest.mark.skipif(
     CURL is None
-    or "HTTP2" not in subprocess.run([CURL, "-V"], capture_output=True, text=True).stdout,
+    or "HTTP2"
+    not in subprocess.run([CURL, "-V"], check=False, capture_output=True, text=True).stdout,
     reason="no curl with HTTP/2 (nghttp2)",
 )
 AUTH = f"Authorization: Bearer {TOKEN}"
@@ -48,23 +50,26 @@ class Curl:
     def __init__(self, url: str, switch: str, cacert: str | None = None) -> None:
         assert CURL is not None
         self.url = url
-        self.base = [CURL, "-sS", "-i", switch, "-H", AUTH]
+        self.base = [CURL, "-sS", switch, "-H", AUTH]
         if cacert is not None:
             self.base += ["--cacert", cacert]
 
     def post(self, body: str, **headers: str) -> tuple[str, dict[str, str], str]:
         """The status line, the headers (lower-cased) and the body of a POST."""
-        command = [*self.base, "-H", "Content-Type: application/json", "-d", body]
+        command = [*self.base, "-i", "-H", "Content-Type: application/json", "-d", body]
         for name, value in headers.items():
             command += ["-H", f"{name}: {value}"]
-        done = subprocess.run([*command, self.url], capture_output=True, text=True, timeout=20)
+        done = subprocess.run(
+            [*command, self.url], check=True, capture_output=True, text=True, timeout=20
+        )
         head, content = re.split(r"\r?\n\r?\n", done.stdout, maxsplit=1)
         status, *lines = head.splitlines()
         fields = dict(line.split(": ", 1) for line in lines)
         return status.strip(), {k.lower(): v for k, v in fields.items()}, content
 
     def stream(self, **headers: str) -> Stream:
-        command = [*self.base, "-N", "-H", "Accept: text/event-stream"]
+        # -D -, not -i: curl holds -i's head back until the body's first bytes.
+        command = [*self.base, "-N", "-D", "-", "-H", "Accept: text/event-stream"]
         for name, value in headers.items():
             command += ["-H", f"{name}: {value}"]
         return Stream([*command, self.url])
@@ -94,6 +99,13 @@ class Stream:
             assert self._process.poll() is None or line, "the stream ended"
             assert time.monotonic() < deadline, "no message came"
         return json.loads(line[5:])
+
+    def wait(self) -> int:
+        """curl's exit status, once the server ended the stream."""
+        code = self._process.wait(20)
+        assert self._process.stdout is not None
+        self._process.stdout.close()
+        return code
 
     def close(self) -> None:
         self._process.terminate()
@@ -218,3 +230,37 @@ async def test_our_client_falls_back_to_http11_against_uvicorn(tmp_path: Path) -
             "HTTP/1.1",
             TURN,
         )
+
+
+@pytest.mark.anyio
+async def test_the_websocket_path_works_on_the_http2_server(
+    h2c: str, folders: tuple[Path, Path]
+) -> None:
+    url = h2c.replace("http://", "ws://") + "/acp/scripted"
+    channel = WebSocketChannel(url, token=TOKEN)
+    options = AcpOptions(cwd=str(folders[0]), permissions="all")
+    with anyio.fail_after(20):
+        async with AcpClient(options, channel=channel) as client:
+            session = await client.new_session()
+            async with session.prompt("hi") as turn:
+                kinds = [event.type async for event in turn]
+    assert kinds == TURN
+
+
+@needs_curl_h2
+def test_stopping_ends_the_h2_streams_and_stops_the_agents(tmp_path: Path) -> None:
+    (tmp_path / "root").mkdir()
+    root = str(tmp_path / "root")
+    launcher = _launcher()
+    with h2_server(root, str(tmp_path / "state"), launcher) as url:
+        curl = Curl(f"{url}/acp/scripted", "--http2-prior-knowledge")
+        _, headers, _ = curl.post(rpc(0, "initialize", protocolVersion=1))
+        connection = {"Acp-Connection-Id": headers["acp-connection-id"]}
+        events = curl.stream(**connection)
+        assert events.status == "HTTP/2 200"
+        curl.post(rpc(1, "session/new", cwd=root, mcpServers=[]), **connection)
+        assert events.next()["id"] == 1
+    # The server wound down before it closed: the stream ended in order, the agent stopped.
+    assert events.wait() == 0
+    [channel] = launcher.channels
+    assert channel.closed.is_set()
