@@ -14,8 +14,8 @@ for as long as the connection lives (the RFD requires it: a load balancer's affi
 HTTP/2 is offered, as the RFD requires: over ``https://`` by ALPN (``h2``, else
 ``http/1.1``); over ``http://`` by prior knowledge (h2c: httpx does no ``Upgrade: h2c``,
 and an upgrade would send each POST's body over HTTP/1.1 first). A server that does not
-speak h2c breaks the opening request's connection (uvicorn answers its preface with 400):
-then the connection is opened again over HTTP/1.1, once, and kept so.
+speak h2c breaks the connection of a first, bodiless ``OPTIONS`` (uvicorn answers the
+preface with 400): then the connection is opened again over HTTP/1.1, once, and kept so.
 
 A request the server refuses (an HTTP error) fails alone, as the agent's error would; a
 refused answer or notification is reported (a JSON-RPC error with no id, which the client
@@ -130,19 +130,20 @@ class StreamableHttpChannel:
         return httpx.AsyncClient(timeout=timeout, http2=find_spec("h2") is not None)
 
     async def _post_opening(self, message: bytes, headers: dict[str, str]) -> Any:
-        """POST ``initialize``; a server that broke the h2c connection is asked again
-        over HTTP/1.1 (one that cannot be reached is not)."""
+        """POST ``initialize``. Over h2c an ``OPTIONS`` without a body goes first: a
+        server that breaks its connection does not speak h2c, and is asked over HTTP/1.1
+        (one that cannot be reached is not). The probe has no body because a body cut off
+        mid-write leaves httpx's request stream unfinished."""
         httpx = self._httpx
-        try:
-            return await self._client.post(self.url, content=message, headers=headers)
-        except (httpx.ConnectError, httpx.ConnectTimeout):
-            raise
-        except httpx.TransportError:
-            if not self._h2c:
+        if self._h2c:
+            try:
+                await self._client.request("OPTIONS", self.url, headers=self._headers)
+            except (httpx.ConnectError, httpx.ConnectTimeout):
                 raise
-        self._h2c = False
-        await self._client.aclose()
-        self._client = self._new_client(h2c=False)
+            except httpx.TransportError:
+                self._h2c = False
+                await self._client.aclose()
+                self._client = self._new_client(h2c=False)
         return await self._client.post(self.url, content=message, headers=headers)
 
     @property
