@@ -8,10 +8,13 @@ uvicorn (``gemwire serve`` without ``--http2``). The agent is the scripted one, 
 from __future__ import annotations
 
 import json
+import os
 import queue
 import re
 import shutil
+import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -264,3 +267,28 @@ def test_stopping_ends_the_h2_streams_and_stops_the_agents(tmp_path: Path) -> No
     assert events.wait() == 0
     [channel] = launcher.channels
     assert channel.closed.is_set()
+
+
+@needs_curl_h2
+def test_gemwire_serve_http2_answers_h2c_and_exits_0_on_sigterm(tmp_path: Path) -> None:
+    assert CURL is not None
+    (tmp_path / "root").mkdir()
+    env = {**os.environ, "HOME": str(tmp_path), "GEMWIRE_TOKEN": TOKEN}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gemwire", "serve", "--http2", "--port", "0",
+         "--root", str(tmp_path / "root"), "--state-dir", str(tmp_path / "state")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    try:
+        assert server.stdout is not None
+        url = server.stdout.readline().split(": ", 1)[1].split("/?", 1)[0]
+        ready = subprocess.run(
+            [CURL, "-sS", "--http2-prior-knowledge", "-w", " %{http_version}", f"{url}/ready"],
+            check=True, capture_output=True, text=True, timeout=20,
+        )  # fmt: skip
+        assert ready.stdout == '{"ready":true} 2'
+    finally:
+        server.send_signal(signal.SIGTERM)
+        _, stderr = server.communicate(timeout=20)
+    assert server.returncode == 0, stderr
+    assert "Traceback" not in stderr
