@@ -292,3 +292,15 @@ def test_gemwire_serve_http2_answers_h2c_and_exits_0_on_sigterm(tmp_path: Path) 
         _, stderr = server.communicate(timeout=20)
     assert server.returncode == 0, stderr
     assert "Traceback" not in stderr
+
+
+@pytest.mark.anyio
+async def test_our_client_speaks_h2_by_alpn_over_tls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cert, key = self_signed(tmp_path)
+    monkeypatch.setenv("SSL_CERT_FILE", cert)  # httpx trusts the test's certificate
+    (tmp_path / "root").mkdir()
+    root, state = tmp_path / "root", str(tmp_path / "state")
+    with h2_server(str(root), state, _launcher(), ssl_certfile=cert, ssl_keyfile=key) as url:
+        assert await _our_client_turn(f"{url}/acp/scripted", root) == ("HTTP/2", TURN)
