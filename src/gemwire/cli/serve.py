@@ -12,6 +12,7 @@ from gemwire.cli.exit_codes import EXIT_USAGE
 __all__ = ("serve",)
 
 _EXTRA = ("starlette", "uvicorn", "wsproto")
+_EXTRA_H2 = ("hypercorn", "h2")
 
 
 def _agent_command(value: str) -> tuple[str, tuple[str, ...]]:
@@ -95,8 +96,22 @@ def _agent_command(value: str) -> tuple[str, tuple[str, ...]]:
         "root), so a new session starts at once (repeatable)."
     ),
 )
-@click.option("--ssl-certfile", type=click.Path(exists=True, dir_okay=False))
-@click.option("--ssl-keyfile", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--ssl-certfile",
+    type=click.Path(exists=True, dir_okay=False),
+    help="Serve HTTPS with this certificate (PEM); with --ssl-keyfile.",
+)
+@click.option(
+    "--ssl-keyfile",
+    type=click.Path(exists=True, dir_okay=False),
+    help="The certificate's private key (PEM).",
+)
+@click.option(
+    "--http2",
+    is_flag=True,
+    help="Serve on hypercorn: HTTP/2 (h2c, and h2 by ALPN with a certificate) beside "
+    "HTTP/1.1 (docs/server.md).",
+)
 def serve(
     host: str,
     port: int,
@@ -113,6 +128,7 @@ def serve(
     warm: tuple[str, ...],
     ssl_certfile: str | None,
     ssl_keyfile: str | None,
+    http2: bool,
 ) -> None:
     """Run agents behind an HTTP, SSE and WebSocket API, for one token.
 
@@ -120,7 +136,7 @@ def serve(
     gemwire serve                       http://127.0.0.1:8765/?token=... (printed)
     gemwire serve --port 0 --root ~/work --agent mine="my-agent --acp"
     """
-    if any(find_spec(name) is None for name in _EXTRA):
+    if any(find_spec(name) is None for name in (*_EXTRA, *(_EXTRA_H2 if http2 else ()))):
         click.echo("gemwire serve needs the [serve] extra: pip install 'gemwire[serve]'", err=True)
         sys.exit(EXIT_USAGE)
     import os
@@ -189,4 +205,9 @@ def serve(
     )
     click.echo(f"gemwire serve: {config.url}/?token={quote(config.token, safe='')}")
     sys.stdout.flush()
-    run_server(create_app(config), config, sock)
+    if http2:
+        from gemwire.server.run_h2 import serve_h2
+
+        serve_h2(create_app(config), config, sock)
+    else:
+        run_server(create_app(config), config, sock)

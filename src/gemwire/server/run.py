@@ -31,7 +31,15 @@ from gemwire._normalize.masking import Masker
 from gemwire.server.config import MAX_HEAD_BYTES, ServerConfig
 from gemwire.server.state import AppState
 
-__all__ = ("MaskingFilter", "bind", "serve", "server_for", "token_spellings")
+__all__ = (
+    "MaskingFilter",
+    "bind",
+    "configure_logging",
+    "serve",
+    "server_for",
+    "token_spellings",
+    "wind_down",
+)
 
 _SHUTDOWN_GRACE = 30
 """Seconds uvicorn waits for requests still running once the connections are closed."""
@@ -89,15 +97,28 @@ def token_spellings(token: str) -> list[str]:
     return list(dict.fromkeys(spellings))
 
 
-def _configure_logging(config: ServerConfig) -> None:
+def configure_logging(config: ServerConfig, names: tuple[str, ...]) -> None:
+    """The loggers ``names`` and gemwire's server's, to stderr with the token masked."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(MaskingFilter(token_spellings(config.token)))
-    for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "gemwire.server"):
+    for name in (*names, "gemwire.server"):
         logger = logging.getLogger(name)
         logger.handlers = [handler]
         logger.setLevel(logging.INFO)
         logger.propagate = False
+
+
+async def wind_down(state: AppState) -> None:
+    """Tell the app the server is stopping and wait for it: every turn ends with its
+    ``turn_completed``, streams end, WebSockets close with 1001, agents stop."""
+    sessions, acp = state.sessions, state.acp
+    state.shutting_down.set()
+    async with anyio.create_task_group() as tg:
+        if sessions is not None:
+            tg.start_soon(sessions.drain)
+        if acp is not None:
+            tg.start_soon(acp.drain)
 
 
 class _Server(uvicorn.Server):
@@ -123,13 +144,7 @@ class _Server(uvicorn.Server):
         # uvicorn would close WebSockets with 1012 and wait for SSE streams that never
         # end: the app ends them first (and its turns, with their turn_completed; the ACP
         # endpoint's connections and their agents).
-        sessions, acp = self._state.sessions, self._state.acp
-        self._state.shutting_down.set()
-        async with anyio.create_task_group() as tg:
-            if sessions is not None:
-                tg.start_soon(sessions.drain)
-            if acp is not None:
-                tg.start_soon(acp.drain)
+        await wind_down(self._state)
         await self._close_connections()
         await super().shutdown(sockets)
 
@@ -210,5 +225,5 @@ def server_for(app: Starlette, config: ServerConfig) -> uvicorn.Server:
 
 def serve(app: Starlette, config: ServerConfig, sock: socket.socket) -> None:
     """Serve ``app`` on ``sock`` until SIGTERM or Ctrl-C; returns once all is closed."""
-    _configure_logging(config)
+    configure_logging(config, ("uvicorn", "uvicorn.error", "uvicorn.access"))
     server_for(app, config).run(sockets=[sock])
