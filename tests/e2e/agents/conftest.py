@@ -60,9 +60,6 @@ class SharedAgent:
         self.asks = asks
         self._portal = portal
         self._handlers: dict[str, PermissionHandler] = {}
-        self.opened = 0
-        """Sessions opened so far: the first one gets what the agent says to the process
-        (``auth_status``: gemwire holds it for the next session opened)."""
         self.client = AcpClient(
             env.acp_options(permissions="deny" if asks else "all", env=env.environ(environ)),
             permission_handler=self._decide if asks else None,
@@ -87,7 +84,6 @@ class SharedAgent:
         (the client's handler looks each request's session up)."""
         assert self.asks == (permissions != "all"), (self.asks, permissions)
         session = await self.client.new_session(cwd=str(workspace))
-        self.opened += 1
         self._handlers[session.session_id] = permission_preset(permissions)
         return session
 

@@ -27,7 +27,6 @@ from test_agents_offline import (  # type: ignore[import-not-found]
     Tools,
     files_in,
     numbered_requests,
-    of_session,
     run_shared_case,
     scenario,
     scrub,
@@ -82,6 +81,8 @@ def root(tmp_path: Path) -> Path:
 UNSTABLE = {
     ("codex", "shell_denied"): "in read-only, codex-acp 2.6.0 sometimes reports the command "
     "as a tool call run in its sandbox, sometimes never (the model alone hears of it)",
+    ("codex", "cancel"): "codex-acp 2.6.0 sends the cancelled turn's usage_update before its "
+    "answer to session/prompt or not at all, by timing (1 run in 3 on a shared process)",
 }
 """Cases whose events the agent does not repeat from run to run: no golden file; the files
 on disk are still checked."""
@@ -98,11 +99,11 @@ def test_current_release_case(
     golden = GOLDEN / agent / version
     if RECORD:
         events, result, workspace = anyio.run(record_case, agent, case, root)
-        roots, first = [root], True
+        roots = [root]
     else:
         shared = agent_pool.get(agent, PERMISSIONS[case])
         events, result, workspace = run_shared_case(shared, CURRENT[agent], case, root)
-        roots, first = [root, shared.root], shared.opened == 1
+        roots = [root, shared.root]
     found = [e for e in scrub(events, *roots) if not _timing(e)]
     found = json.loads(MODEL_PORT.sub("127.0.0.1:0", json.dumps(found)))
     path = golden / f"{case}.jsonl"
@@ -114,8 +115,7 @@ def test_current_release_case(
     elif (agent, case) not in UNSTABLE:
         assert path.exists(), f"no golden file {path}: make record-agents"
         golden_events = [json.loads(line) for line in path.read_text().splitlines()]
-        expected = of_session(golden_events, first=first)
-        assert numbered_requests(found) == numbered_requests(expected)
+        assert numbered_requests(found) == numbered_requests(golden_events)
     assert files_in(workspace) == FILES_AFTER[case]
     types = [e.type for e in events]
     assert types.count("turn_completed") == 1

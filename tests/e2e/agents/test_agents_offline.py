@@ -271,9 +271,7 @@ def scrub_text(text: str, *roots: Path) -> str:
     return re.sub(r"PGID: \d+", "PGID: 0", text)  # Qwen Code's shell output
 
 
-def check_golden(
-    agent: str, case: str, events: list[dict[str, Any]], *, first: bool = True
-) -> None:
+def check_golden(agent: str, case: str, events: list[dict[str, Any]]) -> None:
     path = GOLDEN / agent / f"{case}.jsonl"
     if RECORD:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -281,18 +279,9 @@ def check_golden(
         return
     assert path.exists(), f"no golden file {path}: make record-agents"
     golden = [json.loads(line) for line in path.read_text().splitlines()]
-    assert numbered_requests(events) == numbered_requests(of_session(golden, first=first))
-
-
-PROCESS_WIDE = {"auth_status"}
-"""Events of what an agent says to its process, not to a session (``_auth/status_update``):
-gemwire gives them to the first session opened (`SessionRouter.hold`)."""
-
-
-def of_session(golden: list[dict[str, Any]], *, first: bool) -> list[dict[str, Any]]:
-    """The golden events (each recorded from a process of its own, so its first session)
-    that a session gets when it is, or is not, its process's ``first``."""
-    return [e for e in golden if first or e["type"] not in PROCESS_WIDE]
+    # Recorded from a process of its own, and a session on a shared process gets the same:
+    # every session opened hears the agent's login status (`SessionRouter`).
+    assert numbered_requests(events) == numbered_requests(golden)
 
 
 def numbered_requests(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -329,7 +318,7 @@ def test_agent_case(agent: AgentName, case: str, root: Path, agent_pool: AgentPo
         shared = agent_pool.get(agent, PERMISSIONS[case], GOLDEN_VERSIONS.get(agent))
         events, result, workspace = run_shared_case(shared, TOOLS[agent], case, root)
         roots = [root, shared.root]
-    check_golden(agent, case, scrub(events, *roots), first=RECORD or shared.opened == 1)
+    check_golden(agent, case, scrub(events, *roots))
     assert files_in(workspace) == FILES_AFTER[case]
     types = [e.type for e in events]
     assert types.count("turn_completed") == 1
