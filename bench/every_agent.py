@@ -235,7 +235,9 @@ def main() -> None:
         print(f"  cold (no index): usage {cold_usage:.3f} s, search {cold_search:.3f} s")
         from gemwire.sessions._search_index import SearchIndex
 
-        sizes = {s.agent: SearchIndex(s.agent, str(s.home)).path.stat().st_size for s in homes()}
+        indexes = {s.agent: SearchIndex(s.agent, str(s.home)).path for s in homes()}
+        # Only the five agents this bench writes sessions for have an index.
+        sizes = {agent: path.stat().st_size for agent, path in indexes.items() if path.exists()}
         shown = ", ".join(f"{agent} {size / 1e6:.1f}" for agent, size in sizes.items())
         print(f"  search index: {sum(sizes.values()) / 1e6:.1f} MB ({shown})")
 

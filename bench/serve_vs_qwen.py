@@ -177,7 +177,9 @@ async def qwen_serve(env: IsolatedAgent, sessions: int, settle: float) -> Figure
         else:
             raise AssertionError(f"qwen serve ended with {process.wait()}")
         channel = remote_channel(f"ws://127.0.0.1:{port}/acp", token=TOKEN)
-        async with AcpClient(AcpOptions(), channel=channel) as client:
+        # Idle sessions, no prompt: nothing asks, and qwen serve names no agent gemwire
+        # knows the modes of (a preset that may deny would refuse it).
+        async with AcpClient(AcpOptions(permissions="all"), channel=channel) as client:
             figures = Figures("qwen serve", memory(process.pid))
             for n in range(sessions):
                 # Its runtime starts behind its back after it says it listens: on a busy
