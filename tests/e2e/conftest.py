@@ -11,10 +11,12 @@ import struct
 import subprocess
 import termios
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack
 
 import pyte
 import pytest
+from kit.shared_agents import AgentPool
 
 COLUMNS = 100
 
@@ -97,3 +99,12 @@ def terminal() -> Callable[..., Screen]:
     """``terminal(argv, env, rows=200, columns=100)``: run argv in a pseudo-terminal, get the
     `Screen`."""
     return on_terminal
+
+
+@pytest.fixture(scope="module")
+def agent_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AgentPool]:
+    """The module's shared agents (`kit.shared_agents.AgentPool`), stopped after its last
+    case. (A fixture here, not in tests/e2e/agents/: two conftest.py files under one folder
+    clash in the doctest collection of ``--doctest-modules``.)"""
+    with ExitStack() as stack:
+        yield AgentPool(tmp_path_factory, stack)

@@ -294,7 +294,7 @@ def test_the_filters_are_the_cli_s_labelled_with_the_server_s_choices(
         assert all(label.is_visible() for label in labels.all())
         # Every agent the server reads sessions of (codex and opencode too), from the API.
         expect(page.get_by_label("Agent").locator("option")).to_have_text(
-            ["all agents", "Gemini", "Claude Code", "Codex", "Qwen Code", "OpenCode"]
+            ["all agents", "Gemini", "Claude Code", "Codex", "Qwen Code", "OpenCode", "Antigravity"]
         )
         # The projects the sessions are in, to choose from (the CLI's exact root).
         expect(page.get_by_label("Project").locator("option")).to_have_text(

@@ -66,9 +66,9 @@ def test_usage_shows_the_cost_per_day_as_a_chart_and_a_table(
             "per day", "per week", "per month", "per model", "per project", "per session"
         ]  # fmt: skip
         # Agents and projects come from the server: every agent it reads, every project.
-        expect(page.locator("select[name=agent] option")).to_have_count(6)
+        expect(page.locator("select[name=agent] option")).to_have_count(7)
         assert texts(page, "select[name=agent] option") == [
-            "all agents", "Gemini", "Claude Code", "Codex", "Qwen Code", "OpenCode"
+            "all agents", "Gemini", "Claude Code", "Codex", "Qwen Code", "OpenCode", "Antigravity"
         ]  # fmt: skip
         assert texts(page, "select[name=project] option") == ["every project", str(run.workspace)]
         for by in ("week", "month", "session", "model"):

@@ -43,7 +43,7 @@ from gemwire.testing.recorder import MachinePaths
 from kit.saved_differences import DIFFERENCES
 
 if TYPE_CHECKING:
-    from e2e.agents.conftest import AgentPool
+    from kit.shared_agents import AgentPool
 
 __all__ = (
     "CASES",
@@ -166,7 +166,7 @@ def check_saved_shared(
     recording: Recording = JSONL,
 ) -> None:
     """`check_saved`, with the case run on the module's shared agent (``pool``, in
-    tests/e2e/agents/conftest.py): its session is the one of its id under the shared home,
+    tests/kit/shared_agents.py): its session is the one of its id under the shared home,
     the one ``home`` lists for the case's own workspace. Recording, the case runs on an
     agent of its own (`check_saved`): a recording is of a home that holds nothing else;
     so do the cases of `SAVED_AT_EXIT`."""

@@ -84,9 +84,11 @@ class AgentPool:
         in ``mode`` (`AcpOptions.mode`) and whose answers ``allow_all`` or not: one with
         room, else a new one started in ``tg``; let go on leaving. Raises what kept it
         from starting."""
+        launched = self._launcher.options(name, cwd)
         options = msgspec.structs.replace(
-            self._launcher.options(name, cwd),
-            mode=mode,
+            launched,
+            # The session's own mode, else the one its agent is configured with.
+            mode=launched.mode if mode is None else mode,
             # Sessions that allow everything are answered by the preset itself, which is
             # what the server's own answer would be: the client then knows it need not
             # make the agent ask (`asking`). Any other preset is the sessions' callback.

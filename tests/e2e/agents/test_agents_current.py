@@ -41,7 +41,7 @@ from gemwire.testing import FunctionCall, ScriptedModel
 from gemwire.testing.agents import isolated_agent
 
 if TYPE_CHECKING:
-    from e2e.agents.conftest import AgentPool
+    from kit.shared_agents import AgentPool
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

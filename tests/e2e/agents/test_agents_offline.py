@@ -34,7 +34,7 @@ from gemwire.testing.agents import isolated_agent
 from gemwire.testing.recorder import MachinePaths
 
 if TYPE_CHECKING:
-    from e2e.agents.conftest import AgentPool, SharedAgent
+    from kit.shared_agents import AgentPool, SharedAgent
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

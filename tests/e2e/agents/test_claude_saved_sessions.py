@@ -14,7 +14,7 @@ from kit.saved_sessions import CASES, check_multi_turn, check_saved_shared
 from gemwire.sessions import ClaudeHome
 
 if TYPE_CHECKING:
-    from e2e.agents.conftest import AgentPool
+    from kit.shared_agents import AgentPool
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

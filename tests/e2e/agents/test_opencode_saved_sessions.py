@@ -16,7 +16,7 @@ from kit.saved_sessions import CASES, Recording, check_multi_turn, check_saved_s
 from gemwire.sessions import OpenCodeHome
 
 if TYPE_CHECKING:
-    from e2e.agents.conftest import AgentPool
+    from kit.shared_agents import AgentPool
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

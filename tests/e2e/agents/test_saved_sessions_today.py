@@ -37,7 +37,7 @@ from gemwire.testing import FunctionCall, Reply, Scenario, ScriptedModel, Text, 
 from gemwire.testing.agents import isolated_agent
 
 if TYPE_CHECKING:
-    from e2e.agents.conftest import AgentPool, SharedAgent
+    from kit.shared_agents import AgentPool, SharedAgent
 
 pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 

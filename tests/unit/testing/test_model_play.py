@@ -1,5 +1,5 @@
 """`ScriptedModel.play`: one server, case after case, each as a new server would serve it
-(the shared agents of tests/e2e/agents/conftest.py)."""
+(the shared agents of tests/kit/shared_agents.py)."""
 
 from __future__ import annotations
 

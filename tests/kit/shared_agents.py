@@ -1,4 +1,5 @@
-"""Shared by the agents' end-to-end tests: one agent process serving case after case.
+"""One agent process serving case after case, for the agents' end-to-end tests (the
+``agent_pool`` fixture, tests/e2e/conftest.py).
 
 Starting a real agent (Node, its bundle, its config) costs more than most cases' turns, and
 one ACP agent serves many sessions. A `SharedAgent` is one pinned agent started once, in a
@@ -110,13 +111,6 @@ def shared_agent(
             with portal.wrap_async_context_manager(shared.client):
                 yield shared
         assert env.live_processes() == []
-
-
-@pytest.fixture(scope="module")
-def agent_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AgentPool]:
-    """The module's shared agents (`AgentPool`), stopped after its last case."""
-    with ExitStack() as stack:
-        yield AgentPool(tmp_path_factory, stack)
 
 
 class AgentPool:
