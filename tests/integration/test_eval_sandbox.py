@@ -24,6 +24,7 @@ from pathlib import Path
 import anyio
 import pytest
 from click.testing import CliRunner
+from kit.sandbox_confined import assert_confined
 
 from gemwire import BatchOutputError, GeminiOptions, InvalidOptions, SandboxUnavailable
 from gemwire.batch import BatchOptions, Task, read_results
@@ -37,7 +38,6 @@ from gemwire.testing.environment import live_processes
 
 PROBE = Path(__file__).resolve().parents[1] / "kit" / "sandbox_probe.py"
 REPO = Path(__file__).resolve().parents[2]
-BLOCKED = "blocked: "
 
 
 @pytest.fixture(scope="module")
@@ -125,21 +125,7 @@ def test_a_hostile_agent_is_confined_and_its_attempts_graded(
         # The hidden check replaced the agent's symlink and graded the agent's answer.
         assert (result.grade.status, result.grade.reward) == ("passed", 1.0), result.grade
         probes = json.loads((out / "workspaces" / name / "probes.json").read_text())
-        assert all(got.startswith(BLOCKED) for got in probes["read"].values()), probes["read"]
-        # Of the output folder, only the way to its own workspace is there.
-        listed = {str(out / "workspaces"): f"got: ['{name}']", str(tmp_path / "hidden"): "got: []"}
-        assert probes["list"] == listed
-        assert probes["write"][str(etc)].startswith(BLOCKED)
-        # /tmp is the attempt's own: the write lands there, never on the host's.
-        assert probes["write"][str(tmp_path / "outside.txt")] == "got: wrote"
-        assert probes["symlink_write"].startswith(BLOCKED)
-        assert probes["plant"] == "got: planted"
-        assert probes["connect"] == "blocked: ConnectionRefusedError"
-        assert probes["resolve"] == "blocked: gaierror"
-        assert probes["model"] == "got: http 404"
-        assert probes["home"] != str(home)
-        assert probes["memory"] == "blocked: MemoryError"
-        assert probes["daemon"].startswith("got: ")
+        assert_confined(probes, name=name, out=out, root=tmp_path, etc=etc, home=home)
         assert (out / "workspaces" / name / "check.sh").read_text().startswith("test ")
     assert not etc.exists()
     assert not (tmp_path / "outside.txt").exists()

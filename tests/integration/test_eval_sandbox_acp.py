@@ -18,6 +18,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from kit.sandbox_confined import assert_confined
 
 from gemwire import GeminiOptions
 from gemwire.batch import BatchOptions, Task, read_results
@@ -28,7 +29,6 @@ from gemwire.testing.environment import live_processes
 
 PROBE = Path(__file__).resolve().parents[1] / "kit" / "sandbox_probe_acp.py"
 REPO = Path(__file__).resolve().parents[2]
-BLOCKED = "blocked: "
 METHOD_NOT_FOUND = "refused: -32601"
 
 
@@ -103,19 +103,7 @@ def test_a_hostile_acp_agent_is_confined_and_its_attempts_graded(
         assert result.grade is not None
         assert (result.grade.status, result.grade.reward) == ("passed", 1.0), result.grade
         probes = json.loads((out / "workspaces" / name / "probes.json").read_text())
-        assert all(got.startswith(BLOCKED) for got in probes["read"].values()), probes["read"]
-        listed = {str(out / "workspaces"): f"got: ['{name}']", str(tmp_path / "hidden"): "got: []"}
-        assert probes["list"] == listed
-        assert probes["write"][str(etc)].startswith(BLOCKED)
-        assert probes["write"][str(tmp_path / "outside.txt")] == "got: wrote"
-        assert probes["symlink_write"].startswith(BLOCKED)
-        assert probes["plant"] == "got: planted"
-        assert probes["connect"] == "blocked: ConnectionRefusedError"
-        assert probes["resolve"] == "blocked: gaierror"
-        assert probes["model"] == "got: http 404"
-        assert probes["home"] != str(home)
-        assert probes["memory"] == "blocked: MemoryError"
-        assert probes["daemon"].startswith("got: ")
+        assert_confined(probes, name=name, out=out, root=tmp_path, etc=etc, home=home)
         # gemwire does nothing on the host for it: no file written, no command run.
         assert probes["client_write"] == METHOD_NOT_FOUND
         assert probes["client_terminal"] == METHOD_NOT_FOUND
