@@ -64,10 +64,14 @@ class Server:
         return self.process.returncode, stderr
 
     async def close(self) -> None:
-        """Killed if still running; the client closed."""
+        """Killed if still running; its pipes and the client closed (a pipe left to the
+        garbage collector is an unraisable ResourceWarning in whichever test runs then)."""
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
+        for pipe in (self.process.stdout, self.process.stderr):
+            assert pipe is not None
+            pipe.close()
         await self.http.aclose()
 
 
