@@ -106,6 +106,9 @@ def main() -> None:
             b'{"type":"message","timestamp":"t","role":"assistant","content":"\xff"}\n'
         )
         out(DELTA % "after" + RESULT)
+    elif mode == "say_relaunch":  # how the launcher would start: once, or relaunched
+        out(INIT + DELTA % f"relaunch={os.environ.get('GEMINI_CLI_NO_RELAUNCH', 'unset')!r}")
+        out(RESULT)
     elif mode == "lone_surrogate":  # a tool output cut in the middle of an emoji, as Node writes it
         out(INIT + DELTA % "big \\ud83d" + DELTA % " done" + RESULT)
     else:

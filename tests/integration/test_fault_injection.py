@@ -88,6 +88,17 @@ async def test_exit_0_with_nothing_on_stdout(tmp_path: Path) -> None:
     )
 
 
+async def test_the_cli_starts_as_one_process_unless_the_environment_says_otherwise(
+    tmp_path: Path,
+) -> None:
+    alone = {"FAKE_GEMINI_MODE": "say_relaunch"}
+    _, result = await run("say_relaunch", tmp_path, env=alone, inherit_env=False)
+    assert result.answer == "relaunch='1'"
+    kept = {**alone, "GEMINI_CLI_NO_RELAUNCH": ""}
+    _, result = await run("say_relaunch", tmp_path, env=kept, inherit_env=False)
+    assert result.answer == "relaunch=''"
+
+
 async def test_a_good_result_survives_a_nonzero_exit(tmp_path: Path) -> None:
     _, result = await run("result_then_exit_3", tmp_path)
     assert (result.ok, result.answer, result.exit_code, result.session_id) == (

@@ -90,6 +90,10 @@ class GeminiRun:
         self._receive: AsyncIterator[Event] | None = None
         self._child: Child | None = None
         self._env = {**(os.environ if options.inherit_env else {}), **options.env}
+        # One Node process, not two: the launcher otherwise starts the CLI again as its child
+        # with a larger heap and waits for it, which doubles the start (docs/running.md).
+        # An environment that sets the variable, even empty, keeps its choice.
+        self._env.setdefault("GEMINI_CLI_NO_RELAUNCH", "1")
         if options.gemini_home:
             self._env["GEMINI_CLI_HOME"] = options.gemini_home
         if options.system_prompt_file is not None:
