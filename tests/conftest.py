@@ -127,7 +127,9 @@ def chromium_browser() -> Iterator[Browser]:
     """Debian's chromium, driven by Playwright (``make test`` installs both: `make browser`).
 
     Playwright starts the system's ``chromium`` by path and never downloads a browser.
-    Imported here, not at the top: only the browser tests need Playwright installed.
+    Imported here, not at the top: only the browser tests need Playwright installed. Per
+    module, not per session: a live sync Playwright holds an event loop that the asyncio
+    tests of a later module in the same worker cannot run beside.
     """
     from playwright.sync_api import sync_playwright
 

@@ -8,12 +8,10 @@ hostile session's text shows as text.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from kit.browser import Watched, watched_page
+from kit.browser import file_page
 from kit.corpus import FIXTURES, RECORDINGS
 from kit.opencode_db import build
 from playwright.sync_api import Browser
@@ -34,16 +32,6 @@ PAYLOAD = (
 )
 
 
-@contextmanager
-def _opened(browser: Browser, html: str, path: Path) -> Iterator[Watched]:
-    """``html`` loaded from a file, on a page that may request nothing but that file."""
-    path.write_text(html, encoding="utf-8")
-    url = path.resolve().as_uri()
-    with watched_page(browser, allowed=lambda requested: requested == url) as page:
-        page.page.goto(url)
-        yield page
-
-
 def _materialized(source: Path, target: Path) -> Path:
     """The session file with its placeholders made real paths (as a home would hold it)."""
     text = source.read_text(encoding="utf-8")
@@ -55,9 +43,10 @@ def _materialized(source: Path, target: Path) -> Path:
 
 def test_every_recorded_session_renders_cleanly(chromium_browser: Browser, tmp_path: Path) -> None:
     assert len(SESSIONS) >= 60
-    for n, source in enumerate(SESSIONS):
-        conversation = load_session(_materialized(source, tmp_path / source.name))
-        with _opened(chromium_browser, to_html(conversation), tmp_path / f"{n}.html") as page:
+    with file_page(chromium_browser, tmp_path) as open_file:
+        for n, source in enumerate(SESSIONS):
+            conversation = load_session(_materialized(source, tmp_path / source.name))
+            page = open_file(to_html(conversation), f"{n}.html")
             assert page.page.evaluate("document.scripts.length") == 0
             assert page.page.evaluate("document.querySelector('h1').textContent") != ""
             # Every message and tool call of the session is on the page.
@@ -79,14 +68,15 @@ def test_every_other_agent_s_recorded_session_renders_cleanly(
 ) -> None:
     """The same renderer for Claude Code's, Codex's, Qwen Code's and OpenCode's sessions."""
     assert len(OTHER_AGENTS) == 37  # 9 cases of each agent, and OpenCode's task subagent
-    for n, source in enumerate(OTHER_AGENTS):
-        target = tmp_path / f"{n}-{source.name}"
-        if source.suffix == ".sql":
-            session = build(source.read_text(), target.with_suffix(".db"))
-        else:
-            session = _materialized(source, target)
-        conversation = load_any(session)
-        with _opened(chromium_browser, to_html(conversation), tmp_path / f"{n}.html") as page:
+    with file_page(chromium_browser, tmp_path) as open_file:
+        for n, source in enumerate(OTHER_AGENTS):
+            target = tmp_path / f"{n}-{source.name}"
+            if source.suffix == ".sql":
+                session = build(source.read_text(), target.with_suffix(".db"))
+            else:
+                session = _materialized(source, target)
+            conversation = load_any(session)
+            page = open_file(to_html(conversation), f"{n}.html")
             assert page.page.evaluate("document.scripts.length") == 0
             cards = sum(1 for e in conversation.events() if e.type == "tool_call_started")
             assert page.page.evaluate("document.querySelectorAll('.card').length") == cards
@@ -98,7 +88,8 @@ def test_subagent_work_renders_inside_the_call_that_ran_it(
 ) -> None:
     run = materialize("0.61.0", "session_subagent", "json")
     html = to_html(load_session(run.session_files()[0]))
-    with _opened(chromium_browser, html, tmp_path / "subagent.html") as page:
+    with file_page(chromium_browser, tmp_path) as open_file:
+        page = open_file(html, "subagent.html")
         nested = page.page.evaluate(
             "[...document.querySelectorAll('.card .subagent .card .name')].map(e => e.textContent)"
         )
@@ -117,7 +108,8 @@ def test_large_tool_output_renders(
         len(e.output or "") for e in conversation.events() if isinstance(e, ToolCallFinished)
     )
     assert longest > 100_000
-    with _opened(chromium_browser, to_html(conversation), tmp_path / "large.html") as page:
+    with file_page(chromium_browser, tmp_path) as open_file:
+        page = open_file(to_html(conversation), "large.html")
         shown = page.page.evaluate(
             "Math.max(...[...document.querySelectorAll('pre')].map(p => p.textContent.length))"
         )
@@ -152,7 +144,8 @@ def test_a_hostile_session_shows_its_text_as_text(
     html = to_html(conversation)
     assert "<script" not in html
     assert "<iframe" not in html
-    with _opened(chromium_browser, html, tmp_path / "hostile.html") as page:
+    with file_page(chromium_browser, tmp_path) as open_file:
+        page = open_file(html, "hostile.html")
         assert page.page.evaluate("typeof window.__pwned") == "undefined"
         count = "document.querySelectorAll('script, img, iframe, a, style:not(head style)').length"
         assert page.page.evaluate(count) == 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from playwright.sync_api import Browser, ConsoleMessage, Page, Request
 
@@ -46,3 +47,24 @@ def watched_page(browser: Browser, *, allowed: Callable[[str], bool]) -> Iterato
         yield Watched(context.new_page(), allowed)
     finally:
         context.close()
+
+
+@contextmanager
+def file_page(browser: Browser, folder: Path) -> Iterator[Callable[[str, str], Watched]]:
+    """``open(html, name)``: ``html`` written to ``folder/name`` and shown, on one page that may
+    request nothing but the file it shows; the `Watched` problems are that file's alone.
+
+    One page for many files: a fresh context per file cost a loop of 60 sessions 1.5 s each.
+    """
+    shown = [""]
+    with watched_page(browser, allowed=lambda requested: requested == shown[0]) as page:
+
+        def open_file(html: str, name: str) -> Watched:
+            path = folder / name
+            path.write_text(html, encoding="utf-8")
+            shown[0] = path.resolve().as_uri()
+            page.problems.clear()
+            page.page.goto(shown[0])
+            return page
+
+        yield open_file
