@@ -214,7 +214,9 @@ async def run_case(
                     argv,
                     input=run.prompt.encode(),
                     cwd=env.workspace,
-                    env=env.environ(case.env),
+                    # As gemwire starts the CLI (docs/running.md): one Node process, not the
+                    # launcher's relaunch; the output is the CLI's either way.
+                    env=env.environ({"GEMINI_CLI_NO_RELAUNCH": "1", **case.env}),
                     timeout=case.timeout,
                 )
             )
