@@ -9,6 +9,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from kit.budget import load
 
 from gemwire.testing import (
     PINNED_VERSIONS,
@@ -150,7 +151,9 @@ async def test_a_hanging_model_is_stopped_with_nothing_left_behind(tmp_path: Pat
     case = RecordingCase(
         scenario=Scenario(turns=[Reply([Text("partial answer"), Hang()])]),
         runs=[CliRun(prompt="say hello")],
-        timeout=8,
+        # Long enough for the CLI to start and stream its partial answer (2 s idle), on a
+        # loaded machine too.
+        timeout=8 * max(1.0, load()),
     )
     result = await run_case(case, "0.61.0", "stream-json", tmp_path)
     (output,) = result.outputs
