@@ -1,4 +1,7 @@
-"""The ACP client driving the real `gemini --acp` 0.61.0 against the scripted model."""
+"""The ACP client driving the real `gemini --acp` 0.61.0 against the scripted model.
+
+A case that needs nothing of its own but a session runs on the module's shared agent
+(``agent_pool``); one with its own settings, model or process life starts its own."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from pathlib import Path
 import anyio
 import msgspec
 import pytest
+from kit.shared_agents import AgentPool, SharedAgent
 
 from gemwire.errors import AgentRequestFailed
 from gemwire.events import (
@@ -24,7 +28,7 @@ from gemwire.events import (
     TurnError,
     UserMessage,
 )
-from gemwire.runners.acp import AcpClient, AcpOptions, AcpTurnResult, run_acp
+from gemwire.runners.acp import AcpClient, AcpOptions, AcpTurnResult, PermissionPreset, run_acp
 from gemwire.testing import (
     Fail,
     FunctionCall,
@@ -69,20 +73,45 @@ async def run(
     return events, turn.result, env
 
 
+def run_shared(
+    agent_pool: AgentPool, scenario: Scenario, tmp_path: Path, permissions: PermissionPreset
+) -> tuple[list[Event], AcpTurnResult, Path]:
+    """``scenario`` as a session of its own on the module's shared `gemini --acp`, in
+    ``tmp_path``/workspace; the events, the result and the workspace."""
+    shared = agent_pool.get("gemini", permissions)
+    workspace = tmp_path / "workspace"
+    shared.play(scenario, workspace, scenario.files)
+    events, result = shared.call(shared_turn, shared, workspace, permissions)
+    assert shared.model.problems == []
+    assert sum(isinstance(e, TurnCompleted) for e in events) == 1
+    assert isinstance(events[-1], TurnCompleted)
+    return events, result, workspace
+
+
+async def shared_turn(
+    shared: SharedAgent, workspace: Path, permissions: PermissionPreset
+) -> tuple[list[Event], AcpTurnResult]:
+    with anyio.fail_after(90):
+        session = await shared.session(workspace, permissions)
+        async with session.prompt("go") as turn:
+            events = [event async for event in turn]
+    return events, turn.result
+
+
 def write(path: str, content: str = "hi there\n") -> FunctionCall:
     return FunctionCall("write_file", {"file_path": path, "content": content})
 
 
-async def test_a_new_session_and_a_plain_answer(tmp_path: Path) -> None:
-    events, result, env = await run(
-        Scenario(turns=[Reply([Text("Hello "), Text("there.")])]), tmp_path
+def test_a_new_session_and_a_plain_answer(tmp_path: Path, agent_pool: AgentPool) -> None:
+    events, result, workspace = run_shared(
+        agent_pool, Scenario(turns=[Reply([Text("Hello "), Text("there.")])]), tmp_path, "deny"
     )
     started = events[0]
     assert isinstance(started, SessionStarted)
     assert (started.agent, started.model, started.cwd, started.agent_version) == (
         "acp:gemini-cli",
         "auto",
-        str(env.workspace),
+        str(workspace),
         "0.61.0",
     )
     assert [e.type for e in events if e.type != "session_updated"] == [
@@ -104,13 +133,15 @@ async def test_a_new_session_and_a_plain_answer(tmp_path: Path) -> None:
     assert set(result.usage.by_model) == {"gemini-3.8-flash"}
 
 
-async def test_a_new_file_is_created_through_the_client_file_system(tmp_path: Path) -> None:
+def test_a_new_file_is_created_through_the_client_file_system(
+    tmp_path: Path, agent_pool: AgentPool
+) -> None:
     scenario = Scenario(turns=[Reply([write("hello.txt")]), Reply([Text("Done.")])])
-    events, result, env = await run(scenario, tmp_path, permissions="edits")
-    assert (env.workspace / "hello.txt").read_text() == "hi there\n"
+    events, result, workspace = run_shared(agent_pool, scenario, tmp_path, "edits")
+    assert (workspace / "hello.txt").read_text() == "hi there\n"
     changed = [e for e in events if isinstance(e, FileChanged)]
     assert [(e.path, e.change, e.derived) for e in changed] == [
-        (str(env.workspace / "hello.txt"), "created", False)
+        (str(workspace / "hello.txt"), "created", False)
     ]
     assert result.files_changed == changed
     (finished,) = [e for e in events if isinstance(e, ToolCallFinished)]
@@ -131,8 +162,8 @@ async def test_a_new_file_is_created_through_the_client_file_system(tmp_path: Pa
         ("all", "run_shell_command", True),
     ],
 )
-async def test_each_preset_answers_a_permission_request(
-    preset: str, tool: str, allowed: bool, tmp_path: Path
+def test_each_preset_answers_a_permission_request(
+    preset: PermissionPreset, tool: str, allowed: bool, tmp_path: Path, agent_pool: AgentPool
 ) -> None:
     call = (
         write("made.txt")
@@ -140,10 +171,10 @@ async def test_each_preset_answers_a_permission_request(
         else FunctionCall("run_shell_command", {"command": "touch made.txt"})
     )
     scenario = Scenario(turns=[Reply([call]), Reply([Text("ok")])])
-    events, result, env = await run(scenario, tmp_path, permissions=preset)
+    events, result, workspace = run_shared(agent_pool, scenario, tmp_path, preset)
     (resolved,) = [e for e in events if isinstance(e, PermissionResolved)]
     assert resolved.option_id == ("proceed_once" if allowed else "cancel")
-    assert (env.workspace / "made.txt").exists() == allowed
+    assert (workspace / "made.txt").exists() == allowed
     types = [e.type for e in events]
     assert types.count("tool_call_started") == types.count("tool_call_finished") == 1
     (finished,) = [e for e in events if isinstance(e, ToolCallFinished)]
@@ -157,7 +188,7 @@ async def test_each_preset_answers_a_permission_request(
     assert result.ok
 
 
-async def test_replace_on_an_existing_file(tmp_path: Path) -> None:
+def test_replace_on_an_existing_file(tmp_path: Path, agent_pool: AgentPool) -> None:
     replace = FunctionCall(
         "replace",
         {"file_path": "a.txt", "instruction": "i", "old_string": "old", "new_string": "new"},
@@ -165,10 +196,10 @@ async def test_replace_on_an_existing_file(tmp_path: Path) -> None:
     scenario = Scenario(
         files={"a.txt": "old line\n"}, turns=[Reply([replace]), Reply([Text("ok")])]
     )
-    events, result, env = await run(scenario, tmp_path, permissions="edits")
-    assert (env.workspace / "a.txt").read_text() == "new line\n"
+    events, result, workspace = run_shared(agent_pool, scenario, tmp_path, "edits")
+    assert (workspace / "a.txt").read_text() == "new line\n"
     assert [(e.path, e.change) for e in result.files_changed] == [
-        (str(env.workspace / "a.txt"), "modified")
+        (str(workspace / "a.txt"), "modified")
     ]
     (finished,) = [e for e in events if isinstance(e, ToolCallFinished)]
     assert finished.diff is not None
