@@ -18,7 +18,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from gemwire.testing import IsolatedGemini, Reply, Scenario, ScriptedModel, Text, pinned_gemini
+from gemwire.testing import (
+    IsolatedGemini,
+    Reply,
+    Scenario,
+    ScriptedModel,
+    Text,
+    pinned_gemini_command,
+)
 
 CONTENDERS = {
     "relaunched (gemini's default, baseline)": {},
@@ -37,7 +44,7 @@ def main() -> None:
         ScriptedModel(scenario) as model,
     ):
         env = IsolatedGemini(model.url, root=Path(root))
-        argv = [str(pinned_gemini()), "-o", "stream-json"]
+        argv = [*pinned_gemini_command(), "-o", "stream-json"]
         for _ in range(args.runs):
             for name, extra in CONTENDERS.items():
                 started = time.perf_counter()
