@@ -13,7 +13,7 @@ The URL the server prints at start (``http://HOST:PORT/?token=TOKEN``) works as 
 from __future__ import annotations
 
 from types import TracebackType
-from typing import Self
+from typing import Self, cast
 from urllib.parse import parse_qs, quote, urlsplit, urlunsplit
 
 import anyio
@@ -113,7 +113,7 @@ class RemoteServer:
         cwd: str | None = None,
         model: str | None = None,
         mode: str | None = None,
-        permissions: Permissions | None = None,
+        permissions: str | None = None,
         permission_handler: PermissionHandler | None = None,
     ) -> RemoteSession:
         """Start a session of ``agent`` in ``cwd`` (a folder under one of the server's
@@ -126,7 +126,11 @@ class RemoteServer:
             cwd=cwd,
             model=model,
             mode=mode,
-            permissions=permissions or ("ask" if permission_handler is not None else "deny"),
+            # Checked by the server (a preset it does not know: `RemoteError` bad_request).
+            permissions=cast(
+                "Permissions",
+                permissions or ("ask" if permission_handler is not None else "deny"),
+            ),
         )
         info = await self.api.call("POST", "/v1/sessions", RemoteSessionInfo, json=body)
         return RemoteSession(self, info, permission_handler=permission_handler, seen=0)

@@ -183,7 +183,8 @@ def _operation(method: str, path: str, op: Operation) -> dict[str, Any]:
     ok: dict[str, Any] = {"description": "Switching protocols" if op.status == 101 else "OK"}
     if op.response is not None:
         ok["content"] = _content(op.response)
-    responses[str(op.status)] = ok
+    for status in (op.status, *op.also):
+        responses[str(status)] = ok
     statuses = sorted({*op.errors, *(() if op.public else (401, 403))})
     for status in statuses:
         responses[str(status)] = {

@@ -113,6 +113,7 @@ SAVED_AND_BATCHES: dict[object, Operation] = {
         "folder's batch is known already; its tasks: `GET /v1/batches/{batch_id}/tasks`).",
         body=BatchRequest,
         status=201,
+        also=(200,),
         response=BatchView,
         errors=(400, 403, 404, 409, 413),
         tag="batches",

@@ -80,6 +80,8 @@ class Operation:
     body: Any = None
     status: int = 200
     response: Any = None
+    also: tuple[int, ...] = ()
+    """Other success statuses, answered with the same ``response``."""
     errors: tuple[int, ...] = ()
     public: bool = False
     tag: str = "server"
