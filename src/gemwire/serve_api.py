@@ -154,7 +154,7 @@ class Sessions(msgspec.Struct, frozen=True):
     sessions: list[SessionView]
 
 
-class NewSession(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+class NewSession(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, omit_defaults=True):
     agent: str = "gemini"
     cwd: str | None = None
     model: str | None = None
@@ -165,7 +165,7 @@ class NewSession(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     ``session/load``)."""
 
 
-class PromptBody(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+class PromptBody(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, omit_defaults=True):
     """Exactly one of ``text`` and ``prompt`` (ACP content blocks)."""
 
     text: str | None = None
