@@ -1,9 +1,9 @@
-"""The shapes of ``gemwire serve``'s API, written once: what its session routes take and
-answer, and the WebSocket's ops and replies (docs/server.md).
+"""The shapes of ``gemwire serve``'s API, written once: what its routes take and answer
+(sessions, saved sessions, batches), and the WebSocket's ops and replies (docs/server.md).
 
 The routes encode these (`gemwire.server`), the OpenAPI document's schemas are made of
-them (docs/openapi.json), and `gemwire.remote` decodes them. This module needs msgspec
-alone, so a client without the ``serve`` extra imports it.
+them (docs/openapi.json), and `gemwire.remote` decodes them. This module needs msgspec and
+gemwire's own data types alone (no extra), so a client without ``serve`` imports it.
 
 The WebSocket's ops are a tagged union on ``op``:
 
@@ -20,11 +20,18 @@ from typing import Any, Literal
 
 import msgspec
 
-from gemwire.events import PermissionRequested, TokenUsage
+from gemwire.batch import Task
+from gemwire.events import Event, PermissionRequested, TokenUsage
+from gemwire.sessions import SearchHit, SessionInfo
 from gemwire.wire import acp
 
 __all__ = (
     "AgentEntry",
+    "BatchError",
+    "BatchRequest",
+    "BatchStatus",
+    "BatchView",
+    "Batches",
     "CancelOp",
     "Cancelled",
     "ConfigBody",
@@ -38,14 +45,24 @@ __all__ = (
     "PermissionAnswer",
     "PermissionAnswered",
     "PermissionOp",
+    "Permissions",
     "PromptBody",
     "PromptOp",
     "Prompted",
     "Ready",
     "Roots",
+    "SavedAgent",
+    "SavedEvents",
+    "SavedMessages",
+    "SavedSearch",
+    "SavedSearchHit",
+    "SavedSessions",
     "SessionView",
     "Sessions",
     "Status",
+    "TaskRow",
+    "TaskRows",
+    "TaskState",
     "WsOp",
     "WsReply",
 )
@@ -137,7 +154,7 @@ class Sessions(msgspec.Struct, frozen=True):
     sessions: list[SessionView]
 
 
-class NewSession(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+class NewSession(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, omit_defaults=True):
     agent: str = "gemini"
     cwd: str | None = None
     model: str | None = None
@@ -148,7 +165,7 @@ class NewSession(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     ``session/load``)."""
 
 
-class PromptBody(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+class PromptBody(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, omit_defaults=True):
     """Exactly one of ``text`` and ``prompt`` (ACP content blocks)."""
 
     text: str | None = None
@@ -185,6 +202,138 @@ class ConfigBody(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     config_id: str
     value: str | bool
     """One of the option's value ids, or a boolean for a ``type: "boolean"`` option."""
+
+
+# ---- Saved sessions. ----------------------------------------------------------------------
+class SavedAgent(msgspec.Struct, frozen=True):
+    """An agent whose saved sessions the server reads (a value of ``agent=``)."""
+
+    name: str
+    title: str
+
+
+class SavedSessions(msgspec.Struct, frozen=True, kw_only=True):
+    """A page of the listing, newest first."""
+
+    sessions: list[SessionInfo]
+    total: int
+    """Sessions matching the filters, on every page."""
+    offset: int
+    """How many newer ones come before this page."""
+    agents: list[SavedAgent]
+    """Every agent whose saved sessions the server reads, whichever ``agent`` is chosen
+    (the choices of ``agent``)."""
+    projects: list[str]
+    """The projects ``agent``'s sessions are in, whatever the other filters (the choices of
+    ``project``), sorted."""
+    unread: dict[str, str] = {}
+    """What of the agents' homes could not be read, path -> why (OpenCode's database locked
+    or not one, a sessions folder that is a file): their sessions are missing from the list."""
+
+
+class SavedSearchHit(SearchHit, frozen=True, kw_only=True):
+    """A session holding the text: a line of ``gemwire sessions search --json``."""
+
+    open: str
+    """The command that exports the session as a page."""
+
+
+class SavedSearch(msgspec.Struct, frozen=True):
+    hits: list[SavedSearchHit]
+    more: bool
+    """Whether the search found more than ``limit`` sessions (narrow it to see them)."""
+    unread: dict[str, str]
+    """What of the agents' homes could not be read, path -> why: not searched."""
+
+
+class SavedEvents(msgspec.Struct, frozen=True):
+    """``format=events``: the session's normalized events."""
+
+    events: list[Event]
+
+
+class SavedMessages(msgspec.Struct, frozen=True):
+    """``format=json``: the session, and its messages."""
+
+    session: SessionInfo
+    messages: list[dict[str, Any]]
+    """Claude-compatible messages (``gemwire sessions export --format claude``)."""
+
+
+# ---- Batches. ------------------------------------------------------------------------------
+class BatchRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """``POST /v1/batches``: tasks (a JSONL file under a root, or the task objects) and an
+    output folder under a root; or ``open``, an existing output folder, read-only."""
+
+    tasks: str | list[Task] | None = None
+    output: str | None = None
+    agent: str = "gemini"
+    concurrency: int = 4
+    timeout: float | None = None
+    """Seconds per task (a task's own ``timeout`` wins)."""
+    permissions: Literal["deny", "reads", "edits", "all"] = "deny"
+    """How the agent's permission requests are answered (a task's own wins): no one is
+    there to ask during a batch."""
+    open: str | None = None
+
+
+BatchStatus = Literal["running", "finished", "stopped", "failed"]
+
+
+class BatchError(msgspec.Struct, frozen=True):
+    kind: str
+    message: str
+
+
+class BatchView(msgspec.Struct, frozen=True, kw_only=True):
+    """A batch as ``GET /v1/batches/{id}`` shows it."""
+
+    id: str
+    status: BatchStatus
+    output: str
+    agent: str | None
+    created: str
+    read_only: bool
+    tasks: int
+    """Tasks in the batch (opened read-only: tasks with a result)."""
+    done: int
+    """Tasks with a result (ok or failed), earlier runs' included."""
+    failed: int
+    running: int
+    pending: int
+    eta_s: float | None
+    """Seconds until every task has a result at this run's pace; ``null`` until one
+    finished in this run, or when the batch is not running."""
+    failed_by_kind: dict[str, int]
+    last_seq: int
+    error: BatchError | None = None
+    """Why the batch itself failed (its output folder, its agent): ``status`` ``failed``."""
+
+
+class Batches(msgspec.Struct, frozen=True):
+    batches: list[BatchView]
+
+
+TaskState = Literal["done", "failed", "running", "pending", "unfinished"]
+
+
+class TaskRow(msgspec.Struct, frozen=True, kw_only=True):
+    """One task as ``GET /v1/batches/{id}/tasks`` lists it."""
+
+    id: str
+    status: TaskState
+    """``unfinished``: a folder opened read-only holds its events but no result (the run
+    that had it stopped, or another process runs it)."""
+    attempts: int | None = None
+    error_kind: str | None = None
+    error_message: str | None = None
+    duration_s: float | None = None
+
+
+class TaskRows(msgspec.Struct, frozen=True):
+    """``GET /v1/batches/{id}/tasks``."""
+
+    tasks: list[TaskRow]
 
 
 # ---- The WebSocket's ops and replies. ----------------------------------------------------

@@ -12,7 +12,7 @@ over ``max_event_bytes`` is read past, never held, and raised as `RemoteError` o
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import anyio
 import msgspec
@@ -23,6 +23,7 @@ from gemwire.protocol.framing import DEFAULT_MAX_LINE_BYTES, OversizedLine
 from gemwire.protocol.sse import SseDecoder, SseEvent
 from gemwire.remote._extra import httpx
 from gemwire.remote.models import Envelope, decode_envelope
+from gemwire.serve_api import ErrorBody
 
 __all__ = ("ApiClient", "Reconnect")
 
@@ -50,19 +51,10 @@ class Reconnect(msgspec.Struct, frozen=True, kw_only=True):
         return min(self.backoff * 2.0 ** (attempt - 1), self.max_backoff)
 
 
-class _ErrorBody(msgspec.Struct):
-    kind: str = "internal"
-    message: str = ""
-
-
-class _ErrorDocument(msgspec.Struct):
-    error: _ErrorBody
-
-
 def _error(response: httpx.Response) -> RemoteError:
     """The `RemoteError` of a response that is not a success."""
     try:
-        body = msgspec.json.decode(response.content, type=_ErrorDocument).error
+        body = msgspec.json.decode(response.content, type=ErrorBody).error
         kind, message = body.kind, body.message or response.reason_phrase
     except UNDECODABLE:
         kind, message = "internal", response.text[:200] or response.reason_phrase
@@ -96,14 +88,19 @@ class ApiClient:
         path: str,
         into: type[T],
         *,
-        json: Any = None,
+        json: msgspec.Struct | None = None,
         params: Mapping[str, str] | None = None,
         headers: Mapping[str, str] | None = None,
     ) -> T:
-        """The JSON answer to one request, decoded as ``into``."""
+        """The JSON answer to one request (its body ``json``, a `gemwire.serve_api`
+        Struct), decoded as ``into``."""
+        content = None
+        if json is not None:
+            content = msgspec.json.encode(json)
+            headers = {**(headers or {}), "Content-Type": "application/json"}
         try:
             response = await self.http.request(
-                method, path, json=json, params=params, headers=headers
+                method, path, content=content, params=params, headers=headers
             )
         except httpx.RequestError as exc:
             raise ServerUnreachable(f"{method} {path}: {exc!r}") from exc

@@ -13,7 +13,7 @@ The URL the server prints at start (``http://HOST:PORT/?token=TOKEN``) works as 
 from __future__ import annotations
 
 from types import TracebackType
-from typing import Any, Self
+from typing import Self, cast
 from urllib.parse import parse_qs, quote, urlsplit, urlunsplit
 
 import anyio
@@ -27,28 +27,13 @@ from gemwire.remote.api import ApiClient, Reconnect
 from gemwire.remote.models import RemoteAgent, RemoteSessionInfo, decode_envelope
 from gemwire.remote.session import RemoteSession, session_path
 from gemwire.runners.acp import PermissionHandler
+from gemwire.serve_api import NewSession, Permissions, Roots, SavedEvents, SavedSessions, Sessions
 from gemwire.sessions import SessionInfo, UsageReport
 
 __all__ = ("RemoteServer", "connect")
 
 _TIMEOUT = httpx.Timeout(30.0, read=60.0)
 """A stream sends a keep-alive every 15 s: a minute of silence is a dead connection."""
-
-
-class _Sessions(msgspec.Struct):
-    sessions: list[RemoteSessionInfo]
-
-
-class _Roots(msgspec.Struct):
-    roots: list[str]
-
-
-class _Saved(msgspec.Struct):
-    sessions: list[SessionInfo]
-
-
-class _SavedEvents(msgspec.Struct):
-    events: list[Event]
 
 
 class _Events(msgspec.Struct):
@@ -119,7 +104,7 @@ class RemoteServer:
 
     async def roots(self) -> list[str]:
         """The folders sessions may work in (the first is the default ``cwd``)."""
-        return (await self.api.call("GET", "/v1/roots", _Roots)).roots
+        return (await self.api.call("GET", "/v1/roots", Roots)).roots
 
     async def new_session(
         self,
@@ -136,18 +121,23 @@ class RemoteServer:
         server (``ask``, ``deny``, ``reads``, ``edits``, ``all``); with a
         ``permission_handler`` it defaults to ``ask`` (the handler answers), else to
         ``deny``, as locally."""
-        given = {"cwd": cwd, "model": model, "mode": mode}
-        body: dict[str, Any] = {
-            "agent": agent,
-            "permissions": permissions or ("ask" if permission_handler is not None else "deny"),
-            **{name: value for name, value in given.items() if value is not None},
-        }
+        body = NewSession(
+            agent=agent,
+            cwd=cwd,
+            model=model,
+            mode=mode,
+            # Checked by the server (a preset it does not know: `RemoteError` bad_request).
+            permissions=cast(
+                "Permissions",
+                permissions or ("ask" if permission_handler is not None else "deny"),
+            ),
+        )
         info = await self.api.call("POST", "/v1/sessions", RemoteSessionInfo, json=body)
         return RemoteSession(self, info, permission_handler=permission_handler, seen=0)
 
     async def sessions(self) -> list[RemoteSessionInfo]:
         """Every session of the server: live ones and those in its state folder."""
-        return (await self.api.call("GET", "/v1/sessions", _Sessions)).sessions
+        return (await self.api.call("GET", "/v1/sessions", Sessions)).sessions
 
     async def session(
         self, session_id: str, *, permission_handler: PermissionHandler | None = None
@@ -186,7 +176,9 @@ class RemoteServer:
         ``q``. Every one of them: the server's pages (``limit``, ``offset``) are for the page."""
         given = {"agent": agent, "project": project, "since": since, "until": until, "q": q}
         params = {name: value for name, value in given.items() if value is not None}
-        return (await self.api.call("GET", "/v1/saved-sessions", _Saved, params=params)).sessions
+        return (
+            await self.api.call("GET", "/v1/saved-sessions", SavedSessions, params=params)
+        ).sessions
 
     async def saved_session(
         self, agent: str, session_id: str, *, project: str | None = None
@@ -194,7 +186,7 @@ class RemoteServer:
         """A saved session's events (``gemwire sessions show --json``)."""
         path = f"/v1/saved-sessions/{quote(agent, safe='')}/{quote(session_id, safe='')}"
         params = {"format": "events", **({"project": project} if project else {})}
-        document = await self.api.call("GET", path, _SavedEvents, params=params)
+        document = await self.api.call("GET", path, SavedEvents, params=params)
         return document.events
 
     async def usage(

@@ -4,15 +4,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import quote
-
-import msgspec
 
 from gemwire.errors import RemoteError
 from gemwire.remote.models import RemoteSessionInfo
 from gemwire.remote.turn import RemoteTurn
 from gemwire.runners.acp import PermissionHandler, Prompt
+from gemwire.serve_api import Cancelled, ConfigBody, ModeBody, ModelBody, PromptBody
 
 if TYPE_CHECKING:
     from gemwire.remote.api import ApiClient
@@ -85,10 +84,8 @@ class RemoteSession:
         """A turn: use it with ``async with``, iterate it for events, then read
         ``result`` (or ``await turn.wait()``). One turn at a time per session (another
         one running on the server: `RemoteError` kind ``conflict``)."""
-        body: dict[str, Any] = (
-            {"text": prompt}
-            if isinstance(prompt, str)
-            else {"prompt": msgspec.to_builtins(list(prompt))}
+        body = (
+            PromptBody(text=prompt) if isinstance(prompt, str) else PromptBody(prompt=list(prompt))
         )
         return RemoteTurn(self, body)
 
@@ -102,7 +99,7 @@ class RemoteSession:
         running turn, nothing; whether one ran on the server."""
         self.cancel_asked = True
         try:
-            await self.api.call("POST", f"{self.path}/cancel", Any)
+            await self.api.call("POST", f"{self.path}/cancel", Cancelled)
         except RemoteError as exc:
             if exc.kind != "conflict":  # conflict: no turn runs
                 raise
@@ -112,20 +109,20 @@ class RemoteSession:
     async def set_mode(self, mode_id: str) -> None:
         """Set the session's mode; `RemoteError` (``bad_request``) if the agent did not
         announce it."""
-        await self._set("mode", {"mode_id": mode_id})
+        await self._set("mode", ModeBody(mode_id=mode_id))
 
     async def set_model(self, model_id: str) -> None:
         """Choose the model (``session/set_model``, or the agent's model config option)."""
-        await self._set("model", {"model_id": model_id})
+        await self._set("model", ModelBody(model_id=model_id))
 
     async def set_config_option(self, config_id: str, value: str | bool) -> None:
         """Set one of the agent's config options: a value id, or a boolean for a
         ``type: "boolean"`` option."""
-        await self._set("config", {"config_id": config_id, "value": value})
+        await self._set("config", ConfigBody(config_id=config_id, value=value))
 
     async def close(self) -> None:
         """End the session on the server: its agent stops; its log stays (``closed``)."""
-        await self.api.call("DELETE", self.path, Any)
+        self.info = await self.api.call("DELETE", self.path, RemoteSessionInfo)
 
-    async def _set(self, what: str, body: dict[str, Any]) -> None:
+    async def _set(self, what: str, body: ModeBody | ModelBody | ConfigBody) -> None:
         self.info = await self.api.call("POST", f"{self.path}/{what}", RemoteSessionInfo, json=body)

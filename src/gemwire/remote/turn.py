@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Self
 
 import anyio
 import msgspec
@@ -43,6 +43,7 @@ from gemwire.events import (
 from gemwire.remote.models import Envelope
 from gemwire.runners.acp import AcpTurnResult, PermissionRequest, choose_option
 from gemwire.runners.turn_result import TurnRecord
+from gemwire.serve_api import PermissionAnswer, PermissionAnswered, PromptBody, Prompted
 from gemwire.wire import acp
 
 if TYPE_CHECKING:
@@ -57,15 +58,11 @@ DRAIN_TIMEOUT = 30.0
 left to itself."""
 
 
-class _Accepted(msgspec.Struct):
-    after: int
-
-
 class RemoteTurn:
     """One prompt and everything the agent does for it, up to its ``turn_completed``
     (from `RemoteSession.prompt`); use it with ``async with`` and iterate it."""
 
-    def __init__(self, session: RemoteSession, body: dict[str, Any]) -> None:
+    def __init__(self, session: RemoteSession, body: PromptBody) -> None:
         self.session = session
         self._body = body
         self._after = 0
@@ -105,7 +102,7 @@ class RemoteTurn:
         self._started = time.monotonic()
         session.cancel_asked = False
         accepted = await session.api.call(
-            "POST", f"{session.path}/prompt", _Accepted, json=self._body
+            "POST", f"{session.path}/prompt", Prompted, json=self._body
         )
         self._after = accepted.after
         self._send, self._receive = anyio.create_memory_object_stream[Event](BUFFERED_EVENTS)
@@ -280,7 +277,9 @@ class RemoteTurn:
             chosen = choose_option(request.options, allow=False)
         path = f"{self.session.path}/permissions/{event.request_id}"
         try:
-            await self.session.api.call("POST", path, Any, json={"option_id": chosen})
+            await self.session.api.call(
+                "POST", path, PermissionAnswered, json=PermissionAnswer(option_id=chosen)
+            )
         except RemoteError as exc:
             if exc.kind not in ("not_found", "conflict"):  # else: answered already
                 await self._notice(event, f"the answer to a permission request failed: {exc}")

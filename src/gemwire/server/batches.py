@@ -28,7 +28,6 @@ from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
 
 import anyio
 import msgspec
@@ -49,19 +48,11 @@ from gemwire.batch import (
 from gemwire.errors import GemwireError
 from gemwire.protocol._undecodable import UNDECODABLE
 from gemwire.runners.acp import PermissionPreset
+from gemwire.serve_api import BatchError, BatchStatus, BatchView, TaskRow
 
-__all__ = (
-    "BatchError",
-    "BatchSpec",
-    "BatchView",
-    "ServerBatch",
-    "TaskRow",
-    "whole_lines",
-)
+__all__ = ("BatchSpec", "ServerBatch", "whole_lines")
 
 log = logging.getLogger("gemwire.server")
-
-Status = Literal["running", "finished", "stopped", "failed"]
 
 
 class BatchSpec(msgspec.Struct, frozen=True, kw_only=True):
@@ -79,52 +70,6 @@ class BatchSpec(msgspec.Struct, frozen=True, kw_only=True):
     """Seconds per task (a task's own ``timeout`` wins)."""
     permissions: PermissionPreset = "deny"
     """How the agent's permission requests are answered (a task's own wins)."""
-
-
-class BatchError(msgspec.Struct, frozen=True):
-    kind: str
-    message: str
-
-
-class BatchView(msgspec.Struct, frozen=True, kw_only=True):
-    """A batch as ``GET /v1/batches/{id}`` shows it."""
-
-    id: str
-    status: Status
-    output: str
-    agent: str | None
-    created: str
-    read_only: bool
-    tasks: int
-    """Tasks in the batch (opened read-only: tasks with a result)."""
-    done: int
-    """Tasks with a result (ok or failed), earlier runs' included."""
-    failed: int
-    running: int
-    pending: int
-    eta_s: float | None
-    """Seconds until every task has a result at this run's pace; ``null`` until one
-    finished in this run, or when the batch is not running."""
-    failed_by_kind: dict[str, int]
-    last_seq: int
-    error: BatchError | None = None
-    """Why the batch itself failed (its output folder, its agent): ``status`` ``failed``."""
-
-
-TaskState = Literal["done", "failed", "running", "pending", "unfinished"]
-
-
-class TaskRow(msgspec.Struct, frozen=True, kw_only=True):
-    """One task as ``GET /v1/batches/{id}/tasks`` lists it."""
-
-    id: str
-    status: TaskState
-    """``unfinished``: a folder opened read-only holds its events but no result (the run
-    that had it stopped, or another process runs it)."""
-    attempts: int | None = None
-    error_kind: str | None = None
-    error_message: str | None = None
-    duration_s: float | None = None
 
 
 def event_file_ids(output: str, is_id: Callable[[str], bool]) -> list[str]:
@@ -186,7 +131,7 @@ class ServerBatch:
     def __init__(self, spec: BatchSpec, folder: Path) -> None:
         self.spec = spec
         self.folder = folder
-        self.status: Status = "stopped"
+        self.status: BatchStatus = "stopped"
         self.error: BatchError | None = None
         self.results: dict[str, TaskResult] = {}
         self.running: set[str] = set()
@@ -336,7 +281,7 @@ class ServerBatch:
         started = False
         # What the run's last progress says it ended as; the status says it only once the
         # run has let go of its output folder (a retry right after would find it held).
-        ended: Status = "stopped"
+        ended: BatchStatus = "stopped"
         try:
             with anyio.CancelScope() as self._scope:
                 async with run_batch(self.spec.tasks, self.spec.output, options) as batch:

@@ -1,12 +1,14 @@
 """The OpenAPI 3.1 document of ``gemwire serve``, served at ``GET /openapi.json`` and kept as
 docs/openapi.json.
 
-It is built from the app's routes and the description of each in `OPERATIONS` (its
-parameters, request and response schemas); the schemas come from the types the routes
-encode (msgspec), the events' from the same `gemwire.events.Event` that
+It is built from the app's routes (each path, method and path parameter) and the
+description of each route's endpoint (`openapi_table.described`: its query parameters,
+request and response types); the schemas come from the `gemwire.serve_api` Structs the
+routes decode and encode (msgspec), the events' from the same `gemwire.events.Event` that
 docs/events.schema.json is made of. A route without a description is listed by
 `undescribed` (tests/unit/server/test_openapi.py fails on it), and so is a description whose
-route is gone. Regenerate the committed file with::
+path parameters are not its route's, or whose endpoint is in no route. Regenerate the
+committed file with::
 
     python -c "from gemwire.server.openapi import main; main()" > docs/openapi.json
 """
@@ -24,26 +26,33 @@ from starlette.requests import Request
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 
 from gemwire.events import Event
-from gemwire.serve_api import AgentEntry, ErrorBody, Health, Ready, WsOp, WsReply
-from gemwire.server.batches import BatchView
+from gemwire.serve_api import (
+    AgentEntry,
+    Batches,
+    BatchRequest,
+    BatchView,
+    ErrorBody,
+    Health,
+    Ready,
+    SavedEvents,
+    SavedMessages,
+    SavedSessions,
+    WsOp,
+    WsReply,
+)
 from gemwire.server.envelopes import EventEnvelope, StateEnvelope
 from gemwire.server.openapi_shapes import (
     REF,
-    Batches,
     EventEnvelopes,
     Operation,
     ProgressEnvelope,
     ProgressEnvelopes,
-    SavedEvents,
-    SavedMessages,
 )
-from gemwire.server.openapi_table import OPERATIONS
+from gemwire.server.openapi_table import described, endpoints
 from gemwire.server.responses import JsonResponse
-from gemwire.server.routes_batches import BatchRequest
-from gemwire.server.routes_saved import SavedSessions
 from gemwire.sessions import UsageReport
 
-__all__ = ("OPERATIONS", "ROUTES", "openapi_document", "undescribed")
+__all__ = ("ROUTES", "openapi_document", "undescribed")
 
 
 _NAMED = (
@@ -71,33 +80,76 @@ _NAMED = (
 are what the streams carry; the WebSocket's ops and replies what its frames carry)."""
 
 _CONVERTOR = re.compile(r"\{([^}:]+):[^}]+\}")
+_PARAM = re.compile(r"\{([^}]+)\}")
 
 
-def _endpoints(routes: Sequence[BaseRoute], prefix: str = "") -> list[tuple[str, str]]:
-    """(method, path) of every route, HEAD left out; a WebSocket is a GET (its upgrade)."""
-    found: list[tuple[str, str]] = []
+class _Endpoint(msgspec.Struct, frozen=True):
+    """A method at a path (HEAD left out; a WebSocket is a GET, its upgrade) and what
+    answers it: a route's endpoint, or ``None`` for a mounted app."""
+
+    method: str
+    path: str
+    endpoint: object
+
+    @property
+    def name(self) -> str:
+        return f"{self.method} {self.path}"
+
+    @property
+    def path_params(self) -> list[str]:
+        return _PARAM.findall(self.path)
+
+    def operation(self) -> Operation | None:
+        return described(self.endpoint, self.method, self.path_params)
+
+
+def _endpoints(routes: Sequence[BaseRoute], prefix: str = "") -> list[_Endpoint]:
+    found: list[_Endpoint] = []
     for route in routes:
         if isinstance(route, Route):
             path = _CONVERTOR.sub(r"{\1}", prefix + route.path)
             methods = sorted((route.methods or {"GET"}) - {"HEAD"})
-            found += [(method, path) for method in methods]
+            found += [_Endpoint(method, path, route.endpoint) for method in methods]
         elif isinstance(route, WebSocketRoute):
-            found.append(("GET", _CONVERTOR.sub(r"{\1}", prefix + route.path)))
+            path = _CONVERTOR.sub(r"{\1}", prefix + route.path)
+            found.append(_Endpoint("GET", path, route.endpoint))
         elif isinstance(route, Mount):
             inner = route.routes
             if inner:
                 found += _endpoints(inner, prefix + route.path)
             else:
-                found.append(("GET", prefix + route.path + "/{path}"))
+                found.append(_Endpoint("GET", prefix + route.path + "/{path}", None))
     return found
 
 
+def _path_params(op: Operation) -> list[str]:
+    return [p.name for p in op.params if p.where == "path"]
+
+
 def undescribed(routes: Sequence[BaseRoute]) -> tuple[list[str], list[str]]:
-    """Routes without a description, and descriptions without a route (``METHOD path``)."""
-    endpoints = _endpoints(routes)
-    missing = [f"{m} {p}" for m, p in endpoints if (m, p) not in OPERATIONS]
-    stale = [f"{m} {p}" for m, p in OPERATIONS if (m, p) not in endpoints]
+    """Routes without a description (``METHOD path``; with what its path parameters are
+    described as, where they are not the route's), and described endpoints in no route."""
+    found = _endpoints(routes)
+    missing: list[str] = []
+    for each in found:
+        op = each.operation()
+        if op is None:
+            missing.append(each.name)
+        elif _path_params(op) != each.path_params:
+            missing.append(f"{each.name} (path parameters described: {_path_params(op)})")
+    used = [each.endpoint for each in found]
+    stale = [
+        getattr(endpoint, "__qualname__", repr(endpoint))
+        for endpoint in endpoints()
+        if not any(_is(endpoint, candidate) for candidate in used)
+    ]
     return missing, stale
+
+
+def _is(described_endpoint: object, endpoint: object) -> bool:
+    if isinstance(described_endpoint, type):
+        return isinstance(endpoint, described_endpoint)
+    return getattr(endpoint, "__func__", endpoint) is described_endpoint
 
 
 def _content(response: Any) -> dict[str, Any]:
@@ -131,7 +183,8 @@ def _operation(method: str, path: str, op: Operation) -> dict[str, Any]:
     ok: dict[str, Any] = {"description": "Switching protocols" if op.status == 101 else "OK"}
     if op.response is not None:
         ok["content"] = _content(op.response)
-    responses[str(op.status)] = ok
+    for status in (op.status, *op.also):
+        responses[str(status)] = ok
     statuses = sorted({*op.errors, *(() if op.public else (401, 403))})
     for status in statuses:
         responses[str(status)] = {
@@ -173,11 +226,15 @@ def openapi_document(routes: Sequence[BaseRoute]) -> dict[str, Any]:
     """The document of ``routes`` (an app's ``routes``); routes without a description
     are left out (`undescribed` names them)."""
     paths: dict[str, dict[str, Any]] = {}
-    for method, path in _endpoints(routes):
-        op = OPERATIONS.get((method, path))
+    operations: list[Operation] = []
+    for each in _endpoints(routes):
+        op = each.operation()
         if op is not None:
-            paths.setdefault(path, {})[method.lower()] = _operation(method, path, op)
-    named = [*_NAMED, *_referenced()]
+            paths.setdefault(each.path, {})[each.method.lower()] = _operation(
+                each.method, each.path, op
+            )
+            operations.append(op)
+    named = [*_NAMED, *_referenced(operations)]
     _, components = msgspec.json.schema_components(named, ref_template=REF)
     return {
         "openapi": "3.1.0",
@@ -206,10 +263,10 @@ def openapi_document(routes: Sequence[BaseRoute]) -> dict[str, Any]:
     }
 
 
-def _referenced() -> list[Any]:
+def _referenced(operations: list[Operation]) -> list[Any]:
     """Types the operations name as a body or a response."""
     found: list[Any] = []
-    for op in OPERATIONS.values():
+    for op in operations:
         for shape in (op.body, op.response):
             if shape is not None and not isinstance(shape, dict) and shape not in found:
                 found.append(shape)

@@ -1,9 +1,14 @@
-"""The ACP transport's routes as the OpenAPI document describes them: the same three at
-``/acp`` (the agent a query parameter) and at ``/acp/{agent}``."""
+"""The ACP transport's routes as the OpenAPI document describes them: the same three
+methods of one endpoint (`AcpEndpoint`) at ``/acp`` (the agent a query parameter) and at
+``/acp/{agent}``."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from gemwire.server.openapi_shapes import (
+    ACP_AGENT,
+    ACP_AGENT_QUERY,
     ACP_CONNECTION,
     ACP_MESSAGE,
     ACP_SESSION,
@@ -12,13 +17,23 @@ from gemwire.server.openapi_shapes import (
     Param,
 )
 
-__all__ = ("acp_operations",)
+__all__ = ("acp_operation",)
 
 
-def acp_operations(path: str, agent: Param, stream: str) -> dict[tuple[str, str], Operation]:
-    """The ACP transport's three routes at ``path``, the agent named by ``agent``."""
+def acp_operation(method: str, path_params: Collection[str]) -> Operation | None:
+    """The ACP transport's ``method`` at a route whose path has ``path_params`` (the agent
+    in the path, or in the query)."""
+    if "agent" in path_params:
+        agent, stream = ACP_AGENT, "An ACP agent: a WebSocket, or a Streamable HTTP stream"
+    else:
+        agent = ACP_AGENT_QUERY
+        stream = "An ACP agent (`?agent=`): a WebSocket, or a Streamable HTTP stream"
+    return _operations(agent, stream).get(method)
+
+
+def _operations(agent: Param, stream: str) -> dict[str, Operation]:
     return {
-        ("GET", path): Operation(
+        "GET": Operation(
             stream,
             "The Agent Client Protocol's transport RFD (docs/server.md says where it departs). "
             "A WebSocket upgrade starts one agent for the socket: each text frame is one "
@@ -34,7 +49,7 @@ def acp_operations(path: str, agent: Param, stream: str) -> dict[tuple[str, str]
             errors=(400, 404, 406, 409),
             tag="acp",
         ),
-        ("POST", path): Operation(
+        "POST": Operation(
             "Send an ACP message (Streamable HTTP)",
             "`initialize` starts the connection's agent and is answered in the body, with the "
             "`Acp-Connection-Id` header; every other message needs that header (and "
@@ -49,7 +64,7 @@ def acp_operations(path: str, agent: Param, stream: str) -> dict[tuple[str, str]
             errors=(400, 404, 413, 415, 501, 502, 503, 504),
             tag="acp",
         ),
-        ("DELETE", path): Operation(
+        "DELETE": Operation(
             "End an ACP connection (Streamable HTTP): its agent stops",
             params=(agent, ACP_CONNECTION),
             status=202,

@@ -1,5 +1,6 @@
-"""The shapes of the OpenAPI document (`openapi`): the responses the routes answer with,
-named for the document, and how an operation and its parameters are declared."""
+"""The shapes of the OpenAPI document (`openapi`): the answers routes write from their logs
+as they are (envelopes, not encoded: `gemwire.serve_api` has every answer that is), named
+for the document, and how an operation and its parameters are declared."""
 
 from __future__ import annotations
 
@@ -10,10 +11,7 @@ from typing import Any, Literal
 import msgspec
 
 from gemwire.batch import Progress
-from gemwire.events import Event
-from gemwire.server.batches import BatchView
 from gemwire.server.envelopes import EventEnvelope
-from gemwire.sessions import SearchHit, SessionInfo
 
 __all__ = (
     "ACP_AGENT",
@@ -60,35 +58,6 @@ class ProgressEnvelopes(msgspec.Struct, frozen=True):
     last_seq: int
 
 
-class SavedSearchHit(SearchHit, frozen=True, kw_only=True):
-    """A session holding the text: a line of ``gemwire sessions search --json``."""
-
-    open: str
-    """The command that exports the session as a page."""
-
-
-class SavedSearch(msgspec.Struct, frozen=True):
-    hits: list[SavedSearchHit]
-    more: bool
-    """Whether the search found more than ``limit`` sessions (narrow it to see them)."""
-    unread: dict[str, str]
-    """What of the agents' homes could not be read, path -> why: not searched."""
-
-
-class SavedEvents(msgspec.Struct, frozen=True):
-    events: list[Event]
-
-
-class SavedMessages(msgspec.Struct, frozen=True):
-    session: SessionInfo
-    messages: list[dict[str, Any]]
-    """Claude-compatible messages (``gemwire sessions export --format claude``)."""
-
-
-class Batches(msgspec.Struct, frozen=True):
-    batches: list[BatchView]
-
-
 # ---- Declarations. ---------------------------------------------------------------------
 @dataclass(frozen=True)
 class Param:
@@ -111,6 +80,8 @@ class Operation:
     body: Any = None
     status: int = 200
     response: Any = None
+    also: tuple[int, ...] = ()
+    """Other success statuses, answered with the same ``response``."""
     errors: tuple[int, ...] = ()
     public: bool = False
     tag: str = "server"

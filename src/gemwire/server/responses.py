@@ -21,6 +21,7 @@ from starlette.responses import Response
 from gemwire.errors import GemwireError
 from gemwire.protocol._lone_surrogates import repaired
 from gemwire.protocol._undecodable import UNDECODABLE, why_undecodable
+from gemwire.serve_api import ErrorBody, ErrorDetail
 
 __all__ = (
     "ApiError",
@@ -46,7 +47,8 @@ _encoder = msgspec.json.Encoder()
 
 
 class JsonResponse(Response):
-    """A response whose content is encoded by msgspec (Structs, events, dicts alike)."""
+    """A response whose content msgspec encodes: a `gemwire.serve_api` Struct (or the
+    OpenAPI document)."""
 
     media_type = "application/json"
 
@@ -98,11 +100,11 @@ class LimitReached(ApiError):
 
 def error_body(kind: str, message: str) -> bytes:
     """The JSON of an error (for the middleware, which answers before any route)."""
-    return _encoder.encode({"error": {"kind": kind, "message": message}})
+    return _encoder.encode(ErrorBody(ErrorDetail(kind, message)))
 
 
 def error_response(error: ApiError) -> JsonResponse:
-    return JsonResponse({"error": {"kind": error.kind, "message": str(error)}}, error.status)
+    return JsonResponse(ErrorBody(ErrorDetail(error.kind, str(error))), error.status)
 
 
 _HTTP_KINDS = {
@@ -126,9 +128,8 @@ async def http_exception_handler(request: Request, exc: Exception) -> Response:
     """Starlette's own errors (an unknown route, a wrong method) in the API's shape."""
     assert isinstance(exc, HTTPException)
     kind = _HTTP_KINDS.get(exc.status_code, "internal")
-    return JsonResponse(
-        {"error": {"kind": kind, "message": str(exc.detail)}}, exc.status_code, exc.headers
-    )
+    body = ErrorBody(ErrorDetail(kind, str(exc.detail)))
+    return JsonResponse(body, exc.status_code, exc.headers)
 
 
 async def read_json(request: Request, into: type[T]) -> T:

@@ -22,7 +22,6 @@ import os
 import re
 import stat
 from collections.abc import AsyncIterator
-from typing import Literal
 
 import anyio
 import msgspec
@@ -32,14 +31,14 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
 from gemwire._portable import O_BINARY, O_NOFOLLOW, O_NONBLOCK
-from gemwire.batch import BatchOptions, Task
+from gemwire.batch import BatchOptions
 from gemwire.errors import BatchOutputError, InvalidOptions, InvalidTasks
+from gemwire.serve_api import Batches, BatchRequest, TaskRow, TaskRows
 from gemwire.server.batch_inputs import output_folder, placed_tasks
 from gemwire.server.batch_manager import BatchManager
 from gemwire.server.batches import (
     BatchSpec,
     ServerBatch,
-    TaskRow,
     event_file_ids,
     new_batch_id,
     now_iso,
@@ -58,7 +57,7 @@ from gemwire.server.responses import (
 )
 from gemwire.server.state import app_state
 
-__all__ = ("ROUTES", "BatchRequest", "TaskRows")
+__all__ = ("ROUTES",)
 
 _TASK_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
 """A batch's task ids (`gemwire.batch.tasks`): file names in its output folder."""
@@ -68,12 +67,6 @@ RUN_END_WAIT = 30.0
 """Seconds a retry waits for a run whose end is logged to let go of its output folder."""
 MAX_EVENTS_FILE = 256 * 1024 * 1024
 """A task's events file read for ``/tasks/{id}/events``: larger is refused (422)."""
-
-
-class TaskRows(msgspec.Struct, frozen=True):
-    """``GET /v1/batches/{id}/tasks``."""
-
-    tasks: list[TaskRow]
 
 
 class EventStream(StreamingResponse):
@@ -92,22 +85,6 @@ class EventStream(StreamingResponse):
             group.start_soon(stream)
             await self.listen_for_disconnect(receive)
             group.cancel_scope.cancel()
-
-
-class BatchRequest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """``POST /v1/batches``: tasks (a JSONL file under a root, or the task objects) and an
-    output folder under a root; or ``open``, an existing output folder, read-only."""
-
-    tasks: str | list[Task] | None = None
-    output: str | None = None
-    agent: str = "gemini"
-    concurrency: int = 4
-    timeout: float | None = None
-    """Seconds per task (a task's own ``timeout`` wins)."""
-    permissions: Literal["deny", "reads", "edits", "all"] = "deny"
-    """How the agent's permission requests are answered (a task's own wins): no one is
-    there to ask during a batch."""
-    open: str | None = None
 
 
 def _manager(request: Request) -> BatchManager:
@@ -212,7 +189,7 @@ async def list_batches(request: Request) -> Response:
     manager = _manager(request)
     batches = list(manager.batches.values())
     await anyio.to_thread.run_sync(_refresh, batches)
-    return JsonResponse({"batches": [b.view() for b in batches]})
+    return JsonResponse(Batches([b.view() for b in batches]))
 
 
 def _refresh(batches: list[ServerBatch]) -> None:

@@ -28,6 +28,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from gemwire.errors import InvalidOptions, SessionError, SessionNotFound
+from gemwire.serve_api import SavedAgent, SavedSearch, SavedSearchHit, SavedSessions
 from gemwire.server.responses import ApiError, BadRequest, JsonResponse, NotFound
 from gemwire.server.state import app_state
 from gemwire.sessions import (
@@ -46,7 +47,7 @@ from gemwire.sessions import (
 )
 from gemwire.sessions._usage import Bound, bound_of
 
-__all__ = ("ROUTES", "SAVED_FORMATS", "TRANSCRIPT_CSP", "SavedAgent", "SavedSessions")
+__all__ = ("ROUTES", "SAVED_FORMATS", "TRANSCRIPT_CSP")
 
 T = TypeVar("T")
 
@@ -169,32 +170,6 @@ def _matches(info: SessionInfo, query: str | None) -> bool:
     )
 
 
-class SavedAgent(msgspec.Struct, frozen=True):
-    """An agent whose saved sessions the server reads (a value of ``agent=``)."""
-
-    name: str
-    title: str
-
-
-class SavedSessions(msgspec.Struct, frozen=True, kw_only=True):
-    """A page of the listing, newest first."""
-
-    sessions: list[SessionInfo]
-    total: int
-    """Sessions matching the filters, on every page."""
-    offset: int
-    """How many newer ones come before this page."""
-    agents: list[SavedAgent]
-    """Every agent whose saved sessions the server reads, whichever ``agent`` is chosen
-    (the choices of ``agent``)."""
-    projects: list[str]
-    """The projects ``agent``'s sessions are in, whatever the other filters (the choices of
-    ``project``), sorted."""
-    unread: dict[str, str] = {}
-    """What of the agents' homes could not be read, path -> why (OpenCode's database locked
-    or not one, a sessions folder that is a file): their sessions are missing from the list."""
-
-
 def _unread(chosen: list[SessionSource]) -> dict[str, str]:
     return {path: why for home in chosen for path, why in home.unread.items()}
 
@@ -272,16 +247,18 @@ async def search_saved(request: Request) -> Response:
     # `search` masks the secret values of the server's environment; its token as well.
     token = app_state(request).config.token
 
-    def find() -> tuple[list[dict[str, object]], bool, dict[str, str]]:
+    def find() -> SavedSearch:
         hits = search(text, chosen, project=project, since=since, until=until, secrets=[token])
         try:
-            found = [hit.document() for hit in itertools.islice(hits, limit + 1)]
+            found = [
+                msgspec.convert(hit.document(), SavedSearchHit)
+                for hit in itertools.islice(hits, limit + 1)
+            ]
         finally:
             hits.close()  # saves what the search index learnt, in this thread
-        return found[:limit], len(found) > limit, _unread(chosen)
+        return SavedSearch(found[:limit], len(found) > limit, _unread(chosen))
 
-    found, more, unread = await _in_thread(find)
-    return JsonResponse({"hits": found, "more": more, "unread": unread})
+    return JsonResponse(await _in_thread(find))
 
 
 def _find(home: SessionSource, session_id: str, project: str | None) -> SessionInfo:

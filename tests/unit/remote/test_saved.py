@@ -1,6 +1,6 @@
 """Saved sessions and usage through gemwire.remote: the query it sends, and the server's
 answer decoded into the same types `gemwire.sessions` gives (the answers here are those
-types encoded, as the server's routes encode them)."""
+types encoded, in the `gemwire.serve_api` Structs the server's routes encode)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ import httpx
 import msgspec
 import pytest
 
-from gemwire.events import MessageDelta, UserMessage
+from gemwire.events import Event, MessageDelta, UserMessage
 from gemwire.remote import connect
+from gemwire.serve_api import ErrorBody, ErrorDetail, SavedAgent, SavedEvents, SavedSessions
 from gemwire.sessions import SessionInfo, UsageReport, UsageRow
 
 pytestmark = pytest.mark.anyio
@@ -29,7 +30,10 @@ INFO = SessionInfo(
     messages=4,
     resumable=True,
 )
-EVENTS = [UserMessage(agent="gemini", text="hi"), MessageDelta(agent="gemini", text="Hello")]
+EVENTS: list[Event] = [
+    UserMessage(agent="gemini", text="hi"),
+    MessageDelta(agent="gemini", text="Hello"),
+]
 REPORT = UsageReport(
     by="model",
     rows=[UsageRow(key="gemini-2.5-pro", requests=2, input_tokens=100, total_tokens=120)],
@@ -53,13 +57,16 @@ class Server:
         self.asked.append((request.url.raw_path.decode().split("?")[0], dict(request.url.params)))
         answer: Any
         if request.url.path == "/v1/saved-sessions":
-            answer = {"sessions": [INFO]}
+            agent = SavedAgent("gemini", "Gemini CLI")
+            answer = SavedSessions(
+                sessions=[INFO], total=1, offset=0, agents=[agent], projects=["/srv/p"]
+            )
         elif request.url.path == "/v1/usage":
             answer = REPORT
         elif request.url.path.startswith("/v1/saved-sessions/"):
-            answer = {"events": EVENTS}
+            answer = SavedEvents(EVENTS)
         else:
-            answer = {"error": {"kind": "not_found", "message": "Not Found"}}
+            answer = ErrorBody(ErrorDetail("not_found", "Not Found"))
             return httpx.Response(404, content=msgspec.json.encode(answer))
         return httpx.Response(200, content=msgspec.json.encode(answer))
 

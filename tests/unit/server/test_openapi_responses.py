@@ -1,27 +1,25 @@
-"""Real answers checked against docs/openapi.json: every request below goes to a running
-app (scripted agents), and each answer's status must be one the document lists for that
-operation, its JSON valid against the schema it gives; the WebSocket's replies and
-envelopes against `WsReply` and the envelope schemas. Every JSON operation of the session
-routes is exercised (the test fails on one it leaves out), so a shape that drifts from
-what a route sends fails here."""
+"""Real answers of the session routes checked against docs/openapi.json (`kit.openapi_check`):
+every request below goes to a running app (scripted agents), and each answer's status must
+be one the document lists for that operation, its JSON valid against the schema it gives;
+the WebSocket's replies and envelopes against `WsReply` and the envelope schemas. Every
+JSON operation of the session routes is exercised (the test fails on one it leaves out), so
+a shape that drifts from what a route sends fails here. (Saved sessions and batches:
+test_openapi_responses_data.py.)"""
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from jsonschema import Draft202012Validator
-from kit.server import Served, scripted_server
+from kit.openapi_check import Checked, check, operations_tagged
+from kit.server import scripted_server
 
 from gemwire.testing import ScriptedAgent
 
 pytestmark = pytest.mark.anyio
 
-DOCUMENT = json.loads((Path(__file__).parents[3] / "docs" / "openapi.json").read_text())
 PERMISSION = {
     "toolCall": {"toolCallId": "t1", "title": "Write a.txt", "kind": "edit"},
     "options": [
@@ -35,47 +33,6 @@ async def ask_permission(agent: ScriptedAgent, sid: str, params: dict[str, Any])
     await agent.request("session/request_permission", {"sessionId": sid, **PERMISSION})
     await agent.say(sid, "Done.")
     return "end_turn"
-
-
-def _validator(schema: dict[str, Any]) -> Draft202012Validator:
-    # The document's components beside the schema: its "#/components/..." refs resolve.
-    return Draft202012Validator({**schema, "components": DOCUMENT["components"]})
-
-
-def _operation(method: str, path: str) -> tuple[str, dict[str, Any]]:
-    for template, operations in DOCUMENT["paths"].items():
-        pattern = re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(template))
-        if re.fullmatch(pattern, path) and method.lower() in operations:
-            return f"{method} {template}", operations[method.lower()]
-    raise AssertionError(f"{method} {path} is in no operation of the document")
-
-
-class Checked:
-    """The app, each answer checked against the document as it comes."""
-
-    def __init__(self, server: Served) -> None:
-        self.server = server
-        self.seen: set[str] = set()
-
-    async def call(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        response = await self.server.request(method, path, **kwargs)
-        name, operation = _operation(method, path.partition("?")[0])
-        self.seen.add(name)
-        documented = operation["responses"].get(str(response.status_code))
-        assert documented is not None, f"{name} answered {response.status_code}: undocumented"
-        content = documented.get("content", {})
-        if response.headers["content-type"].startswith("application/json"):
-            assert "application/json" in content, f"{name} {response.status_code}: no JSON"
-            errors = list(_validator(content["application/json"]["schema"]).iter_errors(
-                response.json()
-            ))  # fmt: skip
-            assert not errors, f"{name} {response.status_code}: {errors[0].message}"
-        return response
-
-
-def _check(name: str, value: Any) -> None:
-    errors = list(_validator({"$ref": f"#/components/schemas/{name}"}).iter_errors(value))
-    assert not errors, f"{name}: {errors[0].message} in {value}"
 
 
 async def test_every_answer_is_what_the_document_says(tmp_path: Path) -> None:
@@ -132,9 +89,9 @@ async def test_every_answer_is_what_the_document_says(tmp_path: Path) -> None:
                 if "reply" in message:
                     replies.append(message)
                 else:
-                    _check("EventEnvelope" if "event" in message else "StateEnvelope", message)
+                    check("EventEnvelope" if "event" in message else "StateEnvelope", message)
         for reply in replies:
-            _check("WsReply", reply)
+            check("WsReply", reply)
         assert [(r["reply"], r["ok"]) for r in replies] == [
             ("cancel", False), (None, False), (None, False), ("prompt", False),
         ]  # fmt: skip
@@ -149,11 +106,6 @@ async def test_every_answer_is_what_the_document_says(tmp_path: Path) -> None:
         refused = await server.http.get("/v1/sessions", headers={"Authorization": "Bearer no"})
         assert refused.status_code == 401
     for envelope in streamed:
-        _check("EventEnvelope" if "event" in envelope else "StateEnvelope", envelope)
-    session_operations = {
-        f"{method.upper()} {template}"
-        for template, operations in DOCUMENT["paths"].items()
-        for method, operation in operations.items()
-        if "sessions" in operation["tags"] and not template.endswith("/ws")
-    }
-    assert session_operations - api.seen == set()
+        check("EventEnvelope" if "event" in envelope else "StateEnvelope", envelope)
+    websocket = "GET /v1/sessions/{session_id}/ws"
+    assert operations_tagged("sessions") - {websocket} - api.seen == set()
