@@ -38,7 +38,9 @@ def setup(tmp_path: Path) -> tuple[list[str], dict[str, str]]:
     (tmp_path / "hidden" / "check.sh").write_text(CHECK)
     tasks = tmp_path / "tasks.jsonl"
     common = {"template": "repo", "verify": "sh check.sh", "verify_files": "hidden"}
-    tasks.write_text("".join(json.dumps({"id": t, "prompt": "fix", **common}) + "\n" for t in TASKS))
+    tasks.write_text(
+        "".join(json.dumps({"id": t, "prompt": "fix", **common}) + "\n" for t in TASKS)
+    )
     launcher = tmp_path / "gemini"
     launcher.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE}" "$@"\n')
     launcher.chmod(0o755)
@@ -92,7 +94,9 @@ def test_a_stopped_eval_resumes_with_every_attempt_once(
         if sig == signal.SIGTERM:  # killed outright, the eval could not say so
             assert json.loads(stopped[-1])["message"] == STOPPED
     # Run again, holding nothing: the three others run, each once, from a fresh copy.
-    again = subprocess.run(argv, env=environ, capture_output=True, text=True, timeout=60)
+    again = subprocess.run(
+        argv, env=environ, capture_output=True, text=True, timeout=60, check=False
+    )
     assert again.returncode == 0, again.stderr
     started = json.loads(again.stdout.splitlines()[0])
     assert (started["tasks"], started["skipped"]) == (3, 3)

@@ -24,17 +24,18 @@ import anyio
 import msgspec
 
 from gemwire.batch._acp import AcpExecutor, gemini_acp_options
+from gemwire.batch._budget import Budget
 from gemwire.batch._files import read_regular
 from gemwire.batch._process import ProcessExecutor
 from gemwire.batch._sandboxed import SandboxedGemini, Sandboxing
 from gemwire.batch._sandboxed_acp import SandboxedAcp
 from gemwire.batch.results import Grade, Outcome
-from gemwire.batch.runner import Batch, BatchOptions, Executor, run_with
+from gemwire.batch.runner import Batch, BatchOptions, Executor, Grader, run_with
 from gemwire.batch.sandbox import Bubblewrap
 from gemwire.batch.tasks import Task, check_tasks
 from gemwire.batch.verify import verify
 from gemwire.errors import BatchOutputError, InvalidOptions, InvalidTasks
-from gemwire.events import Event
+from gemwire.events import Event, TurnCompleted
 from gemwire.runners.agents import AGENTS
 
 __all__ = ("EvalOptions", "attempt_id", "expand", "parse_attempt_id", "run_eval")
@@ -113,8 +114,9 @@ async def run_eval(
     batch = msgspec.structs.replace(options.batch, mode="acp", agent=None)
     await anyio.to_thread.run_sync(_same_sandboxing, Path(output), options.sandbox)
     if not options.sandbox:
-        executor = _Mixed(batch, stream_json=STREAM_JSON in options.agents)
-        async with run_with(attempts, output, batch, executor) as running:
+        executor = _Budgeted(_Mixed(batch, stream_json=STREAM_JSON in options.agents))
+        graded = executor.graded(verify)
+        async with run_with(attempts, output, batch, executor, graded) as running:
             yield running
         return
     found = await Bubblewrap.found()
@@ -125,8 +127,11 @@ async def run_eval(
     async def grade(task: Task, workspace: str) -> Grade:
         return await verify(task, workspace, confine=sandboxing.verifier(workspace))
 
-    sandboxed = _Mixed(batch, stream_json=STREAM_JSON in options.agents, sandboxing=sandboxing)
-    async with sandboxing, run_with(attempts, output, batch, sandboxed, grade) as running:
+    sandboxed = _Budgeted(
+        _Mixed(batch, stream_json=STREAM_JSON in options.agents, sandboxing=sandboxing)
+    )
+    graded = sandboxed.graded(grade)
+    async with sandboxing, run_with(attempts, output, batch, sandboxed, graded) as running:
         yield running
 
 
@@ -198,3 +203,55 @@ class _Mixed:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self._stack.aclose()
+
+
+class _Budgeted:
+    """``executor``, stopping each attempt that goes over its task's budget (`Budget`)."""
+
+    def __init__(self, executor: Executor) -> None:
+        self._executor = executor
+        self._over_budget: dict[str, str] = {}
+        """Why each attempt that went over its budget did, until it is graded."""
+
+    def agent_of(self, task: Task) -> str:
+        return self._executor.agent_of(task)
+
+    async def run(self, task: Task, cwd: str, on_event: Callable[[Event], None]) -> Outcome:
+        self._over_budget.pop(task.id, None)  # a retried attempt starts afresh
+        budget = Budget.of(task)
+        if budget is None:
+            return await self._executor.run(task, cwd, on_event)
+        outcome: Outcome | None = None
+        with anyio.CancelScope() as scope:
+
+            def counted(event: Event) -> None:
+                on_event(event)
+                if budget.spent_by(event) is not None and not isinstance(event, TurnCompleted):
+                    scope.cancel()  # the executor stops the turn (an ACP turn is cancelled)
+
+            outcome = await self._executor.run(task, cwd, counted)
+        if budget.over is None:
+            assert outcome is not None
+            return outcome
+        self._over_budget[task.id] = budget.over
+        return budget.ended(outcome)
+
+    def graded(self, grade: Grader) -> Grader:
+        """``grade``, except for an attempt over its budget: failed, reward 0, not verified
+        (what it did, it did with more than it was allowed)."""
+
+        async def graded(task: Task, workspace: str) -> Grade:
+            over = self._over_budget.pop(task.id, None)
+            if over is None:
+                return await grade(task, workspace)
+            why = f"not verified: the attempt went over its budget ({over})"
+            return Grade(status="failed", reward=0.0, exit_code=None, output=why, duration_s=0.0)
+
+        return graded
+
+    async def __aenter__(self) -> Self:
+        await self._executor.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self._executor.__aexit__(*exc_info)
