@@ -60,7 +60,7 @@ class Spender:
 
     stopped: ClassVar[list[str]] = []
 
-    def __init__(self, options: BatchOptions, *, stream_json: bool) -> None:
+    def __init__(self, options: BatchOptions, eval_: EvalOptions, **_: object) -> None:
         pass
 
     async def run(self, task: Task, cwd: str, on_event: Callable[[Event], None]) -> Outcome:
