@@ -34,6 +34,8 @@ TINY = {
     "batch.py": ["--tasks", "1", "--big", "1", "--ray", "0"],
     "cli_startup.py": ["--runs", "1"],
     "decode_normalize.py": ["--lines", "500", "--mb", "0.5", "--repeat", "1"],
+    "eval_overhead.py": ["--attempts", "10", "-j", "2"],
+    "eval_report.py": ["--attempts", "100", "--repeat", "1"],
     "eval_sandbox.py": ["--runs", "1"],
     "every_agent.py": ["--sessions", "10", "--repeat", "1"],
     "gemini_start.py": ["--runs", "1"],

@@ -43,7 +43,9 @@ class SandboxedAcp:
 
     def agent_of(self, task: Task) -> str:
         name = task.agent
-        assert name in AGENTS  # eval names each ACP attempt's agent, a built-in one
+        if name is None:  # a configured agent: ``options``' command
+            return agent_identity(self._options.command)
+        assert name in AGENTS  # else eval names each ACP attempt's agent, a built-in one
         return agent_identity((AGENTS[name].executable,))
 
     async def __aenter__(self) -> Self:

@@ -15,6 +15,7 @@ attempt's sandbox (`SandboxedAcp`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -24,17 +25,19 @@ import anyio
 import msgspec
 
 from gemwire.batch._acp import AcpExecutor, gemini_acp_options
+from gemwire.batch._budget import Budget
 from gemwire.batch._files import read_regular
 from gemwire.batch._process import ProcessExecutor
 from gemwire.batch._sandboxed import SandboxedGemini, Sandboxing
 from gemwire.batch._sandboxed_acp import SandboxedAcp
 from gemwire.batch.results import Grade, Outcome
-from gemwire.batch.runner import Batch, BatchOptions, Executor, run_with
+from gemwire.batch.runner import Batch, BatchOptions, Executor, Grader, run_with
 from gemwire.batch.sandbox import Bubblewrap
 from gemwire.batch.tasks import Task, check_tasks
 from gemwire.batch.verify import verify
 from gemwire.errors import BatchOutputError, InvalidOptions, InvalidTasks
-from gemwire.events import Event
+from gemwire.events import Event, TurnCompleted
+from gemwire.runners.acp import AcpOptions
 from gemwire.runners.agents import AGENTS
 
 __all__ = ("EvalOptions", "attempt_id", "expand", "parse_attempt_id", "run_eval")
@@ -45,11 +48,23 @@ STREAM_JSON = "gemini"
 """The agent run as ``gemini -p`` over stream-json; the others run over ACP."""
 
 
+_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""A configured agent's name: it is part of its attempts' ids (``add.mine.2``)."""
+
+
 class EvalOptions(msgspec.Struct, frozen=True, kw_only=True):
     """Which agents, how many attempts each, and the batch that runs them."""
 
     agents: tuple[str, ...]
-    """Agent names (docs/agents.md): ``gemini`` over stream-json, the others over ACP."""
+    """Agent names (docs/agents.md): ``gemini`` over stream-json, the others over ACP; or
+    a name of ``commands``."""
+    commands: dict[str, tuple[str, ...]] = {}
+    """Configured agents: a name (no built-in agent's) to the command that starts it, an ACP
+    agent (as ``gemwire serve --agent NAME=COMMAND``)."""
+    mode: str | None = None
+    """The mode every session of a configured agent is put in (`AcpOptions.mode`): gemwire
+    makes the agents it knows ask before acting, and refuses an agent whose modes it does
+    not know (`PermissionsUnenforceable`, each attempt kind ``agent``) unless one is chosen."""
     k: int = 1
     """Attempts of each task by each agent (a task's ``attempts`` wins)."""
     batch: BatchOptions = BatchOptions()
@@ -60,9 +75,19 @@ class EvalOptions(msgspec.Struct, frozen=True, kw_only=True):
     def __post_init__(self) -> None:
         if not self.agents:
             raise InvalidOptions("name at least one agent")
-        unknown = [a for a in self.agents if a not in AGENTS]
+        for name, command in self.commands.items():
+            if name in AGENTS:
+                raise InvalidOptions(f"{name!r} is a built-in agent: name the command otherwise")
+            if not _NAME.fullmatch(name):
+                raise InvalidOptions(f"agent name {name!r} is not 1-64 of A-Z a-z 0-9 _ -")
+            if not command:
+                raise InvalidOptions(f"agent {name!r} has an empty command")
+        if self.mode is not None and not self.commands:
+            raise InvalidOptions("mode is for the configured agents (commands): there is none")
+        unknown = [a for a in self.agents if a not in AGENTS and a not in self.commands]
         if unknown:
-            raise InvalidOptions(f"unknown agent {unknown[0]!r}; known: {', '.join(AGENTS)}")
+            known = ", ".join([*AGENTS, *self.commands])
+            raise InvalidOptions(f"unknown agent {unknown[0]!r}; known: {known}")
         if len(set(self.agents)) != len(self.agents):
             raise InvalidOptions("an agent is named twice")
         if self.k < 1:
@@ -113,8 +138,9 @@ async def run_eval(
     batch = msgspec.structs.replace(options.batch, mode="acp", agent=None)
     await anyio.to_thread.run_sync(_same_sandboxing, Path(output), options.sandbox)
     if not options.sandbox:
-        executor = _Mixed(batch, stream_json=STREAM_JSON in options.agents)
-        async with run_with(attempts, output, batch, executor) as running:
+        executor = _Budgeted(_Mixed(batch, options))
+        graded = executor.graded(verify)
+        async with run_with(attempts, output, batch, executor, graded) as running:
             yield running
         return
     found = await Bubblewrap.found()
@@ -125,8 +151,9 @@ async def run_eval(
     async def grade(task: Task, workspace: str) -> Grade:
         return await verify(task, workspace, confine=sandboxing.verifier(workspace))
 
-    sandboxed = _Mixed(batch, stream_json=STREAM_JSON in options.agents, sandboxing=sandboxing)
-    async with sandboxing, run_with(attempts, output, batch, sandboxed, grade) as running:
+    sandboxed = _Budgeted(_Mixed(batch, options, sandboxing=sandboxing))
+    graded = sandboxed.graded(grade)
+    async with sandboxing, run_with(attempts, output, batch, sandboxed, graded) as running:
         yield running
 
 
@@ -153,22 +180,35 @@ def _same_sandboxing(output: Path, sandbox: bool) -> None:
 
 class _Mixed:
     """Gemini CLI over stream-json for tasks naming no agent; ACP for the others: in pools,
-    or with ``sandboxing`` a process an attempt, each in the attempt's sandbox."""
+    or with ``sandboxing`` a process an attempt, each in the attempt's sandbox. A configured
+    agent (`EvalOptions.commands`) is an ACP executor of its own, running its command."""
 
     def __init__(
-        self, options: BatchOptions, *, stream_json: bool, sandboxing: Sandboxing | None = None
+        self, options: BatchOptions, eval_: EvalOptions, *, sandboxing: Sandboxing | None = None
     ) -> None:
         acp = gemini_acp_options(options.gemini)
+        stream_json = STREAM_JSON in eval_.agents
         self._stack = AsyncExitStack()
         self._process: Executor | None = None
         self._acp: Executor
+        self._configured: dict[str, Executor] = {}
         if sandboxing is not None:
             if stream_json:
                 self._process = SandboxedGemini(options.gemini, sandboxing)
             self._acp = SandboxedAcp(acp, sandboxing)
+            for name, command in eval_.commands.items():
+                configured = msgspec.structs.replace(acp, command=command, mode=eval_.mode)
+                self._configured[name] = SandboxedAcp(configured, sandboxing)
             return
         self._process = ProcessExecutor(options.gemini) if stream_json else None
-        self._acp = AcpExecutor(
+        self._acp = self._pool(options, acp)
+        for name, command in eval_.commands.items():
+            configured = msgspec.structs.replace(acp, command=command, mode=eval_.mode)
+            self._configured[name] = self._pool(options, configured)
+
+    @staticmethod
+    def _pool(options: BatchOptions, acp: AcpOptions) -> Executor:
+        return AcpExecutor(
             acp,
             agent=None,
             agents=options.agents,
@@ -176,25 +216,86 @@ class _Mixed:
             concurrency=options.concurrency,
         )
 
-    def _of(self, task: Task) -> Executor:
+    def _of(self, task: Task) -> tuple[Executor, Task]:
+        """The executor of ``task``'s agent, and the task as it takes it (a configured
+        agent's executor runs its own command for a task naming none)."""
         if task.agent is None:
             assert self._process is not None
-            return self._process
-        return self._acp
+            return self._process, task
+        configured = self._configured.get(task.agent)
+        if configured is not None:
+            return configured, msgspec.structs.replace(task, agent=None)
+        return self._acp, task
 
     def agent_of(self, task: Task) -> str:
-        return self._of(task).agent_of(task)
+        executor, task = self._of(task)
+        return executor.agent_of(task)
 
     async def run(self, task: Task, cwd: str, on_event: Callable[[Event], None]) -> Outcome:
-        return await self._of(task).run(task, cwd, on_event)
+        executor, task = self._of(task)
+        return await executor.run(task, cwd, on_event)
 
     async def __aenter__(self) -> Self:
         async with AsyncExitStack() as stack:
             if self._process is not None:
                 await stack.enter_async_context(self._process)
             await stack.enter_async_context(self._acp)
+            for executor in self._configured.values():
+                await stack.enter_async_context(executor)
             self._stack = stack.pop_all()
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self._stack.aclose()
+
+
+class _Budgeted:
+    """``executor``, stopping each attempt that goes over its task's budget (`Budget`)."""
+
+    def __init__(self, executor: Executor) -> None:
+        self._executor = executor
+        self._over_budget: dict[str, str] = {}
+        """Why each attempt that went over its budget did, until it is graded."""
+
+    def agent_of(self, task: Task) -> str:
+        return self._executor.agent_of(task)
+
+    async def run(self, task: Task, cwd: str, on_event: Callable[[Event], None]) -> Outcome:
+        self._over_budget.pop(task.id, None)  # a retried attempt starts afresh
+        budget = Budget.of(task)
+        if budget is None:
+            return await self._executor.run(task, cwd, on_event)
+        outcome: Outcome | None = None
+        with anyio.CancelScope() as scope:
+
+            def counted(event: Event) -> None:
+                on_event(event)
+                if budget.spent_by(event) is not None and not isinstance(event, TurnCompleted):
+                    scope.cancel()  # the executor stops the turn (an ACP turn is cancelled)
+
+            outcome = await self._executor.run(task, cwd, counted)
+        if budget.over is None:
+            assert outcome is not None
+            return outcome
+        self._over_budget[task.id] = budget.over
+        return budget.ended(outcome)
+
+    def graded(self, grade: Grader) -> Grader:
+        """``grade``, except for an attempt over its budget: failed, reward 0, not verified
+        (what it did, it did with more than it was allowed)."""
+
+        async def graded(task: Task, workspace: str) -> Grade:
+            over = self._over_budget.pop(task.id, None)
+            if over is None:
+                return await grade(task, workspace)
+            why = f"not verified: the attempt went over its budget ({over})"
+            return Grade(status="failed", reward=0.0, exit_code=None, output=why, duration_s=0.0)
+
+        return graded
+
+    async def __aenter__(self) -> Self:
+        await self._executor.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self._executor.__aexit__(*exc_info)

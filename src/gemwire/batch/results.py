@@ -64,8 +64,12 @@ class Grade(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ReportedCost(msgspec.Struct, frozen=True, kw_only=True):
-    """What the agent itself said the session cost (ACP's ``usage_update``), as it said it
-    (`gemwire.events.AgentCost` is the same, as a turn's end carries it)."""
+    """What the agent itself said the session cost (ACP's ``usage_update``), as it said it.
+
+    `gemwire.events.AgentCost` carries the same figure as a turn's end does, with the turn's
+    share of it; the two stay apart because both shapes are public: ``results.jsonl``'s
+    ``agent_cost`` is ``{amount, currency}``, ``turn_completed``'s is ``{currency,
+    session_total, turn}`` (docs/batch.md, docs/events.md)."""
 
     amount: float
     currency: str

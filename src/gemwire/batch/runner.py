@@ -149,6 +149,9 @@ async def run_batch(
     """Run the tasks not yet finished in ``output``; see the module docs."""
     options = options or BatchOptions()
     check_tasks(tasks)
+    budgeted = next((t for t in tasks if t.max_tokens or t.max_cost_usd), None)
+    if budgeted is not None:  # counted by ``gemwire eval`` only: never ignored silently
+        raise InvalidOptions(f"task {budgeted.id} has a budget: gemwire eval runs those")
     if options.mode == "process":
         named = next((t for t in tasks if t.agent not in (None, "gemini")), None)
         if named is not None:

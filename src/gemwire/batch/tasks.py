@@ -65,6 +65,11 @@ class Task(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     """Seconds for the verifier; then the grade is ``timeout`` (an error, not a 0)."""
     attempts: int | None = None
     """``gemwire eval``: attempts of this task per agent (else the run's ``-k``)."""
+    max_tokens: int | None = None
+    """``gemwire eval``: an attempt using more tokens is stopped, kind ``budget``."""
+    max_cost_usd: float | None = None
+    """``gemwire eval``: an attempt costing more (as the agent reports it, else gemwire's
+    estimate) is stopped, kind ``budget``."""
 
 
 def read_tasks(path: str | Path, *, max_bytes: int | None = None) -> list[Task]:
@@ -165,6 +170,10 @@ def _grading(task: Task) -> list[str]:
         problems.append("verify_timeout must be over 0")
     if task.attempts is not None and task.attempts < 1:
         problems.append("attempts must be 1 or more")
+    if task.max_tokens is not None and task.max_tokens < 1:
+        problems.append("max_tokens must be 1 or more")
+    if task.max_cost_usd is not None and not task.max_cost_usd > 0:
+        problems.append("max_cost_usd must be over 0")
     return problems
 
 

@@ -10,6 +10,7 @@ import click
 from gemwire.cli.batch import fail, run_shown
 from gemwire.cli.exit_codes import EXIT_IO, EXIT_NOT_FOUND, EXIT_TURN_FAILED
 from gemwire.cli.options import SECONDS
+from gemwire.cli.serve import _agent_command
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -40,8 +41,10 @@ def eval_() -> None:
     """
 
 
-def _agent_list(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
-    return tuple(name.strip() for name in value.split(",") if name.strip())
+def _agent_list(
+    ctx: click.Context, param: click.Parameter, value: str | None
+) -> tuple[str, ...] | None:
+    return None if value is None else tuple(n.strip() for n in value.split(",") if n.strip())
 
 
 @eval_.command("run")
@@ -50,10 +53,21 @@ def _agent_list(ctx: click.Context, param: click.Parameter, value: str) -> tuple
 @click.option(
     "--agents",
     "agent_names",
-    default="gemini",
-    show_default=True,
     callback=_agent_list,
-    help="Agents, comma-separated: gemini (stream-json) or any ACP agent (docs/agents.md).",
+    help="Agents, comma-separated: gemini (stream-json) or any ACP agent (docs/agents.md)  "
+    "[default: gemini, unless --agent names one]",
+)
+@click.option(
+    "--agent",
+    "commands",
+    multiple=True,
+    callback=lambda ctx, param, value: dict(_agent_command(v) for v in value),
+    help="Another agent, an ACP command: NAME=COMMAND (repeatable), as gemwire serve's.",
+)
+@click.option(
+    "--mode",
+    help="The mode of the --agent agents' sessions: gemwire refuses one whose modes it does "
+    "not know without it (docs/acp.md).",
 )
 @click.option(
     "-k",
@@ -91,7 +105,9 @@ def _agent_list(ctx: click.Context, param: click.Parameter, value: str) -> tuple
 def run(
     tasks_file: str,
     out: str,
-    agent_names: tuple[str, ...],
+    agent_names: tuple[str, ...] | None,
+    commands: dict[str, tuple[str, ...]],
+    mode: str | None,
     attempts: int,
     concurrency: int,
     processes: int,
@@ -117,8 +133,12 @@ def run(
 
     try:
         tasks = read_tasks(tasks_file)
+        if agent_names is None:
+            agent_names = () if commands else ("gemini",)
         options = EvalOptions(
-            agents=agent_names,
+            agents=(*agent_names, *(name for name in commands if name not in agent_names)),
+            commands=commands,
+            mode=mode,
             k=attempts,
             sandbox=sandbox,
             batch=BatchOptions(

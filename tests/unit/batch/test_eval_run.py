@@ -40,8 +40,8 @@ class Solver:
     hold: ClassVar[bool] = False
     """Second attempts never end (until the eval is left)."""
 
-    def __init__(self, options: BatchOptions, *, stream_json: bool) -> None:
-        self.stream_json = stream_json
+    def __init__(self, options: BatchOptions, eval_: EvalOptions, **_: object) -> None:
+        self.stream_json = "gemini" in eval_.agents
 
     async def run(self, task: Task, cwd: str, on_event: Callable[[Event], None]) -> Outcome:
         Solver.calls.append(task.id)
