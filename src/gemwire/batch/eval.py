@@ -15,8 +15,10 @@ attempt's sandbox (`SandboxedAcp`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Self
 
@@ -29,7 +31,7 @@ from gemwire.batch._process import ProcessExecutor
 from gemwire.batch._sandboxed import SandboxedGemini, Sandboxing
 from gemwire.batch._sandboxed_acp import SandboxedAcp
 from gemwire.batch.results import Grade, Outcome
-from gemwire.batch.runner import Batch, BatchOptions, Executor, run_with
+from gemwire.batch.runner import Batch, BatchOptions, Executor, Grader, run_with
 from gemwire.batch.sandbox import Bubblewrap
 from gemwire.batch.tasks import Task, check_tasks
 from gemwire.batch.verify import verify
@@ -112,22 +114,47 @@ async def run_eval(
     attempts = expand(tasks, options)
     batch = msgspec.structs.replace(options.batch, mode="acp", agent=None)
     await anyio.to_thread.run_sync(_same_sandboxing, Path(output), options.sandbox)
-    if not options.sandbox:
-        executor = _Mixed(batch, stream_json=STREAM_JSON in options.agents)
-        async with run_with(attempts, output, batch, executor) as running:
+    hidden = await anyio.to_thread.run_sync(_hidden, Path(output), tasks)
+    here = partial(_on_this_machine, options, batch, hidden)
+    if batch.ray:  # each node makes its own executor and sandbox, and grades there
+        from gemwire.batch._ray import RayExecutor
+
+        names = _Mixed(batch, stream_json=STREAM_JSON in options.agents)
+        ray = RayExecutor(names, here, batch)
+        async with run_with(attempts, output, batch, ray, ray.grade) as running:
             yield running
         return
-    found = await Bubblewrap.found()
-    hidden = [str(await anyio.Path(output).resolve())]
-    hidden += sorted({t.verify_files for t in tasks if t.verify_files})
-    sandboxing = Sandboxing(found, batch.gemini, hidden=hidden)
+    async with (
+        here() as (executor, grade),
+        run_with(attempts, output, batch, executor, grade) as running,
+    ):
+        yield running
+
+
+def _hidden(output: Path, tasks: Sequence[Task]) -> tuple[str, ...]:
+    """What no sandbox may see: the output folder and the hidden tests (absolute: a Ray
+    node's working folder is not this one)."""
+    files = sorted({os.path.abspath(t.verify_files) for t in tasks if t.verify_files})
+    return (str(output.resolve()), *files)
+
+
+@asynccontextmanager
+async def _on_this_machine(
+    options: EvalOptions, batch: BatchOptions, hidden: tuple[str, ...]
+) -> AsyncGenerator[tuple[Executor, Grader]]:
+    """The attempts' executor and grader on this machine (a Ray node's, with ``ray``):
+    sandboxed, with ``hidden`` out of every sandbox's sight, or not."""
+    stream_json = STREAM_JSON in options.agents
+    if not options.sandbox:
+        yield _Mixed(batch, stream_json=stream_json), verify
+        return
+    sandboxing = Sandboxing(await Bubblewrap.found(), batch.gemini, hidden=hidden)
 
     async def grade(task: Task, workspace: str) -> Grade:
         return await verify(task, workspace, confine=sandboxing.verifier(workspace))
 
-    sandboxed = _Mixed(batch, stream_json=STREAM_JSON in options.agents, sandboxing=sandboxing)
-    async with sandboxing, run_with(attempts, output, batch, sandboxed, grade) as running:
-        yield running
+    async with sandboxing:
+        yield _Mixed(batch, stream_json=stream_json, sandboxing=sandboxing), grade
 
 
 class _Settings(msgspec.Struct, frozen=True):
