@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import threading
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any, Self
@@ -158,6 +159,9 @@ class RayExecutor:
         self._next: itertools.cycle[Any] | None = None
         self._started_ray = False
         self._grades: dict[str, Grade] = {}
+        self._getting = 0
+        """``ray.get`` calls still waiting in threads (a cancelled ``run`` leaves its own)."""
+        self._got = threading.Condition()
 
     def agent_of(self, task: Task) -> str:
         return self._names.agent_of(task)
@@ -193,8 +197,10 @@ class RayExecutor:
     async def run(self, task: Task, cwd: str, on_event: Callable[[Event], None]) -> Outcome:
         assert self._next is not None
         ref = next(self._next).run.remote(_job(task, cwd))
+        with self._got:
+            self._getting += 1
         try:
-            got = await anyio.to_thread.run_sync(ray.get, ref, abandon_on_cancel=True)
+            got = await anyio.to_thread.run_sync(self._get, ref, abandon_on_cancel=True)
         except BaseException:
             ray.cancel(ref)
             raise
@@ -207,6 +213,14 @@ class RayExecutor:
         if outcome.grade is not None:
             self._grades[cwd] = outcome.grade
         return outcome
+
+    def _get(self, ref: Any) -> Any:
+        try:
+            return ray.get(ref)
+        finally:
+            with self._got:
+                self._getting -= 1
+                self._got.notify_all()
 
     async def grade(self, task: Task, workspace: str) -> Grade:
         """The grade the task's node gave it (`run` has returned it)."""
@@ -224,6 +238,9 @@ class RayExecutor:
         ray.wait(self._serving, num_returns=len(self._serving), timeout=STOP_GRACE)
         for worker in self._workers:
             ray.kill(worker)
+        # Not shut down under a thread still in ``ray.get`` (it returns once its worker is gone).
+        with self._got:
+            self._got.wait_for(lambda: self._getting == 0, timeout=STOP_GRACE)
         if self._started_ray:
             ray.shutdown()
 
