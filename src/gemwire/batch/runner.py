@@ -99,7 +99,8 @@ class BatchOptions(msgspec.Struct, frozen=True, kw_only=True):
     max_backoff: float = 300.0
     ray: bool = False
     """Run the tasks on a Ray cluster (``pip install 'gemwire[ray]'``): one worker per node,
-    each running ``mode`` there; this process keeps the output folder."""
+    each running ``mode``, and the tasks' ``verify``, there; this process keeps the output
+    folder."""
     ray_address: str | None = None
     """The cluster, as for ``ray.init`` (``None``: ``RAY_ADDRESS``, else a local one)."""
 
