@@ -85,17 +85,21 @@ class Worker:
             tuple[_Job, list[bytes], anyio.Event, list[_Outcome]]
         ](1 << 16)
         # Whether ``serve`` started (None) or why not, for ``ready``.
-        self._say, self._said = anyio.create_memory_object_stream[tuple[str, str] | None](2)
+        self._say, self._said = anyio.create_memory_object_stream[tuple[str, str] | None](1)
 
     async def serve(self) -> None:
+        started = False
         try:
             async with self._node() as (executor, grade), executor:
+                started = True
                 self._say.send_nowait(None)
                 async with anyio.create_task_group() as group:
                     async for job in self._inbox:
                         group.start_soon(self._one, executor, grade, *job)
-        except Exception as exc:  # noqa: BLE001 - raised in the driver (no sandbox on this node)
-            self._say.send_nowait(_raised(exc))
+        except Exception as exc:
+            if started:
+                raise
+            self._say.send_nowait(_raised(exc))  # raised in the driver (no sandbox on this node)
 
     async def ready(self) -> tuple[str, str] | None:
         """None once ``serve`` can take jobs; else the error that stopped it."""
