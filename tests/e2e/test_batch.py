@@ -11,6 +11,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from kit.batch_tasks import check_outputs, scenario, tasks_file
 
 from gemwire.batch import (
     BatchBackoff,
@@ -24,7 +25,6 @@ from gemwire.batch import (
 )
 from gemwire.testing import (
     Fail,
-    FunctionCall,
     IsolatedGemini,
     Reply,
     Scenario,
@@ -37,55 +37,6 @@ from gemwire.testing.agents import isolated_agent
 pytestmark = pytest.mark.e2e
 
 GEMWIRE = str(Path(sys.executable).with_name("gemwire"))
-
-
-def scenario(n: int, *, write: bool = True) -> Scenario:
-    """Task i writes out.txt with its number, then answers "done i" (``when`` keeps the
-    concurrent tasks' turns apart). Without ``write`` a task only answers, as often as asked."""
-    turns: list[Reply] = []
-    for i in range(n):
-        when = f"task number {i}."
-        if write:
-            call = FunctionCall("write_file", {"file_path": "out.txt", "content": f"{i}\n"})
-            turns.append(Reply([call], when=when))
-        turns.append(Reply([Text(f"done {i}")], when=when, repeat=1 if write else 3))
-    return Scenario(turns=[*turns])
-
-
-def tasks_file(tmp_path: Path, n: int) -> Path:
-    template = tmp_path / "template"
-    template.mkdir(exist_ok=True)
-    (template / "README").write_text("a project\n")
-    path = tmp_path / "tasks.jsonl"
-    path.write_text(
-        "".join(
-            json.dumps(
-                {"id": f"task-{i}", "prompt": f"Do task number {i}.", "template": "template"}
-            )
-            + "\n"
-            for i in range(n)
-        )
-    )
-    return path
-
-
-def check_outputs(out: Path, n: int, agent: str = "gemini") -> None:
-    results = read_results(out)
-    assert sorted(r.task_id for r in results) == sorted(f"task-{i}" for i in range(n))
-    for r in results:
-        i = int(r.task_id.split("-")[1])
-        assert (r.ok, r.answer, r.error) == (True, f"done {i}", None)
-        # ACP tells a created file from a modified one; stream-json does not.
-        change = "written" if agent == "gemini" else "created"
-        assert [(f.path, f.change) for f in r.files_changed] == [("out.txt", change)]
-        assert (Path(r.workspace) / "out.txt").read_text() == f"{i}\n"
-        assert r.workspace == str(out / "workspaces" / r.task_id)
-        assert r.agent == agent
-        if agent == "gemini":
-            assert r.resume == f"gemini --resume {r.session_id}"
-        events = (out / "events" / f"{r.task_id}.jsonl").read_text().splitlines()
-        assert json.loads(events[0])["type"] == "session_started"
-        assert json.loads(events[-1])["type"] == "turn_completed"
 
 
 def test_process_mode_runs_each_task_in_its_own_copy(tmp_path: Path) -> None:
@@ -156,42 +107,6 @@ def test_a_bad_tasks_file_is_a_usage_error(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "line 2: template 'missing' is not a folder" in done.stderr
     assert "Traceback" not in done.stderr
-
-
-def comparable(out: Path) -> list[tuple[object, ...]]:
-    return sorted(
-        (r.task_id, r.ok, r.answer, r.error, [(f.path, f.change) for f in r.files_changed])
-        for r in read_results(out)
-    )
-
-
-@pytest.mark.slow
-def test_ray_mode_gives_what_local_mode_gives(tmp_path: Path) -> None:
-    ray = pytest.importorskip("ray", reason="make test installs Ray (requirements-ray.txt)")
-    n = 6
-    tasks = read_tasks(tasks_file(tmp_path, n))
-    outs = {}
-    for name, on_ray in (("local", False), ("ray", True)):
-        with ScriptedModel(scenario(n)) as model:
-            env = IsolatedGemini(model.url, root=tmp_path / name)
-            options = BatchOptions(
-                concurrency=3,
-                ray=on_ray,
-                gemini=env.gemini_options(approval_mode="yolo"),
-            )
-            if on_ray:
-                ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-            try:
-                summary = run_batch_sync(tasks, tmp_path / name / "out", options)
-            finally:
-                ray.shutdown()
-            assert (summary.ok, summary.failed) == (n, 0), model.problems
-        outs[name] = tmp_path / name / "out"
-        check_outputs(outs[name], n)
-    assert comparable(outs["ray"]) == comparable(outs["local"])
-    assert (
-        json.loads((outs["ray"] / "results.jsonl").read_text().splitlines()[0])["agent"] == "gemini"
-    )
 
 
 @pytest.mark.slow

@@ -1,17 +1,22 @@
 """``ray``: the same tasks on a Ray cluster, one worker actor per node running the local mode.
 
 The driver (this process) keeps everything that makes a batch resumable: it reads the tasks,
-prepares workspaces, writes events and ``results.jsonl``. Each node's actor runs its share of
-the tasks with the ``process`` or ``acp`` executor, as on one machine, and sends each task's
-events and outcome back as bytes. Ray places the actors (one per alive node, pinned to it,
-each declaring the CPUs its share of the concurrency needs); gemwire schedules nothing itself.
+prepares workspaces, writes events and ``results.jsonl``. Each node's actor makes its own
+executor and grader there (`Node`: a batch's ``process`` or ``acp`` executor, an eval's,
+sandboxed on that node), runs its share of the tasks with them as on one machine, grades
+each on the node once its agent has finished, and sends the task's events, outcome and grade
+back as bytes. Ray places the actors (one per alive node, pinned to it, each declaring the
+CPUs its share of the concurrency needs); gemwire schedules nothing itself.
 """
 
 from __future__ import annotations
 
 import itertools
+import os
+import threading
 from collections.abc import Callable
-from typing import Any, Self
+from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING, Any, Self
 
 import anyio
 import msgspec
@@ -19,15 +24,23 @@ import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from gemwire import errors
-from gemwire.batch.results import Outcome
+from gemwire.batch.results import Grade, Outcome
 from gemwire.batch.tasks import Task
 from gemwire.errors import GemwireError
 from gemwire.events import Event, FileChanged, TokenUsage, TurnError, decode_event
 
-__all__ = ("STOP_GRACE", "RayExecutor")
+if TYPE_CHECKING:
+    from gemwire.batch.runner import BatchOptions, Executor, Grader
+
+__all__ = ("STOP_GRACE", "Node", "RayExecutor")
 
 STOP_GRACE = 15.0
 """Seconds the workers get to stop their agents when the batch ends."""
+
+Node = Callable[[], AbstractAsyncContextManager[tuple["Executor", "Grader"]]]
+"""Makes, on a node, the executor (not yet entered) and the grader its tasks run with:
+picklable (a module's function, or a ``partial`` of one), so that what it finds (the
+agents, bubblewrap) is the node's own."""
 
 
 class _Outcome(msgspec.Struct, frozen=True, kw_only=True):
@@ -39,6 +52,8 @@ class _Outcome(msgspec.Struct, frozen=True, kw_only=True):
     files_changed: list[FileChanged] = []
     usage: TokenUsage | None = None
     session_id: str | None = None
+    grade: Grade | None = None
+    """The task's ``verify`` run on the node, after its agent."""
     raised: tuple[str, str] | None = None
     """A gemwire error the worker's executor raised: its class name and message."""
 
@@ -48,36 +63,65 @@ class _Job(msgspec.Struct, frozen=True, kw_only=True):
     cwd: str
 
 
+def _job(task: Task, cwd: str) -> _Job:
+    if task.verify_files is not None:  # read on the node, whose working folder is Ray's
+        task = msgspec.structs.replace(task, verify_files=os.path.abspath(task.verify_files))
+    return _Job(task=task, cwd=cwd)
+
+
+def _raised(exc: Exception) -> tuple[str, str]:
+    if isinstance(exc, GemwireError):
+        return type(exc).__name__, str(exc)
+    return "GemwireError", f"a Ray worker could not start: {exc!r}"
+
+
 class Worker:
     """A node's share of the batch: one local executor, owned by one long ``serve`` call
     (an executor must be entered and left in one task), fed jobs by ``run`` calls."""
 
-    def __init__(self, options: Any) -> None:
-        self._options = options
+    def __init__(self, node: Node) -> None:
+        self._node = node
         self._jobs, self._inbox = anyio.create_memory_object_stream[
             tuple[_Job, list[bytes], anyio.Event, list[_Outcome]]
         ](1 << 16)
+        # Whether ``serve`` started (None) or why not, for ``ready``.
+        self._say, self._said = anyio.create_memory_object_stream[tuple[str, str] | None](1)
 
     async def serve(self) -> None:
-        from gemwire.batch.runner import local_executor
+        started = False
+        try:
+            async with self._node() as (executor, grade), executor:
+                started = True
+                self._say.send_nowait(None)
+                async with anyio.create_task_group() as group:
+                    async for job in self._inbox:
+                        group.start_soon(self._one, executor, grade, *job)
+        except Exception as exc:
+            if started:
+                raise
+            self._say.send_nowait(_raised(exc))  # raised in the driver (no sandbox on this node)
 
-        async with local_executor(self._options) as executor, anyio.create_task_group() as group:
-            async for job in self._inbox:
-                group.start_soon(self._one, executor, *job)
+    async def ready(self) -> tuple[str, str] | None:
+        """None once ``serve`` can take jobs; else the error that stopped it."""
+        return await self._said.receive()
 
     async def _one(
         self,
-        executor: Any,
+        executor: Executor,
+        grade: Grader,
         job: _Job,
         events: list[bytes],
         done: anyio.Event,
         out: list[_Outcome],
     ) -> None:
         encode = msgspec.json.encode
+        task = job.task
         try:
-            outcome = await executor.run(job.task, job.cwd, lambda e: events.append(encode(e)))
+            outcome = await executor.run(task, job.cwd, lambda e: events.append(encode(e)))
+            # Here, not in the driver: the verifier runs where the agent ran, sandboxed alike.
+            graded = await grade(task, job.cwd) if task.verify is not None else None
         except GemwireError as exc:  # sent back to be raised in the driver, as locally
-            out.append(_Outcome(ok=False, error=None, raised=(type(exc).__name__, str(exc))))
+            out.append(_Outcome(ok=False, error=None, raised=_raised(exc)))
         else:
             out.append(
                 _Outcome(
@@ -87,6 +131,7 @@ class Worker:
                     files_changed=outcome.files_changed,
                     usage=outcome.usage,
                     session_id=outcome.session_id,
+                    grade=graded,
                 )
             )
         finally:
@@ -104,20 +149,23 @@ class Worker:
 
 
 class RayExecutor:
-    """Sends each task to a node's worker; ``address`` as for ``ray.init`` (None: a local
-    cluster started for the batch)."""
+    """Sends each task to a node's worker, which runs it with what ``node`` makes there;
+    ``names`` (an executor never entered) names each task's agent in the driver. Give the
+    engine `grade` as its grader: the grade the task's node sent back."""
 
-    def __init__(self, options: Any, address: str | None) -> None:
-        self._options = options
-        self._address = address
+    def __init__(self, names: Executor, node: Node, options: BatchOptions) -> None:
+        self._names = names
+        self._node = node
+        self._concurrency = options.concurrency
+        self._address = options.ray_address
         self._workers: list[Any] = []
         self._serving: list[Any] = []
         self._next: itertools.cycle[Any] | None = None
         self._started_ray = False
-        from gemwire.batch.runner import local_executor
-
-        # Names only: the executor itself is made on each node.
-        self._names = local_executor(options)
+        self._grades: dict[str, Grade] = {}
+        self._getting = 0
+        """``ray.get`` calls still waiting in threads (a cancelled ``run`` leaves its own)."""
+        self._got = threading.Condition()
 
     def agent_of(self, task: Task) -> str:
         return self._names.agent_of(task)
@@ -131,23 +179,32 @@ class RayExecutor:
             ray.init(address=self._address, log_to_driver=False, include_dashboard=False)
             self._started_ray = True
         nodes = [n for n in ray.nodes() if n["Alive"] and n["Resources"].get("CPU", 0) > 0]
-        share = max(1, -(-self._options.concurrency // len(nodes)))
+        share = max(1, -(-self._concurrency // len(nodes)))
         remote = ray.remote(Worker)
         for node in nodes:
             worker = remote.options(
                 num_cpus=min(share, node["Resources"]["CPU"]),
-                max_concurrency=share + 2,
+                max_concurrency=share + 3,
                 scheduling_strategy=NodeAffinitySchedulingStrategy(node["NodeID"], soft=False),
-            ).remote(self._options)
+            ).remote(self._node)
             self._workers.append(worker)
             self._serving.append(worker.serve.remote())
+        # Every node ready before the first task: one that cannot (no bubblewrap for
+        # --sandbox) stops the run here, with its typed error, and nothing runs elsewhere.
+        said = ray.get([worker.ready.remote() for worker in self._workers])
+        refused = next((s for s in said if s is not None), None)
+        if refused is not None:
+            self._stop()
+            raise _error(refused)
         self._next = itertools.cycle(self._workers)
 
     async def run(self, task: Task, cwd: str, on_event: Callable[[Event], None]) -> Outcome:
         assert self._next is not None
-        ref = next(self._next).run.remote(_Job(task=task, cwd=cwd))
+        ref = next(self._next).run.remote(_job(task, cwd))
+        with self._got:
+            self._getting += 1
         try:
-            got = await anyio.to_thread.run_sync(ray.get, ref, abandon_on_cancel=True)
+            got = await anyio.to_thread.run_sync(self._get, ref, abandon_on_cancel=True)
         except BaseException:
             ray.cancel(ref)
             raise
@@ -156,9 +213,22 @@ class RayExecutor:
         for line in events.split(b"\n") if events else ():
             on_event(decode_event(line))
         if outcome.raised:
-            name, message = outcome.raised
-            raise getattr(errors, name, errors.GemwireError)(message)
+            raise _error(outcome.raised)
+        if outcome.grade is not None:
+            self._grades[cwd] = outcome.grade
         return outcome
+
+    def _get(self, ref: Any) -> Any:
+        try:
+            return ray.get(ref)
+        finally:
+            with self._got:
+                self._getting -= 1
+                self._got.notify_all()
+
+    async def grade(self, task: Task, workspace: str) -> Grade:
+        """The grade the task's node gave it (`run` has returned it)."""
+        return self._grades.pop(workspace)
 
     async def __aexit__(self, *exc_info: object) -> None:
         with anyio.CancelScope(shield=True):
@@ -172,5 +242,14 @@ class RayExecutor:
         ray.wait(self._serving, num_returns=len(self._serving), timeout=STOP_GRACE)
         for worker in self._workers:
             ray.kill(worker)
+        # Not shut down under a thread still in ``ray.get`` (it returns once its worker is gone).
+        with self._got:
+            self._got.wait_for(lambda: self._getting == 0, timeout=STOP_GRACE)
         if self._started_ray:
             ray.shutdown()
+
+
+def _error(raised: tuple[str, str]) -> GemwireError:
+    name, message = raised
+    error: GemwireError = getattr(errors, name, GemwireError)(message)
+    return error

@@ -15,9 +15,11 @@ attempt's sandbox (`SandboxedAcp`).
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import AsyncGenerator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Self
 
@@ -137,24 +139,47 @@ async def run_eval(
     attempts = expand(tasks, options)
     batch = msgspec.structs.replace(options.batch, mode="acp", agent=None)
     await anyio.to_thread.run_sync(_same_sandboxing, Path(output), options.sandbox)
-    if not options.sandbox:
-        executor = _Budgeted(_Mixed(batch, options))
-        graded = executor.graded(verify)
-        async with run_with(attempts, output, batch, executor, graded) as running:
+    hidden = await anyio.to_thread.run_sync(_hidden, Path(output), tasks)
+    here = partial(_on_this_machine, options, batch, hidden)
+    if batch.ray:  # each node makes its own executor and sandbox, and grades there
+        from gemwire.batch._ray import RayExecutor
+
+        ray = RayExecutor(_Mixed(batch, options), here, batch)
+        async with run_with(attempts, output, batch, ray, ray.grade) as running:
             yield running
         return
-    found = await Bubblewrap.found()
-    hidden = [str(await anyio.Path(output).resolve())]
-    hidden += sorted({t.verify_files for t in tasks if t.verify_files})
-    sandboxing = Sandboxing(found, batch.gemini, hidden=hidden)
+    async with (
+        here() as (executor, grade),
+        run_with(attempts, output, batch, executor, grade) as running,
+    ):
+        yield running
+
+
+def _hidden(output: Path, tasks: Sequence[Task]) -> tuple[str, ...]:
+    """What no sandbox may see: the output folder and the hidden tests (absolute: a Ray
+    node's working folder is not this one)."""
+    files = sorted({os.path.abspath(t.verify_files) for t in tasks if t.verify_files})
+    return (str(output.resolve()), *files)
+
+
+@asynccontextmanager
+async def _on_this_machine(
+    options: EvalOptions, batch: BatchOptions, hidden: tuple[str, ...]
+) -> AsyncGenerator[tuple[Executor, Grader]]:
+    """The attempts' executor and grader on this machine (a Ray node's, with ``ray``):
+    sandboxed, with ``hidden`` out of every sandbox's sight, or not."""
+    if not options.sandbox:
+        executor = _Budgeted(_Mixed(batch, options))
+        yield executor, executor.graded(verify)
+        return
+    sandboxing = Sandboxing(await Bubblewrap.found(), batch.gemini, hidden=hidden)
 
     async def grade(task: Task, workspace: str) -> Grade:
         return await verify(task, workspace, confine=sandboxing.verifier(workspace))
 
-    sandboxed = _Budgeted(_Mixed(batch, options, sandboxing=sandboxing))
-    graded = sandboxed.graded(grade)
-    async with sandboxing, run_with(attempts, output, batch, sandboxed, graded) as running:
-        yield running
+    async with sandboxing:
+        sandboxed = _Budgeted(_Mixed(batch, options, sandboxing=sandboxing))
+        yield sandboxed, sandboxed.graded(grade)
 
 
 class _Settings(msgspec.Struct, frozen=True):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
+from functools import partial
 from pathlib import Path
 from typing import Literal, Protocol, Self
 
@@ -98,7 +99,8 @@ class BatchOptions(msgspec.Struct, frozen=True, kw_only=True):
     max_backoff: float = 300.0
     ray: bool = False
     """Run the tasks on a Ray cluster (``pip install 'gemwire[ray]'``): one worker per node,
-    each running ``mode`` there; this process keeps the output folder."""
+    each running ``mode``, and the tasks' ``verify``, there; this process keeps the output
+    folder."""
     ray_address: str | None = None
     """The cluster, as for ``ray.init`` (``None``: ``RAY_ADDRESS``, else a local one)."""
 
@@ -159,7 +161,14 @@ async def run_batch(
                 f"task {named.id} names agent {named.agent!r}: agents other than gemini "
                 "need mode 'acp'"
             )
-    async with run_with(tasks, output, options, _executor(options)) as batch:
+    executor = _executor(options)
+    grade: Grader = verify
+    if options.ray:  # each task's node grades it, and the executor hands the grade over
+        from gemwire.batch._ray import RayExecutor
+
+        assert isinstance(executor, RayExecutor)
+        grade = executor.grade
+    async with run_with(tasks, output, options, executor, grade) as batch:
         yield batch
 
 
@@ -211,8 +220,14 @@ def _executor(options: BatchOptions) -> Executor:
     if options.ray:
         from gemwire.batch._ray import RayExecutor
 
-        return RayExecutor(options, options.ray_address)
+        return RayExecutor(local_executor(options), partial(on_this_machine, options), options)
     return local_executor(options)
+
+
+@asynccontextmanager
+async def on_this_machine(options: BatchOptions) -> AsyncGenerator[tuple[Executor, Grader]]:
+    """A Ray node's executor and grader (`gemwire.batch._ray.Node`): the local ones."""
+    yield local_executor(options), verify
 
 
 def local_executor(options: BatchOptions) -> Executor:

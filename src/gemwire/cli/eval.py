@@ -101,6 +101,15 @@ def _agent_list(
     is_flag=True,
     help="Run each attempt's agent and verifier in a bubblewrap sandbox (docs/eval.md).",
 )
+@click.option(
+    "--ray",
+    "ray_address",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[ADDRESS]",
+    help="Run on a Ray cluster (ADDRESS as for ray.init; none: RAY_ADDRESS or a local one).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print progress as JSON lines.")
 def run(
     tasks_file: str,
@@ -113,6 +122,7 @@ def run(
     processes: int,
     max_attempts: int,
     sandbox: bool,
+    ray_address: str | None,
     as_json: bool,
     **gemini: Any,
 ) -> None:
@@ -146,6 +156,8 @@ def run(
                 concurrency=concurrency,
                 agents=processes,
                 max_attempts=max_attempts,
+                ray=ray_address is not None,
+                ray_address=ray_address or None,
                 gemini=GeminiOptions(
                     approval_mode="yolo", **{k: v for k, v in gemini.items() if v is not None}
                 ),
