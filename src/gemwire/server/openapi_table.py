@@ -46,6 +46,7 @@ from gemwire.server.openapi_shapes import (
     sse_envelope,
 )
 from gemwire.server.routes_batches import BatchRequest, TaskRows
+from gemwire.server.routes_eval import EvalReportView
 from gemwire.server.routes_saved import SavedSessions
 from gemwire.sessions import GROUPINGS, UsageReport
 
@@ -356,6 +357,16 @@ OPERATIONS: dict[tuple[str, str], Operation] = {
         params=(BATCH, Param("task_id", "The task's id.", where="path"), AFTER, LIMIT),
         response=EventEnvelopes,
         errors=(400, 404, 422),
+        tag="batches",
+    ),
+    ("GET", "/v1/batches/{batch_id}/report"): Operation(
+        "An eval's report",
+        "For a batch whose output folder is an eval's: `gemwire eval report --json`'s "
+        "`agents` and `tasks`, each agent's pass rate with its 95 % Wilson interval, and every "
+        "attempt's verdict. A batch that is not an eval: `is_eval` false, the rest empty.",
+        params=(BATCH,),
+        response=EvalReportView,
+        errors=(404, 422),
         tag="batches",
     ),
     **acp_operations(
