@@ -75,6 +75,6 @@ def test_record_the_web_pages_eval(tmp_path: Path) -> None:
     shutil.copy(out / "eval.json", FIXTURE / "eval.json")
     (FIXTURE / "results.jsonl").write_bytes(scrub((out / "results.jsonl").read_bytes()))
     for log in sorted((out / "events").glob("*.jsonl")):
-        lines = log.read_bytes().splitlines(keepends=True)
-        kept = [line for line in lines if not line.startswith(b'{"type":"session_updated"')]
+        logged = log.read_bytes().splitlines(keepends=True)
+        kept = [line for line in logged if not line.startswith(b'{"type":"session_updated"')]
         (FIXTURE / "events" / log.name).write_bytes(scrub(b"".join(kept)))

@@ -1,6 +1,6 @@
 """The page's Batches view of an eval in a real browser (Playwright driving Debian's chromium),
 as ``eval report --format html`` draws one: each agent's pass rate with its interval, pass@k,
-reward, errors, tokens, cost and time; the task × agent matrix, each attempt's badge opening
+reward, errors, tokens, cost and time; the task-by-agent matrix, each attempt's badge opening
 its events and its verdict in the batch's task view. The eval is recorded
 (tests/fixtures/eval/web: Gemini CLI and Qwen Code on the scripted model); a second folder is
 synthetic and hostile: a task id and a verifier's output that are markup and script."""
@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from urllib.parse import quote
 
 from kit.browser import watched_page
 from kit.web import live_server
@@ -43,7 +44,10 @@ def hostile_folder(folder: Path) -> None:
     named = {**recorded, "task_id": f"{HOSTILE_TASK}.gemini.1"}
     (folder / "results.jsonl").write_text(json.dumps(output) + "\n" + json.dumps(named) + "\n")
     (folder / "events").mkdir()
-    shutil.copy(FIXTURE / "events" / f"{recorded['task_id']}.jsonl", folder / "events" / "hostile.gemini.1.jsonl")
+    shutil.copy(
+        FIXTURE / "events" / f"{recorded['task_id']}.jsonl",
+        folder / "events" / "hostile.gemini.1.jsonl",
+    )
 
 
 def open_folder(page: Page, origin: str, folder: Path) -> None:
@@ -85,7 +89,9 @@ def test_an_eval_shows_its_comparison_and_each_attempt_hostile_text_as_text(
         batch = page.url.rsplit("/", 1)[1]
         missed = page.locator(f'a.attempt[href="#/batches/{batch}/largest.gemini.1"]')
         assert missed.get_attribute("class") == "attempt failed"
-        assert missed.get_attribute("title") == f"attempt 1: failed, {took['largest.gemini.1']:.1f} s"
+        assert (
+            missed.get_attribute("title") == f"attempt 1: failed, {took['largest.gemini.1']:.1f} s"
+        )
         # A badge opens the attempt: its verdict, and its events in the conversation view.
         missed.click()
         expect(page.locator(".verdict .facts span").first).to_have_text("failed")
@@ -100,7 +106,10 @@ def test_an_eval_shows_its_comparison_and_each_attempt_hostile_text_as_text(
             [HOSTILE_TASK, "hostile"]
         )
         named = page.locator(".eval-matrix tbody tr").first.locator("a.attempt")
-        assert named.get_attribute("href", timeout=1000) is not None
+        # encodeURIComponent's: all but letters, digits and -_.!~*'()
+        assert named.get_attribute("href") == f"#/batches/{page.url.rsplit('/', 1)[1]}/" + quote(
+            f"{HOSTILE_TASK}.gemini.1", safe="-_.!~*'()"
+        )
         page.get_by_role("link", name="hostile.gemini.1").click()
         expect(page.locator(".verdict pre")).to_have_text(HOSTILE_OUTPUT)
         assert page.locator("main img, main script").count() == 0

@@ -102,6 +102,7 @@ def _attempt(result: TaskResult) -> AttemptView:
     task, agent, number = parse_attempt_id(result.task_id)
     grade = result.grade
     outcome: Literal["passed", "failed", "error"]
+    reward: float | None
     if grade is None:
         reward = 1.0 if result.ok else 0.0
         outcome = "passed" if result.ok else "failed"

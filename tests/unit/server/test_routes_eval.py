@@ -77,7 +77,7 @@ async def test_an_evals_report_is_the_cli_s_with_intervals_and_every_attempt(
     response = await server.request("GET", f"/v1/batches/{batch_id}/report")
     assert response.status_code == 200
     got = response.json()
-    common = {"errors": {}, "cost_usd": None, "agent_cost_usd": None}
+    common: dict[str, Any] = {"errors": {}, "cost_usd": None, "agent_cost_usd": None}
     assert got == {
         "batch": batch_id,
         "is_eval": True,
