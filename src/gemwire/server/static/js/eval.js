@@ -30,7 +30,8 @@ function agentsTable(report) {
   const head = ["Agent", "Attempts", "Pass rate (95 % CI)", ...ks.map((k) => `pass@${k}`), "Reward", "Errors",
     "Tokens", "Cost", "Agent's cost", "Time", "Per attempt"];
   return h("table", { class: "list eval-agents" },
-    h("thead", {}, h("tr", {}, head.map((text) => h("th", { text })))),
+    // Numbers' headers sit over them, right-aligned; the agent's name and errors are words.
+    h("thead", {}, h("tr", {}, head.map((text) => h("th", { class: ["Agent", "Errors"].includes(text) ? null : "num", text })))),
     h("tbody", {}, names.map((name) => {
       const a = report.agents[name];
       const errors = Object.entries(a.errors).map(([kind, n]) => `${kind} ${n}`).join(", ") || "-";
