@@ -35,13 +35,15 @@ def rows(page: Page, selector: str) -> list[list[str]]:
 
 def hostile_folder(folder: Path) -> None:
     """Synthetic: two attempts made from a recorded result, one with a verifier's output that
-    is markup, one with a task id that is (gemwire's own tasks files refuse such an id)."""
+    is markup, one with a task id that is (gemwire's own tasks files refuse such an id) and a
+    verifier that crashed."""
     folder.mkdir()
     shutil.copy(FIXTURE / "eval.json", folder / "eval.json")
     recorded = json.loads((FIXTURE / "results.jsonl").read_text().splitlines()[0])
     output = {**recorded, "task_id": "hostile.gemini.1"}
     output["grade"] = {**output["grade"], "output": HOSTILE_OUTPUT}
     named = {**recorded, "task_id": f"{HOSTILE_TASK}.gemini.1"}
+    named["grade"] = {**named["grade"], "status": "crashed", "reward": None, "exit_code": None}
     (folder / "results.jsonl").write_text(json.dumps(output) + "\n" + json.dumps(named) + "\n")
     (folder / "events").mkdir()
     shutil.copy(
@@ -105,7 +107,15 @@ def test_an_eval_shows_its_comparison_and_each_attempt_hostile_text_as_text(
         expect(page.locator(".eval-matrix tbody tr td:first-child")).to_have_text(
             [HOSTILE_TASK, "hostile"]
         )
+        assert rows(page, ".eval-agents tr.eval-agent")[0][1:7] == [
+            "1/2", "100% (21% to 100%)", "100%", "1.00", "verify_crashed 1", "444"
+        ]  # fmt: skip
         named = page.locator(".eval-matrix tbody tr").first.locator("a.attempt")
+        assert named.get_attribute("class") == "attempt error"
+        assert (
+            named.get_attribute("title")
+            == f"attempt 1: verifier crashed, {took['add.gemini.1']:.1f} s"
+        )
         # encodeURIComponent's: all but letters, digits and -_.!~*'()
         assert named.get_attribute("href") == f"#/batches/{page.url.rsplit('/', 1)[1]}/" + quote(
             f"{HOSTILE_TASK}.gemini.1", safe="-_.!~*'()"
