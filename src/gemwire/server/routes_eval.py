@@ -130,26 +130,37 @@ def _rate(passed: int, graded: int) -> PassRate:
     return PassRate(passed=passed, graded=graded, rate=rate, low=low, high=high)
 
 
-def eval_report(batch: ServerBatch) -> EvalReportView:
+def _checked(output: str, results: list[TaskResult]) -> None:
+    """Every result an attempt's (``<task>.<agent>.<n>``), or a 422 naming one that is not."""
+    for result in results:
+        try:
+            parse_attempt_id(result.task_id)
+        except ValueError as exc:
+            raise ApiError(
+                f"{output} is not an eval's output: its result {result.task_id[:200]!r} is not "
+                "an attempt (<task>.<agent>.<n>)",
+                status=422,
+                kind="unreadable",
+            ) from exc
+
+
+def _report_of(batch: ServerBatch) -> EvalReportView:
     """The batch's eval report (a worker thread's job: it reads the output folder)."""
     empty = EvalReportView(
         batch=batch.spec.id, is_eval=False, agents={}, pass_rates={}, tasks=[], attempts=[]
     )
     if not os.path.isfile(os.path.join(batch.spec.output, SETTINGS)):
         return empty
-    try:
-        if batch.read_only:  # another process's eval, maybe still running
+    if batch.read_only:  # another process's eval, maybe still running
+        try:
             batch.load()
-        results = list(batch.results.values())
-        built = report(results)
-        attempts = sorted(map(_attempt, results), key=lambda a: (a.task, a.agent, a.attempt))
-    except BatchOutputError as exc:
-        batch.fail(exc)
-        raise ApiError(str(exc), status=422, kind="unreadable") from exc
-    except ValueError as exc:  # a result that is not an attempt (<task>.<agent>.<n>)
-        raise ApiError(
-            f"{batch.spec.output} is not an eval's output: {exc}", status=422, kind="unreadable"
-        ) from exc
+        except BatchOutputError as exc:  # damaged: the batch's view says so too
+            batch.fail(exc)
+            raise ApiError(str(exc), status=422, kind="unreadable") from exc
+    results = list(batch.results.values())
+    _checked(batch.spec.output, results)
+    built = report(results)
+    attempts = sorted(map(_attempt, results), key=lambda a: (a.task, a.agent, a.attempt))
     passed: defaultdict[str, int] = defaultdict(int)
     for row in built.tasks:
         passed[row.agent] += row.passed
@@ -165,7 +176,7 @@ def eval_report(batch: ServerBatch) -> EvalReportView:
 
 async def get_report(request: Request) -> Response:
     batch = _batch(request)
-    return JsonResponse(await anyio.to_thread.run_sync(eval_report, batch))
+    return JsonResponse(await anyio.to_thread.run_sync(_report_of, batch))
 
 
 ROUTES: list[BaseRoute] = [

@@ -150,8 +150,11 @@ async def test_results_that_are_not_attempts_are_refused_by_name(
     batch_id = await opened(server, "odd")
     response = await server.request("GET", f"/v1/batches/{batch_id}/report")
     assert response.status_code == 422
-    assert response.json()["error"]["kind"] == "unreadable"
-    assert response.json()["error"]["message"].startswith(f"{root / 'odd'} is not an eval's output")
+    assert response.json()["error"] == {
+        "kind": "unreadable",
+        "message": f"{root / 'odd'} is not an eval's output: its result 'plain' is not an "
+        "attempt (<task>.<agent>.<n>)",
+    }
 
 
 async def test_an_unknown_batch_is_a_404(server: Served) -> None:
