@@ -121,6 +121,7 @@ record: setup
 # Re-record the agents' golden events (tests/fixtures/acp/), one agent after another.
 record-agents: setup agents $(BIN)/.gemwire-antigravity-installed
 	GEMWIRE_RECORD=1 $(BIN)/pytest tests/e2e/agents
+	GEMWIRE_RECORD=1 $(BIN)/pytest tests/e2e/test_eval_web_record.py
 
 # Try a newer release of a built-in agent beside the pinned one (installed into clis/try/,
 # nothing else changes), offline, and report what changed: make try-agent AGENT=claude

@@ -29,6 +29,7 @@ from gemwire.serve_api import Health, Ready
 from gemwire.server import (
     openapi,
     routes_batches,
+    routes_eval,
     routes_page,
     routes_saved,
     routes_sessions,
@@ -79,6 +80,7 @@ def _routes(acp: AcpEndpoint) -> list[BaseRoute]:
     routes += routes_ws.ROUTES
     routes += routes_saved.ROUTES
     routes += routes_batches.ROUTES
+    routes += routes_eval.ROUTES
     routes += openapi.ROUTES
     routes += routes_page.routes()
     return routes

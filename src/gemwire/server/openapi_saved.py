@@ -4,7 +4,7 @@ document (`openapi_table`), by endpoint."""
 from __future__ import annotations
 
 from gemwire.serve_api import Batches, BatchRequest, BatchView, SavedSearch, SavedSessions, TaskRows
-from gemwire.server import routes_batches, routes_saved
+from gemwire.server import routes_batches, routes_eval, routes_saved
 from gemwire.server.openapi_shapes import (
     AFTER,
     AGENTS,
@@ -156,6 +156,16 @@ SAVED_AND_BATCHES: dict[object, Operation] = {
         params=(BATCH,),
         response=TaskRows,
         errors=(404,),
+        tag="batches",
+    ),
+    routes_eval.get_report: Operation(
+        "An eval's report",
+        "For a batch whose output folder is an eval's: `gemwire eval report --json`'s "
+        "`agents` and `tasks`, each agent's pass rate with its 95 % Wilson interval, and every "
+        "attempt's verdict. A batch that is not an eval: `is_eval` false, the rest empty.",
+        params=(BATCH,),
+        response=routes_eval.EvalReportView,
+        errors=(404, 422),
         tag="batches",
     ),
     routes_batches.task_events: Operation(

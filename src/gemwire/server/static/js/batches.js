@@ -1,10 +1,12 @@
 // Batches (POST/GET /v1/batches): start one from a tasks file, or open an output folder;
 // its tasks (GET /v1/batches/{id}/tasks), live progress over SSE, failed tasks by error kind, each task's events in the
-// conversation renderer, and a retry of the failed ones.
+// conversation renderer, and a retry of the failed ones. An eval's folder shows its report
+// too (eval.js), and each attempt its verdict.
 
 import { get, post, query, EnvelopeStream } from "./api.js";
 import { h, clear, select, flash, duration, labelled } from "./dom.js";
 import { Conversation } from "./render.js";
+import { evalReport, evalSection, verdict } from "./eval.js";
 
 const batchPath = (id) => `/v1/batches/${encodeURIComponent(id)}`;
 // The batch's counts as the page words them: `done` (a result, good or bad) is "finished",
@@ -115,6 +117,8 @@ export class BatchesView {
   async showOne(id) {
     if (!(await this.known(id))) return;
     let batch, listed;
+    // Asked beside the batch; a report that cannot be read is said, the batch shown all the same.
+    const report = evalReport(id).catch((error) => error);
     try {
       [batch, listed] = await Promise.all([get(batchPath(id)), get(`${batchPath(id)}/tasks`)]);
     } catch (error) {
@@ -138,6 +142,9 @@ export class BatchesView {
       this.bar, this.figures, this.kinds, this.taskBox,
     );
     this.update(batch);
+    const found = await report;
+    if (found instanceof Error) flash(this.container, found.message);
+    else if (found) this.taskBox.before(evalSection(id, found));
     if (this.tasks.size) this.renderTasks();
     this.follow(0);
   }
@@ -239,20 +246,23 @@ export class BatchesView {
     const back = h("a", { href: `#/batches/${encodeURIComponent(id)}`, text: "← Batch" });
     if (!(await this.known(id))) return;
     this.container.append(h("div", { class: "session-bar" }, back, h("h2", { class: "session-title", text: task })));
-    let loaded, row, result;
+    let loaded, row, result, report;
     try {
       const listed = await get(`${batchPath(id)}/tasks`);
       row = (listed.tasks || []).find((t) => t.id === task);
       if (!row) throw new Error(`Batch ${id} has no task ${task}.`);
-      [loaded, result] = await Promise.all([
+      [loaded, result, report] = await Promise.all([
         get(`${batchPath(id)}/tasks/${encodeURIComponent(task)}/events`),
         this.result(id, task),
+        evalReport(id).catch(() => null), // a damaged eval's report: said on the batch's view
       ]);
     } catch (error) {
       flash(this.container, error.message);
       return;
     }
     this.container.append(taskSummary(row, result));
+    const graded = report && verdict(report, task);
+    if (graded) this.container.append(graded);
     const conversation = new Conversation();
     for (const item of loaded.events || []) if (item.event || item.type) conversation.add(item.event || item, false);
     conversation.flush();
