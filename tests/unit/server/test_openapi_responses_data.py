@@ -113,6 +113,7 @@ async def test_batches_answer_what_the_document_says(
         answer = (await api.call("GET", f"{base}/tasks/t1/events")).json()
         assert [e["event"]["type"] for e in answer["events"]][:1] == ["message_delta"]
         assert (await api.call("GET", f"{base}/tasks/t9/events")).status_code == 404
+        assert (await api.call("GET", f"{base}/report")).json()["is_eval"] is False
         assert (await api.call("POST", f"{base}/retry-failed")).status_code == 202
         async with server.sse(f"{base}/events", headers={"Last-Event-ID": "6"}) as stream:
             await stream.ended.wait()  # the retry is over: t2 done
