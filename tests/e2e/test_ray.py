@@ -207,7 +207,7 @@ def test_a_node_without_bubblewrap_refuses_the_sandboxed_eval_before_any_attempt
     # By value: the workers cannot import this module.
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     executor = RayExecutor(
-        eval_module._Mixed(batch, stream_json=True), partial(without_bubblewrap, here), batch
+        eval_module._Mixed(batch, options), partial(without_bubblewrap, here), batch
     )
 
     async def go() -> None:
