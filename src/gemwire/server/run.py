@@ -73,6 +73,8 @@ CONNECTION_GRACE = 1.0
 """Seconds a connection has at shutdown, once the app ended its streams, to finish the
 response it is sending; then it is aborted (its client does not read)."""
 _LOGGERS = ("hypercorn.error", "hypercorn.access")
+_ACCESS_FORMAT = '%(h)s - "%(m)s %(Uq)s HTTP/%(H)s" %(s)s'
+"""An access line as uvicorn wrote it (``127.0.0.1:50000 - "GET /v1/sessions HTTP/2" 200``)."""
 _BUSY = (
     b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
     b"content-length: 19\r\nconnection: close\r\n\r\nService Unavailable"
@@ -161,6 +163,7 @@ def config_for(config: ServerConfig) -> Config:
     hyper.ssl_handshake_timeout = HEAD_TIMEOUT
     hyper.errorlog = logging.getLogger(_LOGGERS[0])
     hyper.accesslog = logging.getLogger(_LOGGERS[1])
+    hyper.access_log_format = _ACCESS_FORMAT
     return hyper
 
 
