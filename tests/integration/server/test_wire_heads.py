@@ -1,11 +1,14 @@
-"""A head over `MAX_HEAD_BYTES` on the server as it ships (`kit.wire`: hypercorn): 431 on
-HTTP/1.1 whether it comes in pieces or in one read, and one just under it served."""
+"""Connections on the server as it ships (`kit.wire`: hypercorn): a head over
+`MAX_HEAD_BYTES` is 431 on HTTP/1.1 whether it comes in pieces or in one read, one just under
+it served; a connection its client closed is let go at once (hypercorn's own loop kept it
+until its keep-alive timeout, `HEAD_TIMEOUT`, counted against `MAX_CONNECTIONS`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 import pytest
+from kit.waiting import eventually_blocking
 from kit.wire import Wire, wire_server
 
 from gemwire.server.config import MAX_HEAD_BYTES
@@ -47,3 +50,18 @@ def test_a_head_over_64_kib_is_431(wire: Wire, piece: int | None) -> None:
 
 def test_a_head_just_under_64_kib_is_served(wire: Wire) -> None:
     assert status_of(wire, MAX_HEAD_BYTES - 1024, 4096) == b"HTTP/1.1 200 "
+
+
+def test_connections_their_clients_closed_are_let_go_at_once(wire: Wire) -> None:
+    let_go = 3.0  # well under HEAD_TIMEOUT
+    eventually_blocking(lambda: not wire.server.writers, timeout=let_go)  # the tests' before
+    socks = [wire.connect() for _ in range(5)]
+    try:
+        for sock in socks:
+            sock.sendall(wire.request_head("GET", "/health"))
+            assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
+        assert len(wire.server.writers) == 5
+    finally:
+        for sock in socks:
+            sock.close()
+    eventually_blocking(lambda: not wire.server.writers, timeout=let_go)
