@@ -1,4 +1,4 @@
-"""The whole server as ``gemwire serve --http2`` runs it (`gemwire.server.run_h2`: hypercorn)
+"""The whole server as ``gemwire serve`` runs it (`gemwire.server.run`: hypercorn)
 on 127.0.0.1, in a thread of its own, its agents `ScriptedAgent`s (`kit.wire.ThreadLauncher`);
 and `self_signed`, a certificate for 127.0.0.1 made by the ``openssl`` CLI.
 
@@ -21,8 +21,7 @@ from typing import Any
 import pytest
 
 from gemwire.server import create_app
-from gemwire.server.run import bind
-from gemwire.server.run_h2 import serve_until
+from gemwire.server.run import bind, serve_until
 from kit.server import FakeStreamLauncher, make_config
 from kit.wire import ThreadLauncher
 

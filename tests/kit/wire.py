@@ -1,5 +1,6 @@
-"""The whole server at the wire: `gemwire.server.run.server_for` (uvicorn with the limits and
-the shutdown order ``gemwire serve`` has) on 127.0.0.1 (`kit.threaded_server`), its agents
+"""The whole server at the wire: `gemwire.server.run.Server` (hypercorn with the limits and
+the shutdown order ``gemwire serve`` has) on 127.0.0.1, in an anyio loop (asyncio) of a thread
+of its own, its agents
 `gemwire.testing.ScriptedAgent`s (`kit.served.ScriptedChannel`) and its ``gemini-stream`` runs `FakeRun`s.
 
 The test talks to it as any client does (httpx, raw sockets), from its own thread; what the
@@ -9,10 +10,13 @@ server's thread changes is polled (`eventually_blocking`), never waited for by a
 from __future__ import annotations
 
 import socket
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import anyio
 import httpx
 from starlette.applications import Starlette
 
@@ -20,12 +24,11 @@ from gemwire.runners.acp import AcpOptions, AgentChannel
 from gemwire.server import create_app
 from gemwire.server.agents import AgentEntry
 from gemwire.server.responses import NotFound
-from gemwire.server.run import bind, server_for
+from gemwire.server.run import Server, bind
 from gemwire.server.state import AppState
 from gemwire.testing import PromptHandler
 from kit.served import ScriptedChannel
 from kit.server import FakeStreamLauncher, auth, make_config
-from kit.threaded_server import Running, serve_in_thread
 
 __all__ = ("ThreadLauncher", "Wire", "wire_server")
 
@@ -57,14 +60,14 @@ class ThreadLauncher:
 
 
 class Wire:
-    """A running server: its address, app, uvicorn server and a client with the token."""
+    """A running server: its address, app, `Server` and a client with the token."""
 
-    def __init__(self, app: Starlette, running: Running) -> None:
+    def __init__(self, app: Starlette, server: Server, port: int, thread: threading.Thread) -> None:
         self.app = app
-        self.running = running
-        assert running.server is not None
-        self.server = running.server
-        self.port = running.port
+        self.server = server
+        self.port = port
+        self.stopping = threading.Event()
+        self._thread = thread
         self.base = f"http://127.0.0.1:{self.port}"
         self.http = httpx.Client(base_url=self.base, headers=auth(), timeout=30)
 
@@ -96,13 +99,16 @@ class Wire:
         ).encode()
 
     def write_buffers(self) -> list[int]:
-        """Bytes each open connection holds waiting to be sent (uvicorn's transports)."""
-        connections: set[Any] = self.server.server_state.connections
-        return [c.transport.get_write_buffer_size() for c in list(connections)]
+        """Bytes each open connection holds waiting to be sent (their transports')."""
+        return [w.transport.get_write_buffer_size() for w in self.server.writers]
 
     def stop(self) -> float:
-        """Shut down as SIGTERM does; the seconds it took."""
-        return self.running.stop()
+        """Shut down as SIGTERM does (`stopping`), wait for it; the seconds it took."""
+        started = time.monotonic()
+        self.stopping.set()
+        self._thread.join(120)
+        assert not self._thread.is_alive(), "the server did not stop"
+        return time.monotonic() - started
 
 
 @contextmanager
@@ -115,7 +121,27 @@ def wire_server(
     app = create_app(
         config, launcher=launcher or ThreadLauncher(), stream_launcher=FakeStreamLauncher()
     )
-    with serve_in_thread(lambda tg: server_for(app, config), sock) as running:
-        wire = Wire(app, running)
+    server = Server(app, config)
+    failure: list[BaseException] = []
+
+    async def main() -> None:
+        await server.serve(sock, lambda: anyio.to_thread.run_sync(wire.stopping.wait))
+
+    def run() -> None:
+        try:
+            anyio.run(main)
+        except BaseException as exc:  # noqa: BLE001 - raised in the test's thread
+            failure.append(exc)
+
+    thread = threading.Thread(target=run, name="test-server", daemon=True)
+    wire = Wire(app, server, sock.getsockname()[1], thread)
+    thread.start()  # the socket listens: a client may connect at once
+    try:
         with wire.http:
             yield wire
+    finally:
+        if thread.is_alive():
+            wire.stop()
+        sock.close()
+    if failure:
+        raise failure[0]

@@ -11,8 +11,7 @@ from gemwire.cli.exit_codes import EXIT_USAGE
 
 __all__ = ("serve",)
 
-_EXTRA = ("starlette", "uvicorn", "wsproto")
-_EXTRA_H2 = ("hypercorn", "h2")
+_EXTRA = ("starlette", "hypercorn", "h2", "wsproto")
 
 
 def _agent_command(value: str) -> tuple[str, tuple[str, ...]]:
@@ -109,8 +108,8 @@ def _agent_command(value: str) -> tuple[str, tuple[str, ...]]:
 @click.option(
     "--http2",
     is_flag=True,
-    help="Serve on hypercorn: HTTP/2 (h2c, and h2 by ALPN with a certificate) beside "
-    "HTTP/1.1 (docs/server.md).",
+    hidden=True,
+    help="Kept for old command lines: HTTP/2 is always served (docs/server.md).",
 )
 def serve(
     host: str,
@@ -136,7 +135,8 @@ def serve(
     gemwire serve                       http://127.0.0.1:8765/?token=... (printed)
     gemwire serve --port 0 --root ~/work --agent mine="my-agent --acp"
     """
-    if any(find_spec(name) is None for name in (*_EXTRA, *(_EXTRA_H2 if http2 else ()))):
+    del http2  # HTTP/2 is served beside HTTP/1.1 always; the flag once chose it
+    if any(find_spec(name) is None for name in _EXTRA):
         click.echo("gemwire serve needs the [serve] extra: pip install 'gemwire[serve]'", err=True)
         sys.exit(EXIT_USAGE)
     import os
@@ -205,9 +205,4 @@ def serve(
     )
     click.echo(f"gemwire serve: {config.url}/?token={quote(config.token, safe='')}")
     sys.stdout.flush()
-    if http2:
-        from gemwire.server.run_h2 import serve_h2
-
-        serve_h2(create_app(config), config, sock)
-    else:
-        run_server(create_app(config), config, sock)
+    run_server(create_app(config), config, sock)

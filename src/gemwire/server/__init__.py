@@ -1,6 +1,6 @@
 """``gemwire serve``: agents behind an HTTP, SSE and WebSocket API (docs/server.md).
 
-Needs the ``serve`` extra (Starlette, uvicorn, wsproto). Never imported by ``import
+Needs the ``serve`` extra (Starlette, hypercorn with h2, wsproto). Never imported by ``import
 gemwire``: the command line imports it when ``gemwire serve`` runs.
 
     from gemwire.server import ServerConfig, create_app

@@ -1,12 +1,12 @@
-"""Starlette, uvicorn and wsproto, from the ``serve`` extra: imported here first, so that
+"""Starlette, hypercorn and wsproto, from the ``serve`` extra: imported here first, so that
 without them ``import gemwire.server`` says what to install instead of naming a missing
 module."""
 
 from __future__ import annotations
 
 try:
+    import hypercorn
     import starlette
-    import uvicorn
     import wsproto
 except ImportError as exc:  # pragma: no cover - the tests run with the extra installed
     raise ImportError(
@@ -14,4 +14,4 @@ except ImportError as exc:  # pragma: no cover - the tests run with the extra in
         "pip install 'gemwire[serve]'"
     ) from exc
 
-__all__ = ("starlette", "uvicorn", "wsproto")
+__all__ = ("hypercorn", "starlette", "wsproto")

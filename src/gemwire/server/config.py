@@ -48,8 +48,8 @@ PERMISSION_GRACE = 10.0
 """Seconds a waiting permission request outlives its last subscriber: a page reloaded, or a
 stream reconnecting, comes back to it still open; then, with nobody back, it is denied."""
 MAX_HEAD_BYTES = 64 * 1024
-"""A request head larger than this is refused: 400 while it comes in pieces (uvicorn), 431
-when it came whole (`security`)."""
+"""A request head larger than this is refused: 431 on HTTP/1.1 (hypercorn, `run`), the
+connection ended on HTTP/2 (the header list size it announces); `security` checks it too."""
 MAX_BODY_BYTES = 1024 * 1024
 """A request body larger than this is refused with 413."""
 

@@ -9,7 +9,7 @@ WebSocket (one envelope a text frame), or as one JSON document. Each starts afte
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 
 import anyio
 from starlette.requests import Request
@@ -210,8 +210,16 @@ class _TimedStream(StreamingResponse):
             if waited.cancelled_caught:
                 raise _Stalled
 
-        with contextlib.suppress(_Stalled):
-            await super().stream_response(timed)
+        try:
+            with contextlib.suppress(_Stalled):
+                await super().stream_response(timed)
+        finally:
+            # A stream its client left is closed now, and its subscription with it: left
+            # to the garbage collector (hypercorn keeps it in a reference cycle), it held
+            # its place and its buffer until a collection, and a shutdown waited for it.
+            if isinstance(self.body_iterator, AsyncGenerator):
+                with anyio.CancelScope(shield=True):
+                    await self.body_iterator.aclose()
 
 
 async def _sse(session: LiveSession, subscription: Subscription) -> AsyncIterator[bytes]:

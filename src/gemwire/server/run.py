@@ -1,56 +1,84 @@
-"""Running the app on uvicorn: the socket, the logs, the shutdown order.
+"""Running the app on hypercorn: the socket, the connections, the logs, the shutdown order.
 
-`bind` opens the listening socket first, so ``--port 0`` has its real port before the
-app (whose allowed origins name it) is made. `serve` runs uvicorn (WebSockets by
-wsproto, frames capped at the stdio line cap) with its signal handling: on SIGTERM or
-Ctrl-C the listener closes, the app is told (`AppState.shutting_down`: every turn ends with
-its ``turn_completed``, streams end, WebSockets close with 1001, agents stop, the ACP
-endpoint's connections too), the connections close (`CONNECTION_GRACE`, then those of
-clients that do not read are aborted), then uvicorn ends the rest. Logs go to stderr with
-the token masked.
+hypercorn is the one server: it speaks HTTP/1.1 and, on the same port, HTTP/2 (the ACP
+transport RFD says Streamable HTTP MUST): h2c on a plain socket, by prior knowledge and by
+``Upgrade: h2c``; h2 by ALPN (``h2``, then ``http/1.1``) once given a certificate;
+WebSockets on HTTP/1.1 (wsproto) and over h2 (RFC 8441). `Server` accepts the connections
+itself (hypercorn's `TCPServer` serves each), so that it can hold the limits
+docs/server.md documents:
+
+- a connection must send a request's head within `HEAD_TIMEOUT` of its start, or of the end
+  of its last response (hypercorn's keep-alive timeout runs from both), a TLS handshake
+  within it too; a body must come within `security.BODY_TIMEOUT` (the app's);
+- a head is capped at `MAX_HEAD_BYTES` (h11's buffer on HTTP/1.1, the header list size
+  on HTTP/2), a WebSocket message at the server's cap, an h2 connection at `H2_STREAMS`
+  streams at once;
+- at most `MAX_CONNECTIONS` connections at once: one beyond is answered 503 and closed;
+- a send waits for the client to read (hypercorn drains its writer; h2 flow control), so a
+  client that does not read holds its stream, not the server's memory.
+
+`bind` opens the listening socket first, so ``--port 0`` has its real port before the app
+(whose allowed origins name it) is made. On SIGTERM or Ctrl-C the listener closes, the app
+is told (`wind_down`: every turn ends with its ``turn_completed``, streams end, WebSockets
+close with 1001, agents stop, the ACP endpoint's connections too), the connections close
+(`CONNECTION_GRACE`, then those of clients that do not read are aborted), then the lifespan
+ends, and the process exits 0. Logs go to stderr with the token masked.
 """
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
 import logging
+import signal
 import socket
 import sys
-from collections.abc import Generator
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, cast
 from urllib.parse import quote, quote_plus
 
 import anyio
-import h11
-import uvicorn
+from hypercorn.app_wrappers import ASGIWrapper
+from hypercorn.asyncio.lifespan import Lifespan
+from hypercorn.asyncio.tcp_server import TCPServer
+from hypercorn.asyncio.worker_context import WorkerContext
+from hypercorn.config import Config
+from hypercorn.typing import ASGIFramework
 from starlette.applications import Starlette
-from uvicorn.protocols.http.h11_impl import H11Protocol
-from uvicorn.protocols.websockets.wsproto_impl import WSProtocol
 
 from gemwire._normalize.masking import Masker
 from gemwire.server.config import MAX_HEAD_BYTES, ServerConfig
 from gemwire.server.state import AppState
 
 __all__ = (
+    "H2_STREAMS",
     "MaskingFilter",
+    "Server",
     "bind",
+    "config_for",
     "configure_logging",
     "serve",
-    "server_for",
+    "serve_until",
     "token_spellings",
     "wind_down",
 )
 
-_SHUTDOWN_GRACE = 30
-"""Seconds uvicorn waits for requests still running once the connections are closed."""
 HEAD_TIMEOUT = 10.0
-"""Seconds a connection has to send a request's head (uvicorn has no such timeout: a client
-that connected and sent nothing, or half a head, was kept for ever)."""
+"""Seconds a connection has to send a request's head (from its start, or from the end of its
+last response; an idle keep-alive connection is closed then too)."""
 MAX_CONNECTIONS = 2048
-"""Connections (and running requests) at once; a request beyond is answered 503."""
+"""Connections at once; one beyond is answered 503 and closed."""
+H2_STREAMS = 100
+"""Streams (requests, SSE streams) one HTTP/2 connection may have open at once."""
 CONNECTION_GRACE = 1.0
 """Seconds a connection has at shutdown, once the app ended its streams, to finish the
 response it is sending; then it is aborted (its client does not read)."""
+_LOGGERS = ("hypercorn.error", "hypercorn.access")
+_ACCESS_FORMAT = '%(h)s - "%(m)s %(Uq)s HTTP/%(H)s" %(s)s'
+"""An access line as uvicorn wrote it (``127.0.0.1:50000 - "GET /v1/sessions HTTP/2" 200``)."""
+_BUSY = (
+    b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
+    b"content-length: 19\r\nconnection: close\r\n\r\nService Unavailable"
+)
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -121,109 +149,144 @@ async def wind_down(state: AppState) -> None:
             tg.start_soon(acp.drain)
 
 
-class _Server(uvicorn.Server):
-    def __init__(self, config: uvicorn.Config, state: AppState) -> None:
-        super().__init__(config)
+def config_for(config: ServerConfig) -> Config:
+    """hypercorn's configuration for ``config``: its limits, its TLS (ALPN h2 first)."""
+    hyper = Config()
+    hyper.certfile = config.ssl_certfile
+    hyper.keyfile = config.ssl_keyfile
+    hyper.alpn_protocols = ["h2", "http/1.1"]
+    hyper.h11_max_incomplete_size = MAX_HEAD_BYTES
+    hyper.h2_max_header_list_size = MAX_HEAD_BYTES
+    hyper.h2_max_concurrent_streams = H2_STREAMS
+    hyper.websocket_max_message_size = config.max_ws_message_bytes
+    hyper.keep_alive_timeout = HEAD_TIMEOUT
+    hyper.ssl_handshake_timeout = HEAD_TIMEOUT
+    hyper.errorlog = logging.getLogger(_LOGGERS[0])
+    hyper.accesslog = logging.getLogger(_LOGGERS[1])
+    hyper.access_log_format = _ACCESS_FORMAT
+    return hyper
+
+
+class _Connection(TCPServer):
+    """hypercorn's connection, let go once its client closed it: hypercorn's own waits for
+    its keep-alive timeout then (counted among `MAX_CONNECTIONS` meanwhile)."""
+
+    async def _read_data(self) -> None:
+        await super()._read_data()
+        # Its streams were told (hypercorn handled Closed); what is left is the socket.
+        await self.idle_task.restart(self._task_group, self._initiate_server_close)
+
+
+class Server:
+    """``app`` on hypercorn, with `config_for` ``config``'s limits and the shutdown order."""
+
+    def __init__(self, app: Starlette, config: ServerConfig) -> None:
+        state = app.state.gemwire
+        assert isinstance(state, AppState)
         self._state = state
+        # Starlette's ASGI types are plain mappings, hypercorn's TypedDicts: the same protocol.
+        self._app = ASGIWrapper(cast("ASGIFramework", app))
+        self._hyper = config_for(config)
+        self._connections: dict[asyncio.Task[None], asyncio.StreamWriter] = {}
 
-    @contextlib.contextmanager
-    def capture_signals(self) -> Generator[None]:
-        # uvicorn raises the signal again once it has shut down (the process would die
-        # of SIGTERM); a server that closed everything in order exits 0 instead.
-        with super().capture_signals():
+    @property
+    def writers(self) -> list[asyncio.StreamWriter]:
+        """The open connections' writers (each transport's buffer: what waits to be sent)."""
+        return list(self._connections.values())
+
+    async def serve(self, sock: socket.socket, stop: Callable[[], Awaitable[object]]) -> None:
+        """Serve on ``sock`` until ``stop`` returns, then wind down in order."""
+        loop = asyncio.get_running_loop()
+        hyper = self._hyper
+        lifespan_state: dict[str, Any] = {}
+        lifespan = Lifespan(self._app, hyper, loop, lifespan_state)
+        lifespan_task = loop.create_task(lifespan.handle_lifespan())
+        await lifespan.wait_for_startup()
+        if lifespan_task.done() and (failure := lifespan_task.exception()) is not None:
+            raise failure
+        context = WorkerContext(None)
+
+        async def accepted(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            task = asyncio.current_task()
+            assert task is not None
+            busy = len(self._connections) >= MAX_CONNECTIONS
+            self._connections[task] = writer
             try:
-                yield
+                if busy:
+                    await _refuse(reader, writer)
+                else:
+                    await _Connection(
+                        self._app, loop, hyper, context, lifespan_state, reader, writer
+                    )
             finally:
-                self._captured_signals.clear()
+                del self._connections[task]
 
-    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
-        # No new connection while the app winds down (uvicorn would close the listener
-        # only after it).
-        for server in self.servers:
-            server.close()
-        # uvicorn would close WebSockets with 1012 and wait for SSE streams that never
-        # end: the app ends them first (and its turns, with their turn_completed; the ACP
-        # endpoint's connections and their agents).
+        tls = hyper.ssl_enabled
+        listener = await asyncio.start_server(
+            accepted,
+            sock=sock,
+            backlog=hyper.backlog,
+            ssl=hyper.create_ssl_context() if tls else None,
+            ssl_handshake_timeout=hyper.ssl_handshake_timeout if tls else None,
+        )
+        await stop()
+        # No new connection while the app winds down. (Not wait_closed: from Python 3.12 it
+        # waits for every connection, a stalled client's too.)
+        listener.close()
         await wind_down(self._state)
+        await context.terminated.set()  # hypercorn closes each connection once it is idle
         await self._close_connections()
-        await super().shutdown(sockets)
+        await lifespan.wait_for_shutdown()
+        await lifespan_task
 
     async def _close_connections(self) -> None:
-        """Close every connection: those between requests at once, those finishing a
-        response once it is sent; after `CONNECTION_GRACE`, what is still open belongs to a
-        client that does not read (a stalled stream): aborted, its unsent bytes dropped.
-        uvicorn alone would wait for it `_SHUTDOWN_GRACE` seconds."""
-        connections = self.server_state.connections
-        for connection in list(connections):
-            # A WebSocket was closed by the app (1001); uvicorn's shutdown would close it
-            # again (1012), which wsproto refuses once a close was sent.
-            if not isinstance(connection, WSProtocol):
-                connection.shutdown()
-        with anyio.move_on_after(CONNECTION_GRACE):
-            await self._all_closed()
-        for connection in list(connections):
-            connection.transport.abort()
-        with anyio.move_on_after(CONNECTION_GRACE):  # each leaves once the loop tells it
-            await self._all_closed()
-
-    async def _all_closed(self) -> None:
-        # uvicorn's connection set has no event to wait for (uvicorn polls it too).
-        while self.server_state.connections:  # noqa: ASYNC110
-            await anyio.sleep(0.02)
+        """Give the connections `CONNECTION_GRACE` to finish the response they send; abort
+        what is still open then (a client that does not read: its unsent bytes dropped)."""
+        for attempt in range(2):
+            if self._connections:
+                await asyncio.wait(list(self._connections), timeout=CONNECTION_GRACE)
+            for task, writer in list(self._connections.items()):
+                if attempt:
+                    task.cancel()
+                else:
+                    writer.transport.abort()
+        if self._connections:
+            await asyncio.wait(list(self._connections))
 
 
-class _Http(H11Protocol):
-    """uvicorn's HTTP/1.1 protocol, with a deadline for each request's head: `HEAD_TIMEOUT`
-    from the connection, or from the end of the last response, until the head is read."""
-
-    def connection_made(self, transport: Any) -> None:
-        super().connection_made(transport)
-        self._head_due = self.loop.call_later(HEAD_TIMEOUT, self._head_timed_out)
-
-    def data_received(self, data: bytes) -> None:
-        super().data_received(data)
-        if self.conn.their_state is not h11.IDLE:  # a head came (or an upgrade)
-            self._head_due.cancel()
-
-    def on_response_complete(self) -> None:
-        super().on_response_complete()
-        if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
-            self._head_due.cancel()
-            self._head_due = self.loop.call_later(HEAD_TIMEOUT, self._head_timed_out)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        super().connection_lost(exc)
-        self._head_due.cancel()
-
-    def _head_timed_out(self) -> None:
-        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-            self.transport.close()
+async def _refuse(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """A connection beyond `MAX_CONNECTIONS`: its request read (closing on unread bytes
+    would reset the connection, the answer lost), answered 503, closed."""
+    try:
+        with anyio.move_on_after(HEAD_TIMEOUT):
+            await reader.read(MAX_HEAD_BYTES)
+        writer.write(_BUSY)
+        writer.close()
+        await writer.wait_closed()
+    except OSError:
+        writer.transport.abort()
 
 
-def server_for(app: Starlette, config: ServerConfig) -> uvicorn.Server:
-    """The uvicorn server of ``app`` as `serve` runs it (its limits, its shutdown order);
-    ``run(sockets=[sock])`` or ``serve(sockets=[sock])`` it."""
-    options: dict[str, Any] = {}
-    if config.ssl_certfile:
-        options = {"ssl_certfile": config.ssl_certfile, "ssl_keyfile": config.ssl_keyfile}
-    uvicorn_config = uvicorn.Config(
-        app,
-        http=_Http,
-        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
-        limit_concurrency=MAX_CONNECTIONS,
-        ws="wsproto",
-        ws_max_size=config.max_ws_message_bytes,
-        lifespan="on",
-        log_config=None,
-        timeout_graceful_shutdown=_SHUTDOWN_GRACE,
-        **options,
-    )
-    state = app.state.gemwire
-    assert isinstance(state, AppState)
-    return _Server(uvicorn_config, state)
+async def serve_until(
+    app: Starlette,
+    config: ServerConfig,
+    sock: socket.socket,
+    stop: Callable[[], Awaitable[object]],
+) -> None:
+    """Serve ``app`` on ``sock`` until ``stop`` returns, then wind down in order."""
+    await Server(app, config).serve(sock, stop)
+
+
+async def _signalled() -> None:
+    try:
+        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+            async for _ in signals:
+                return
+    except NotImplementedError:  # Windows: Ctrl-C interrupts the loop, which closes it all
+        await anyio.sleep_forever()
 
 
 def serve(app: Starlette, config: ServerConfig, sock: socket.socket) -> None:
     """Serve ``app`` on ``sock`` until SIGTERM or Ctrl-C; returns once all is closed."""
-    configure_logging(config, ("uvicorn", "uvicorn.error", "uvicorn.access"))
-    server_for(app, config).run(sockets=[sock])
+    configure_logging(config, _LOGGERS)
+    anyio.run(serve_until, app, config, sock, _signalled, backend="asyncio")

@@ -110,8 +110,8 @@ def _cookie_value(headers: Headers, name: str) -> str | None:
 
 
 def _check_head_size(scope: Scope) -> None:
-    """A head over `MAX_HEAD_BYTES` that came whole (uvicorn refuses one that comes in
-    pieces, and passes one read at once): 431."""
+    """A head over `MAX_HEAD_BYTES` that a server passed on (`run`'s refuses it first; an
+    app served otherwise may not): 431."""
     size = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"") + 16
     size += sum(len(name) + len(value) + 4 for name, value in scope["headers"])
     if size > MAX_HEAD_BYTES:

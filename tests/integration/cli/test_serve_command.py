@@ -34,7 +34,7 @@ def test_a_non_loopback_host_without_a_token_is_refused(tmp_path: Path) -> None:
 
 def test_without_the_extra_it_says_what_to_install() -> None:
     code = (
-        "import sys; sys.modules['uvicorn'] = None; sys.argv = ['gemwire', 'serve'];"
+        "import sys; sys.modules['hypercorn'] = None; sys.argv = ['gemwire', 'serve'];"
         "from gemwire.__main__ import main; main()"
     )
     done = subprocess.run(

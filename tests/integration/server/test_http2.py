@@ -1,8 +1,9 @@
-"""HTTP/2, as the transport RFD requires of Streamable HTTP: ``gemwire serve --http2``
-(`kit.h2_server`: hypercorn) driven through the ACP flow by curl (nghttp2, a client we did
-not write) over h2c by prior knowledge and over TLS by ALPN, each answer's protocol
-asserted; and gemwire's own client, which offers h2 and falls back to HTTP/1.1 against
-uvicorn (``gemwire serve`` without ``--http2``). The agent is the scripted one, in process.
+"""HTTP/2, as the transport RFD requires of Streamable HTTP, on ``gemwire serve`` as it
+ships (`kit.h2_server`: hypercorn, `gemwire.server.run`) driven through the ACP flow by curl
+(nghttp2, a client we did not write) over h2c by prior knowledge, over TLS by ALPN and over
+HTTP/1.1, each answer's protocol asserted; and gemwire's own client, which offers h2 and
+falls back to HTTP/1.1 against a server without it (uvicorn, as the tests' other servers).
+The agent is the scripted one, in process.
 """
 
 from __future__ import annotations
@@ -23,13 +24,19 @@ from typing import Any
 
 import anyio
 import pytest
+import uvicorn
+from click.testing import CliRunner
 from kit.h2_server import h2_server, self_signed
-from kit.server import TOKEN
-from kit.wire import ThreadLauncher, wire_server
+from kit.server import TOKEN, FakeStreamLauncher, make_config
+from kit.threaded_server import serve_in_thread
+from kit.wire import ThreadLauncher
 
+from gemwire.cli import main
 from gemwire.runners.acp import AcpClient, AcpOptions
 from gemwire.runners.acp.http_channel import StreamableHttpChannel
 from gemwire.runners.acp.websocket_channel import WebSocketChannel
+from gemwire.server import create_app
+from gemwire.server.run import bind
 from gemwire.testing import ScriptedAgent
 
 CURL = shutil.which("curl")
@@ -225,11 +232,18 @@ async def test_our_client_speaks_h2c_to_the_http2_server(
 
 
 @pytest.mark.anyio
-async def test_our_client_falls_back_to_http11_against_uvicorn(tmp_path: Path) -> None:
+async def test_our_client_falls_back_to_http11_against_a_server_without_h2c(
+    tmp_path: Path,
+) -> None:
     (tmp_path / "root").mkdir()
-    with wire_server(str(tmp_path / "root"), str(tmp_path / "state"), _launcher()) as wire:
-        url = f"{wire.http.base_url}".rstrip("/")
-        assert await _our_client_turn(f"{url}/acp/scripted", tmp_path / "root") == (
+    sock = bind("127.0.0.1", 0)
+    config = make_config(
+        str(tmp_path / "root"), str(tmp_path / "state"), port=sock.getsockname()[1]
+    )
+    app = create_app(config, launcher=_launcher(), stream_launcher=FakeStreamLauncher())
+    served = uvicorn.Config(app, ws="wsproto", log_level="warning")
+    with serve_in_thread(lambda tg: uvicorn.Server(served), sock):
+        assert await _our_client_turn(f"{config.url}/acp/scripted", tmp_path / "root") == (
             "HTTP/1.1",
             TURN,
         )
@@ -270,28 +284,54 @@ def test_stopping_ends_the_h2_streams_and_stops_the_agents(tmp_path: Path) -> No
 
 
 @needs_curl_h2
-def test_gemwire_serve_http2_answers_h2c_and_exits_0_on_sigterm(tmp_path: Path) -> None:
+def test_gemwire_serve_answers_h2c_upgrade_and_http11_and_exits_0_on_sigterm(
+    tmp_path: Path,
+) -> None:
+    """The default server, as a process: h2c by prior knowledge and by ``Upgrade: h2c``,
+    HTTP/1.1, on one port; SIGTERM ends it with 0 and no error logged."""
     assert CURL is not None
     (tmp_path / "root").mkdir()
     env = {**os.environ, "HOME": str(tmp_path), "GEMWIRE_TOKEN": TOKEN}
     server = subprocess.Popen(
-        [sys.executable, "-m", "gemwire", "serve", "--http2", "--port", "0",
+        [sys.executable, "-m", "gemwire", "serve", "--port", "0",
          "--root", str(tmp_path / "root"), "--state-dir", str(tmp_path / "state")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
     )  # fmt: skip
     try:
         assert server.stdout is not None
         url = server.stdout.readline().split(": ", 1)[1].split("/?", 1)[0]
-        ready = subprocess.run(
-            [CURL, "-sS", "--http2-prior-knowledge", "-w", " %{http_version}", f"{url}/ready"],
-            check=True, capture_output=True, text=True, timeout=20,
-        )  # fmt: skip
-        assert ready.stdout == '{"ready":true} 2'
+        versions = [
+            subprocess.run(
+                [CURL, "-sS", switch, "-w", " %{http_version}", f"{url}/ready"],
+                check=True, capture_output=True, text=True, timeout=20,
+            ).stdout
+            for switch in ("--http2-prior-knowledge", "--http2", "--http1.1")
+        ]  # fmt: skip
+        assert versions == ['{"ready":true} 2', '{"ready":true} 2', '{"ready":true} 1.1']
     finally:
         server.send_signal(signal.SIGTERM)
         _, stderr = server.communicate(timeout=20)
     assert server.returncode == 0, stderr
-    assert "Traceback" not in stderr
+    assert [line for line in stderr.splitlines() if " INFO " not in line] == []
+    assert stderr.count('"GET /ready HTTP/2" 200') == 2
+    assert stderr.count('"GET /ready HTTP/1.1" 200') == 1
+
+
+def test_serve_takes_http2_still_a_no_op(tmp_path: Path) -> None:
+    """Old command lines keep working: ``--http2`` is parsed (and the command goes on to
+    its checks: here the refusal of a non-loopback address without a token)."""
+    result = CliRunner().invoke(
+        main,
+        ["serve", "--http2", "--host", "0.0.0.0", "--state-dir", str(tmp_path)],
+        env={"GEMWIRE_TOKEN": ""},
+    )
+    assert (result.exit_code, result.output) == (
+        2,
+        (
+            "gemwire serve: refusing to bind 0.0.0.0 (not loopback) without a token: "
+            "give a strong one in GEMWIRE_TOKEN or --token-file\n"
+        ),
+    )
 
 
 @pytest.mark.anyio

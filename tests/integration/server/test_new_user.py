@@ -64,10 +64,10 @@ async def test_an_unknown_agent_404_names_gemini_stream_too(dirs: tuple[str, str
 
 
 def test_without_the_extra_import_gemwire_server_names_it() -> None:
-    code = "import sys; sys.modules['uvicorn'] = None; import gemwire.server"
+    code = "import sys; sys.modules['hypercorn'] = None; import gemwire.server"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 1
     assert done.stderr.splitlines()[-1] == (
-        "ImportError: gemwire.server needs the [serve] extra (uvicorn is missing): "
+        "ImportError: gemwire.server needs the [serve] extra (hypercorn is missing): "
         "pip install 'gemwire[serve]'"
     )
