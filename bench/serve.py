@@ -1,18 +1,25 @@
 """What putting an agent behind ``gemwire serve`` costs, measured against no server, in one run.
 
     .venv/bin/python bench/serve.py [--runs 5] [--sessions 20] [--events 500] [--pace-ms 10]
-                                    [--idle 50]
+                                    [--idle 50] [--sessions-per-agent 20] [--profile FILE]
 
 1. First answer: a new session on a running server whose agent is already warm, from
    ``POST /v1/sessions`` to the first ``message_delta`` read from the session's SSE stream,
    against a cold ``gemini -p`` (``run_gemini``, process start to its first
    ``message_delta``) on the same prompt. The pinned Gemini CLI 0.61.0 against the scripted
    model, medians of ``--runs``.
-2. Latency per event, agent to SSE client, with ``--sessions`` sessions streaming at once:
-   a stand-in ACP agent (a few lines of Python, below) writes ``--events`` message chunks a
-   turn, each stamped with CLOCK_MONOTONIC (shared by all processes on Linux), paced
-   ``--pace-ms`` apart (10 ms: 100 chunks a second a session, faster than a model streams);
-   each client notes when each event reaches it. p50 / p99 / max.
+2. Latency per event, agent to SSE client, with ``--sessions`` sessions streaming at once,
+   ``--runs`` times: a stand-in ACP agent (a few lines of Python, below; a thread a turn,
+   so sessions sharing a process stream at once) writes ``--events`` message chunks a turn,
+   each stamped with CLOCK_MONOTONIC (shared by all processes on Linux), paced
+   ``--pace-ms`` apart (10 ms: 100 chunks a second a session, faster than a model streams).
+   Every session is made and followed first, then all are prompted at once: the agents'
+   start is not timed. Each client notes when each event reaches it (SSE read off the
+   socket, as little work as can be). In the same run, the baseline: the same stand-ins
+   (as many processes) read by this process straight from their stdout, no server. Each
+   run's p50 / p99 / max both ways, the server's CPU an event, then the median p99 of the
+   runs, its spread, and the median ratio to the baseline. ``--profile`` runs the server
+   under cProfile (CPU time), written to FILE when it exits.
 3. Server memory per idle session: the server's resident memory (VmRSS) after ``--idle``
    idle sessions of the stand-in agent, less before, divided by their number (the agents'
    own memory is theirs, in their processes).
@@ -185,10 +192,6 @@ class Server:
         fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
-    def cpu_split(self) -> tuple[int, int]:
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return int(fields[11]), int(fields[12])
-
     def rss(self) -> int:
         status = Path(f"/proc/{self.process.pid}/status").read_text()
         return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) * 1024  # type: ignore[union-attr]
@@ -285,13 +288,11 @@ async def served_latencies(
             tg.start_soon(follow, n, session_id)
         for _ in ids:
             await following.acquire()
-        cpu, mine = server.cpu(), time.process_time()
+        cpu = server.cpu()
         go.set()
         for session_id in ids:
             tg.start_soon(prompt, session_id)
-    cpu, mine = server.cpu() - cpu, time.process_time() - mine
-    print(f"  (server user/sys: {server.cpu_split()})")
-    print(f"  (clients' CPU {mine * 1e6 / sessions / events:.0f} us an event)")
+    cpu = server.cpu() - cpu
 
     assert all(len(each) == events for each in found), [len(each) for each in found]
     return [x for each in found for x in each], cpu

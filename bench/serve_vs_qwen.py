@@ -6,8 +6,8 @@ The same Qwen Code agent (the pinned 0.24.4 of clis/, in one isolated home, agai
 scripted model on 127.0.0.1) behind each server, one after the other:
 
 - ``gemwire serve`` with the agent as ``--agent qwen-pinned=<qwen --acp>``: sessions made by
-  ``POST /v1/sessions``; once with a process a session (``--sessions-per-agent 1``, the
-  default), once with processes shared (``--sessions-per-agent`` this script's);
+  ``POST /v1/sessions``; once with a process a session (``--sessions-per-agent 1``), once
+  with processes shared (``--sessions-per-agent`` this script's, the server's default);
 - ``qwen serve --no-web``: sessions made by ACP ``session/new`` over its ``/acp`` WebSocket,
   on one connection (gemwire's own client, `remote_channel`).
 

@@ -1,5 +1,7 @@
-"""`SessionStore.save` writes a record that changed, and skips one saved unchanged (the
-end of every turn saves it: a write and a rename on the event loop each time)."""
+"""What the store writes, and when (docs/server.md, Persistence): each envelope is handed to
+the operating system when `EventLog.append` returns, before any client is sent it;
+`SessionStore.save` writes a record that changed, and skips one saved unchanged (the end of
+every turn saves it: a write and a rename on the event loop each time)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from pathlib import Path
 
 import msgspec
 
-from gemwire.server.store import SessionRecord, SessionStore
+from gemwire.server.store import EventLog, SessionRecord, SessionStore
 
 SESSION = "s_00000000000000aa"
 
@@ -37,3 +39,14 @@ def test_a_record_removed_is_written_whole_when_saved_again(tmp_path: Path) -> N
     store.remove(SESSION)
     store.save(_record())
     assert os.path.exists(os.path.join(store.session_folder(SESSION), "session.json"))
+
+
+def test_an_envelope_is_in_the_file_when_append_returns(tmp_path: Path) -> None:
+    # Read by another open file, as a killed server's successor reads it: nothing waits in
+    # this process's buffers.
+    log = EventLog(str(tmp_path / "events.jsonl"))
+    try:
+        log.append(1, b'{"seq":1,"state":{"status":"idle"}}')
+        assert (tmp_path / "events.jsonl").read_bytes() == b'{"seq":1,"state":{"status":"idle"}}\n'
+    finally:
+        log.close()
