@@ -28,6 +28,10 @@
    from ``?after=0``, while another client asks ``/health`` every 50 ms: the time to read
    it, and the slowest ``/health`` meanwhile (the server must keep answering).
 
+5. The server's own steps an event, in this process without HTTP or an agent: a
+   ``message_delta`` masked, put in its envelope, appended to the log and offered to one
+   subscriber (``LiveSession.publish_event``), ``--events`` times 100; CPU time an event.
+
 ``--parts`` picks which (default all; the first needs the pinned Gemini CLI).
 """
 
@@ -52,6 +56,9 @@ import httpx
 
 from gemwire import run_gemini
 from gemwire.events import MessageDelta
+from gemwire.server.config import ServerConfig
+from gemwire.server.live_session import LiveSession
+from gemwire.server.store import EventLog, SessionRecord
 from gemwire.testing import IsolatedGemini, Reply, Scenario, ScriptedModel, Text
 
 TOKEN = "bench-token-0123456789"
@@ -468,6 +475,30 @@ async def replay(events: int) -> tuple[float, float, int]:
         return took, slowest, size
 
 
+def own_steps(events: int) -> float:
+    """CPU seconds an event of `LiveSession.publish_event`, one subscriber following."""
+    with tempfile.TemporaryDirectory() as tmp:
+        config = ServerConfig(host="127.0.0.1", port=1, token=TOKEN, roots=(tmp,), state_dir=tmp)
+        record = SessionRecord(id="s_" + "0" * 16, agent="stamped", cwd=tmp, created="-")
+        session = LiveSession(config, record, EventLog(os.path.join(tmp, "events.jsonl")))
+        subscription = session.subscribe(0)
+        delta = MessageDelta(agent="acp:stamped", session_id="s-1", text=str(time.time_ns()))
+
+        async def publish() -> float:
+            session.publish_event(delta)
+            await subscription.next_batch()  # read from the log: it follows live from here
+            started = time.process_time()
+            for _ in range(events):
+                session.publish_event(delta)
+                await subscription.next_batch()
+            return (time.process_time() - started) / events
+
+        try:
+            return anyio.run(publish)
+        finally:
+            session.log.close()
+
+
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
@@ -520,6 +551,11 @@ async def main(args: argparse.Namespace) -> None:
             f"server memory per idle session: {(after - before) / args.idle / 1024:.0f} KiB "
             f"({args.idle} sessions)   [target <= 1024 KiB]"
         )
+    if "own" in parts:
+        print(
+            f"the server's own steps an event (mask, envelope, log, one subscriber): "
+            f"{await anyio.to_thread.run_sync(own_steps, args.events * 100) * 1e6:.1f} us"
+        )
     if "replay" in parts:
         took, slowest, size = await replay(args.replay)
         print(
@@ -540,5 +576,5 @@ if __name__ == "__main__":
     parser.add_argument("--sessions-per-agent", type=int, default=20)
     parser.add_argument("--profile", help="run the latency part's server under cProfile, to here")
     parser.add_argument("--replay", type=int, default=300_000)
-    parser.add_argument("--parts", default="first,latency,memory,replay")
+    parser.add_argument("--parts", default="first,latency,memory,replay,own")
     anyio.run(main, parser.parse_args())
