@@ -1,18 +1,25 @@
 """What putting an agent behind ``gemwire serve`` costs, measured against no server, in one run.
 
     .venv/bin/python bench/serve.py [--runs 5] [--sessions 20] [--events 500] [--pace-ms 10]
-                                    [--idle 50]
+                                    [--idle 50] [--sessions-per-agent 20] [--profile FILE]
 
 1. First answer: a new session on a running server whose agent is already warm, from
    ``POST /v1/sessions`` to the first ``message_delta`` read from the session's SSE stream,
    against a cold ``gemini -p`` (``run_gemini``, process start to its first
    ``message_delta``) on the same prompt. The pinned Gemini CLI 0.61.0 against the scripted
    model, medians of ``--runs``.
-2. Latency per event, agent to SSE client, with ``--sessions`` sessions streaming at once:
-   a stand-in ACP agent (a few lines of Python, below) writes ``--events`` message chunks a
-   turn, each stamped with CLOCK_MONOTONIC (shared by all processes on Linux), paced
-   ``--pace-ms`` apart (10 ms: 100 chunks a second a session, faster than a model streams);
-   each client notes when each event reaches it. p50 / p99 / max.
+2. Latency per event, agent to SSE client, with ``--sessions`` sessions streaming at once,
+   ``--runs`` times: a stand-in ACP agent (a few lines of Python, below; a thread a turn,
+   so sessions sharing a process stream at once) writes ``--events`` message chunks a turn,
+   each stamped with CLOCK_MONOTONIC (shared by all processes on Linux), paced
+   ``--pace-ms`` apart (10 ms: 100 chunks a second a session, faster than a model streams).
+   Every session is made and followed first, then all are prompted at once: the agents'
+   start is not timed. Each client notes when each event reaches it (SSE read off the
+   socket, as little work as can be). In the same run, the baseline: the same stand-ins
+   (as many processes) read by this process straight from their stdout, no server. Each
+   run's p50 / p99 / max both ways, the server's CPU an event, then the median p99 of the
+   runs, its spread, and the median ratio to the baseline. ``--profile`` runs the server
+   under cProfile (CPU time), written to FILE when it exits.
 3. Server memory per idle session: the server's resident memory (VmRSS) after ``--idle``
    idle sessions of the stand-in agent, less before, divided by their number (the agents'
    own memory is theirs, in their processes).
@@ -21,7 +28,12 @@
    from ``?after=0``, while another client asks ``/health`` every 50 ms: the time to read
    it, and the slowest ``/health`` meanwhile (the server must keep answering).
 
-``--parts`` picks which (default all; the first needs the pinned Gemini CLI).
+5. The server's own steps an event, in this process without HTTP or an agent: a
+   ``message_delta`` masked, put in its envelope, appended to the log and offered to one
+   subscriber (``LiveSession.publish_event``), ``--events`` times 100; CPU time an event.
+
+``--parts`` picks which (default all; the first needs the pinned Gemini CLI). The server as
+a process, the stand-in agent and the latency part live in ``served.py`` beside this.
 """
 
 from __future__ import annotations
@@ -29,107 +41,22 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import anyio
-import httpx
+from served import TOKEN, Server, direct_latencies, latencies, stand_in
 
 from gemwire import run_gemini
 from gemwire.events import MessageDelta
+from gemwire.server.config import ServerConfig
+from gemwire.server.live_session import LiveSession
+from gemwire.server.store import EventLog, SessionRecord
 from gemwire.testing import IsolatedGemini, Reply, Scenario, ScriptedModel, Text
 
-TOKEN = "bench-token-0123456789"
-URL = re.compile(r"^gemwire serve: (http://127\.0\.0\.1:\d+)/\?token=(\S+)\n$")
 PROMPT = "say hello"
-
-STAMPED_AGENT = r"""
-import json, sys, time
-EVENTS, PACE = int(sys.argv[1]), float(sys.argv[2])
-out = sys.stdout
-def send(message):
-    out.write(json.dumps(message) + "\n"); out.flush()
-for line in sys.stdin:
-    message = json.loads(line)
-    method, ident = message.get("method"), message.get("id")
-    if method == "initialize":
-        send({"jsonrpc": "2.0", "id": ident, "result": {"protocolVersion": 1,
-              "agentCapabilities": {}, "agentInfo": {"name": "scripted", "version": "1"}}})
-    elif method == "session/new":  # as the scripted agent, which gemwire knows asks in default
-        send({"jsonrpc": "2.0", "id": ident, "result": {"sessionId": "s-%d" % ident,
-              "modes": {"currentModeId": "default", "availableModes": [{"id": "default"}]}}})
-    elif method == "session/prompt":
-        session = message["params"]["sessionId"]
-        for _ in range(EVENTS):
-            send({"jsonrpc": "2.0", "method": "session/update", "params": {
-                "sessionId": session, "update": {"sessionUpdate": "agent_message_chunk",
-                "content": {"type": "text", "text": str(time.monotonic_ns())}}}})
-            time.sleep(PACE)
-        send({"jsonrpc": "2.0", "id": ident, "result": {"stopReason": "end_turn"}})
-    elif ident is not None:
-        send({"jsonrpc": "2.0", "id": ident, "result": {}})
-"""
-
-
-class Server:
-    """A ``gemwire serve --port 0`` process and an HTTP client for it."""
-
-    def __init__(self, args: Sequence[str], env: dict[str, str], cwd: Path) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "gemwire", "serve", "--port", "0", *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            env={**env, "GEMWIRE_TOKEN": TOKEN},
-            cwd=cwd,
-        )
-        assert self.process.stdout is not None
-        match = URL.match(self.process.stdout.readline())
-        assert match is not None, "gemwire serve did not print its URL"
-        self.http = httpx.AsyncClient(
-            base_url=match.group(1),
-            headers={"Authorization": f"Bearer {TOKEN}"},
-            timeout=120,
-            limits=httpx.Limits(max_connections=200),
-        )
-
-    async def new_session(self, agent: str, cwd: Path) -> str:
-        response = await self.http.post("/v1/sessions", json={"agent": agent, "cwd": str(cwd)})
-        assert response.status_code == 201, response.text
-        session_id: str = response.json()["id"]
-        return session_id
-
-    @asynccontextmanager
-    async def events(self, session_id: str) -> AsyncIterator[AsyncIterator[dict[str, Any]]]:
-        """The session's events as they come (SSE), from its start."""
-        async with self.http.stream("GET", f"/v1/sessions/{session_id}/events") as response:
-            assert response.status_code == 200
-
-            async def envelopes() -> AsyncIterator[dict[str, Any]]:
-                async for line in response.aiter_lines():
-                    if line.startswith("data: "):
-                        envelope = json.loads(line[6:])
-                        if "event" in envelope:
-                            yield envelope["event"]
-
-            yield envelopes()
-
-    def rss(self) -> int:
-        status = Path(f"/proc/{self.process.pid}/status").read_text()
-        return int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) * 1024  # type: ignore[union-attr]
-
-    async def close(self) -> None:
-        await self.http.aclose()
-        self.process.terminate()
-        self.process.wait(timeout=60)
 
 
 async def first_answer_served(server: Server, cwd: Path) -> float:
@@ -187,51 +114,6 @@ async def first_answer(runs: int) -> tuple[list[float], list[float]]:
         finally:
             await server.close()
         return served, cold
-
-
-async def stamped_latencies(server: Server, cwd: Path, events: int) -> list[float]:
-    session_id = await server.new_session("stamped", cwd)
-    found: list[float] = []
-    async with server.events(session_id) as stream:
-        await server.http.post(f"/v1/sessions/{session_id}/prompt", json={"text": "go"})
-        async for event in stream:
-            if event["type"] == "message_delta":
-                found.append((time.monotonic_ns() - int(event["text"])) / 1e6)
-            elif event["type"] == "turn_completed":
-                break
-    assert len(found) == events, (len(found), events)
-    return found
-
-
-def stand_in(tmp: str, events: int, pace: float) -> tuple[list[str], dict[str, str]]:
-    """The server's arguments and environment; its root is ``tmp/work`` (the state folder
-    may not lie inside a root)."""
-    agent = Path(tmp) / "stamped_agent.py"
-    agent.write_text(STAMPED_AGENT)
-    (Path(tmp) / "work").mkdir()
-    return (
-        ["--root", f"{tmp}/work", "--state-dir", f"{tmp}/state", "--max-sessions", "500",
-         "--agent", f"stamped={sys.executable} {agent} {events} {pace}"],
-        {k: v for k, v in os.environ.items() if k != "GEMWIRE_TOKEN"},
-    )  # fmt: skip
-
-
-async def latencies(sessions: int, events: int, pace: float) -> list[float]:
-    with tempfile.TemporaryDirectory() as tmp:
-        args, env = stand_in(tmp, events, pace)
-        server = Server(args, env, Path(tmp, "work"))
-        found: list[list[float]] = [[] for _ in range(sessions)]
-        try:
-
-            async def one(n: int) -> None:
-                found[n] = await stamped_latencies(server, Path(tmp, "work"), events)
-
-            async with anyio.create_task_group() as tg:
-                for n in range(sessions):
-                    tg.start_soon(one, n)
-        finally:
-            await server.close()
-        return [x for each in found for x in each]
 
 
 async def idle_memory(idle: int) -> tuple[int, int]:
@@ -313,6 +195,30 @@ async def replay(events: int) -> tuple[float, float, int]:
         return took, slowest, size
 
 
+def own_steps(events: int) -> float:
+    """CPU seconds an event of `LiveSession.publish_event`, one subscriber following."""
+    with tempfile.TemporaryDirectory() as tmp:
+        config = ServerConfig(host="127.0.0.1", port=1, token=TOKEN, roots=(tmp,), state_dir=tmp)
+        record = SessionRecord(id="s_" + "0" * 16, agent="stamped", cwd=tmp, created="-")
+        session = LiveSession(config, record, EventLog(os.path.join(tmp, "events.jsonl")))
+        subscription = session.subscribe(0)
+        delta = MessageDelta(agent="acp:stamped", session_id="s-1", text=str(time.time_ns()))
+
+        async def publish() -> float:
+            session.publish_event(delta)
+            await subscription.next_batch()  # read from the log: it follows live from here
+            started = time.process_time()
+            for _ in range(events):
+                session.publish_event(delta)
+                await subscription.next_batch()
+            return (time.process_time() - started) / events
+
+        try:
+            return anyio.run(publish)
+        finally:
+            session.log.close()
+
+
 def percentile(values: list[float], p: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))]
@@ -330,18 +236,45 @@ async def main(args: argparse.Namespace) -> None:
             f"cold: {' '.join(f'{x * 1000:.0f}' for x in cold)} ms"
         )
     if "latency" in parts:
-        found = await latencies(args.sessions, args.events, args.pace_ms / 1000)
+        served_p99, direct_p99 = [], []
+        for _ in range(args.runs):  # each run: the baseline, then the server, back to back
+            direct = await direct_latencies(
+                args.sessions, args.events, args.pace_ms / 1000, args.sessions_per_agent
+            )
+            found, cpu = await latencies(
+                args.sessions, args.events, args.pace_ms / 1000, args.sessions_per_agent,
+                args.profile,
+            )  # fmt: skip
+            served_p99.append(percentile(found, 99))
+            direct_p99.append(percentile(direct, 99))
+            print(
+                f"  run: served p50 {percentile(found, 50):.2f} p99 {served_p99[-1]:.2f} "
+                f"max {max(found):.2f} ms; no server p50 {percentile(direct, 50):.2f} "
+                f"p99 {direct_p99[-1]:.2f} max {max(direct):.2f} ms; "
+                f"p99 ratio {served_p99[-1] / direct_p99[-1]:.2f}x; "
+                f"server CPU {cpu * 1e6 / len(found):.0f} us an event",
+                flush=True,
+            )
+        ratios = sorted(s / d for s, d in zip(served_p99, direct_p99, strict=True))
         print(
             f"latency agent -> SSE client, {args.sessions} sessions x {args.events} events "
-            f"{args.pace_ms:g} ms apart: "
-            f"p50 {percentile(found, 50):.2f} ms, p99 {percentile(found, 99):.2f} ms, "
-            f"max {max(found):.2f} ms   [target p99 <= 5 ms]"
+            f"{args.pace_ms:g} ms apart, {args.sessions_per_agent} a process: p99 median "
+            f"{statistics.median(served_p99):.2f} ms "
+            f"({min(served_p99):.2f}-{max(served_p99):.2f} over {args.runs} runs), "
+            f"no server {statistics.median(direct_p99):.2f} ms; served/no server "
+            f"{statistics.median(ratios):.2f}x ({ratios[0]:.2f}-{ratios[-1]:.2f})   "
+            f"[target p99 <= 5 ms]"
         )
     if "memory" in parts:
         before, after = await idle_memory(args.idle)
         print(
             f"server memory per idle session: {(after - before) / args.idle / 1024:.0f} KiB "
             f"({args.idle} sessions)   [target <= 1024 KiB]"
+        )
+    if "own" in parts:
+        print(
+            f"the server's own steps an event (mask, envelope, log, one subscriber): "
+            f"{await anyio.to_thread.run_sync(own_steps, args.events * 100) * 1e6:.1f} us"
         )
     if "replay" in parts:
         took, slowest, size = await replay(args.replay)
@@ -360,6 +293,8 @@ if __name__ == "__main__":
     parser.add_argument("--events", type=int, default=500)
     parser.add_argument("--idle", type=int, default=50)
     parser.add_argument("--pace-ms", type=float, default=10.0)
+    parser.add_argument("--sessions-per-agent", type=int, default=20)
+    parser.add_argument("--profile", help="run the latency part's server under cProfile, to here")
     parser.add_argument("--replay", type=int, default=300_000)
-    parser.add_argument("--parts", default="first,latency,memory,replay")
+    parser.add_argument("--parts", default="first,latency,memory,replay,own")
     anyio.run(main, parser.parse_args())

@@ -6,17 +6,21 @@ The same Qwen Code agent (the pinned 0.24.4 of clis/, in one isolated home, agai
 scripted model on 127.0.0.1) behind each server, one after the other:
 
 - ``gemwire serve`` with the agent as ``--agent qwen-pinned=<qwen --acp>``: sessions made by
-  ``POST /v1/sessions``; once with a process a session (``--sessions-per-agent 1``, the
-  default), once with processes shared (``--sessions-per-agent`` this script's);
+  ``POST /v1/sessions``; once with a process a session (``--sessions-per-agent 1``), once
+  with processes shared (``--sessions-per-agent`` this script's, the server's default);
 - ``qwen serve --no-web``: sessions made by ACP ``session/new`` over its ``/acp`` WebSocket,
   on one connection (gemwire's own client, `remote_channel`).
 
 For each: the process tree's memory (the server and every process under it: VmRSS, and PSS,
 which counts a page shared by N processes as 1/N to each) once the server is ready, then
-after ``--sessions`` idle sessions were made one after the other (and ``--settle`` seconds
-after the last), divided by their number; the processes in the tree; the time to make each
-session (median and total). Then the ratios, gemwire over qwen serve. Nothing is prompted:
-idle sessions, as the issue's figure counts them.
+once a first session is made, then after ``--sessions`` more idle sessions were made one
+after the other (each time ``--settle`` seconds after the last); the processes in the tree;
+the time to make each session (median and total). A session's memory is what the
+``--sessions`` after the first added, divided by their number: what one more idle session
+costs on a server whose agent runs. The first session's own figure (the agent's start:
+gemwire starts its agent with it, qwen serve before it is ready) is shown apart, as the
+tree at ready. Then the ratios, gemwire over qwen serve. Nothing is prompted: idle
+sessions, as the issue's figure counts them.
 """
 
 from __future__ import annotations
@@ -87,25 +91,29 @@ def free_port() -> int:
 
 
 class Figures:
-    def __init__(self, name: str, before: tuple[int, int, int]) -> None:
+    def __init__(self, name: str, ready: tuple[int, int, int]) -> None:
         self.name = name
-        self.before = before
-        self.after = before
+        self.ready = ready
+        """The tree once the server is ready."""
+        self.first = self.after = ready
+        """The tree once the first session is made, and after the others."""
+        self.first_time = 0.0
         self.times: list[float] = []
+        """The time to make each session after the first."""
 
     def per_session(self, index: int) -> float:
-        return (self.after[index] - self.before[index]) / len(self.times)
+        return (self.after[index] - self.first[index]) / max(len(self.times), 1)
 
     def show(self) -> None:
         mib = 1024 * 1024
         print(
-            f"{self.name:>14}: {len(self.times)} sessions in {sum(self.times):.2f} s "
-            f"(median {statistics.median(self.times) * 1000:.0f} ms each); "
-            f"tree RSS {self.before[0] / mib:.1f} -> {self.after[0] / mib:.1f} MiB "
-            f"({self.per_session(0) / mib:.2f} MiB a session), "
-            f"PSS {self.before[1] / mib:.1f} -> {self.after[1] / mib:.1f} MiB "
-            f"({self.per_session(1) / mib:.2f} MiB a session), "
-            f"processes {self.before[2]} -> {self.after[2]}"
+            f"{self.name:>14}: first session {self.first_time:.2f} s, then {len(self.times)} "
+            f"in {sum(self.times):.2f} s (median {statistics.median(self.times) * 1000:.0f} ms "
+            f"each); tree RSS {self.ready[0] / mib:.1f} at ready -> {self.first[0] / mib:.1f} "
+            f"-> {self.after[0] / mib:.1f} MiB ({self.per_session(0) / mib:.2f} MiB a "
+            f"session), PSS {self.ready[1] / mib:.1f} -> {self.first[1] / mib:.1f} -> "
+            f"{self.after[1] / mib:.1f} MiB ({self.per_session(1) / mib:.2f} MiB a session), "
+            f"processes {self.ready[2]} -> {self.first[2]} -> {self.after[2]}"
         )
 
 
@@ -152,12 +160,17 @@ async def gemwire_serve(
         ) as http:
             assert (await http.get("/ready")).status_code == 200
             figures = Figures(f"gemwire ({per_agent}/proc)", memory(process.pid))
-            for _ in range(sessions):
+            for n in range(sessions + 1):
                 started = time.monotonic()
                 body = {"agent": "qwen-pinned", "cwd": str(env.workspace)}
                 response = await http.post("/v1/sessions", json=body)
-                figures.times.append(time.monotonic() - started)
                 assert response.status_code == 201, response.text
+                if n:
+                    figures.times.append(time.monotonic() - started)
+                else:
+                    figures.first_time = time.monotonic() - started
+                    await anyio.sleep(settle)
+                    figures.first = memory(process.pid)
             await anyio.sleep(settle)
             figures.after = memory(process.pid)
         return figures
@@ -181,7 +194,7 @@ async def qwen_serve(env: IsolatedAgent, sessions: int, settle: float) -> Figure
         # knows the modes of (a preset that may deny would refuse it).
         async with AcpClient(AcpOptions(permissions="all"), channel=channel) as client:
             figures = Figures("qwen serve", memory(process.pid))
-            for n in range(sessions):
+            for n in range(sessions + 1):
                 # Its runtime starts behind its back after it says it listens: on a busy
                 # machine its first session/new may be an "Internal error" for a while.
                 # Tried again then; only the call that succeeded is timed.
@@ -194,7 +207,12 @@ async def qwen_serve(env: IsolatedAgent, sessions: int, settle: float) -> Figure
                         if attempt == 59 or n:
                             raise
                         await anyio.sleep(2)
-                figures.times.append(time.monotonic() - started)
+                if n:
+                    figures.times.append(time.monotonic() - started)
+                else:
+                    figures.first_time = time.monotonic() - started
+                    await anyio.sleep(settle)
+                    figures.first = memory(process.pid)
             await anyio.sleep(settle)
             figures.after = memory(process.pid)
         return figures

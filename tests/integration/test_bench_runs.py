@@ -17,7 +17,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
-HELPERS = {"rss.py"}
+HELPERS = {"rss.py", "served.py"}
 RUN_CLIS = {
     "acp_sessions.py",
     "batch.py",

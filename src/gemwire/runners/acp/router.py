@@ -49,7 +49,9 @@ class SessionRouter:
         self.sessions: dict[str, AcpSession] = {}
         self._early: list[SessionUpdate | UnknownUpdate] = []
         self._unrouted: list[Event] = []
-        self._changed = anyio.Event()
+        self._changed: anyio.Event | None = None
+        """Set when a consumer took events; made only while the reader waits (`wake` runs
+        once an event)."""
         self.opening = 0
         """``session/new`` requests waiting for their answer."""
         self._auth: AuthStatus | None = None
@@ -101,14 +103,17 @@ class SessionRouter:
         return events
 
     def wake(self) -> None:
-        self._changed.set()
-        self._changed = anyio.Event()
+        if self._changed is not None:
+            self._changed.set()
+            self._changed = None
 
     async def may_read(self) -> None:
         while not (
             self._peer.control_requests > 0
             or all(len(s.queue) < MAX_QUEUED_EVENTS for s in self.sessions.values() if s.turn)
         ):
+            if self._changed is None:
+                self._changed = anyio.Event()
             await self._changed.wait()
 
     def dispatch(self, item: AcpItem) -> None:
