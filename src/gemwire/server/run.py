@@ -33,6 +33,7 @@ import signal
 import socket
 import sys
 from collections.abc import Awaitable, Callable
+from contextlib import ExitStack
 from typing import Any, cast
 from urllib.parse import quote, quote_plus
 
@@ -277,16 +278,25 @@ async def serve_until(
     await Server(app, config).serve(sock, stop)
 
 
-async def _signalled() -> None:
-    try:
-        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+async def _until_signalled(app: Starlette, config: ServerConfig, sock: socket.socket) -> None:
+    """`serve_until` the first SIGTERM or Ctrl-C. The handler stays until the end: a second
+    signal during the wind-down (systemd's, an impatient Ctrl-C) is held, where the default
+    action would kill the process mid-way with its agents and logs half closed."""
+    with ExitStack() as stack:
+        try:
+            signals = stack.enter_context(anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM))
+        except NotImplementedError:  # Windows: Ctrl-C interrupts the loop, which closes it all
+            await serve_until(app, config, sock, anyio.sleep_forever)
+            return
+
+        async def first() -> None:
             async for _ in signals:
                 return
-    except NotImplementedError:  # Windows: Ctrl-C interrupts the loop, which closes it all
-        await anyio.sleep_forever()
+
+        await serve_until(app, config, sock, first)
 
 
 def serve(app: Starlette, config: ServerConfig, sock: socket.socket) -> None:
     """Serve ``app`` on ``sock`` until SIGTERM or Ctrl-C; returns once all is closed."""
     configure_logging(config, _LOGGERS)
-    anyio.run(serve_until, app, config, sock, _signalled, backend="asyncio")
+    anyio.run(_until_signalled, app, config, sock, backend="asyncio")
