@@ -28,7 +28,7 @@ from gemwire.testing import (
 )
 
 CONTENDERS = {
-    "relaunched (gemini's default, baseline)": {},
+    "relaunched (gemini's default, baseline)": {"GEMINI_CLI_NO_RELAUNCH": ""},
     "one process (gemwire's start)": {"GEMINI_CLI_NO_RELAUNCH": "1"},
 }
 

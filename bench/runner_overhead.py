@@ -79,9 +79,9 @@ def bare(gemini: str, env: IsolatedGemini) -> float:
         [*command, "--output-format", "stream-json", "--approval-mode", "yolo"],
         input=b"write a.txt and show it",
         cwd=env.workspace,
-        # As gemwire starts it (one Node process): the ratio is what gemwire adds, not what
-        # skipping the relaunch saves (bench/gemini_start.py measures that).
-        env=env.environ({"GEMINI_CLI_NO_RELAUNCH": "1"}),
+        # One Node process, as gemwire starts it (environ() says so): the ratio is what
+        # gemwire adds, not what skipping the relaunch saves (bench/gemini_start.py).
+        env=env.environ(),
         capture_output=True,
         check=True,
     )

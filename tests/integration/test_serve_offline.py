@@ -76,6 +76,7 @@ def check_lines_and_stop(
     assert exports["HOME"] == str(home)
     assert exports["GEMINI_API_KEY"] == "gemwire-fake-key"
     assert exports["GEMINI_CLI_TRUST_WORKSPACE"] == "true"
+    assert exports["GEMINI_CLI_NO_RELAUNCH"] == "1"
     assert lines[-2] == f"cd {home.parent / 'workspace'}"
     url = exports["GOOGLE_GEMINI_BASE_URL"]
     assert lines[-1] == (

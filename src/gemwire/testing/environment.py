@@ -7,7 +7,8 @@ Nothing touches the user's ``~/.gemini``: ``GEMINI_CLI_HOME`` (0.30 and newer) a
 ``HOME`` (older CLIs only know ``os.homedir()``) both point at the temporary home, and every
 inherited ``GEMINI_*`` / ``GOOGLE_*`` variable is dropped, so a developer's real key or
 settings cannot leak into a test. ``TMPDIR`` points inside the root too: the CLI writes an
-error report file there for every failed API call.
+error report file there for every failed API call. ``GEMINI_CLI_NO_RELAUNCH=1`` runs the CLI
+as one Node process, as gemwire starts it.
 """
 
 from __future__ import annotations
@@ -196,6 +197,9 @@ class IsolatedGemini(Isolated):
             GEMINI_API_KEY=self.api_key,
             GOOGLE_GEMINI_BASE_URL=self.base_url,
             GEMINI_CLI_TRUST_WORKSPACE="true",
+            # One Node process, as gemwire starts the CLI (docs/running.md): not the
+            # launcher's relaunch, which doubles every start.
+            GEMINI_CLI_NO_RELAUNCH="1",
             TMPDIR=str(self.tmp),
         )
         env.update(extra or {})

@@ -214,9 +214,7 @@ async def run_case(
                     argv,
                     input=run.prompt.encode(),
                     cwd=env.workspace,
-                    # As gemwire starts the CLI (docs/running.md): one Node process, not the
-                    # launcher's relaunch; the output is the CLI's either way.
-                    env=env.environ({"GEMINI_CLI_NO_RELAUNCH": "1", **case.env}),
+                    env=env.environ(case.env),
                     timeout=case.timeout,
                 )
             )

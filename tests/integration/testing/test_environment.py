@@ -37,6 +37,7 @@ def test_home_settings_workspace_and_env(tmp_path: Path, monkeypatch: pytest.Mon
     assert environ["GEMINI_API_KEY"] == FAKE_API_KEY
     assert environ["GOOGLE_GEMINI_BASE_URL"] == "http://127.0.0.1:9"
     assert environ["GEMINI_CLI_TRUST_WORKSPACE"] == "true"
+    assert environ["GEMINI_CLI_NO_RELAUNCH"] == "1"
     assert environ["TMPDIR"] == str(tmp_path.resolve() / "tmp")
     assert (tmp_path / "tmp").is_dir()
     assert environ["KEEP_ME"] == "1"
