@@ -2,12 +2,14 @@
 
     .venv/bin/python bench/serve.py [--runs 5] [--sessions 20] [--events 500] [--pace-ms 10]
                                     [--idle 50] [--sessions-per-agent 20] [--profile FILE]
+                                    [--settle 3]
 
 1. First answer: a new session on a running server whose agent is already warm, from
    ``POST /v1/sessions`` to the first ``message_delta`` read from the session's SSE stream,
    against a cold ``gemini -p`` (``run_gemini``, process start to its first
    ``message_delta``) on the same prompt. The pinned Gemini CLI 0.61.0 against the scripted
-   model, medians of ``--runs``.
+   model, medians of ``--runs``, each ``--settle`` seconds after the last (the next spare is
+   up, and the cold run does not share the machine with one starting).
 2. Latency per event, agent to SSE client, with ``--sessions`` sessions streaming at once,
    ``--runs`` times: a stand-in ACP agent (a few lines of Python, below; a thread a turn,
    so sessions sharing a process stream at once) writes ``--events`` message chunks a turn,
@@ -88,7 +90,7 @@ async def first_answer_cold(env: IsolatedGemini) -> float:
     return first
 
 
-async def first_answer(runs: int) -> tuple[list[float], list[float]]:
+async def first_answer(runs: int, settle: float) -> tuple[list[float], list[float]]:
     with (
         tempfile.TemporaryDirectory() as tmp,
         ScriptedModel(
@@ -105,11 +107,9 @@ async def first_answer(runs: int) -> tuple[list[float], list[float]]:
             await first_answer_served(server, env.workspace)  # the first agent was cold
             served, cold = [], []
             for _ in range(runs):
-                # The next spare is up (started and primed: about 1 s here), and the cold
-                # run does not share the machine with a spare starting.
-                await anyio.sleep(3)
+                await anyio.sleep(settle)  # a spare starts and is primed in about 1 s
                 served.append(await first_answer_served(server, env.workspace))
-                await anyio.sleep(3)
+                await anyio.sleep(settle)
                 cold.append(await first_answer_cold(env))
         finally:
             await server.close()
@@ -227,7 +227,7 @@ def percentile(values: list[float], p: float) -> float:
 async def main(args: argparse.Namespace) -> None:
     parts = set(args.parts.split(","))
     if "first" in parts:
-        served, cold = await first_answer(args.runs)
+        served, cold = await first_answer(args.runs, args.settle)
         s, c = statistics.median(served), statistics.median(cold)
         print(
             f"first answer: warm server {s * 1000:.0f} ms, cold gemini -p {c * 1000:.0f} ms "
@@ -296,5 +296,6 @@ if __name__ == "__main__":
     parser.add_argument("--sessions-per-agent", type=int, default=20)
     parser.add_argument("--profile", help="run the latency part's server under cProfile, to here")
     parser.add_argument("--replay", type=int, default=300_000)
+    parser.add_argument("--settle", type=float, default=3.0)
     parser.add_argument("--parts", default="first,latency,memory,replay,own")
     anyio.run(main, parser.parse_args())
