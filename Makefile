@@ -82,12 +82,13 @@ check: setup $(BIN)/.gemwire-ray-installed $(BIN)/.gemwire-antigravity-installed
 	$(BIN)/mypy --platform darwin
 	$(BIN)/lint-imports
 
-# Two pytest-xdist workers, one test file each at a time (a file's shared agents and servers
-# stay in one worker), in collection order: the slow e2e files first, the many quick unit
-# files last to even out the end (xdist's default hands out the files with the most tests
-# first, which leaves the few-test, slow e2e files for the end); `-n 0` runs serially, for
-# debugging (CONTRIBUTING.md).
-PYTEST_WORKERS := -n 2 --dist loadfile --no-loadscope-reorder
+# Three pytest-xdist workers on the budget's two cores (with two, a fifth of the CPU idled
+# while tests waited on agents and models), one test file each at a time (a file's shared
+# agents and servers stay in one worker), in collection order: the slow e2e files first, the
+# many quick unit files last to even out the end (xdist's default hands out the files with
+# the most tests first, which leaves the few-test, slow e2e files for the end); `-n 0` runs
+# serially, for debugging (CONTRIBUTING.md).
+PYTEST_WORKERS := -n 3 --dist loadfile --no-loadscope-reorder
 
 test: check browser sandbox agents
 	$(BIN)/pytest $(PYTEST_WORKERS) --durations=25

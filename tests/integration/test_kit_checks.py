@@ -30,8 +30,8 @@ def run(
 SERIAL_AND_XDIST = pytest.mark.parametrize(
     "workers", [(), ("-n", "2")], ids=["serial", "two xdist workers"]
 )
-"""Each check holds in a plain run and under ``make test``'s ``-n 2``, where each worker
-checks its own tests and the controller fails the run."""
+"""Each check holds in a plain run and under xdist (``make test`` runs three workers; two
+prove the same), where each worker checks its own tests and the controller fails the run."""
 
 
 @SERIAL_AND_XDIST
