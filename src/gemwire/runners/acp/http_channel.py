@@ -11,11 +11,10 @@ flow has it, so its replay comes on it), merged here into one `receive`. ``close
 DELETEs the connection: the server stops the agent. Cookies the server sets are sent back
 for as long as the connection lives (the RFD requires it: a load balancer's affinity).
 
-HTTP/2 is offered, as the RFD requires: over ``https://`` by ALPN (``h2``, else
-``http/1.1``); over ``http://`` by prior knowledge (h2c: httpx does no ``Upgrade: h2c``,
-and an upgrade would send each POST's body over HTTP/1.1 first). A server that does not
-speak h2c breaks the connection of a first, bodiless ``OPTIONS`` (uvicorn answers the
-preface with 400): then the connection is opened again over HTTP/1.1, once, and kept so.
+HTTP/2 is offered over ``https://`` by ALPN (``h2``, else ``http/1.1``). Over ``http://``
+the client speaks HTTP/1.1: httpx does no ``Upgrade: h2c``, and h2c by prior knowledge,
+tried against ``gemwire serve`` (hypercorn), left a prompt for a session the server does not
+know, and a refused request, waiting for ever (docs/server.md).
 
 A request the server refuses (an HTTP error) fails alone, as the agent's error would; a
 refused answer or notification is reported (a JSON-RPC error with no id, which the client
@@ -108,8 +107,8 @@ class StreamableHttpChannel:
         self._send_inbox, self._inbox = anyio.create_memory_object_stream[bytes](MEMORY_BUFFER)
         stack.callback(self._inbox.close)
         stack.callback(self._send_inbox.close)
-        self._h2c = self.url.startswith("http://") and find_spec("h2") is not None
-        self._client = self._new_client(h2c=self._h2c)
+        timeout = httpx.Timeout(CONNECT_TIMEOUT, read=None)
+        self._client = httpx.AsyncClient(timeout=timeout, http2=find_spec("h2") is not None)
         stack.push_async_callback(lambda: self._client.aclose())
         try:
             self._tg: TaskGroup = await stack.enter_async_context(anyio.create_task_group())
@@ -118,33 +117,6 @@ class StreamableHttpChannel:
             raise
         stack.callback(self._tg.cancel_scope.cancel)
         return self
-
-    def _new_client(self, *, h2c: bool) -> Any:
-        """An httpx client offering HTTP/2: h2c by prior knowledge, or ALPN over TLS
-        (HTTP/1.1 alone without the h2 package)."""
-        httpx = self._httpx
-        timeout = httpx.Timeout(CONNECT_TIMEOUT, read=None)
-        if h2c:
-            transport = httpx.AsyncHTTPTransport(http1=False, http2=True)
-            return httpx.AsyncClient(timeout=timeout, transport=transport)
-        return httpx.AsyncClient(timeout=timeout, http2=find_spec("h2") is not None)
-
-    async def _post_opening(self, message: bytes, headers: dict[str, str]) -> Any:
-        """POST ``initialize``. Over h2c an ``OPTIONS`` without a body goes first: a
-        server that breaks its connection does not speak h2c, and is asked over HTTP/1.1
-        (one that cannot be reached is not). The probe has no body because a body cut off
-        mid-write leaves httpx's request stream unfinished."""
-        httpx = self._httpx
-        if self._h2c:
-            try:
-                await self._client.request("OPTIONS", self.url, headers=self._headers)
-            except (httpx.ConnectError, httpx.ConnectTimeout):
-                raise
-            except httpx.TransportError:
-                self._h2c = False
-                await self._client.aclose()
-                self._client = self._new_client(h2c=False)
-        return await self._client.post(self.url, content=message, headers=headers)
 
     @property
     def http_version(self) -> str | None:
@@ -178,11 +150,9 @@ class StreamableHttpChannel:
             else:
                 await self._open_stream(session_id)  # if it is not (it closed, say)
         try:
+            response = await self._client.post(self.url, content=message, headers=headers)
             if opening:
-                response = await self._post_opening(message, headers)
                 self._http_version = response.http_version
-            else:
-                response = await self._client.post(self.url, content=message, headers=headers)
             if response.status_code == 404 and session_id is not None and _attach(seen):
                 # The ACP Python SDK's server (0.12, 1.0) knows only the sessions opened on
                 # the connection, and takes an attach without the header, as its client
