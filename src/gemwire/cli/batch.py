@@ -31,6 +31,18 @@ class _RunByDefault(click.Group):
         return super().resolve_command(ctx, args)
 
 
+ray_option = click.option(
+    "--ray",
+    "ray_address",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[ADDRESS]",
+    help="Run on a Ray cluster (ADDRESS as for ray.init; none: RAY_ADDRESS or a local one).",
+)
+"""``--ray [ADDRESS]``, as batch and eval take it."""
+
+
 @click.group(cls=_RunByDefault)
 def batch() -> None:
     """Run many tasks (a JSONL file) through Gemini CLI; re-run to resume.
@@ -74,15 +86,7 @@ def batch() -> None:
     show_default=True,
     help="Attempts for a task that ends rate limited or crashed.",
 )
-@click.option(
-    "--ray",
-    "ray_address",
-    is_flag=False,
-    flag_value="",
-    default=None,
-    metavar="[ADDRESS]",
-    help="Run on a Ray cluster (ADDRESS as for ray.init; none: RAY_ADDRESS or a local one).",
-)
+@ray_option
 @click.option("--gemini-home", help="The folder holding .gemini (GEMINI_CLI_HOME).")
 @click.option("--executable", help="The gemini executable to run.")
 @click.option(

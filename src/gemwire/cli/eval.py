@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from gemwire.cli.batch import fail, run_shown
+from gemwire.cli.batch import fail, ray_option, run_shown
 from gemwire.cli.exit_codes import EXIT_IO, EXIT_NOT_FOUND, EXIT_TURN_FAILED
 from gemwire.cli.options import SECONDS
 from gemwire.cli.serve import _agent_command
@@ -101,15 +101,7 @@ def _agent_list(
     is_flag=True,
     help="Run each attempt's agent and verifier in a bubblewrap sandbox (docs/eval.md).",
 )
-@click.option(
-    "--ray",
-    "ray_address",
-    is_flag=False,
-    flag_value="",
-    default=None,
-    metavar="[ADDRESS]",
-    help="Run on a Ray cluster (ADDRESS as for ray.init; none: RAY_ADDRESS or a local one).",
-)
+@ray_option
 @click.option("--json", "as_json", is_flag=True, help="Print progress as JSON lines.")
 def run(
     tasks_file: str,
