@@ -90,13 +90,20 @@ check: setup $(BIN)/.gemwire-ray-installed $(BIN)/.gemwire-antigravity-installed
 # serially, for debugging (CONTRIBUTING.md).
 PYTEST_WORKERS := -n 3 --dist loadfile --no-loadscope-reorder
 
+# The tests start hundreds of Python processes (gemwire's CLI, servers, stand-in agents): each
+# imports gemwire, which from source costs about 0.45 CPU-s more than from bytecode. So the
+# bytecode is written first, once, and the run may write more (where the environment sets
+# PYTHONDONTWRITEBYTECODE, as some sandboxes and CI images do, nothing was ever cached, and
+# pytest rewrote every test module's asserts again in each worker).
 test: check browser sandbox agents
-	$(BIN)/pytest $(PYTEST_WORKERS) --durations=25
+	$(BIN)/python -m compileall -q -j 0 src tests bench
+	PYTHONDONTWRITEBYTECODE= $(BIN)/pytest $(PYTEST_WORKERS) --durations=25
 
 # Nightly-style: every property test with its own count of examples (make test runs at most
 # 100 each; tests/kit/examples.py), and no per-test time limit.
 test-thorough: check browser sandbox agents
-	GEMWIRE_HYPOTHESIS=thorough $(BIN)/pytest $(PYTEST_WORKERS) --durations=25
+	$(BIN)/python -m compileall -q -j 0 src tests bench
+	GEMWIRE_HYPOTHESIS=thorough PYTHONDONTWRITEBYTECODE= $(BIN)/pytest $(PYTEST_WORKERS) --durations=25
 
 test-fast: setup browser sandbox
 	$(BIN)/pytest -m "not e2e"
