@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from kit.docs_shell import served_shell
+from kit.docs_shell import Shell, shared_served_shell
 
 from gemwire.cli import exit_codes
 
@@ -65,6 +65,20 @@ def matches(expected: str, actual: str) -> bool:
     return re.fullmatch(pattern, normal(actual)) is not None
 
 
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], Shell]]:
+    """One served shell for the module (`kit.docs_shell.shared_served_shell`)."""
+    with shared_served_shell(tmp_path_factory.mktemp("served")) as fresh:
+        yield fresh
+
+
+@pytest.fixture
+def shell(served: Callable[[], Shell]) -> Shell:
+    """The served shell, its home and workspace as `SERVE` left them: a block's commands
+    see only what the block's own earlier commands did."""
+    return served()
+
+
 def assert_transcript(command: str, expected: list[str], actual: list[str]) -> None:
     while actual and not actual[-1].strip():
         actual = actual[:-1]
@@ -80,29 +94,28 @@ def assert_transcript(command: str, expected: list[str], actual: list[str]) -> N
     ids=lambda v: v if isinstance(v, str) and ":" in v else "",
 )
 def test_console_transcript(
-    where: str, on_terminal: bool, block: str, tmp_path: Path, terminal: Callable[..., Any]
+    where: str, on_terminal: bool, block: str, shell: Shell, terminal: Callable[..., Any]
 ) -> None:
-    with served_shell(tmp_path) as shell:
-        env = dict(shell.env)
-        env.pop("NO_COLOR", None)
-        for command, expected in steps(block):
-            if on_terminal:
-                # Wide enough that no temporary path wraps.
-                argv = ["bash", "-c", f"cd {shell.cwd} && {command}"]
-                screen = terminal(argv, env, columns=250)
-                actual = screen.lines
-            else:
-                result = subprocess.run(
-                    ["bash", "-c", command],
-                    cwd=shell.cwd,
-                    env=env,
-                    capture_output=True,
-                    text=True,
-                    timeout=120,
-                    check=False,
-                )
-                actual = (result.stdout + result.stderr).split("\n")
-            assert_transcript(command, expected, actual)
+    env = dict(shell.env)
+    env.pop("NO_COLOR", None)
+    for command, expected in steps(block):
+        if on_terminal:
+            # Wide enough that no temporary path wraps.
+            argv = ["bash", "-c", f"cd {shell.cwd} && {command}"]
+            screen = terminal(argv, env, columns=250)
+            actual = screen.lines
+        else:
+            result = subprocess.run(
+                ["bash", "-c", command],
+                cwd=shell.cwd,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            actual = (result.stdout + result.stderr).split("\n")
+        assert_transcript(command, expected, actual)
 
 
 @pytest.mark.parametrize(
@@ -111,27 +124,26 @@ def test_console_transcript(
     ids=lambda v: v if isinstance(v, str) and ":" in v else "",
 )
 def test_console_commands_fail_cleanly_with_no_key(
-    where: str, on_terminal: bool, block: str, tmp_path: Path
+    where: str, on_terminal: bool, block: str, shell: Shell
 ) -> None:
     # Every run fails (Gemini CLI exits 41): each command exits with a documented status
     # and says why, never with a traceback.
-    with served_shell(tmp_path) as shell:
-        env = shell.env | {"GEMINI_API_KEY": "", "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9"}
-        cwd = shell.cwd
-        documented = {value for name, value in vars(exit_codes).items() if name.startswith("EXIT_")}
-        for command, _ in steps(block):
-            result = subprocess.run(
-                ["bash", "-c", command],
-                cwd=cwd,
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=120,
-                check=False,
-            )
-            output = result.stdout + result.stderr
-            assert not re.search(r"^Traceback", output, re.MULTILINE), f"$ {command}\n{output}"
-            assert result.returncode in documented, f"$ {command}\n{output}"
+    env = shell.env | {"GEMINI_API_KEY": "", "GOOGLE_GEMINI_BASE_URL": "http://127.0.0.1:9"}
+    cwd = shell.cwd
+    documented = {value for name, value in vars(exit_codes).items() if name.startswith("EXIT_")}
+    for command, _ in steps(block):
+        result = subprocess.run(
+            ["bash", "-c", command],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        output = result.stdout + result.stderr
+        assert not re.search(r"^Traceback", output, re.MULTILINE), f"$ {command}\n{output}"
+        assert result.returncode in documented, f"$ {command}\n{output}"
 
 
 SH_BLOCK = re.compile(r"^```sh\n(.*?)^```$", re.DOTALL | re.MULTILINE)
@@ -150,18 +162,17 @@ def gemini_commands() -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize(("where", "command"), gemini_commands(), ids=lambda v: v)
 def test_a_gemini_command_runs_in_the_shell_the_docs_set_up(
-    where: str, command: str, tmp_path: Path
+    where: str, command: str, shell: Shell
 ) -> None:
     # `make demo` puts no `gemini` on PATH: the line that serves the examples does.
-    with served_shell(tmp_path) as shell:
-        result = subprocess.run(
-            ["bash", "-o", "pipefail", "-c", command],
-            cwd=shell.cwd,
-            env=shell.env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+    result = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", command],
+        cwd=shell.cwd,
+        env=shell.env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert result.returncode == 0, f"$ {command}\n{result.stdout}{result.stderr}"
     assert "Traceback" not in result.stderr

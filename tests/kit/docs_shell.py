@@ -13,7 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -21,7 +21,7 @@ import msgspec
 
 from gemwire.testing.environment import live_processes
 
-__all__ = ("ROOT", "SERVE", "Shell", "fresh_path", "served_shell")
+__all__ = ("ROOT", "SERVE", "Shell", "fresh_path", "served_shell", "shared_served_shell")
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVE = 'eval "$(.venv/bin/python -m gemwire.testing serve examples/done.json &)"'
@@ -81,3 +81,25 @@ def served_shell(tag: Path) -> Iterator[Shell]:
         for pid in live_processes(f"{_TAG}={tag}", settle=0):
             os.kill(pid, signal.SIGTERM)
         live_processes(f"{_TAG}={tag}", settle=10)
+
+
+@contextmanager
+def shared_served_shell(tag: Path) -> Iterator[Callable[[], Shell]]:
+    """`served_shell` once for a module's examples: yields ``fresh()``, which puts back
+    everything an example can change (the isolated root `SERVE` made: Gemini home,
+    workspace, gemwire's config and cache, ``TMPDIR``) as `SERVE` left it, and returns the
+    shell. Only the scripted model goes on from one example to the next: it answers every
+    prompt alike (examples/done.json), so what it says does not depend on what came before.
+    """
+    with served_shell(tag) as shell:
+        root = Path(shell.env["GEMINI_CLI_HOME"]).parent
+        assert shell.cwd.is_relative_to(root), (shell.cwd, root)
+        pristine = tag / "pristine"
+        shutil.copytree(root, pristine, symlinks=True)
+
+        def fresh() -> Shell:
+            shutil.rmtree(root)
+            shutil.copytree(pristine, root, symlinks=True)
+            return shell
+
+        yield fresh
