@@ -11,10 +11,13 @@
    model, medians of ``--runs``, each ``--settle`` seconds after the last (the next spare is
    up, and the cold run does not share the machine with one starting).
 2. Latency per event, agent to SSE client, with ``--sessions`` sessions streaming at once,
-   ``--runs`` times: a stand-in ACP agent (a few lines of Python, below; a thread a turn,
-   so sessions sharing a process stream at once) writes ``--events`` message chunks a turn,
-   each stamped with CLOCK_MONOTONIC (shared by all processes on Linux), paced
-   ``--pace-ms`` apart (10 ms: 100 chunks a second a session, faster than a model streams).
+   ``--runs`` times: a stand-in ACP agent (a few lines of Python, in ``served.py``) writes
+   ``--events`` message chunks a turn, each stamped with CLOCK_MONOTONIC (shared by all
+   processes on Linux), paced ``--pace-ms`` apart (10 ms: 100 chunks a second a session,
+   faster than a model streams). One thread writes every turn's chunks, pre-encoded, those
+   due at once in one write: sessions sharing a process stream at once, and the stand-in
+   costs little an event (20 threads, a ``json.dumps`` and a write each, had a p99 of
+   11-17 ms alone, and the bench measured them more than the server).
    Every session is made and followed first, then all are prompted at once: the agents'
    start is not timed. Each client notes when each event reaches it (SSE read off the
    socket, as little work as can be). In the same run, the baseline: the same stand-ins

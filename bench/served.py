@@ -24,20 +24,37 @@ TOKEN = "bench-token-0123456789"
 URL = re.compile(r"^gemwire serve: (http://127\.0\.0\.1:\d+)/\?token=(\S+)\n$")
 
 STAMPED_AGENT = r"""
-import json, sys, threading, time
+import heapq, json, os, sys, threading, time
 EVENTS, PACE = int(sys.argv[1]), float(sys.argv[2])
-out, lock = sys.stdout, threading.Lock()
+OUT, TICK = sys.stdout.fileno(), int(PACE * 1e9) or 1
+written, turns, due = threading.Lock(), threading.Condition(), []
+def write(data):
+    with written:
+        while data:
+            data = data[os.write(OUT, data):]
 def send(message):
-    line = json.dumps(message) + "\n"
-    with lock:
-        out.write(line); out.flush()
-def turn(session, ident):  # a thread a turn: sessions sharing the process stream at once
-    for _ in range(EVENTS):
-        send({"jsonrpc": "2.0", "method": "session/update", "params": {
-            "sessionId": session, "update": {"sessionUpdate": "agent_message_chunk",
-            "content": {"type": "text", "text": str(time.monotonic_ns())}}}})
-        time.sleep(PACE)
-    send({"jsonrpc": "2.0", "id": ident, "result": {"stopReason": "end_turn"}})
+    write(json.dumps(message).encode() + b"\n")
+def stream():  # one thread writes every turn's events: those due at once in one write
+    while True:
+        with turns:
+            while not due:
+                turns.wait()
+            wait = due[0][0] - time.monotonic_ns()
+            if wait > 0:
+                turns.wait(wait / 1e9)
+                continue
+            now, frames = time.monotonic_ns(), []
+            while due and due[0][0] <= now:
+                at, head, ident, left = heapq.heappop(due)
+                frames.append((head, ident, left))
+                if left:
+                    heapq.heappush(due, (at + TICK, head, ident, left - 1))
+        stamp = b"%d" % time.monotonic_ns()
+        write(b"".join(
+            head + stamp + b'"}}}}\n' if left else
+            b'{"jsonrpc":"2.0","id":%d,"result":{"stopReason":"end_turn"}}\n' % ident
+            for head, ident, left in frames))
+threading.Thread(target=stream, daemon=True).start()
 for line in sys.stdin:
     message = json.loads(line)
     method, ident = message.get("method"), message.get("id")
@@ -47,8 +64,13 @@ for line in sys.stdin:
     elif method == "session/new":  # as the scripted agent, which gemwire knows asks in default
         send({"jsonrpc": "2.0", "id": ident, "result": {"sessionId": "s-%d" % ident,
               "modes": {"currentModeId": "default", "availableModes": [{"id": "default"}]}}})
-    elif method == "session/prompt":
-        threading.Thread(target=turn, args=(message["params"]["sessionId"], ident)).start()
+    elif method == "session/prompt":  # its first event now, then one every PACE
+        head = (b'{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":%s,'
+                b'"update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text",'
+                b'"text":"' % json.dumps(message["params"]["sessionId"]).encode())
+        with turns:
+            heapq.heappush(due, (time.monotonic_ns(), head, ident, EVENTS))
+            turns.notify()
     elif ident is not None:
         send({"jsonrpc": "2.0", "id": ident, "result": {}})
 """

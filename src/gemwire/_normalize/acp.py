@@ -199,6 +199,8 @@ class AcpNormalizer:
 
     def _close_rejected(self, item: SessionUpdate | UnknownUpdate) -> list[Event]:
         """Finish rejected calls once the agent has moved on without a word about them."""
+        if not self._calls:
+            return []
         update = item.update if isinstance(item, SessionUpdate) else None
         about = (
             update.tool_call_id if isinstance(update, acp.ToolCall | acp.ToolCallUpdate) else None

@@ -8,8 +8,9 @@ WebSocket (one envelope a text frame), or as one JSON document. Each starts afte
 
 from __future__ import annotations
 
-import contextlib
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator
+from typing import Any
 
 import anyio
 from starlette.requests import Request
@@ -190,29 +191,32 @@ async def events(request: Request) -> Response:
         return Response(body, media_type="application/json")
     subscription = session.subscribe(after)
     return _TimedStream(
+        subscription,
         _sse(session, subscription),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
 
 
-class _Stalled(Exception):
-    """A client took no write for `SEND_TIMEOUT`."""
-
-
 class _TimedStream(StreamingResponse):
-    """A stream whose client is left when it takes no write for `SEND_TIMEOUT`."""
+    """A session's SSE stream: a ``: keep-alive`` comment after `KEEPALIVE` seconds
+    without a write, and its client left when it takes no write for `SEND_TIMEOUT`.
+
+    One timer task a stream keeps both (`_Watch`): a deadline around each write and each
+    wait (anyio's cancel scopes) cost the server more CPU than the rest of an event's way
+    from the agent to the client."""
+
+    def __init__(self, subscription: Subscription, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._subscription = subscription
 
     async def stream_response(self, send: Send) -> None:
-        async def timed(message: Message) -> None:
-            with anyio.move_on_after(SEND_TIMEOUT) as waited:
-                await send(message)
-            if waited.cancelled_caught:
-                raise _Stalled
-
+        watch = _Watch(self._subscription, send)
         try:
-            with contextlib.suppress(_Stalled):
-                await super().stream_response(timed)
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(watch.run, tg.cancel_scope)
+                await super().stream_response(watch.send)
+                tg.cancel_scope.cancel()
         finally:
             # A stream its client left is closed now, and its subscription with it: left
             # to the garbage collector (hypercorn keeps it in a reference cycle), it held
@@ -222,16 +226,46 @@ class _TimedStream(StreamingResponse):
                     await self.body_iterator.aclose()
 
 
+class _Watch:
+    """When a stream last wrote, and since when a write waits for its client."""
+
+    def __init__(self, subscription: Subscription, send: Send) -> None:
+        self._subscription = subscription
+        self._send = send
+        self._wrote = time.monotonic()
+        self._sending: float | None = None
+
+    async def send(self, message: Message) -> None:
+        self._sending = time.monotonic()
+        await self._send(message)
+        self._sending = None
+        self._wrote = time.monotonic()
+
+    async def run(self, stream: anyio.CancelScope) -> None:
+        """Poke the subscription when a keep-alive is due (its wait ends, and the stream
+        writes one); cancel ``stream`` when a write has waited `SEND_TIMEOUT`."""
+        while True:
+            now = time.monotonic()
+            sending = self._sending
+            if sending is not None:  # no keep-alive while a write waits
+                if now - sending >= SEND_TIMEOUT:
+                    stream.cancel()  # the client is left
+                    return
+                wake = min(sending + SEND_TIMEOUT, now + KEEPALIVE)
+            elif now - self._wrote >= KEEPALIVE:
+                self._subscription.poke()
+                self._wrote = now  # the next once KEEPALIVE has passed again
+                wake = now + KEEPALIVE
+            else:
+                wake = self._wrote + KEEPALIVE
+            await anyio.sleep(wake - now)
+
+
 async def _sse(session: LiveSession, subscription: Subscription) -> AsyncIterator[bytes]:
     try:
         yield b": gemwire\n\n"  # the headers go out now, not with the first event
         while True:
-            # Only the wait is under the deadline: a yield inside it would have the
-            # deadline cancel the server's write of the chunk (blocked by a stalled
-            # client), in the server's task, not this generator's.
-            batch = None
-            with anyio.move_on_after(KEEPALIVE):
-                batch = await subscription.next_batch()
+            batch = await subscription.next_or_idle()  # None: a keep-alive is due (_Watch)
             if batch is None:
                 yield b": keep-alive\n\n"
             elif not batch:

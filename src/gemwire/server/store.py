@@ -181,14 +181,17 @@ class EventLog:
         self._size += len(line) + 1
 
     def append(self, seq: int, envelope: bytes) -> None:
-        """Write ``envelope`` (one line, no newline) and flush it; an `OSError` leaves the
+        """Write ``envelope`` (one line, no newline) to the file; an `OSError` leaves the
         file as it was (what was written of the line is cut off)."""
         assert self.damage is None
         try:
             if self._file is None:
-                self._file = open(self.path, "ab")  # noqa: SIM115 - open while the session lives
-            self._file.write(envelope + b"\n")
-            self._file.flush()
+                # Unbuffered: a line is one write, no copy into a buffer and no flush.
+                self._file = open(self.path, "ab", buffering=0)  # noqa: SIM115 - open while the session lives
+            line = envelope + b"\n"
+            written = self._file.write(line)
+            while written < len(line):  # a short write (a disk filling up) goes on or raises
+                written += self._file.write(memoryview(line)[written:])
         except OSError:
             self._cut()
             raise

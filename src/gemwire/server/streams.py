@@ -44,6 +44,8 @@ class Subscription:
         """Bytes of envelopes in ``_buffer``."""
         self._from_log = True
         self._changed = anyio.Event()
+        self._poked = False
+        """`poke` was called: `next_or_idle` returns ``None`` if nothing came meanwhile."""
 
     @property
     def buffered(self) -> int:
@@ -73,11 +75,28 @@ class Subscription:
     def wake(self) -> None:
         self._changed.set()
 
+    def poke(self) -> None:
+        """Have a waiting `next_or_idle` return ``None`` (a stream's keep-alive is due): a
+        timer calls it, so no wait needs a deadline of its own (one a wait cost more CPU
+        than the rest of an event's way out)."""
+        self._poked = True
+        self._changed.set()
+
     async def next_batch(self) -> list[Item]:
         """The next envelopes; ``[]`` once the stream is closed and all were given.
         Safe to cancel (nothing is taken until it returns)."""
+        items = await self._next(pokeable=False)
+        assert items is not None
+        return items
+
+    async def next_or_idle(self) -> list[Item] | None:
+        """`next_batch`, or ``None`` when `poke` came first."""
+        return await self._next(pokeable=True)
+
+    async def _next(self, *, pokeable: bool) -> list[Item] | None:
         while True:
-            self._changed = anyio.Event()
+            if self._changed.is_set():  # else the one made before is still unused
+                self._changed = anyio.Event()
             if self._from_log:
                 # Following live from here: what is published while the log is read is
                 # buffered (the read skips it, or it skips what the read gave).
@@ -98,6 +117,7 @@ class Subscription:
                 self._clear()
             if items:
                 self.last = items[-1][0]
+                self._poked = False
                 return items
             if self._stream.closed and not self._from_log:
                 final = self._stream.final
@@ -105,6 +125,9 @@ class Subscription:
                     self.last = final[0]
                     return [final]
                 return []
+            if pokeable and self._poked:
+                self._poked = False
+                return None
             await self._changed.wait()
 
 

@@ -83,6 +83,43 @@ def test_a_stalled_sse_client_costs_a_bounded_buffer_and_no_asgi_error(
     assert errors(caplog) == []
 
 
+def test_an_idle_sse_stream_gets_keep_alives_and_a_stalled_one_is_left(
+    dirs: tuple[str, str], caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One timer a stream (not a deadline a write): a keep-alive comment once nothing was
+    written for KEEPALIVE, and a client that takes no write for SEND_TIMEOUT is left."""
+    monkeypatch.setattr(routes_sessions, "KEEPALIVE", 0.05)
+    monkeypatch.setattr(routes_sessions, "SEND_TIMEOUT", 1.0)
+    caplog.set_level(logging.WARNING)
+    with wire_server(*dirs, ThreadLauncher(flood)) as wire:
+        sid = new_session(wire)
+        idle = wire.connect()
+        idle.sendall(wire.request_head("GET", f"/v1/sessions/{sid}/events"))
+        read = b""
+        while read.count(b": keep-alive\n\n") < 3:
+            data = idle.recv(65536)
+            assert data, read
+            read += data
+        head, body = read.split(b"\r\n\r\n", 1)
+        assert head.startswith(b"HTTP/1.1 200"), head
+        # What the log held, then keep-alives alone while nothing happens.
+        assert body.index(b": gemwire\n\n") < body.index(b": keep-alive\n\n"), body
+        last_event = body.rindex(b"event: gemwire")
+        assert body.index(b": keep-alive\n\n") > last_event, body
+        session = wire.state.sessions.get(sid)  # type: ignore[union-attr]
+        idle.close()
+        eventually_blocking(lambda: session.stream.subscribers == 0)
+        stalled = wire.connect(rcvbuf=4096)
+        stalled.sendall(wire.request_head("GET", f"/v1/sessions/{sid}/events"))
+        eventually_blocking(lambda: session.stream.subscribers == 1)
+        assert wire.http.post(f"/v1/sessions/{sid}/prompt", json={"text": "go"}).status_code == 202
+        eventually_blocking(lambda: turn_completed(wire, sid), timeout=60)
+        # Its write waited past SEND_TIMEOUT: the stream ended, its subscription gone.
+        eventually_blocking(lambda: session.stream.subscribers == 0, timeout=30)
+        stalled.close()
+    assert errors(caplog) == []
+
+
 def ws_head(wire: Wire, path: str) -> bytes:
     """A WebSocket handshake with the token, as a raw client sends it."""
     return wire.request_head("GET", path).replace(

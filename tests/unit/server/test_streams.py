@@ -174,3 +174,41 @@ def test_a_log_opened_again_keeps_its_index(tmp_path: Path) -> None:
     again.append(1001, envelope(1001))
     assert [seq for seq, _ in again.read(after=999)] == [1000, 1001]
     again.close()
+
+
+async def test_a_poke_ends_a_wait_with_none_and_envelopes_come_first(tmp_path: Path) -> None:
+    log = EventLog(str(tmp_path / "events.jsonl"))
+    stream = EventStream(log)
+    subscription = stream.subscribe(0)
+    publish(log, stream, 1)
+    assert [seq for seq, _ in await subscription.next_batch()] == [1]
+    async with anyio.create_task_group() as tg:
+        got: list[Any] = []
+
+        async def wait() -> None:
+            got.append(await subscription.next_or_idle())
+
+        tg.start_soon(wait)
+        await anyio.wait_all_tasks_blocked()
+        assert got == []  # waiting: nothing came, no poke yet
+        subscription.poke()
+    assert got == [None]  # a keep-alive is due
+    subscription.poke()
+    publish(log, stream, 2)
+    assert await subscription.next_or_idle() == [(2, envelope(2))]  # envelopes win
+    publish(log, stream, 3)  # the poke was used up by the envelopes given
+    assert await subscription.next_or_idle() == [(3, envelope(3))]
+    async with anyio.create_task_group() as tg:
+        batches: list[Any] = []
+
+        async def batch() -> None:
+            batches.append(await subscription.next_batch())
+
+        tg.start_soon(batch)
+        await anyio.wait_all_tasks_blocked()
+        subscription.poke()
+        await anyio.wait_all_tasks_blocked()
+        assert batches == []  # next_batch waits on through a poke
+        publish(log, stream, 4)
+    assert [[seq for seq, _ in each] for each in batches] == [[4]]
+    assert await take_all(stream, subscription) == []

@@ -153,6 +153,17 @@ class AcpClientConnection:
 
 
 def _session_update(params: bytes | None) -> list[AcpItem]:
+    # The common case in two decodes: a known kind whose update fits (its tag picks the
+    # variant; the tags are `KINDS`). Anything else takes the long way, which says why.
+    try:
+        notification = _notification_decoder.decode(params or b"null")
+        update = _update_decoder.decode(notification.update)
+    except DECODE_ERRORS:
+        return _session_update_checked(params)
+    return [SessionUpdate(session_id=notification.session_id, update=update)]
+
+
+def _session_update_checked(params: bytes | None) -> list[AcpItem]:
     raw = (params or b"").decode(errors="replace")
     try:
         notification = _notification_decoder.decode(params or b"null")

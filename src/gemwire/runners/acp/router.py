@@ -108,13 +108,20 @@ class SessionRouter:
             self._changed = None
 
     async def may_read(self) -> None:
-        while not (
-            self._peer.control_requests > 0
-            or all(len(s.queue) < MAX_QUEUED_EVENTS for s in self.sessions.values() if s.turn)
-        ):
+        while self._held():
             if self._changed is None:
                 self._changed = anyio.Event()
             await self._changed.wait()
+
+    def _held(self) -> bool:
+        """A turn being consumed has `MAX_QUEUED_EVENTS` queued, and no request of the
+        caller waits (asked before each read: a plain loop, no generator)."""
+        if self._peer.control_requests > 0:
+            return False
+        for session in self.sessions.values():
+            if session.turn is not None and len(session.queue) >= MAX_QUEUED_EVENTS:
+                return True
+        return False
 
     def dispatch(self, item: AcpItem) -> None:
         notice = self._context.notice
