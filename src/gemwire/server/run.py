@@ -16,6 +16,10 @@ docs/server.md documents:
 - at most `MAX_CONNECTIONS` connections at once: one beyond is answered 503 and closed;
 - a send waits for the client to read (hypercorn drains its writer; h2 flow control), so a
   client that does not read holds its stream, not the server's memory.
+- a connection closed while its client still sends (a 413 before the whole body) reads and
+  drops the rest for up to `LINGER`, so that the client reads the answer, not a reset; a
+  WebSocket's close reaches the app with the client's code, and a message over the cap
+  closes with 1009 and a reason (`run_ws`).
 
 `bind` opens the listening socket first, so ``--port 0`` has its real port before the app
 (whose allowed origins name it) is made. On SIGTERM or Ctrl-C the listener closes, the app
