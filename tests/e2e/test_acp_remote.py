@@ -1,5 +1,5 @@
 """The real `gemini --acp` 0.61.0 (scripted model, isolated home) behind gemwire's ACP
-endpoint, under uvicorn on 127.0.0.1: driven by the ACP Python SDK's own WebSocket and
+endpoint, on 127.0.0.1 as `gemwire serve` serves it (hypercorn): driven by the ACP Python SDK's own WebSocket and
 Streamable HTTP clients (an implementation we did not write) and by ``gemwire acp
 --connect``; hostile clients leave nothing running (``ps``)."""
 

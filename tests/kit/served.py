@@ -1,8 +1,10 @@
-"""An ASGI app served on 127.0.0.1 (a free port; `kit.threaded_server`), and
+"""An ASGI app served on 127.0.0.1 (a free port) as ``gemwire serve`` serves it, and
 `ScriptedChannel`: a `gemwire.testing.ScriptedAgent` as an `AgentChannel` an endpoint launches.
 
-uvicorn runs on asyncio in its thread, so the client under test may run on either anyio
-backend in the test's thread.
+`serve_asgi` runs the app on `gemwire.server.run.Server` (hypercorn, with the limits and the
+shutdown order ``gemwire serve`` has) in an anyio loop (asyncio) of a thread of its own, so
+the client under test may run on either anyio backend in the test's thread, and the interop
+tests drive the server as it ships.
 """
 
 from __future__ import annotations
@@ -14,23 +16,50 @@ from pathlib import Path
 from typing import Any, Self
 
 import anyio
-import uvicorn
 
 from gemwire.runners.acp import MemoryChannel, memory_channel_pair
 from gemwire.runners.acp.channel import Framing
+from gemwire.server.config import ServerConfig
+from gemwire.server.run import Server, bind
 from gemwire.testing import PromptHandler, ScriptedAgent
-from kit.threaded_server import serve_in_thread
-
-WS_MAX_SIZE = 128 * 1024 * 1024
-"""Above the endpoint's own cap (64 MiB), so that the endpoint's check is what refuses."""
 
 
 @contextmanager
-def serve_asgi(app: Any) -> Iterator[str]:
-    """``app`` served at the yielded ``127.0.0.1:PORT``, stopped on exit."""
-    config = uvicorn.Config(app, ws="wsproto", ws_max_size=WS_MAX_SIZE, log_level="warning")
-    with serve_in_thread(lambda tg: uvicorn.Server(config)) as running:
-        yield f"127.0.0.1:{running.port}"
+def serve_asgi(app: Any, drain: Any = None, **changes: Any) -> Iterator[str]:
+    """``app`` served at the yielded ``127.0.0.1:PORT``, stopped on exit as on SIGTERM
+    (``drain``, if given, is what tells the app: an `AcpEndpoint`'s ``drain``);
+    ``changes`` are `ServerConfig` fields hypercorn's configuration takes
+    (``max_ws_message_bytes``, ``ssl_certfile``, ...)."""
+    sock = bind("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    config = ServerConfig(
+        host="127.0.0.1", port=port, token="-", roots=(), state_dir="-", **changes
+    )
+    server = Server(app, config, drain=drain or _nothing)
+    stopping = threading.Event()
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            anyio.run(server.serve, sock, lambda: anyio.to_thread.run_sync(stopping.wait))
+        except BaseException as exc:  # noqa: BLE001 - raised in the test's thread
+            failure.append(exc)
+
+    thread = threading.Thread(target=run, name="test-server", daemon=True)
+    thread.start()  # the socket listens: a client may connect at once
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        stopping.set()
+        thread.join(120)
+        sock.close()
+    assert not thread.is_alive(), "the server did not stop"
+    if failure:
+        raise failure[0]
+
+
+async def _nothing() -> None:
+    pass
 
 
 class ScriptedChannel:

@@ -16,6 +16,10 @@ docs/server.md documents:
 - at most `MAX_CONNECTIONS` connections at once: one beyond is answered 503 and closed;
 - a send waits for the client to read (hypercorn drains its writer; h2 flow control), so a
   client that does not read holds its stream, not the server's memory.
+- a connection closed while its client still sends (a 413 before the whole body) reads and
+  drops the rest for up to `LINGER`, so that the client reads the answer, not a reset; a
+  WebSocket's close reaches the app with the client's code, and a message over the cap
+  closes with 1009 and a reason (`run_ws`).
 
 `bind` opens the listening socket first, so ``--port 0`` has its real port before the app
 (whose allowed origins name it) is made. On SIGTERM or Ctrl-C the listener closes, the app
@@ -28,12 +32,14 @@ ends, and the process exits 0. Logs go to stderr with the token masked.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 import socket
 import sys
 from collections.abc import Awaitable, Callable
 from contextlib import ExitStack
+from functools import partial
 from typing import Any, cast
 from urllib.parse import quote, quote_plus
 
@@ -45,8 +51,10 @@ from hypercorn.asyncio.worker_context import WorkerContext
 from hypercorn.config import Config
 from hypercorn.typing import ASGIFramework
 from starlette.applications import Starlette
+from starlette.types import ASGIApp
 
 from gemwire._normalize.masking import Masker
+from gemwire.server import run_ws
 from gemwire.server.config import MAX_HEAD_BYTES, ServerConfig
 from gemwire.server.state import AppState
 
@@ -73,6 +81,10 @@ H2_STREAMS = 100
 CONNECTION_GRACE = 1.0
 """Seconds a connection has at shutdown, once the app ended its streams, to finish the
 response it is sending; then it is aborted (its client does not read)."""
+LINGER = 10.0
+"""Seconds a connection the server closes goes on reading (and dropping) what its client
+still sends, so that the client reads the answer (a 413 before its whole body) rather than
+a reset."""
 _LOGGERS = ("hypercorn.error", "hypercorn.access")
 _ACCESS_FORMAT = '%(h)s - "%(m)s %(Uq)s HTTP/%(H)s" %(s)s'
 """An access line as uvicorn wrote it (``127.0.0.1:50000 - "GET /v1/sessions HTTP/2" 200``)."""
@@ -170,21 +182,56 @@ def config_for(config: ServerConfig) -> Config:
 
 class _Connection(TCPServer):
     """hypercorn's connection, let go once its client closed it: hypercorn's own waits for
-    its keep-alive timeout then (counted among `MAX_CONNECTIONS` meanwhile)."""
+    its keep-alive timeout then (counted among `MAX_CONNECTIONS` meanwhile); and closed
+    lingering (`LINGER`) when the app answered before the client sent all it sends."""
+
+    async def run(self) -> None:
+        self._reading = asyncio.current_task()
+        self._read_all = asyncio.Event()
+        await super().run()
 
     async def _read_data(self) -> None:
         await super()._read_data()
+        self._read_all.set()
         # Its streams were told (hypercorn handled Closed); what is left is the socket.
         await self.idle_task.restart(self._task_group, self._initiate_server_close)
 
+    async def _close(self) -> None:
+        # hypercorn closes an HTTP/1.1 connection whose request body was not read whole
+        # (a 413 sent while the client still uploads) at once: the client's next bytes
+        # then reset the connection, and a reset drops the answer the client had not read
+        # yet. So the answer is followed by a FIN, and what still comes is read (the
+        # reading task drops it) until the client closes or `LINGER` ends. Not from the
+        # reading task itself (a WebSocket's Close, a malformed head): that one is what
+        # would read.
+        if asyncio.current_task() is not self._reading and not self._read_all.is_set():
+            with contextlib.suppress(NotImplementedError, OSError, RuntimeError):
+                self.writer.write_eof()  # NotImplementedError: TLS, which has no half close
+            with anyio.move_on_after(LINGER):
+                await self._read_all.wait()
+        await super()._close()
+
 
 class Server:
-    """``app`` on hypercorn, with `config_for` ``config``'s limits and the shutdown order."""
+    """``app`` on hypercorn, with `config_for` ``config``'s limits and the shutdown order.
 
-    def __init__(self, app: Starlette, config: ServerConfig) -> None:
-        state = app.state.gemwire
-        assert isinstance(state, AppState)
-        self._state = state
+    ``drain`` tells the app the server stops and waits for it (default: `wind_down` of the
+    app's `AppState`); the tests give any ASGI app (the ACP endpoint alone, an SDK's app)."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        config: ServerConfig,
+        *,
+        drain: Callable[[], Awaitable[object]] | None = None,
+    ) -> None:
+        if drain is None:
+            assert isinstance(app, Starlette)
+            state = app.state.gemwire
+            assert isinstance(state, AppState)
+            drain = partial(wind_down, state)
+        self._drain = drain
+        run_ws.install()
         # Starlette's ASGI types are plain mappings, hypercorn's TypedDicts: the same protocol.
         self._app = ASGIWrapper(cast("ASGIFramework", app))
         self._hyper = config_for(config)
@@ -234,7 +281,7 @@ class Server:
         # No new connection while the app winds down. (Not wait_closed: from Python 3.12 it
         # waits for every connection, a stalled client's too.)
         listener.close()
-        await wind_down(self._state)
+        await self._drain()
         await context.terminated.set()  # hypercorn closes each connection once it is idle
         await self._close_connections()
         await lifespan.wait_for_shutdown()

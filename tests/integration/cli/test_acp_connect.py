@@ -1,5 +1,5 @@
 """`gemwire acp --connect URL`: a remote agent (gemwire's endpoint serving the scripted
-agent, under uvicorn on 127.0.0.1) driven as a local one is, over either transport."""
+agent, served as `gemwire serve` serves it on 127.0.0.1) driven as a local one is, over either transport."""
 
 from __future__ import annotations
 

@@ -1,17 +1,19 @@
 """The remote channels (`WebSocketChannel`, `StreamableHttpChannel`) under `AcpClient`:
 against the ACP Python SDK's own ASGI app serving its example echo agent (an
 implementation we did not write), and against gemwire's endpoint serving the scripted
-agent; each served by uvicorn on 127.0.0.1, the client on both anyio backends."""
+agent; each served as `gemwire serve` serves it (hypercorn) on 127.0.0.1, the client on both anyio backends."""
 
 from __future__ import annotations
 
 import json
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from kit.h2_server import self_signed
 from kit.served import (
     ScriptedChannel,
     endpoint_app,
@@ -270,6 +272,7 @@ async def test_a_refused_http_request_fails_alone_and_the_connection_goes_on() -
         "the server refused session/prompt (HTTP 413: too big)"
     )
     assert (accepted.result.ok, accepted.result.answer) == (True, "fine")
+    assert channel.http_version == "HTTP/2"  # h2c by prior knowledge
 
 
 CLOSED_WITH: list[int] = []
@@ -355,11 +358,21 @@ async def test_a_loaded_session_replays_and_takes_prompts(kind: str) -> None:
     ]
 
 
-async def test_a_prompt_for_a_session_the_server_does_not_know_fails_alone() -> None:
+@pytest.mark.parametrize("scheme", ["http", "https"])
+async def test_a_prompt_for_a_session_the_server_does_not_know_fails_alone(
+    scheme: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over HTTP/2 (h2c; h2 by ALPN): the session's stream the client opened for it stays
+    open and quiet on the server, and neither this answer nor the next waits behind it."""
     endpoint = AcpEndpoint(lambda name: ScriptedChannel(on_prompt=_echo))
     prompt = '{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":"%s","prompt":[{"type":"text","text":"hi"}]}}\n'
-    with serve_asgi(endpoint_app(endpoint)) as host, anyio.fail_after(10):
-        async with StreamableHttpChannel(f"http://{host}/acp/x") as channel:
+    tls: dict[str, str] = {}
+    if scheme == "https":
+        cert, key = self_signed(tmp_path)
+        monkeypatch.setenv("SSL_CERT_FILE", cert)  # httpx trusts the test's certificate
+        tls = {"ssl_certfile": cert, "ssl_keyfile": key}
+    with serve_asgi(endpoint_app(endpoint), **tls) as host, anyio.fail_after(20):
+        async with StreamableHttpChannel(f"{scheme}://{host}/acp/x") as channel:
             await channel.send(b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}\n')
             assert json.loads(await channel.receive())["id"] == 0
             await channel.send(b'{"jsonrpc":"2.0","id":1,"method":"session/new","params":{}}\n')
@@ -384,4 +397,4 @@ async def test_a_prompt_for_a_session_the_server_does_not_know_fails_alone() -> 
                 "result": {"stopReason": "end_turn"},
             }
             await channel.close(2)
-        assert channel.close_reason is None
+        assert (channel.close_reason, channel.http_version) == (None, "HTTP/2")

@@ -1,4 +1,4 @@
-"""The ACP endpoint (`AcpEndpoint`) at the wire, under uvicorn on 127.0.0.1, serving the
+"""The ACP endpoint (`AcpEndpoint`) at the wire, on 127.0.0.1 as `gemwire serve` serves it (hypercorn), serving the
 scripted agent: exact answers to bad requests, frames that are not JSON, frames over the
 cap, a client that never reads, a client that vanishes mid-turn, idle connections (on a
 clock the test moves)."""

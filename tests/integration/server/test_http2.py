@@ -1,8 +1,8 @@
 """HTTP/2, as the transport RFD requires of Streamable HTTP, on ``gemwire serve`` as it
 ships (`kit.h2_server`: hypercorn, `gemwire.server.run`) driven through the ACP flow by curl
 (nghttp2, a client we did not write) over h2c by prior knowledge, over TLS by ALPN and over
-HTTP/1.1, each answer's protocol asserted; and gemwire's own client, which offers h2 by
-ALPN over TLS and speaks HTTP/1.1 over ``http://`` (docs/server.md).
+HTTP/1.1, each answer's protocol asserted; and gemwire's own client, which offers h2 and
+falls back to HTTP/1.1 against a server without it (uvicorn, as the tests' other servers).
 The agent is the scripted one, in process.
 """
 
@@ -24,15 +24,19 @@ from typing import Any
 
 import anyio
 import pytest
+import uvicorn
 from click.testing import CliRunner
 from kit.h2_server import h2_server, self_signed
-from kit.server import TOKEN
+from kit.server import TOKEN, FakeStreamLauncher, make_config
+from kit.threaded_server import serve_in_thread
 from kit.wire import ThreadLauncher
 
 from gemwire.cli import main
 from gemwire.runners.acp import AcpClient, AcpOptions
 from gemwire.runners.acp.http_channel import StreamableHttpChannel
 from gemwire.runners.acp.websocket_channel import WebSocketChannel
+from gemwire.server import create_app
+from gemwire.server.run import bind
 from gemwire.testing import ScriptedAgent
 
 CURL = shutil.which("curl")
@@ -221,10 +225,28 @@ TURN = ["session_started", "user_message", "message_delta", "turn_completed"]
 
 
 @pytest.mark.anyio
-async def test_our_client_speaks_http11_over_cleartext_to_the_http2_server(
+async def test_our_client_speaks_h2c_to_the_http2_server(
     h2c: str, folders: tuple[Path, Path]
 ) -> None:
-    assert await _our_client_turn(f"{h2c}/acp/scripted", folders[0]) == ("HTTP/1.1", TURN)
+    assert await _our_client_turn(f"{h2c}/acp/scripted", folders[0]) == ("HTTP/2", TURN)
+
+
+@pytest.mark.anyio
+async def test_our_client_falls_back_to_http11_against_a_server_without_h2c(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "root").mkdir()
+    sock = bind("127.0.0.1", 0)
+    config = make_config(
+        str(tmp_path / "root"), str(tmp_path / "state"), port=sock.getsockname()[1]
+    )
+    app = create_app(config, launcher=_launcher(), stream_launcher=FakeStreamLauncher())
+    served = uvicorn.Config(app, ws="wsproto", log_level="warning")
+    with serve_in_thread(lambda tg: uvicorn.Server(served), sock):
+        assert await _our_client_turn(f"{config.url}/acp/scripted", tmp_path / "root") == (
+            "HTTP/1.1",
+            TURN,
+        )
 
 
 @pytest.mark.anyio

@@ -8,10 +8,13 @@ from __future__ import annotations
 import logging
 import socket
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+from kit.server import auth
 from kit.waiting import eventually_blocking
 from kit.wire import ThreadLauncher, Wire, wire_server
 
@@ -226,3 +229,30 @@ def test_requests_beyond_the_connection_limit_are_503(
         eventually_blocking(lambda: len(wire.server.writers) == 0)
         assert wire.http.get("/health").status_code == 200
     assert answer.startswith(b"HTTP/1.1 503 ")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("framing", ["content-length", "chunked"])
+async def test_a_body_over_the_limit_is_413_while_the_client_still_sends_it(
+    dirs: tuple[str, str], framing: str
+) -> None:
+    """The answer comes before the client has sent its body; the connection is closed
+    lingering (`run.LINGER`), so the client reads the 413 rather than a reset (20 MiB: far
+    more than the sockets' buffers hold; httpx's async client, which reads the answer only
+    once it has sent the body)."""
+    big = b" " * (20 * 1024 * 1024)
+
+    async def chunks() -> AsyncIterator[bytes]:
+        for _ in range(320):
+            yield big[:65536]
+
+    content = big if framing == "content-length" else chunks()
+    with wire_server(*dirs) as wire:
+        async with httpx.AsyncClient(base_url=wire.base, headers=auth(), timeout=30) as client:
+            for _ in range(2):
+                answer = await client.post(
+                    "/v1/sessions", content=content, headers={"Content-Type": "application/json"}
+                )
+                assert (answer.status_code, answer.json()["error"]["kind"]) == (413, "too_large")
+                content = big if framing == "content-length" else chunks()
+        assert wire.http.get("/health").status_code == 200

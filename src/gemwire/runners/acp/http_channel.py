@@ -11,10 +11,18 @@ flow has it, so its replay comes on it), merged here into one `receive`. ``close
 DELETEs the connection: the server stops the agent. Cookies the server sets are sent back
 for as long as the connection lives (the RFD requires it: a load balancer's affinity).
 
-HTTP/2 is offered over ``https://`` by ALPN (``h2``, else ``http/1.1``). Over ``http://``
-the client speaks HTTP/1.1: httpx does no ``Upgrade: h2c``, and h2c by prior knowledge,
-tried against ``gemwire serve`` (hypercorn), left a prompt for a session the server does not
-know, and a refused request, waiting for ever (docs/server.md).
+HTTP/2 is offered, as the RFD requires: over ``https://`` by ALPN (``h2``, else
+``http/1.1``); over ``http://`` by prior knowledge (h2c: httpx does no ``Upgrade: h2c``,
+and an upgrade would send each POST's body over HTTP/1.1 first). A server that does not
+speak h2c breaks the connection of a first, bodiless ``OPTIONS`` (uvicorn answers the
+preface with 400): then the connection is opened again over HTTP/1.1, once, and kept so.
+
+Each SSE stream has an HTTP connection of its own; the POSTs share one. httpx's HTTP/2
+client (httpcore 1.0.9) reads a connection under one lock, held across the wait for the
+network, and a stream whose answer another stream's read took must take that lock to see
+it: on a connection shared with a quiet SSE stream, an answer could wait for ever behind
+it (docs/server.md). A connection with one stream, or with requests that are each answered
+at once, has nothing to wait behind.
 
 A request the server refuses (an HTTP error) fails alone, as the agent's error would; a
 refused answer or notification is reported (a JSON-RPC error with no id, which the client
@@ -107,8 +115,8 @@ class StreamableHttpChannel:
         self._send_inbox, self._inbox = anyio.create_memory_object_stream[bytes](MEMORY_BUFFER)
         stack.callback(self._inbox.close)
         stack.callback(self._send_inbox.close)
-        timeout = httpx.Timeout(CONNECT_TIMEOUT, read=None)
-        self._client = httpx.AsyncClient(timeout=timeout, http2=find_spec("h2") is not None)
+        self._h2c = self.url.startswith("http://") and find_spec("h2") is not None
+        self._client = self._new_client()
         stack.push_async_callback(lambda: self._client.aclose())
         try:
             self._tg: TaskGroup = await stack.enter_async_context(anyio.create_task_group())
@@ -117,6 +125,34 @@ class StreamableHttpChannel:
             raise
         stack.callback(self._tg.cancel_scope.cancel)
         return self
+
+    def _new_client(self, cookies: Any = None) -> Any:
+        """An httpx client offering HTTP/2: h2c by prior knowledge (unless the server
+        turned it down), or ALPN over TLS (HTTP/1.1 alone without the h2 package)."""
+        httpx = self._httpx
+        timeout = httpx.Timeout(CONNECT_TIMEOUT, read=None)
+        if self._h2c:
+            transport = httpx.AsyncHTTPTransport(http1=False, http2=True)
+            return httpx.AsyncClient(timeout=timeout, transport=transport, cookies=cookies)
+        http2 = find_spec("h2") is not None
+        return httpx.AsyncClient(timeout=timeout, http2=http2, cookies=cookies)
+
+    async def _post_opening(self, message: bytes, headers: dict[str, str]) -> Any:
+        """POST ``initialize``. Over h2c an ``OPTIONS`` without a body goes first: a
+        server that breaks its connection does not speak h2c, and is asked over HTTP/1.1
+        (one that cannot be reached is not). The probe has no body because a body cut off
+        mid-write leaves httpx's request stream unfinished."""
+        httpx = self._httpx
+        if self._h2c:
+            try:
+                await self._client.request("OPTIONS", self.url, headers=self._headers)
+            except (httpx.ConnectError, httpx.ConnectTimeout):
+                raise
+            except httpx.TransportError:
+                self._h2c = False
+                await self._client.aclose()
+                self._client = self._new_client()
+        return await self._client.post(self.url, content=message, headers=headers)
 
     @property
     def http_version(self) -> str | None:
@@ -150,9 +186,11 @@ class StreamableHttpChannel:
             else:
                 await self._open_stream(session_id)  # if it is not (it closed, say)
         try:
-            response = await self._client.post(self.url, content=message, headers=headers)
             if opening:
+                response = await self._post_opening(message, headers)
                 self._http_version = response.http_version
+            else:
+                response = await self._client.post(self.url, content=message, headers=headers)
             if response.status_code == 404 and session_id is not None and _attach(seen):
                 # The ACP Python SDK's server (0.12, 1.0) knows only the sessions opened on
                 # the connection, and takes an attach without the header, as its client
@@ -236,7 +274,11 @@ class StreamableHttpChannel:
             headers[SESSION_ID_HEADER] = session_id
         reason = "the server ended the connection's stream"
         try:
-            async with self._client.stream("GET", self.url, headers=headers) as response:
+            # A connection of its own (the module's docstring says why), with the cookies.
+            async with (
+                self._new_client(self._client.cookies) as client,
+                client.stream("GET", self.url, headers=headers) as response,
+            ):
                 opened.set()
                 if response.status_code != 200:
                     await response.aread()
