@@ -7,7 +7,8 @@ scripted model on 127.0.0.1) behind each server, one after the other:
 
 - ``gemwire serve`` with the agent as ``--agent qwen-pinned=<qwen --acp>``: sessions made by
   ``POST /v1/sessions``; once with a process a session (``--sessions-per-agent 1``), once
-  with processes shared (``--sessions-per-agent`` this script's, the server's default);
+  with processes shared (``--sessions-per-agent`` this script's, the server's default;
+  given as 1, the one run is the first);
 - ``qwen serve --no-web``: sessions made by ACP ``session/new`` over its ``/acp`` WebSocket,
   on one connection (gemwire's own client, `remote_channel`).
 
@@ -235,7 +236,7 @@ async def main() -> None:
     ):
         env = isolated_agent("qwen", model, root=Path(tmp))
         ours = []
-        for per_agent in (1, args.sessions_per_agent):
+        for per_agent in dict.fromkeys((1, args.sessions_per_agent)):
             state = Path(tmp) / f"state-{per_agent}"
             ours.append(await gemwire_serve(env, state, args.sessions, args.settle, per_agent))
             ours[-1].show()

@@ -459,9 +459,12 @@ async def test_runs_of_one_session_queue_and_other_sessions_run_alongside(tmp_pa
 async def test_concurrent_runs_do_not_cross_talk(tmp_path: Path) -> None:
     # One scripted model for all; a Gemini home each, since CLIs sharing a home race on
     # settings.json, which each rewrites at startup (seen: exit 52, half-written JSON).
-    # Twelve CLIs, all started at once on two cores, are all running together (each takes
-    # seconds to start): as many runs as fifty, at a quarter of the cost (97 s idle with 50).
-    count = 12
+    # Four CLIs started at once on two cores are all running together (each takes seconds
+    # to start), twice as many as the cores: the runs' starts, streams and turns interleave
+    # on each core, and nothing pools runs (each is a process of its own, no limit), so a
+    # larger number proves no more and costs a Node start a run (12 and 50 once: 97 s idle
+    # with 50).
+    count = 4
     scenario = Scenario(
         turns=[Reply([Text(f"answer {n}")], when=f"question {n}.") for n in range(count)]
     )

@@ -58,7 +58,9 @@ TINY = {
         "--settle",
         "0",
     ],
-    "serve_vs_qwen.py": ["--sessions", "1", "--settle", "0"],
+    # Once behind gemwire serve (its shared-process run is the same code with another
+    # number, and a Qwen Code start more), once behind qwen serve.
+    "serve_vs_qwen.py": ["--sessions", "1", "--settle", "0", "--sessions-per-agent", "1"],
     "session_follower.py": ["--runs", "1"],
     "sessions.py": ["--sessions", "10", "--mb", "0.5", "--repeat", "1"],
     "usage.py": ["--sessions", "10", "--repeat", "1"],
