@@ -10,6 +10,7 @@ that the Python API names fields and ``gemwire run`` its flags.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable
@@ -155,9 +156,16 @@ def check_extra_args(args: tuple[str, ...]) -> None:
 _TEXTS = tuple[str, ...]
 
 
+@functools.cache
+def _fields() -> tuple[msgspec.structs.FieldInfo, ...]:
+    """`GeminiOptions`' fields, their types resolved once: msgspec resolves them again at
+    each call (about 1 ms, twice a run: bench/eval_overhead.py)."""
+    return msgspec.structs.fields(GeminiOptions)
+
+
 def _type_problem(options: GeminiOptions) -> OptionProblem | None:
     """A field of the wrong type: `GeminiOptions` does not check them when it is made."""
-    for field in msgspec.structs.fields(GeminiOptions):
+    for field in _fields():
         value = getattr(options, field.name)
         if field.name == "mcp_servers":
             if isinstance(value, (tuple, list)) and all(isinstance(s, McpServer) for s in value):
@@ -211,7 +219,7 @@ def _number_problem(options: GeminiOptions) -> OptionProblem | None:
 
 def _nul_problem(options: GeminiOptions) -> OptionProblem | None:
     """A NUL byte in what goes into argv or the environment (``extra_args``: `refusal`)."""
-    for field in msgspec.structs.fields(GeminiOptions):
+    for field in _fields():
         value = getattr(options, field.name)
         if field.name == "env":
             texts = [*value, *value.values()]

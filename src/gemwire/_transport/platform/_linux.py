@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
@@ -36,7 +36,11 @@ SUBREAPER = bool(sys.executable) and os.path.isdir("/proc")
 
 
 class ProcTable:
-    """The process table as ``/proc`` shows it."""
+    """The process table as ``/proc`` shows it; `tagged` looks only at the processes that
+    started after the table was made (the tree's: made before its child starts)."""
+
+    def __init__(self) -> None:
+        self._made = next(_ticks)
 
     def start_time(self, pid: int) -> int | None:
         stat = reaper.proc_stat(pid)
@@ -46,17 +50,61 @@ class ProcTable:
         return reaper.process_tree(root)
 
     def tagged(self, marker: bytes) -> dict[int, int]:
+        # Runs after every child has exited. Reading every process's environment each time
+        # is most of a one-turn batch task's CPU on a busy machine (bench/eval_overhead.py);
+        # a process listed before this table was made is not this tree's and cannot have
+        # inherited its marker, which is new with the tree, so its environment is not read.
+        global _first_listed
+        listing = _listing()
+        tick = next(_ticks)  # after the listing: each process in it started before this
+        first_listed: dict[int, tuple[int, int]] = {}
         found: dict[int, int] = {}
-        for entry in Path("/proc").glob("[0-9]*"):
-            try:
-                if marker not in (entry / "environ").read_bytes().split(b"\0"):
+        for pid, inode in listing:
+            first = _first_listed.get(pid)
+            if first is not None and first[0] == inode:  # the same process: a new one at a
+                first_listed[pid] = first  # reused pid has an entry of a new inode
+                if first[1] < self._made:
                     continue
-            except OSError:
-                continue  # gone, or not ours to read
-            start = self.start_time(int(entry.name))
-            if start is not None:
-                found[int(entry.name)] = start
+            elif inode > 1:  # 1: /proc could not say
+                first_listed[pid] = (inode, tick)
+            environ = _environ(pid)
+            if marker in environ and marker in environ.split(b"\0"):
+                start = self.start_time(pid)
+                if start is not None:
+                    found[pid] = start
+        _first_listed = first_listed
         return found
+
+
+_ticks = itertools.count()
+"""Orders the making of each `ProcTable` and the end of each listing of ``/proc``."""
+
+_first_listed: dict[int, tuple[int, int]] = {}
+"""pid -> its ``/proc`` entry's inode and the tick of the first listing that held it,
+for every process in the last listing."""
+
+
+def _listing() -> list[tuple[int, int]]:
+    """Each process in ``/proc``, as pid and its entry's inode (read with the entry)."""
+    with os.scandir("/proc") as entries:
+        return [(int(e.name), e.inode()) for e in entries if e.name.isdigit()]
+
+
+def _environ(pid: int) -> bytes:
+    """``/proc/PID/environ``; empty if the process is gone or not ours to read."""
+    try:
+        fd = os.open(f"/proc/{pid}/environ", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return b""
+    chunks = []
+    try:
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
 
 
 def new_tree(marker: bytes) -> PosixTree:
