@@ -309,13 +309,16 @@ def files_in(workspace: Path) -> dict[str, str]:
 @pytest.mark.parametrize("case", list(PERMISSIONS))
 @pytest.mark.parametrize("agent", AGENT_NAMES)
 def test_agent_case(agent: AgentName, case: str, root: Path, agent_pool: AgentPool) -> None:
-    """One agent process serves the module's cases of ``agent``, a session each
-    (conftest.py); recording, each case runs an agent of its own behind the frame tap."""
+    """One agent process serves the module's cases of ``agent``, a session each, ``shell``'s
+    that allows everything too (each golden release asks whatever the client,
+    `kit.shared_agents.asks_anyway`); recording, each case runs an agent of its own behind
+    the frame tap."""
     if RECORD:
         events, result, workspace, _ = anyio.run(run_case, agent, case, root)
         roots = [root]
     else:
-        shared = agent_pool.get(agent, PERMISSIONS[case], GOLDEN_VERSIONS.get(agent))
+        version = GOLDEN_VERSIONS.get(agent)
+        shared = agent_pool.get(agent, PERMISSIONS[case], version, one_process=True)
         events, result, workspace = run_shared_case(shared, TOOLS[agent], case, root)
         roots = [root, shared.root]
     check_golden(agent, case, scrub(events, *roots))

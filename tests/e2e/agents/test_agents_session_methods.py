@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 from statistics import median
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import msgspec
@@ -25,6 +25,9 @@ from gemwire.sessions import GeminiHome
 from gemwire.testing import Reply, Scenario, ScriptedModel, Text
 from gemwire.testing.agents import IsolatedAgent, isolated_agent
 from gemwire.testing.environment import live_processes
+
+if TYPE_CHECKING:
+    from kit.shared_agents import AgentPool
 
 OLDER: dict[str, str] = {"claude": "0.16.2", "codex": "0.16.0"}
 """The releases these cases were measured on (codex-acp 2.6.0 answers no
@@ -212,7 +215,8 @@ def test_closed_sessions_are_freed_and_one_process_serves_400(
 
 TAP = Path(__file__).with_name("frame_tap.py")
 
-CANCEL_REQUEST_AGENTS: tuple[AgentName, ...] = ("claude", "qwen", "opencode", "gemini", "codex")
+CANCEL_REQUEST_AGENTS: tuple[AgentName, ...] = ("claude", "qwen", "gemini", "codex", "opencode")
+"""OpenCode last: the first fork case runs on the process its case started."""
 
 CODEX_ANSWER = (
     '< {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found",'
@@ -222,39 +226,40 @@ CODEX_ANSWER = (
 method, and answers without an id): dropped quietly by its quirk (runners/acp/quirks.py)."""
 
 
+def tapped(agent: AgentName, frames: Path) -> tuple[str, ...]:
+    """Agent ``agent``'s command behind the frame tap, which copies its frames into ``frames``."""
+    command = resolve_agent(agent, version=OLDER.get(agent)).command
+    return (sys.executable, str(TAP), str(frames), *command)
+
+
 @pytest.mark.parametrize("agent", CANCEL_REQUEST_AGENTS)
 def test_a_request_the_caller_abandons_is_cancelled_and_the_agent_goes_on(
-    agent: AgentName, tmp_path: Path
+    agent: AgentName, tmp_path: Path, agent_pool: AgentPool
 ) -> None:
-    root = tmp_path.resolve()
-    frames = root / "frames"
-    tap = (
-        sys.executable,
-        str(TAP),
-        str(frames),
-        *resolve_agent(agent, version=OLDER.get(agent)).command,
-    )
-    with ScriptedModel(Scenario(turns=[Reply([Text("Still here.")])])) as model:
-        env = isolated_agent(agent, model, root=root, command=tap, version=OLDER.get(agent))
+    """On a process of its own (the module's first of ``agent``: its frames begin with its
+    ``initialize``), which the fork case of the same agent next goes on with."""
+    frames = tmp_path.resolve() / "frames"
+    shared = agent_pool.get(agent, "deny", OLDER.get(agent), command=tapped(agent, frames))
+    workspace = tmp_path.resolve() / "workspace"
+    shared.play(Scenario(turns=[Reply([Text("Still here.")])]), workspace, {})
 
-        async def main() -> tuple[list[Event], str]:
-            with anyio.fail_after(150):
-                async with AcpClient(env.acp_options()) as client:
-                    with anyio.move_on_after(0.001):  # no agent opens a session this fast
-                        await client.new_session()
-                    session = await client.new_session()
-                    async with session.prompt("go") as turn:
-                        events = [event async for event in turn]
-            return events, turn.result.answer
+    async def main() -> tuple[list[Event], str]:
+        with anyio.fail_after(150):
+            with anyio.move_on_after(0.001):  # no agent opens a session this fast
+                await shared.session(workspace, "deny")
+            session = await shared.session(workspace, "deny")
+            async with session.prompt("go") as turn:
+                events = [event async for event in turn]
+        return events, turn.result.answer
 
-        events, answer = anyio.run(main)
-        assert env.live_processes() == []
+    events, answer = shared.call(main)
     # The late answer is dropped, and so is Codex's id-less refusal of $/cancel_request.
     assert [e.message for e in events if isinstance(e, Notice)] == []
     received = [line for line in frames.read_text().splitlines() if line[:2] == "< "]
     assert (CODEX_ANSWER in received) == (agent == "codex")
     assert (events[-1].type, answer) == ("turn_completed", "Still here.")
     sent = [json.loads(line[2:]) for line in frames.read_text().splitlines() if line[:2] == "> "]
+    assert sent[0]["method"] == "initialize"
     abandoned, cancel = sent[1:3]
     assert abandoned["method"] == "session/new"
     assert cancel == {
@@ -264,31 +269,33 @@ def test_a_request_the_caller_abandons_is_cancelled_and_the_agent_goes_on(
     }
 
 
-FORKING: tuple[AgentName, ...] = ("claude", "opencode")
-"""Pinned agents whose recorded ``initialize`` advertises ``sessionCapabilities.fork``."""
+FORKING: tuple[AgentName, ...] = ("opencode", "claude")
+"""Pinned agents whose recorded ``initialize`` advertises ``sessionCapabilities.fork``
+(OpenCode first: it goes on with the process of the cancel case before)."""
 
 
 @pytest.mark.parametrize("agent", FORKING)
-def test_a_fork_starts_with_the_history_of_its_session(agent: AgentName, tmp_path: Path) -> None:
-    root = tmp_path.resolve()
+def test_a_fork_starts_with_the_history_of_its_session(
+    agent: AgentName, tmp_path: Path, agent_pool: AgentPool
+) -> None:
+    frames = tmp_path.resolve() / "frames"  # where a process started here taps to
+    shared = agent_pool.get(agent, "deny", OLDER.get(agent), command=tapped(agent, frames))
+    workspace = tmp_path.resolve() / "workspace"
     script = Scenario(turns=[Reply([Text("Noted.")]), Reply([Text("It was 42.")])])
-    with ScriptedModel(script) as model:
-        env = isolated_agent(agent, model, root=root, version=OLDER.get(agent))
+    shared.play(script, workspace, {})
 
-        async def main() -> tuple[str, str, list[Event]]:
-            with anyio.fail_after(150):
-                async with AcpClient(env.acp_options()) as client:
-                    original = await client.new_session()
-                    async with original.prompt("remember 42") as turn:
-                        await turn.wait()
-                    fork = await client.fork_session(original.session_id)
-                    async with fork.prompt("what was it?") as turn:
-                        events = [event async for event in turn]
-            return original.session_id, fork.session_id, events
+    async def main() -> tuple[str, str, list[Event]]:
+        with anyio.fail_after(150):
+            original = await shared.session(workspace, "deny")
+            async with original.prompt("remember 42") as turn:
+                await turn.wait()
+            fork = await shared.client.fork_session(original.session_id, cwd=str(workspace))
+            async with fork.prompt("what was it?") as turn:
+                events = [event async for event in turn]
+        return original.session_id, fork.session_id, events
 
-        original, forked, events = anyio.run(main)
-        assert env.live_processes() == []
-        requests = [r for r in model.requests if r.turn is not None]
+    original, forked, events = shared.call(main)
+    requests = [r for r in shared.model.requests if r.turn is not None]
     assert forked != original
     assert (events[0].type, events[0].session_id) == ("session_started", forked)
     assert (events[-1].type, events[-1].answer) == ("turn_completed", "It was 42.")  # type: ignore[union-attr]
