@@ -158,7 +158,7 @@ class AgentSession:
             self._turn = None
             self._handling = False
             self._step_done.set()
-            if failed:
+            if failed and not self._cancelled:  # a cancelled turn's harness goes on
                 await self._end_harness()
         if self._cancelled:
             return acp.PromptResponse(stop_reason="cancelled", usage=turn.usage())
