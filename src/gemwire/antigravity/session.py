@@ -10,7 +10,7 @@ request names a call the client knows). A denial reaches the model as the tool's
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, suppress
 from typing import Any
 
 import anyio
@@ -20,7 +20,7 @@ from gemwire.antigravity.harness import Harness
 from gemwire.antigravity.settings import MODES, Settings, decide
 from gemwire.antigravity.tool_calls import ToolCalls, denied_update
 from gemwire.antigravity.updates import TurnUpdates, history_updates
-from gemwire.errors import RunCancelled
+from gemwire.errors import AgentFailed, RunCancelled
 from gemwire.wire import acp
 
 __all__ = ("AgentSession", "Client", "SessionBusy", "TurnFailed")
@@ -75,6 +75,7 @@ class AgentSession:
         self._harness: Harness | None = None
 
     async def start(self, *, resume: bool) -> None:
+        """Raises `AgentFailed` when the harness does not start."""
         harness = Harness(
             self.settings,
             self.cwd,
@@ -128,13 +129,18 @@ class AgentSession:
             await self._client.notify(update)
 
     async def prompt(self, text: str) -> acp.PromptResponse:
-        """Raises `SessionBusy`, or `TurnFailed`."""
+        """Raises `SessionBusy`, `TurnFailed`, or `AgentFailed`."""
         if self._turn is not None:
             raise SessionBusy("a prompt is running in this session")
+        if self._harness is None:
+            # The last turn failed and took its harness with it: the conversation goes on
+            # in a new one, resumed from its database.
+            await self.start(resume=True)
         assert self._harness is not None
         turn = TurnUpdates(self._calls, self._harness.total_usage())
         self._turn = turn
         self._cancelled = False
+        failed = True
         try:
             async for step in self._harness.turn(text):
                 self._handling = True
@@ -144,17 +150,30 @@ class AgentSession:
                 self._step_done.set()
             for update in turn.finish(self._harness.total_usage()):
                 await self._client.notify(update)
+            failed = turn.error is not None and not self._cancelled
         except RunCancelled:
+            failed = False
             return acp.PromptResponse(stop_reason="cancelled", usage=turn.usage())
         finally:
             self._turn = None
             self._handling = False
             self._step_done.set()
+            if failed and not self._cancelled:  # a cancelled turn's harness goes on
+                await self._end_harness()
         if self._cancelled:
             return acp.PromptResponse(stop_reason="cancelled", usage=turn.usage())
         if turn.error is not None:
             raise TurnFailed(turn.error)
         return acp.PromptResponse(stop_reason="end_turn", usage=turn.usage())
+
+    async def _end_harness(self) -> None:
+        """After a failed turn: the harness closes its connection once a turn fails (0.1.22),
+        so the next prompt would get nothing and the one after wait for ever. It is ended
+        here, and the next prompt starts another on the saved conversation."""
+        stack, self._stack, self._harness = self._stack, AsyncExitStack(), None
+        # It failed already (AgentFailed on its way out): the prompt's error says why.
+        with anyio.CancelScope(shield=True), suppress(AgentFailed):
+            await stack.aclose()
 
     async def cancel(self) -> None:
         if self._turn is None or self._harness is None:

@@ -194,6 +194,7 @@ def replies(root: Path) -> list[Turn]:
         Reply([Text("One.")], when="case-two"),
         Reply([Text("Two.")], when="case-two"),
         Fail(status=400, message="Bad prompt.", when="case-fail"),
+        Reply([Text("Back after the error.")], when="case-fail", repeat=2),
         Reply([write(root / "case-modes")], when="case-modes"),
         Reply([Text("Refused.")], when="case-modes"),
         Reply([shell(root / "case-modes")], when="case-modes"),
@@ -317,6 +318,11 @@ def test_text_with_a_thought(shared: Shared) -> None:
     usage |= {"thoughtTokens": 0, "cachedReadTokens": 0}
     assert response["result"] == {"stopReason": "end_turn", "usage": usage}
     assert used(updates) == 110
+    # The test kit's environment takes the model's network tools away.
+    [request] = [r for r in shared.model.requests if "case-answer" in json.dumps(r.body)]
+    declared = {d["name"] for t in request.body["tools"] for d in t["functionDeclarations"]}
+    assert "run_command" in declared
+    assert declared.isdisjoint({"read_url_content", "search_web"})
 
 
 @pytest.mark.parametrize("answer", ["allow", "deny"])
@@ -429,6 +435,13 @@ def test_a_model_error_fails_the_prompt(shared: Shared) -> None:
     assert updates == []
     asked = [r for r in shared.model.requests if "case-fail" in json.dumps(r.body)]
     assert len(asked) == 1  # a 400 is not retried
+    # The harness ends its connection after a failed turn: the session goes on in a new one,
+    # resumed from its database (the next prompt got nothing, the one after hung for ever).
+    for text in ("and now?", "and again?"):
+        response, updates = shared.pipe.request("session/prompt", prompt_of(session, text))
+        assert response["result"]["stopReason"] == "end_turn", response
+        assert kinds(updates)[-1] == ("agent_message_chunk", "Back after the error.")
+    assert "and again?" in json.dumps(shared.model.requests[-1].body)
 
 
 def test_a_503_and_a_429_are_retried_by_the_harness(shared: Shared) -> None:
