@@ -258,11 +258,11 @@ class IsolatedOpenCode(IsolatedAgent):
         # Each time it opens a directory (every session's cwd), OpenCode installs
         # @opencode-ai/plugin into each config folder in the background (Npm.install:
         # Arborist, from registry.npmjs.org) unless that folder's node_modules exists and
-        # its package-lock.json lists every dependency. In a fresh home that download ran
-        # for minutes of CPU after the turn, and each new session queued one more until one
-        # finished: a shared process burnt a third of a core doing nothing asked of it.
-        # This plugin is only for the user's own plugins, which the tests have none of, so
-        # the folder says it is installed.
+        # its package-lock.json lists every dependency. In a fresh home that download (26
+        # packages) was still running 100 s after a turn, at a fifth of a core, and a new
+        # session before it ended starts it again: a shared process never idled, and the
+        # tests reached the network. The package serves the user's own plugins, which the
+        # tests have none of, so the folder says it is installed.
         dependencies = {"@opencode-ai/plugin": self.release.version}
         (folder / "package.json").write_text(json.dumps({"dependencies": dependencies}) + "\n")
         lock = {"lockfileVersion": 3, "packages": {"": {"dependencies": dependencies}}}
