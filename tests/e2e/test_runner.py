@@ -297,13 +297,15 @@ async def test_429_retries_show_as_notices_and_the_run_succeeds(tmp_path: Path) 
 
 async def test_fail_fast_on_rate_limits(tmp_path: Path) -> None:
     scenario = Scenario(turns=[Fail(429, retry_delay=1, quota_id="PerMinute", repeat=10)])
-    _, result, env, _ = await run(scenario, "hi", tmp_path, max_rate_limit_retries=0)
+    _, result, env, model = await run(scenario, "hi", tmp_path, max_rate_limit_retries=0)
     assert result.error is not None
     assert (result.error.kind, result.error.message) == (
         "rate_limited",
         "rate limited; gave up after 0 retries",
     )
-    assert result.duration_s < 20  # not the CLI's ten attempts with backoff
+    # Not the CLI's ten attempts with backoff: counted, not timed (a loaded machine is slow).
+    attempts = [r for r in model.requests if r.rpc == "streamGenerateContent"]
+    assert 1 <= len(attempts) < 10
     assert env.live_processes() == []
 
 
