@@ -97,7 +97,8 @@ def conversation(page: Page, login: str, base: str, env: IsolatedGemini) -> None
     expect(page).to_have_url(f"{base}/")  # the token is gone from the address bar
     page.get_by_label("Agent").select_option("gemini")
     page.get_by_role("button", name="Start").click()
-    expect(page.locator(".session-bar")).to_be_visible()
+    # Shown once Gemini CLI has started: as long as that takes (the suite's load with it).
+    expect(page.locator(".session-bar")).to_be_visible(timeout=60_000)
     page.get_by_label("Message").fill("write hello.txt")
     page.get_by_label("Message").press("Enter")
     dialog = page.locator("dialog.permission-dialog")

@@ -11,9 +11,7 @@ module's cases share it whatever loop each test runs on.
 
 Cases that allow everything get an agent of their own kind: a client whose answers allow
 everything does not make the agent ask (`gemwire.runners.acp.asking`), one that may deny
-does, so the two never share a process; except, where a module asks for it, on a release
-that asks before acting whatever the client (`asks_anyway`): started the same way either
-way (`AcpOptions.launch`), its sessions open the same way too. A case that needs a fresh process (a crash, a
+does, so the two never share a process. A case that needs a fresh process (a crash, a
 kill, the next process resuming, another environment, what a process leaves behind) starts
 its own, as before.
 """
@@ -36,28 +34,12 @@ from gemwire.runners.acp import (
     PermissionRequest,
     permission_preset,
 )
-from gemwire.runners.acp.asking import ASKING
-from gemwire.runners.agents import AGENTS, AgentName
+from gemwire.runners.agents import AgentName
 from gemwire.testing import Scenario, ScriptedModel
 from gemwire.testing.agents import IsolatedAgent, isolated_agent
 from gemwire.testing.scenario import seed_workspace
 
 T = TypeVar("T")
-
-DEFAULT_MODE_ASKS = frozenset(
-    {"acp:@zed-industries/claude-code-acp", "acp:qwen-code", "acp:gemini-cli"}
-)
-"""Releases whose sessions open in the mode that asks (`ASKING`'s measurements; Qwen Code's
-as `IsolatedQwen` configures it)."""
-
-
-def asks_anyway(name: AgentName, version: str | None = None) -> bool:
-    """Whether release ``version`` of agent ``name`` asks before acting whatever the client:
-    made to ask when started (no mode asks), or its sessions open in the mode that asks. A
-    client that may deny then changes nothing (`hold_asking_mode` sends nothing)."""
-    spec = AGENTS[name]
-    identity = (spec.release(version) if version else spec.current).identity
-    return ASKING[identity].mode is None or identity in DEFAULT_MODE_ASKS
 
 
 class SharedAgent:
@@ -101,7 +83,7 @@ class SharedAgent:
     async def session(self, workspace: Path, permissions: PermissionPreset) -> AcpSession:
         """A new session in ``workspace`` whose permission requests ``permissions`` answers
         (the client's handler looks each request's session up)."""
-        assert self.asks or permissions == "all", (self.asks, permissions)
+        assert self.asks == (permissions != "all"), (self.asks, permissions)
         session = await self.client.new_session(cwd=str(workspace))
         self._handlers[session.session_id] = permission_preset(permissions)
         return session
@@ -152,20 +134,18 @@ class AgentPool:
         version: str | None = None,
         environ: Mapping[str, str] | None = None,
         *,
-        one_process: bool = False,
         command: tuple[str, ...] | None = None,
     ) -> SharedAgent:
         """The shared agent for a case of agent ``name`` (``version``) under preset
         ``permissions``; started with ``environ`` added (by ``command`` if given), if it is
         not running yet (a module asks for an agent with the same ``environ`` and
-        ``command`` each time). ``one_process``: a case that allows everything runs on the
-        agent that may deny, where the release `asks_anyway`."""
+        ``command`` each time)."""
         if self._agent != (name, version):
             self._running.clear()
             self._stops.close()
             self._stops = self._stack.enter_context(ExitStack())
             self._agent = (name, version)
-        asks = permissions != "all" or (one_process and asks_anyway(name, version))
+        asks = permissions != "all"
         if asks not in self._running:
             root = self._factory.mktemp(f"shared-{name}").resolve()
             agent = shared_agent(

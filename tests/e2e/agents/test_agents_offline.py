@@ -309,20 +309,13 @@ def files_in(workspace: Path) -> dict[str, str]:
 @pytest.mark.parametrize("case", list(PERMISSIONS))
 @pytest.mark.parametrize("agent", AGENT_NAMES)
 def test_agent_case(agent: AgentName, case: str, root: Path, agent_pool: AgentPool) -> None:
-    """One agent process serves the module's cases of ``agent``, a session each, ``shell``'s
-    that allows everything too (each golden release asks whatever the client,
-    `kit.shared_agents.asks_anyway`), except OpenCode's (below); recording, each case runs an agent of its own behind
-    the frame tap."""
+    """One agent process serves the module's cases of ``agent``, a session each
+    (conftest.py); recording, each case runs an agent of its own behind the frame tap."""
     if RECORD:
         events, result, workspace, _ = anyio.run(run_case, agent, case, root)
         roots = [root]
     else:
-        version = GOLDEN_VERSIONS.get(agent)
-        # Not OpenCode: on a process that has run an allowed shell command, it asks for the
-        # next one before it says the call is in progress, where a fresh process (the golden
-        # recording) says it first (seen in the suite, every time).
-        one = agent != "opencode"
-        shared = agent_pool.get(agent, PERMISSIONS[case], version, one_process=one)
+        shared = agent_pool.get(agent, PERMISSIONS[case], GOLDEN_VERSIONS.get(agent))
         events, result, workspace = run_shared_case(shared, TOOLS[agent], case, root)
         roots = [root, shared.root]
     check_golden(agent, case, scrub(events, *roots))
