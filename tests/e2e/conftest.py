@@ -16,6 +16,7 @@ from contextlib import ExitStack
 
 import pyte
 import pytest
+from kit.docs_shell import Shell, shared_served_shell
 from kit.shared_agents import AgentPool
 
 COLUMNS = 100
@@ -108,3 +109,17 @@ def agent_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AgentPool]:
     clash in the doctest collection of ``--doctest-modules``.)"""
     with ExitStack() as stack:
         yield AgentPool(tmp_path_factory, stack)
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], Shell]]:
+    """The docs' served shell, one for the module that asks (`shared_served_shell`)."""
+    with shared_served_shell(tmp_path_factory.mktemp("served")) as fresh:
+        yield fresh
+
+
+@pytest.fixture
+def shell(served: Callable[[], Shell]) -> Shell:
+    """The docs' served shell, its home and workspace as `SERVE` left them: a block's
+    commands see only what the block's own earlier commands did."""
+    return served()

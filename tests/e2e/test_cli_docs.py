@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import re
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from kit.docs_shell import Shell, shared_served_shell
+from kit.docs_shell import Shell
 
 from gemwire.cli import exit_codes
 
@@ -63,20 +63,6 @@ def normal(line: str) -> str:
 def matches(expected: str, actual: str) -> bool:
     pattern = ".*".join(re.escape(part) for part in normal(expected).split("…"))
     return re.fullmatch(pattern, normal(actual)) is not None
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], Shell]]:
-    """One served shell for the module (`kit.docs_shell.shared_served_shell`)."""
-    with shared_served_shell(tmp_path_factory.mktemp("served")) as fresh:
-        yield fresh
-
-
-@pytest.fixture
-def shell(served: Callable[[], Shell]) -> Shell:
-    """The served shell, its home and workspace as `SERVE` left them: a block's commands
-    see only what the block's own earlier commands did."""
-    return served()
 
 
 def assert_transcript(command: str, expected: list[str], actual: list[str]) -> None:

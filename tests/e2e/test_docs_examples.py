@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from kit.docs_shell import ROOT, SERVE, Shell, shared_served_shell
+from kit.docs_shell import ROOT, SERVE, Shell
 
 from gemwire.errors import RunFailed
 from gemwire.events import decode_event
@@ -45,19 +44,6 @@ def run_example(where: str, code: str, shell: Shell, monkeypatch: pytest.MonkeyP
         monkeypatch.setenv(key, value)
     monkeypatch.chdir(shell.cwd)
     exec(compile(code, where, "exec"), {})  # noqa: S102 - running the docs is the point
-
-
-@pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], Shell]]:
-    """One served shell for the module (`shared_served_shell`)."""
-    with shared_served_shell(tmp_path_factory.mktemp("served")) as fresh:
-        yield fresh
-
-
-@pytest.fixture
-def shell(served: Callable[[], Shell]) -> Shell:
-    """The served shell, its home and workspace as `SERVE` left them."""
-    return served()
 
 
 @pytest.mark.e2e

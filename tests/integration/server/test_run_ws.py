@@ -42,7 +42,12 @@ class Recorder:
         self.finished = True
 
 
-async def test_a_client_s_close_code_and_reason_reach_the_app_as_sent() -> None:
+@pytest.mark.parametrize(
+    ("code", "reason"), [(4321, "the client is done"), (1009, "")], ids=["any code", "1009"]
+)
+async def test_a_client_s_close_code_and_reason_reach_the_app_as_sent(
+    code: int, reason: str
+) -> None:
     app = Recorder()
     with serve_asgi(app) as host, anyio.fail_after(20):
         async with (
@@ -50,22 +55,9 @@ async def test_a_client_s_close_code_and_reason_reach_the_app_as_sent() -> None:
             aconnect_ws(f"ws://{host}/", client, session_class=AsyncWebSocketSession) as ws,
         ):
             assert await ws.receive_text() == "hello"
-            await ws.close(4321, "the client is done")
+            await ws.close(code, reason)
         await eventually(lambda: app.finished)
-    assert app.disconnects == [(4321, "the client is done")]
-
-
-async def test_a_client_s_1009_reaches_the_app_as_1009() -> None:
-    app = Recorder()
-    with serve_asgi(app) as host, anyio.fail_after(20):
-        async with (
-            httpx.AsyncClient() as client,
-            aconnect_ws(f"ws://{host}/", client, session_class=AsyncWebSocketSession) as ws,
-        ):
-            assert await ws.receive_text() == "hello"
-            await ws.close(1009)
-        await eventually(lambda: app.finished)
-    assert app.disconnects == [(1009, "")]
+    assert app.disconnects == [(code, reason)]
 
 
 async def test_a_message_over_the_cap_closes_with_1009_and_tells_the_app_at_once() -> None:
